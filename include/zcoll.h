@@ -1,0 +1,244 @@
+/*
+ * zcoll.h — the error-bounded float compressor of zcoll (no MPI here).
+ *
+ * Streams produced by this API follow docs/format.md (format version 1).
+ * Every function returns a zcoll_status; zcoll_status_string() names a code and
+ * zcoll_last_error() gives the detailed message of the last failure on the calling
+ * thread. No function aborts or exits.
+ *
+ * Thread safety: all functions are reentrant; parallelism inside a call uses an
+ * OpenMP team of `threads` threads (0 = omp_get_max_threads()). The bytes produced
+ * never depend on the thread count or on the SIMD path taken.
+ *
+ * Buffers: all pointers are host memory. Compressed streams need no alignment on
+ * the host (8-byte alignment is recommended; the format keeps every field aligned
+ * relative to the stream start so that a GPU decoder can use word loads).
+ */
+#ifndef ZCOLL_H
+#define ZCOLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZCOLL_VERSION_MAJOR 0
+#define ZCOLL_VERSION_MINOR 1
+#define ZCOLL_VERSION_PATCH 0
+/* Version of the compressed format written by this library (docs/format.md). */
+#define ZCOLL_FORMAT_VERSION 1
+
+/* ---- status codes -------------------------------------------------------- */
+typedef enum zcoll_status {
+  ZCOLL_SUCCESS = 0,
+  ZCOLL_ERR_INVALID_ARG = 1,      /* a bad parameter (null pointer, eb <= 0, ...) */
+  ZCOLL_ERR_BUFFER_TOO_SMALL = 2, /* an output buffer is smaller than required    */
+  ZCOLL_ERR_CORRUPT = 3,          /* the compressed bytes are not a valid stream  */
+  ZCOLL_ERR_TRUNCATED = 4,        /* the compressed bytes end before the stream   */
+  ZCOLL_ERR_UNSUPPORTED = 5,      /* unknown format version, dtype or op          */
+  ZCOLL_ERR_MISMATCH = 6,         /* streams that cannot be combined (dtype, n,
+                                     chunk size or quantization step differ)      */
+  ZCOLL_ERR_NO_MEMORY = 7,
+  ZCOLL_ERR_INTERNAL = 8,
+  ZCOLL_ERR_MPI = 9 /* an MPI call failed (zcoll_mpi.h only)                      */
+} zcoll_status;
+
+/* Short fixed text for a status code (never NULL). */
+const char* zcoll_status_string(zcoll_status status);
+/* Detailed message of the last failing call on this thread ("" if none). */
+const char* zcoll_last_error(void);
+
+/* ---- data types and error-bound modes ------------------------------------ */
+typedef enum zcoll_dtype { ZCOLL_FLOAT32 = 1, ZCOLL_FLOAT64 = 2 } zcoll_dtype;
+
+typedef enum zcoll_eb_mode {
+  ZCOLL_EB_ABS = 0, /* |x - x'| <= error_bound                                    */
+  ZCOLL_EB_REL = 1  /* |x - x'| <= error_bound * (max - min) over finite values    */
+} zcoll_eb_mode;
+
+/* Values per block (fixed by format version 1). */
+#define ZCOLL_BLOCK_SIZE 32u
+/* Values per chunk: a multiple of 32 in [ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE]. */
+#define ZCOLL_DEFAULT_CHUNK_SIZE 16384u
+#define ZCOLL_MIN_CHUNK_SIZE 1024u
+#define ZCOLL_MAX_CHUNK_SIZE 1048576u
+
+typedef struct zcoll_params {
+  size_t struct_size;      /* sizeof(zcoll_params): lets the struct grow          */
+  zcoll_eb_mode eb_mode;   /* ABS or REL                                          */
+  double error_bound;      /* > 0 and finite                                      */
+  uint32_t chunk_size;     /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
+  int threads;             /* 0 = omp_get_max_threads()                           */
+} zcoll_params;
+
+#define ZCOLL_PARAMS_INITIALIZER \
+  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0 }
+
+/* Fill *params with the defaults (REL 1e-3, default chunk size, all threads). */
+void zcoll_params_init(zcoll_params* params);
+
+/* ---- sizes ---------------------------------------------------------------- */
+/* Bytes of a single value of dtype (4 or 8; 0 for an unknown dtype). */
+size_t zcoll_dtype_size(zcoll_dtype dtype);
+/* Upper bound on the compressed size of n values of dtype, valid for every
+ * allowed chunk size: 64 + 16*ceil(n/1024) + n*sizeof(value). */
+size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype);
+/* Number of chunks of a stream of n values (0 for an invalid chunk size). */
+size_t zcoll_chunk_count(size_t n, uint32_t chunk_size);
+/* Bytes of the header plus the chunk index, where chunk data begins. */
+size_t zcoll_header_size(size_t n, uint32_t chunk_size);
+
+/* ---- error bounds --------------------------------------------------------- */
+/* Minimum and maximum over the finite values (NaN and +-Inf are skipped).
+ * With no finite value, *min = *max = 0. */
+zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n,
+                               int threads, double* min, double* max);
+/* The absolute bound that params give for this data: error_bound for ABS,
+ * error_bound * (max - min) for REL. For REL on constant data (max == min) the
+ * bound is error_bound * max(|min|, 1) so that it stays positive. */
+zcoll_status zcoll_resolve_error_bound(const zcoll_params* params,
+                                       zcoll_dtype dtype, const void* src,
+                                       size_t n, double* abs_bound);
+
+/* ---- whole-stream compression -------------------------------------------- */
+/* Compress n values at src into dst. dst_capacity must be at least
+ * zcoll_compress_bound(n, dtype). On success *dst_size holds the stream size. */
+zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype,
+                            const void* src, size_t n, void* dst,
+                            size_t dst_capacity, size_t* dst_size);
+
+/* Decompress a stream into dst, which holds room for dst_count values of the
+ * stream's dtype (dst_count >= the stream's n). */
+zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst,
+                              size_t dst_count, int threads);
+
+/* Fused decompress-and-accumulate: dst[i] += x'[i] in one pass. */
+zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size,
+                                         void* dst, size_t dst_count,
+                                         int threads);
+
+/* ---- header inspection ---------------------------------------------------- */
+typedef struct zcoll_info {
+  uint32_t format_version;
+  zcoll_dtype dtype;
+  uint32_t block_size;
+  uint32_t chunk_size;
+  uint64_t n;             /* values in the stream                                 */
+  uint64_t chunks;
+  uint64_t raw_chunks;    /* chunks stored uncompressed (escape)                   */
+  double error_bound;     /* guaranteed |x - x'| of the represented data (for a
+                             homomorphic sum of k streams: the sum of their bounds,
+                             divided by the divisor)                               */
+  double quantum;         /* quantization step (bin width) shared by combinable
+                             streams                                               */
+  uint32_t divisor;       /* decompression divides by this (mean of a sum)         */
+  uint32_t terms;         /* number of compressed inputs summed into this stream   */
+  uint64_t header_size;   /* header + index bytes                                  */
+  uint64_t stream_size;   /* total bytes of the stream                             */
+} zcoll_info;
+
+/* Validate the header, the index and every chunk's framing, and describe the
+ * stream. src_size may exceed the stream (trailing bytes are ignored). */
+zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_info* info);
+
+/* The total stream size from its header and index alone (needs only the first
+ * zcoll_header_size() bytes; does not look at chunk data). */
+zcoll_status zcoll_stream_size(const void* src, size_t src_size,
+                               size_t* stream_size);
+
+/* ---- chunk-range API (for interleaving with communication) ---------------
+ * A stream is built as: header+index (zcoll_header_size bytes), then chunk data.
+ *   pos = zcoll_header_size(n, cs);
+ *   for each range [a,b): zcoll_compress_chunks(p, dt, src, n, a, b,
+ *                              dst + pos, cap - pos, &w, sizes + a); pos += w;
+ *   zcoll_compress_finish(p, dt, n, sizes, dst, cap);
+ * params->eb_mode must be ZCOLL_EB_ABS (resolve REL first), and every range
+ * must use the same params. chunk_sizes receives one entry per chunk of the
+ * range. The stream is then identical to what zcoll_compress produces.       */
+zcoll_status zcoll_compress_chunks(const zcoll_params* params,
+                                   zcoll_dtype dtype, const void* src, size_t n,
+                                   size_t first_chunk, size_t last_chunk,
+                                   void* dst, size_t dst_capacity,
+                                   size_t* written, uint32_t* chunk_sizes);
+zcoll_status zcoll_compress_finish(const zcoll_params* params,
+                                   zcoll_dtype dtype, size_t n,
+                                   const uint32_t* chunk_sizes, void* dst,
+                                   size_t dst_capacity);
+
+/* Decode chunks [first_chunk, last_chunk) of a stream into dst, which is the
+ * base of the whole output array (chunk c lands at dst + c*chunk_size values).
+ * accumulate != 0 adds into dst instead of storing. */
+zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size,
+                                     size_t first_chunk, size_t last_chunk,
+                                     void* dst, size_t dst_count,
+                                     int accumulate, int threads);
+
+/* ---- homomorphic operations (compressed in, compressed out) --------------
+ * Two streams combine when dtype, n, chunk size, quantum and divisor match.
+ * Output capacity must be at least zcoll_compress_bound(n, dtype).          */
+typedef struct zcoll_hom_stats {
+  uint64_t pipeline[4];      /* blocks by pipeline: 0 both constant, 1 only a
+                                constant, 2 only b constant, 3 both non-constant */
+  uint64_t raw_chunks;       /* chunks that went through floats (escape/raw)     */
+  uint64_t widened_chunks;   /* chunks whose code range overflowed -> raw        */
+} zcoll_hom_stats;
+
+/* out = a + b. stats may be NULL; counts are added to it. */
+zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b,
+                           size_t b_size, void* out, size_t out_capacity,
+                           size_t* out_size, int threads,
+                           zcoll_hom_stats* stats);
+/* out = a - b. */
+zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b,
+                           size_t b_size, void* out, size_t out_capacity,
+                           size_t* out_size, int threads,
+                           zcoll_hom_stats* stats);
+/* Negate a stream in place (sign words flip; no decoding). */
+zcoll_status zcoll_hom_negate(void* stream, size_t size);
+/* Set the divisor in place: decompression yields the values divided by it
+ * (divisor = terms gives the mean of a sum). */
+zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor);
+
+/* Reduction operators for the decompress-operate-compress (DOC) path. */
+typedef enum zcoll_op {
+  ZCOLL_OP_SUM = 0,
+  ZCOLL_OP_PROD = 1,
+  ZCOLL_OP_MAX = 2,
+  ZCOLL_OP_MIN = 3
+} zcoll_op;
+
+/* out = compress(decompress(a) op decompress(b)), chunk by chunk in one fused
+ * pass, at the quantum of a (b must match a as for zcoll_hom_add). Every op is
+ * supported; for SUM prefer zcoll_hom_add, which never decodes to floats. */
+zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b,
+                               size_t b_size, zcoll_op op, void* out,
+                               size_t out_capacity, size_t* out_size,
+                               int threads);
+
+/* ---- quality metrics ------------------------------------------------------ */
+typedef struct zcoll_quality {
+  uint64_t n;               /* values compared                                  */
+  uint64_t nonfinite;       /* positions where the original is NaN or +-Inf     */
+  uint64_t nonfinite_mismatch; /* of those, positions not reproduced bit-exactly */
+  double max_abs_error;     /* over finite originals, computed in double         */
+  double rmse;
+  double value_range;       /* max - min of the finite originals                 */
+  double nrmse;             /* rmse / value_range (0 if the range is 0)          */
+  double psnr;              /* 20 log10(range / rmse) dB (+inf if rmse == 0)     */
+  double compression_ratio; /* n*sizeof(value) / compressed_bytes (0 if unknown) */
+  double bits_per_value;    /* 8*compressed_bytes / n (0 if unknown)             */
+} zcoll_quality;
+
+/* Compare reconstructed values with the originals. compressed_bytes may be 0
+ * (ratio and bits per value are then left 0). */
+zcoll_status zcoll_quality_compare(zcoll_dtype dtype, const void* original,
+                                   const void* reconstructed, size_t n,
+                                   size_t compressed_bytes, zcoll_quality* q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCOLL_H */

@@ -1,0 +1,79 @@
+// chunk_codec.h — compress / decompress one chunk (quantize + 1-D Lorenzo
+// prediction + per-block bit-plane coding), with a portable scalar kernel and an
+// AVX2 kernel that produce identical bytes. The kernel set is chosen once at run
+// time (ZCOLL_SIMD=scalar forces the scalar one).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "zcoll.h"
+
+namespace zcoll {
+
+// What a chunk encoder needs to know about the error bound.
+template <typename T>
+struct Quantizer {
+  double quantum;  // bin width (2*eb*(1-slack))
+  double inv;      // 1/quantum
+  T eb_check;      // accept x' iff |x - x'| < eb_check (computed in T); eb_check <= eb
+};
+
+// Build the quantizer for an absolute bound eb; false if eb is unusable.
+template <typename T>
+bool make_quantizer(double eb, Quantizer<T>* qz);
+
+struct ChunkKernels {
+  const char* name;
+  // Encode len values (1..chunk size) into out, which has room for
+  // raw_chunk_bytes(len, sizeof(T)). Returns the chunk's byte size (a multiple of 8).
+  size_t (*compress_f32)(const float* x, uint32_t len, const Quantizer<float>& qz, uint8_t* out);
+  size_t (*compress_f64)(const double* x, uint32_t len, const Quantizer<double>& qz,
+                         uint8_t* out);
+  // Decode a chunk of `bytes` bytes holding len values; accumulate adds into out.
+  zcoll_status (*decompress_f32)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                 float* out, bool accumulate);
+  zcoll_status (*decompress_f64)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                 double* out, bool accumulate);
+};
+
+const ChunkKernels& scalar_kernels();
+const ChunkKernels* avx2_kernels();  // nullptr when not compiled in
+// The kernels in use: AVX2 when the CPU has AVX2+BMI2 and ZCOLL_SIMD is not "scalar".
+const ChunkKernels& active_kernels();
+
+template <typename T>
+inline size_t compress_chunk(const ChunkKernels& k, const T* x, uint32_t len,
+                             const Quantizer<T>& qz, uint8_t* out);
+template <>
+inline size_t compress_chunk<float>(const ChunkKernels& k, const float* x, uint32_t len,
+                                    const Quantizer<float>& qz, uint8_t* out) {
+  return k.compress_f32(x, len, qz, out);
+}
+template <>
+inline size_t compress_chunk<double>(const ChunkKernels& k, const double* x, uint32_t len,
+                                     const Quantizer<double>& qz, uint8_t* out) {
+  return k.compress_f64(x, len, qz, out);
+}
+template <typename T>
+inline zcoll_status decompress_chunk(const ChunkKernels& k, const uint8_t* in, size_t bytes,
+                                     uint32_t len, double factor, T* out, bool acc);
+template <>
+inline zcoll_status decompress_chunk<float>(const ChunkKernels& k, const uint8_t* in,
+                                            size_t bytes, uint32_t len, double factor,
+                                            float* out, bool acc) {
+  return k.decompress_f32(in, bytes, len, factor, out, acc);
+}
+template <>
+inline zcoll_status decompress_chunk<double>(const ChunkKernels& k, const uint8_t* in,
+                                             size_t bytes, uint32_t len, double factor,
+                                             double* out, bool acc) {
+  return k.decompress_f64(in, bytes, len, factor, out, acc);
+}
+
+// Check the framing of a quantized chunk: code lengths <= 32 and the payload
+// sizes adding up to exactly `bytes`. Returns the offset of the first payload
+// byte, or 0 if the chunk is malformed.
+size_t validate_quantized_chunk(const uint8_t* in, size_t bytes, uint32_t len);
+
+}  // namespace zcoll

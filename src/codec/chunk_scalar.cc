@@ -1,0 +1,91 @@
+// chunk_scalar.cc — the portable kernel set, quantizer set-up, chunk framing
+// checks and the run-time choice of kernels.
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "codec/chunk_scalar.h"
+
+namespace zcoll {
+
+template <typename T>
+bool make_quantizer(double eb, Quantizer<T>* qz) {
+  if (!(std::isfinite(eb) && eb > 0)) return false;
+  const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
+  double quantum = 2.0 * eb * (1.0 - slack);
+  if (!(std::isfinite(quantum) && quantum >= DBL_MIN)) return false;
+  double inv = 1.0 / quantum;
+  if (!std::isfinite(inv)) return false;
+  qz->quantum = quantum;
+  qz->inv = inv;
+  if (sizeof(T) == 4) {
+    // largest float not above eb, so that |err| < eb_check (in float) implies |err| <= eb
+    float f = static_cast<float>(eb);
+    if (static_cast<double>(f) > eb) f = std::nextafter(f, 0.0f);
+    qz->eb_check = static_cast<T>(f);
+  } else {
+    qz->eb_check = static_cast<T>(eb);
+  }
+  return true;
+}
+template bool make_quantizer<float>(double, Quantizer<float>*);
+template bool make_quantizer<double>(double, Quantizer<double>*);
+
+size_t validate_quantized_chunk(const uint8_t* in, size_t bytes, uint32_t len) {
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  const size_t begin = kQuantChunkHeaderBytes + align4(nblocks);
+  if (bytes < begin) return 0;
+  const uint8_t* lens = in + kQuantChunkHeaderBytes;
+  size_t total = begin;
+  uint32_t bad = 0;
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    bad |= lens[b] > kMaxCodeLength;
+    total += block_payload_bytes(lens[b]);
+  }
+  if (bad || align8(total) != bytes) return 0;
+  return begin;
+}
+
+namespace {
+
+size_t scalar_compress_f32(const float* x, uint32_t len, const Quantizer<float>& qz,
+                           uint8_t* out) {
+  return compress_chunk_scalar(x, len, qz, out);
+}
+size_t scalar_compress_f64(const double* x, uint32_t len, const Quantizer<double>& qz,
+                           uint8_t* out) {
+  return compress_chunk_scalar(x, len, qz, out);
+}
+zcoll_status scalar_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len,
+                                   double factor, float* out, bool acc) {
+  return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
+}
+zcoll_status scalar_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len,
+                                   double factor, double* out, bool acc) {
+  return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
+}
+
+const ChunkKernels kScalar = {"scalar", scalar_compress_f32, scalar_compress_f64,
+                              scalar_decompress_f32, scalar_decompress_f64};
+
+const ChunkKernels& choose_kernels() {
+  const char* env = std::getenv("ZCOLL_SIMD");
+  if (env && std::strcmp(env, "scalar") == 0) return kScalar;
+#if defined(__x86_64__) || defined(__i386__)
+  const ChunkKernels* avx2 = avx2_kernels();
+  if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return *avx2;
+#endif
+  return kScalar;
+}
+
+}  // namespace
+
+const ChunkKernels& scalar_kernels() { return kScalar; }
+
+const ChunkKernels& active_kernels() {
+  static const ChunkKernels& k = choose_kernels();
+  return k;
+}
+
+}  // namespace zcoll

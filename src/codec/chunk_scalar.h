@@ -1,0 +1,166 @@
+// chunk_scalar.h — the reference (scalar) chunk encoder and decoder. Every other
+// kernel must produce the same bytes and values. Internal linkage on purpose: the
+// AVX2 translation unit includes it too, compiled with other target flags.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+
+#include "codec/block_codec.h"
+#include "codec/chunk_codec.h"
+#include "codec/format.h"
+#include "core/error.h"
+
+namespace zcoll {
+namespace {
+
+inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
+
+// Quantize one value: q = round(x/quantum), then check the reconstruction
+// (T)(q*quantum) exactly as a decoder computes it. If rounding of x/quantum or of
+// the reconstruction broke the bound, try the neighbouring bin. false = this value
+// cannot be quantized (NaN, Inf, |q| too large, or bound unreachable in T).
+template <typename T>
+inline bool quantize_value(T x, const Quantizer<T>& qz, int32_t* q_out) {
+  double t = static_cast<double>(x) * qz.inv;
+  if (!(std::fabs(t) <= static_cast<double>(kQMaxCompress))) return false;
+  int32_t q = static_cast<int32_t>(std::nearbyint(t));
+  T err = x - static_cast<T>(static_cast<double>(q) * qz.quantum);
+  if (std::fabs(err) < qz.eb_check) {
+    *q_out = q;
+    return true;
+  }
+  int32_t alt = err > 0 ? q + 1 : q - 1;
+  if (alt > kQMaxCompress || alt < -kQMaxCompress) return false;
+  err = x - static_cast<T>(static_cast<double>(alt) * qz.quantum);
+  if (std::fabs(err) < qz.eb_check) {
+    *q_out = alt;
+    return true;
+  }
+  return false;
+}
+
+template <typename T>
+inline size_t write_raw_chunk(const T* x, uint32_t len, uint8_t* out) {
+  size_t bytes = raw_chunk_bytes(len, sizeof(T));
+  std::memset(out, 0, kRawChunkHeaderBytes);
+  out[0] = kChunkRaw;
+  std::memcpy(out + kRawChunkHeaderBytes, x, size_t{len} * sizeof(T));
+  std::memset(out + kRawChunkHeaderBytes + size_t{len} * sizeof(T), 0,
+              bytes - kRawChunkHeaderBytes - size_t{len} * sizeof(T));
+  return bytes;
+}
+
+inline void write_quant_chunk_header(uint8_t* out, int32_t anchor, uint32_t qmax) {
+  out[0] = kChunkQuantized;
+  out[1] = out[2] = out[3] = 0;
+  store_u32(out + 4, static_cast<uint32_t>(anchor));
+  store_u32(out + 8, qmax);
+}
+
+// Finish a quantized chunk whose payload ends at pos: zero-pad to 8 bytes, or fall
+// back to a raw chunk when that would not be smaller.
+template <typename T>
+inline size_t finish_quant_chunk(const T* x, uint32_t len, uint8_t* out, size_t pos,
+                                 int32_t anchor, uint32_t qmax) {
+  size_t raw = raw_chunk_bytes(len, sizeof(T));
+  size_t end = align8(pos);
+  if (end >= raw) return write_raw_chunk(x, len, out);
+  std::memset(out + pos, 0, end - pos);
+  write_quant_chunk_header(out, anchor, qmax);
+  return end;
+}
+
+template <typename T>
+size_t compress_chunk_scalar(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
+  const size_t raw = raw_chunk_bytes(len, sizeof(T));
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  size_t pos = kQuantChunkHeaderBytes + align4(nblocks);
+  if (pos >= raw) return write_raw_chunk(x, len, out);
+  uint8_t* lens = out + kQuantChunkHeaderBytes;
+  std::memset(lens + nblocks, 0, align4(nblocks) - nblocks);
+  int32_t anchor;
+  if (!quantize_value(x[0], qz, &anchor)) return write_raw_chunk(x, len, out);
+  int32_t prev = anchor;
+  uint32_t qmax = 0;
+  uint8_t payload[4 * (kMaxCodeLength + 1)];
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    int32_t d[32];
+    for (uint32_t i = 0; i < 32; ++i) {
+      uint32_t idx = b * 32 + i;
+      int32_t q = prev;  // the tail of the last block repeats the last code
+      if (idx < len && !quantize_value(x[idx], qz, &q)) return write_raw_chunk(x, len, out);
+      d[i] = q - prev;  // |q| < 2^30, so no overflow
+      prev = q;
+      uint32_t aq = static_cast<uint32_t>(q < 0 ? -q : q);
+      qmax = aq > qmax ? aq : qmax;
+    }
+    uint32_t L = encode_block(d, payload);
+    uint32_t pb = block_payload_bytes(L);
+    if (pos + pb >= raw) return write_raw_chunk(x, len, out);
+    lens[b] = static_cast<uint8_t>(L);
+    std::memcpy(out + pos, payload, pb);
+    pos += pb;
+  }
+  return finish_quant_chunk(x, len, out, pos, anchor, qmax);
+}
+
+template <typename T>
+inline void emit(T* out, T v, bool accumulate) {
+  if (accumulate)
+    *out += v;
+  else
+    *out = v;
+}
+
+template <typename T>
+zcoll_status decompress_raw_chunk(const uint8_t* in, size_t bytes, uint32_t len, T* out,
+                                  bool accumulate) {
+  if (bytes != raw_chunk_bytes(len, sizeof(T)))
+    return fail(ZCOLL_ERR_CORRUPT, "raw chunk of %zu bytes cannot hold %u values", bytes, len);
+  const uint8_t* p = in + kRawChunkHeaderBytes;
+  if (!accumulate) {
+    std::memcpy(out, p, size_t{len} * sizeof(T));
+  } else {
+    for (uint32_t i = 0; i < len; ++i) {
+      T v;
+      std::memcpy(&v, p + size_t{i} * sizeof(T), sizeof(T));
+      out[i] += v;
+    }
+  }
+  return ZCOLL_SUCCESS;
+}
+
+template <typename T>
+zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t len,
+                                     double factor, T* out, bool accumulate) {
+  if (bytes < kRawChunkHeaderBytes) return fail(ZCOLL_ERR_CORRUPT, "chunk too short");
+  if (in[0] == kChunkRaw) return decompress_raw_chunk(in, bytes, len, out, accumulate);
+  if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);
+  size_t pos = validate_quantized_chunk(in, bytes, len);
+  if (pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  const uint8_t* lens = in + kQuantChunkHeaderBytes;
+  uint32_t carry = load_u32(in + 4);
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    uint32_t L = lens[b];
+    uint32_t d[32];
+    if (L == 0) {
+      for (int i = 0; i < 32; ++i) d[i] = 0;
+    } else {
+      decode_block(in + pos, L, d);
+      pos += block_payload_bytes(L);
+    }
+    uint32_t n_here = len - b * 32 < 32 ? len - b * 32 : 32;
+    T* o = out + size_t{b} * 32;
+    for (uint32_t i = 0; i < n_here; ++i) {
+      carry += d[i];
+      T v = static_cast<T>(static_cast<double>(static_cast<int32_t>(carry)) * factor);
+      emit(o + i, v, accumulate);
+    }
+  }
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace zcoll

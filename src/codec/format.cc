@@ -1,0 +1,142 @@
+// format.cc — header and chunk-index serialization and validation.
+#include "codec/format.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace zcoll {
+
+namespace {
+
+struct Crc32cTable {
+  uint32_t t[8][256];
+  Crc32cTable() {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+      t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i)
+      for (int s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
+  }
+};
+const Crc32cTable kCrc;
+
+// Offsets of the header fields (docs/format.md, "Stream header").
+constexpr size_t kOffVersion = 4, kOffDtype = 5, kOffBlockLog2 = 6, kOffFlags = 7,
+                 kOffChunkSize = 8, kOffDivisor = 12, kOffN = 16, kOffEb = 24,
+                 kOffQuantum = 32, kOffTerms = 40, kOffCrc = 44;
+
+// Largest n accepted: keeps every byte count far from size_t overflow.
+constexpr uint64_t kMaxN = uint64_t{1} << 56;
+
+}  // namespace
+
+uint32_t crc32c(uint32_t crc, const uint8_t* p, size_t len) {
+  crc = ~crc;
+  while (len >= 8) {  // slicing-by-8
+    uint32_t lo = load_u32(p) ^ crc, hi = load_u32(p + 4);
+    crc = kCrc.t[7][lo & 0xFF] ^ kCrc.t[6][(lo >> 8) & 0xFF] ^ kCrc.t[5][(lo >> 16) & 0xFF] ^
+          kCrc.t[4][lo >> 24] ^ kCrc.t[3][hi & 0xFF] ^ kCrc.t[2][(hi >> 8) & 0xFF] ^
+          kCrc.t[1][(hi >> 16) & 0xFF] ^ kCrc.t[0][hi >> 24];
+    p += 8;
+    len -= 8;
+  }
+  while (len--) crc = (crc >> 8) ^ kCrc.t[0][(crc ^ *p++) & 0xFF];
+  return ~crc;
+}
+
+uint32_t header_checksum(const uint8_t* stream, uint64_t chunks) {
+  uint32_t c = crc32c(0, stream, kOffCrc);
+  return crc32c(c, stream + kHeaderBytes, index_bytes(chunks));
+}
+
+void write_header(uint8_t* d, const Header& h) {
+  std::memcpy(d, kMagic, 4);
+  d[kOffVersion] = h.version;
+  d[kOffDtype] = static_cast<uint8_t>(h.dtype);
+  d[kOffBlockLog2] = kBlockLog2;
+  d[kOffFlags] = 0;
+  store_u32(d + kOffChunkSize, h.chunk_size);
+  store_u32(d + kOffDivisor, h.divisor);
+  store_u64(d + kOffN, h.n);
+  store_f64(d + kOffEb, h.eb);
+  store_f64(d + kOffQuantum, h.quantum);
+  store_u32(d + kOffTerms, h.terms);
+  uint64_t chunks = h.chunks();
+  // zero the index padding so the checksum (and the bytes) are deterministic
+  for (size_t i = kHeaderBytes + chunks * 4; i < header_and_index_bytes(chunks); ++i) d[i] = 0;
+  store_u32(d + kOffCrc, header_checksum(d, chunks));
+}
+
+zcoll_status parse_header(const void* src, size_t src_size, Header* h) {
+  if (src == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "stream pointer is NULL");
+  const auto* s = static_cast<const uint8_t*>(src);
+  if (src_size < kHeaderBytes)
+    return fail(ZCOLL_ERR_TRUNCATED, "stream has %zu bytes, the header alone needs %zu",
+                src_size, kHeaderBytes);
+  if (std::memcmp(s, kMagic, 4) != 0)
+    return fail(ZCOLL_ERR_CORRUPT, "not a zcoll stream (bad magic)");
+  if (s[kOffVersion] != ZCOLL_FORMAT_VERSION)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "format version %u is not supported (this library reads %d)",
+                s[kOffVersion], ZCOLL_FORMAT_VERSION);
+  if (s[kOffDtype] != ZCOLL_FLOAT32 && s[kOffDtype] != ZCOLL_FLOAT64)
+    return fail(ZCOLL_ERR_CORRUPT, "unknown dtype code %u", s[kOffDtype]);
+  if (s[kOffBlockLog2] != kBlockLog2)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "block size 2^%u is not supported", s[kOffBlockLog2]);
+  if (s[kOffFlags] != 0)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "unknown header flags 0x%02x", s[kOffFlags]);
+  h->version = s[kOffVersion];
+  h->dtype = static_cast<zcoll_dtype>(s[kOffDtype]);
+  h->chunk_size = load_u32(s + kOffChunkSize);
+  h->divisor = load_u32(s + kOffDivisor);
+  h->n = load_u64(s + kOffN);
+  h->eb = load_f64(s + kOffEb);
+  h->quantum = load_f64(s + kOffQuantum);
+  h->terms = load_u32(s + kOffTerms);
+  if (h->chunk_size % kBlock != 0 || h->chunk_size < ZCOLL_MIN_CHUNK_SIZE ||
+      h->chunk_size > ZCOLL_MAX_CHUNK_SIZE)
+    return fail(ZCOLL_ERR_CORRUPT, "invalid chunk size %u", h->chunk_size);
+  if (h->divisor == 0) return fail(ZCOLL_ERR_CORRUPT, "divisor is 0");
+  if (h->terms == 0) return fail(ZCOLL_ERR_CORRUPT, "term count is 0");
+  if (h->n > kMaxN) return fail(ZCOLL_ERR_CORRUPT, "value count %llu is out of range",
+                                static_cast<unsigned long long>(h->n));
+  if (!(std::isfinite(h->eb) && h->eb > 0) || !(std::isfinite(h->quantum) && h->quantum > 0))
+    return fail(ZCOLL_ERR_CORRUPT, "error bound or quantum is not a positive finite number");
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status parse_stream(const void* src, size_t src_size, StreamView* v) {
+  ZCOLL_CHECK(parse_header(src, src_size, &v->h));
+  const auto* s = static_cast<const uint8_t*>(src);
+  v->base = s;
+  v->chunks = v->h.chunks();
+  v->data_begin = header_and_index_bytes(v->chunks);
+  if (src_size < v->data_begin)
+    return fail(ZCOLL_ERR_TRUNCATED, "stream has %zu bytes, header and index need %zu", src_size,
+                v->data_begin);
+  uint32_t crc = load_u32(s + kOffCrc);
+  if (crc != header_checksum(s, v->chunks))
+    return fail(ZCOLL_ERR_CORRUPT, "header/index checksum mismatch");
+  v->offsets.resize(v->chunks + 1);
+  uint64_t off = v->data_begin;
+  const size_t vb = v->h.value_bytes();
+  for (uint64_t c = 0; c < v->chunks; ++c) {
+    v->offsets[c] = off;
+    uint32_t bytes = load_u32(s + kHeaderBytes + 4 * c);
+    if (bytes < kRawChunkHeaderBytes || bytes % 8 != 0 ||
+        bytes > raw_chunk_bytes(v->h.chunk_len(c), vb))
+      return fail(ZCOLL_ERR_CORRUPT, "chunk %llu has an invalid size %u",
+                  static_cast<unsigned long long>(c), bytes);
+    off += bytes;
+  }
+  v->offsets[v->chunks] = off;
+  if (off > src_size)
+    return fail(ZCOLL_ERR_TRUNCATED, "stream needs %llu bytes, %zu given",
+                static_cast<unsigned long long>(off), src_size);
+  v->stream_size = off;
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace zcoll

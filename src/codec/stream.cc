@@ -1,0 +1,431 @@
+// stream.cc — the public compressor API: whole streams and chunk ranges,
+// threaded by chunk (the bytes never depend on the thread count).
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "codec/chunk_codec.h"
+#include "codec/format.h"
+#include "codec/stream_internal.h"
+#include "core/error.h"
+
+namespace zcoll {
+
+int resolve_threads(int threads, uint64_t work_items) {
+  int t = threads > 0 ? threads : omp_get_max_threads();
+  if (work_items < static_cast<uint64_t>(t)) t = static_cast<int>(std::max<uint64_t>(work_items, 1));
+  return std::max(t, 1);
+}
+
+zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size) {
+  if (p == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "params is NULL");
+  if (p->struct_size < sizeof(zcoll_params))
+    return fail(ZCOLL_ERR_INVALID_ARG, "params.struct_size is %zu, expected %zu (use zcoll_params_init)",
+                p->struct_size, sizeof(zcoll_params));
+  if (p->eb_mode != ZCOLL_EB_ABS && p->eb_mode != ZCOLL_EB_REL)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", static_cast<int>(p->eb_mode));
+  if (!(std::isfinite(p->error_bound) && p->error_bound > 0))
+    return fail(ZCOLL_ERR_INVALID_ARG, "error bound must be a positive finite number, got %g",
+                p->error_bound);
+  uint32_t cs = p->chunk_size ? p->chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
+  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "chunk size %u must be a multiple of 32 in [%u, %u]", cs, ZCOLL_MIN_CHUNK_SIZE,
+                ZCOLL_MAX_CHUNK_SIZE);
+  if (p->threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  *chunk_size = cs;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status check_dtype(zcoll_dtype dtype) {
+  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
+  return ZCOLL_SUCCESS;
+}
+
+namespace {
+
+// Worst-case offset of chunk c inside the chunk-data area (every chunk raw).
+inline size_t worst_offset(uint64_t c, uint32_t cs, size_t vb) {
+  return c * raw_chunk_bytes(cs, vb);
+}
+
+// Compress chunks [first, last) compactly into dst (chunk data only). dst must hold
+// the worst case (every chunk raw). Threads each take a contiguous run of chunks,
+// write it compactly at the run's worst-case offset, then the runs are moved
+// together in order.
+template <typename T>
+void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint64_t first,
+                    uint64_t last, uint8_t* dst, int threads, size_t* written,
+                    uint32_t* sizes) {
+  const ChunkKernels& k = active_kernels();
+  const uint64_t count = last - first;
+  const int nt = resolve_threads(threads, count);
+  std::vector<size_t> run_bytes(nt, 0);
+  std::vector<uint64_t> run_begin(nt + 1);
+  for (int t = 0; t <= nt; ++t) run_begin[t] = first + count * t / nt;
+  const size_t vb = sizeof(T);
+#pragma omp parallel num_threads(nt)
+  {
+    int t = omp_get_thread_num();
+    size_t pos = worst_offset(run_begin[t] - first, h.chunk_size, vb);
+    size_t start = pos;
+    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
+      uint32_t len = h.chunk_len(c);
+      size_t bytes = compress_chunk<T>(k, src + c * h.chunk_size, len, qz, dst + pos);
+      sizes[c - first] = static_cast<uint32_t>(bytes);
+      pos += bytes;
+    }
+    run_bytes[t] = pos - start;
+  }
+  size_t out = 0;
+  for (int t = 0; t < nt; ++t) {
+    size_t from = worst_offset(run_begin[t] - first, h.chunk_size, vb);
+    if (from != out && run_bytes[t]) std::memmove(dst + out, dst + from, run_bytes[t]);
+    out += run_bytes[t];
+  }
+  *written = out;
+}
+
+template <typename T>
+zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, int threads,
+                            uint8_t* dst, size_t* dst_size) {
+  Quantizer<T> qz;
+  if (!make_quantizer<T>(eb, &qz))
+    return fail(ZCOLL_ERR_INVALID_ARG, "error bound %g cannot be used as a quantization step", eb);
+  Header h;
+  h.dtype = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
+  h.chunk_size = cs;
+  h.n = n;
+  h.eb = eb;
+  h.quantum = qz.quantum;
+  const uint64_t chunks = h.chunks();
+  const size_t begin = header_and_index_bytes(chunks);
+  std::vector<uint32_t> sizes(chunks);
+  size_t written = 0;
+  if (chunks) compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data());
+  for (uint64_t c = 0; c < chunks; ++c) store_u32(dst + kHeaderBytes + 4 * c, sizes[c]);
+  write_header(dst, h);
+  *dst_size = begin + written;
+  return ZCOLL_SUCCESS;
+}
+
+// Check the framing of every chunk (cheap: kind byte and code lengths), so that a
+// decode never starts on a stream it would have to abandon half way.
+zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last) {
+  const size_t vb = v.h.value_bytes();
+  for (uint64_t c = first; c < last; ++c) {
+    const uint8_t* in = v.chunk(c);
+    size_t bytes = v.chunk_bytes(c);
+    uint32_t len = v.h.chunk_len(c);
+    if (in[0] == kChunkRaw) {
+      if (bytes != raw_chunk_bytes(len, vb))
+        return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: raw chunk has %zu bytes, expected %zu",
+                    static_cast<unsigned long long>(c), bytes, raw_chunk_bytes(len, vb));
+    } else if (in[0] == kChunkQuantized) {
+      if (validate_quantized_chunk(in, bytes, len) == 0)
+        return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: code lengths do not match its size",
+                    static_cast<unsigned long long>(c));
+    } else {
+      return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: unknown chunk kind %u",
+                  static_cast<unsigned long long>(c), in[0]);
+    }
+  }
+  return ZCOLL_SUCCESS;
+}
+
+template <typename T>
+zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last, T* dst,
+                              bool accumulate, int threads) {
+  const ChunkKernels& k = active_kernels();
+  const double factor = v.h.dequant_factor();
+  const int nt = resolve_threads(threads, last - first);
+  std::atomic<int> failed{0};
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t c = static_cast<int64_t>(first); c < static_cast<int64_t>(last); ++c) {
+    zcoll_status s = decompress_chunk<T>(k, v.chunk(c), v.chunk_bytes(c), v.h.chunk_len(c), factor,
+                                         dst + static_cast<uint64_t>(c) * v.h.chunk_size,
+                                         accumulate);
+    if (s != ZCOLL_SUCCESS) failed.store(1);
+  }
+  // validate_chunks ran before, so this is unreachable for well-framed input
+  if (failed.load()) return fail(ZCOLL_ERR_INTERNAL, "chunk decode failed after validation");
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, uint64_t last,
+                             bool whole, void* dst, size_t dst_count, bool accumulate,
+                             int threads) {
+  StreamView v;
+  ZCOLL_CHECK(parse_stream(src, src_size, &v));
+  if (whole) last = v.chunks;
+  if (first > last || last > v.chunks)
+    return fail(ZCOLL_ERR_INVALID_ARG, "chunk range [%llu, %llu) outside the %llu chunks",
+                static_cast<unsigned long long>(first), static_cast<unsigned long long>(last),
+                static_cast<unsigned long long>(v.chunks));
+  if (dst_count < v.h.n)
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output holds %zu values, the stream has %llu",
+                dst_count, static_cast<unsigned long long>(v.h.n));
+  if (v.h.n && dst == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "output pointer is NULL");
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  ZCOLL_CHECK(validate_chunks(v, first, last));
+  if (first == last) return ZCOLL_SUCCESS;
+  if (v.h.dtype == ZCOLL_FLOAT32)
+    return decompress_range<float>(v, first, last, static_cast<float*>(dst), accumulate, threads);
+  return decompress_range<double>(v, first, last, static_cast<double*>(dst), accumulate, threads);
+}
+
+template <typename T>
+void range_typed(const T* x, size_t n, int threads, double* mn, double* mx) {
+  T lo = std::numeric_limits<T>::infinity(), hi = -std::numeric_limits<T>::infinity();
+  const int nt = resolve_threads(threads, n / 65536 + 1);
+#pragma omp parallel for num_threads(nt) reduction(min : lo) reduction(max : hi) schedule(static)
+  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
+    T v = x[i];
+    // non-finite values (NaN, +-Inf) are skipped
+    T a = std::isfinite(v) ? v : std::numeric_limits<T>::infinity();
+    T b = std::isfinite(v) ? v : -std::numeric_limits<T>::infinity();
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+  }
+  if (lo > hi) lo = hi = 0;  // no finite value
+  *mn = lo;
+  *mx = hi;
+}
+
+}  // namespace
+
+zcoll_status validate_all_chunks(const StreamView& v) { return validate_chunks(v, 0, v.chunks); }
+
+}  // namespace zcoll
+
+using namespace zcoll;
+
+extern "C" {
+
+void zcoll_params_init(zcoll_params* p) {
+  if (!p) return;
+  zcoll_params d = ZCOLL_PARAMS_INITIALIZER;
+  *p = d;
+}
+
+size_t zcoll_dtype_size(zcoll_dtype dtype) {
+  return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
+}
+
+size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
+  size_t vb = zcoll_dtype_size(dtype);
+  if (vb == 0) return 0;
+  return 64 + 16 * ((n + ZCOLL_MIN_CHUNK_SIZE - 1) / ZCOLL_MIN_CHUNK_SIZE) + n * vb;
+}
+
+size_t zcoll_chunk_count(size_t n, uint32_t cs) {
+  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
+  return (n + cs - 1) / cs;
+}
+
+size_t zcoll_header_size(size_t n, uint32_t cs) {
+  if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
+  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
+  return header_and_index_bytes((n + cs - 1) / cs);
+}
+
+zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, int threads,
+                               double* mn, double* mx) {
+  clear_error();
+  ZCOLL_CHECK(check_dtype(dtype));
+  if ((n && !src) || !mn || !mx) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+  if (dtype == ZCOLL_FLOAT32)
+    range_typed(static_cast<const float*>(src), n, threads, mn, mx);
+  else
+    range_typed(static_cast<const double*>(src), n, threads, mn, mx);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_resolve_error_bound(const zcoll_params* p, zcoll_dtype dtype, const void* src,
+                                       size_t n, double* abs_bound) {
+  clear_error();
+  uint32_t cs;
+  ZCOLL_CHECK(check_params(p, &cs));
+  ZCOLL_CHECK(check_dtype(dtype));
+  if (!abs_bound) return fail(ZCOLL_ERR_INVALID_ARG, "abs_bound is NULL");
+  if (p->eb_mode == ZCOLL_EB_ABS) {
+    *abs_bound = p->error_bound;
+    return ZCOLL_SUCCESS;
+  }
+  double mn, mx;
+  ZCOLL_CHECK(zcoll_value_range(dtype, src, n, p->threads, &mn, &mx));
+  double range = mx - mn;
+  double eb = range > 0 ? p->error_bound * range : p->error_bound * std::max(std::fabs(mn), 1.0);
+  if (!(std::isfinite(eb) && eb > 0))
+    return fail(ZCOLL_ERR_INVALID_ARG, "relative bound %g of range %g gives no usable bound",
+                p->error_bound, range);
+  *abs_bound = eb;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_compress(const zcoll_params* p, zcoll_dtype dtype, const void* src, size_t n,
+                            void* dst, size_t cap, size_t* dst_size) {
+  clear_error();
+  uint32_t cs;
+  ZCOLL_CHECK(check_params(p, &cs));
+  ZCOLL_CHECK(check_dtype(dtype));
+  if ((n && !src) || !dst || !dst_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+  size_t bound = zcoll_compress_bound(n, dtype);
+  if (cap < bound)
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu", cap,
+                bound);
+  double eb;
+  ZCOLL_CHECK(zcoll_resolve_error_bound(p, dtype, src, n, &eb));
+  auto* d = static_cast<uint8_t*>(dst);
+  if (dtype == ZCOLL_FLOAT32)
+    return compress_typed(static_cast<const float*>(src), n, eb, cs, p->threads, d, dst_size);
+  return compress_typed(static_cast<const double*>(src), n, eb, cs, p->threads, d, dst_size);
+}
+
+zcoll_status zcoll_compress_chunks(const zcoll_params* p, zcoll_dtype dtype, const void* src,
+                                   size_t n, size_t first, size_t last, void* dst, size_t cap,
+                                   size_t* written, uint32_t* sizes) {
+  clear_error();
+  uint32_t cs;
+  ZCOLL_CHECK(check_params(p, &cs));
+  ZCOLL_CHECK(check_dtype(dtype));
+  if (p->eb_mode != ZCOLL_EB_ABS)
+    return fail(ZCOLL_ERR_INVALID_ARG, "chunk-range compression needs an absolute bound");
+  if ((n && !src) || !written || (last > first && (!dst || !sizes)))
+    return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+  Header h;
+  h.dtype = dtype;
+  h.chunk_size = cs;
+  h.n = n;
+  if (first > last || last > h.chunks())
+    return fail(ZCOLL_ERR_INVALID_ARG, "chunk range [%zu, %zu) outside the %llu chunks", first,
+                last, static_cast<unsigned long long>(h.chunks()));
+  const size_t vb = h.value_bytes();
+  size_t need = 0;
+  for (size_t c = first; c < last; ++c) need += raw_chunk_bytes(h.chunk_len(c), vb);
+  if (cap < need)
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "chunks [%zu, %zu) may need %zu bytes, %zu given",
+                first, last, need, cap);
+  *written = 0;
+  if (first == last) return ZCOLL_SUCCESS;
+  auto* d = static_cast<uint8_t*>(dst);
+  if (dtype == ZCOLL_FLOAT32) {
+    Quantizer<float> qz;
+    if (!make_quantizer<float>(p->error_bound, &qz))
+      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p->error_bound);
+    compress_range<float>(static_cast<const float*>(src), h, qz, first, last, d, p->threads,
+                          written, sizes);
+  } else {
+    Quantizer<double> qz;
+    if (!make_quantizer<double>(p->error_bound, &qz))
+      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p->error_bound);
+    compress_range<double>(static_cast<const double*>(src), h, qz, first, last, d, p->threads,
+                           written, sizes);
+  }
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_compress_finish(const zcoll_params* p, zcoll_dtype dtype, size_t n,
+                                   const uint32_t* sizes, void* dst, size_t cap) {
+  clear_error();
+  uint32_t cs;
+  ZCOLL_CHECK(check_params(p, &cs));
+  ZCOLL_CHECK(check_dtype(dtype));
+  if (p->eb_mode != ZCOLL_EB_ABS)
+    return fail(ZCOLL_ERR_INVALID_ARG, "chunk-range compression needs an absolute bound");
+  Header h;
+  h.dtype = dtype;
+  h.chunk_size = cs;
+  h.n = n;
+  h.eb = p->error_bound;
+  bool ok = dtype == ZCOLL_FLOAT32 ? [&] {
+    Quantizer<float> q;
+    bool r = make_quantizer<float>(p->error_bound, &q);
+    h.quantum = q.quantum;
+    return r;
+  }()
+                                   : [&] {
+                                       Quantizer<double> q;
+                                       bool r = make_quantizer<double>(p->error_bound, &q);
+                                       h.quantum = q.quantum;
+                                       return r;
+                                     }();
+  if (!ok) return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p->error_bound);
+  const uint64_t chunks = h.chunks();
+  if (!dst || (chunks && !sizes)) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+  if (cap < header_and_index_bytes(chunks))
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "header and index need %zu bytes",
+                header_and_index_bytes(chunks));
+  auto* d = static_cast<uint8_t*>(dst);
+  for (uint64_t c = 0; c < chunks; ++c) store_u32(d + kHeaderBytes + 4 * c, sizes[c]);
+  write_header(d, h);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst, size_t dst_count,
+                              int threads) {
+  clear_error();
+  return decompress_impl(src, src_size, 0, 0, true, dst, dst_count, false, threads);
+}
+
+zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size, void* dst,
+                                         size_t dst_count, int threads) {
+  clear_error();
+  return decompress_impl(src, src_size, 0, 0, true, dst, dst_count, true, threads);
+}
+
+zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size, size_t first, size_t last,
+                                     void* dst, size_t dst_count, int accumulate, int threads) {
+  clear_error();
+  return decompress_impl(src, src_size, first, last, false, dst, dst_count, accumulate != 0,
+                         threads);
+}
+
+zcoll_status zcoll_stream_size(const void* src, size_t src_size, size_t* stream_size) {
+  clear_error();
+  if (!stream_size) return fail(ZCOLL_ERR_INVALID_ARG, "stream_size is NULL");
+  Header h;
+  ZCOLL_CHECK(parse_header(src, src_size, &h));
+  const uint64_t chunks = h.chunks();
+  const size_t begin = header_and_index_bytes(chunks);
+  if (src_size < begin)
+    return fail(ZCOLL_ERR_TRUNCATED, "header and index need %zu bytes, %zu given", begin, src_size);
+  const auto* s = static_cast<const uint8_t*>(src);
+  if (load_u32(s + 44) != header_checksum(s, chunks))
+    return fail(ZCOLL_ERR_CORRUPT, "header/index checksum mismatch");
+  uint64_t total = begin;
+  for (uint64_t c = 0; c < chunks; ++c) total += load_u32(s + kHeaderBytes + 4 * c);
+  *stream_size = total;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_info* info) {
+  clear_error();
+  if (!info) return fail(ZCOLL_ERR_INVALID_ARG, "info is NULL");
+  StreamView v;
+  ZCOLL_CHECK(parse_stream(src, src_size, &v));
+  ZCOLL_CHECK(validate_chunks(v, 0, v.chunks));
+  std::memset(info, 0, sizeof *info);
+  info->format_version = v.h.version;
+  info->dtype = v.h.dtype;
+  info->block_size = kBlock;
+  info->chunk_size = v.h.chunk_size;
+  info->n = v.h.n;
+  info->chunks = v.chunks;
+  for (uint64_t c = 0; c < v.chunks; ++c) info->raw_chunks += v.chunk(c)[0] == kChunkRaw;
+  info->error_bound = v.h.eb;
+  info->quantum = v.h.quantum;
+  info->divisor = v.h.divisor;
+  info->terms = v.h.terms;
+  info->header_size = v.data_begin;
+  info->stream_size = v.stream_size;
+  return ZCOLL_SUCCESS;
+}
+
+}  // extern "C"
