@@ -1,0 +1,2 @@
+// hom.cc — placeholder until the homomorphic operations land.
+#include "zcoll.h"

@@ -1,0 +1,2 @@
+// quality.cc — placeholder until the metrics module lands.
+#include "zcoll.h"
