@@ -71,6 +71,26 @@ inline size_t finish_quant_chunk(const T* x, uint32_t len, uint8_t* out, size_t 
   return end;
 }
 
+// Codes and deltas of one block (n_here <= 32 values; the tail repeats the last
+// code so its deltas are 0). Updates *prev and *qmax. false = escape the chunk.
+template <typename T>
+inline bool block_deltas_scalar(const T* x, uint32_t n_here, const Quantizer<T>& qz,
+                                int32_t* prev, uint32_t* qmax, int32_t d[32]) {
+  int32_t p = *prev;
+  uint32_t m = *qmax;
+  for (uint32_t i = 0; i < 32; ++i) {
+    int32_t q = p;
+    if (i < n_here && !quantize_value(x[i], qz, &q)) return false;
+    d[i] = q - p;  // |q| < 2^30, so no overflow
+    p = q;
+    uint32_t aq = static_cast<uint32_t>(q < 0 ? -q : q);
+    m = aq > m ? aq : m;
+  }
+  *prev = p;
+  *qmax = m;
+  return true;
+}
+
 template <typename T>
 size_t compress_chunk_scalar(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
@@ -86,15 +106,9 @@ size_t compress_chunk_scalar(const T* x, uint32_t len, const Quantizer<T>& qz, u
   uint8_t payload[4 * (kMaxCodeLength + 1)];
   for (uint32_t b = 0; b < nblocks; ++b) {
     int32_t d[32];
-    for (uint32_t i = 0; i < 32; ++i) {
-      uint32_t idx = b * 32 + i;
-      int32_t q = prev;  // the tail of the last block repeats the last code
-      if (idx < len && !quantize_value(x[idx], qz, &q)) return write_raw_chunk(x, len, out);
-      d[i] = q - prev;  // |q| < 2^30, so no overflow
-      prev = q;
-      uint32_t aq = static_cast<uint32_t>(q < 0 ? -q : q);
-      qmax = aq > qmax ? aq : qmax;
-    }
+    uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
+    if (!block_deltas_scalar(x + size_t{b} * kBlock, n_here, qz, &prev, &qmax, d))
+      return write_raw_chunk(x, len, out);
     uint32_t L = encode_block(d, payload);
     uint32_t pb = block_payload_bytes(L);
     if (pos + pb >= raw) return write_raw_chunk(x, len, out);
