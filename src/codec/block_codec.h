@@ -2,12 +2,17 @@
 // functions with no host-only dependencies so that a CUDA kernel can include this
 // file (ZCOLL_HD marks them __host__ __device__ there).
 //
-// A block holds 32 prediction residuals (deltas) d[i]. Its code length L is the
-// bit width of max |d[i]|. L == 0 (a constant block) has no payload. Otherwise the
-// payload is L+1 little-endian 32-bit words: the sign word (bit i = d[i] < 0),
-// then bit planes 0..L-1 (bit i of plane j = bit j of |d[i]|). Bit planes are
-// what a GPU warp produces with one ballot per plane, and what AVX2 produces
-// with one movemask per plane; they also make "add two blocks" a word operation.
+// A block holds 32 prediction residuals (deltas) d[i] in two's complement. Its
+// code length W is the number of bits that hold every d[i] as a signed integer
+// (0 when all are zero: a constant block, which has no payload). The payload is W
+// little-endian 32-bit words, bit plane j holding bit j of every delta (bit i of
+// plane j = bit j of d[i]); plane W-1 is the sign plane. Bit planes are what a GPU
+// warp produces with one ballot per plane and what AVX2 produces with one
+// movemask per plane, and two blocks add with a bit-sliced ripple-carry adder,
+// one word operation per plane for all 32 values (see hom.cc).
+//
+// Deltas of compressed data fit in 31 bits; sums made by the homomorphic add fit
+// in 33 (W <= 33). Decoders work modulo 2^32: plane 32 is only a sign extension.
 #pragma once
 
 #include <cstdint>
@@ -22,12 +27,22 @@
 namespace zcoll {
 namespace {
 
-ZCOLL_HD inline uint32_t code_length(uint32_t or_of_magnitudes) {
+ZCOLL_HD inline uint32_t bit_width(uint32_t v) {
 #if defined(__CUDA_ARCH__)
-  return 32u - static_cast<uint32_t>(__clz(or_of_magnitudes));
+  return 32u - static_cast<uint32_t>(__clz(v));
 #else
-  return or_of_magnitudes ? 32u - static_cast<uint32_t>(__builtin_clz(or_of_magnitudes)) : 0u;
+  return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0u;
 #endif
+}
+
+// Signed width of a set of deltas from two ORs: of the deltas (zero test) and of
+// d ^ (d >> 31) (the magnitude bits of a two's-complement number).
+ZCOLL_HD inline uint32_t code_length(uint32_t or_of_deltas, uint32_t or_of_folded) {
+  return or_of_deltas ? bit_width(or_of_folded) + 1u : 0u;
+}
+
+ZCOLL_HD inline uint32_t fold_sign(int32_t d) {
+  return static_cast<uint32_t>(d ^ (d >> 31));
 }
 
 ZCOLL_HD inline void put_word(uint8_t* p, uint32_t w) {
@@ -40,42 +55,39 @@ ZCOLL_HD inline uint32_t get_word(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
-// Bytes of a block payload with code length L.
-ZCOLL_HD inline uint32_t block_payload_bytes(uint32_t L) { return L ? 4u * (L + 1u) : 0u; }
+// Bytes of a block payload with code length W.
+ZCOLL_HD inline uint32_t block_payload_bytes(uint32_t W) { return 4u * W; }
 
-// Encode 32 deltas (two's complement int32, |d| < 2^32 as sign+magnitude).
-// Returns L; writes block_payload_bytes(L) bytes to out.
+// Encode 32 deltas. Returns W; writes block_payload_bytes(W) bytes to out.
 ZCOLL_HD inline uint32_t encode_block(const int32_t d[32], uint8_t* out) {
-  uint32_t mag[32];
-  uint32_t signs = 0, any = 0;
+  uint32_t any = 0, folded = 0;
   for (int i = 0; i < 32; ++i) {
-    uint32_t m = d[i] < 0 ? 0u - static_cast<uint32_t>(d[i]) : static_cast<uint32_t>(d[i]);
-    signs |= static_cast<uint32_t>(d[i] < 0) << i;
-    mag[i] = m;
-    any |= m;
+    any |= static_cast<uint32_t>(d[i]);
+    folded |= fold_sign(d[i]);
   }
-  uint32_t L = code_length(any);
-  if (L == 0) return 0;
-  put_word(out, signs);
-  for (uint32_t j = 0; j < L; ++j) {
+  const uint32_t W = code_length(any, folded);
+  for (uint32_t j = 0; j < W; ++j) {
     uint32_t plane = 0;
-    for (int i = 0; i < 32; ++i) plane |= ((mag[i] >> j) & 1u) << i;
-    put_word(out + 4 + 4 * j, plane);
+    for (int i = 0; i < 32; ++i) plane |= ((static_cast<uint32_t>(d[i]) >> j) & 1u) << i;
+    put_word(out + 4 * j, plane);
   }
-  return L;
+  return W;
 }
 
-// Decode a block payload of code length L (1..32) into 32 deltas, as uint32 in
-// modular (two's complement) arithmetic: a later prefix sum in uint32 is exact
-// whenever the true codes fit in int32, and never undefined otherwise.
-ZCOLL_HD inline void decode_block(const uint8_t* in, uint32_t L, uint32_t d[32]) {
-  uint32_t mag[32] = {0};
-  for (uint32_t j = 0; j < L; ++j) {
-    uint32_t plane = get_word(in + 4 + 4 * j);
-    for (int i = 0; i < 32; ++i) mag[i] |= ((plane >> i) & 1u) << j;
+// Decode a block payload of code length W (1..33) into 32 deltas modulo 2^32
+// (sign-extended from plane W-1). A prefix sum in uint32 is then exact whenever
+// the true codes fit in int32, and never undefined otherwise.
+ZCOLL_HD inline void decode_block(const uint8_t* in, uint32_t W, uint32_t d[32]) {
+  const uint32_t planes = W < 32 ? W : 32;
+  for (int i = 0; i < 32; ++i) d[i] = 0;
+  for (uint32_t j = 0; j < planes; ++j) {
+    uint32_t plane = get_word(in + 4 * j);
+    for (int i = 0; i < 32; ++i) d[i] |= ((plane >> i) & 1u) << j;
   }
-  uint32_t signs = get_word(in);
-  for (int i = 0; i < 32; ++i) d[i] = ((signs >> i) & 1u) ? 0u - mag[i] : mag[i];
+  if (W < 32) {
+    const uint32_t sign_bit = 1u << (W - 1);
+    for (int i = 0; i < 32; ++i) d[i] = (d[i] ^ sign_bit) - sign_bit;  // sign-extend
+  }
 }
 
 }  // namespace

@@ -3,10 +3,10 @@
 // (x * inv, round to nearest even), the same exact reconstruction check, and the
 // scalar routine itself for any block that needs the neighbouring-bin fix-up.
 //
-// Encoding a block: 4 groups of 8 codes -> deltas (q[i] - q[i-1]) -> signs by
-// movemask, magnitudes packed into byte planes, one movemask per bit plane.
+// Encoding a block: 4 groups of 8 codes -> deltas (q[i] - q[i-1]) -> packed into
+// byte planes, one movemask per bit plane.
 // Decoding: each bit plane word is expanded to 32 bytes with a shuffle and a
-// compare, OR-ed into byte planes, widened, sign-applied, prefix-summed in 8-lane
+// compare, OR-ed into byte planes, widened, sign-extended, prefix-summed in 8-lane
 // steps and dequantized in double.
 #include "codec/chunk_codec.h"
 
@@ -92,9 +92,8 @@ inline __m256i byte_plane(const __m256i m[4], int k) {
   return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-// Write the sign word and L bit planes of 32 magnitudes.
-inline void write_planes(const __m256i m[4], uint32_t signs, uint32_t L, uint8_t* out) {
-  store_u32(out, signs);
+// Write W bit planes of 32 deltas (two's complement, W <= 32).
+inline void write_planes(const __m256i m[4], uint32_t L, uint8_t* out) {
   for (uint32_t k = 0; 8 * k < L; ++k) {
     __m256i cur = byte_plane(m, static_cast<int>(k));
     uint32_t planes[8];
@@ -104,39 +103,45 @@ inline void write_planes(const __m256i m[4], uint32_t signs, uint32_t L, uint8_t
       cur = _mm256_add_epi8(cur, cur);
     }
     uint32_t r = L - 8 * k < 8 ? L - 8 * k : 8;
-    std::memcpy(out + 4 + 4 * 8 * k, planes, 4 * r);
+    std::memcpy(out + 4 * 8 * k, planes, 4 * r);
   }
 }
+
+inline uint32_t hor_or(__m256i v);
 
 // Quantize one full block of 32 values and compute its deltas. false = the block
 // needs the scalar routine (out-of-range value or reconstruction fix-up).
 template <typename T, typename EbVec>
 inline bool block_deltas_avx2(const T* x, const QuantVec& v, EbVec ebc, __m256i* carry,
-                              __m256i* qmaxv, __m256i m[4], uint32_t* signs, uint32_t* any) {
+                              __m256i* qmaxv, __m256i m[4], uint32_t* any, uint32_t* folded) {
   const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
   const __m256i last = _mm256_set1_epi32(7);
   __m256i q[4];
   for (int g = 0; g < 4; ++g)
     if (!quant8(x + 8 * g, v, ebc, &q[g])) return false;
-  __m256i prev = *carry, orv = _mm256_setzero_si256(), mx = *qmaxv;
-  uint32_t sg = 0;
+  __m256i prev = *carry, orv = _mm256_setzero_si256(), fold = _mm256_setzero_si256();
+  __m256i mx = *qmaxv;
   for (int g = 0; g < 4; ++g) {
     __m256i shifted = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(q[g], rot), prev, 0x01);
     __m256i d = _mm256_sub_epi32(q[g], shifted);
     prev = _mm256_permutevar8x32_epi32(q[g], last);
-    sg |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(d))) << (8 * g);
-    m[g] = _mm256_abs_epi32(d);
-    orv = _mm256_or_si256(orv, m[g]);
+    m[g] = d;
+    orv = _mm256_or_si256(orv, d);
+    fold = _mm256_or_si256(fold, _mm256_xor_si256(d, _mm256_srai_epi32(d, 31)));
     mx = _mm256_max_epu32(mx, _mm256_abs_epi32(q[g]));
   }
-  __m128i o = _mm_or_si128(_mm256_castsi256_si128(orv), _mm256_extracti128_si256(orv, 1));
-  o = _mm_or_si128(o, _mm_shuffle_epi32(o, 0x4E));
-  o = _mm_or_si128(o, _mm_shuffle_epi32(o, 0xB1));
-  *any = static_cast<uint32_t>(_mm_cvtsi128_si32(o));
-  *signs = sg;
+  *any = hor_or(orv);
+  *folded = hor_or(fold);
   *carry = prev;
   *qmaxv = mx;
   return true;
+}
+
+inline uint32_t hor_or(__m256i v) {
+  __m128i o = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  o = _mm_or_si128(o, _mm_shuffle_epi32(o, 0x4E));
+  o = _mm_or_si128(o, _mm_shuffle_epi32(o, 0xB1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(o));
 }
 
 inline uint32_t hmax_epu32(__m256i v) {
@@ -165,13 +170,13 @@ size_t compress_chunk_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uin
     const T* xb = x + size_t{b} * kBlock;
     const uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
     __m256i m[4];
-    uint32_t signs, any;
-    if (n_here == kBlock && block_deltas_avx2(xb, v, ebc, &carry, &qmaxv, m, &signs, &any)) {
-      const uint32_t L = code_length(any);
+    uint32_t any, folded;
+    if (n_here == kBlock && block_deltas_avx2(xb, v, ebc, &carry, &qmaxv, m, &any, &folded)) {
+      const uint32_t L = code_length(any, folded);
       const uint32_t pb = block_payload_bytes(L);
       if (pos + pb >= raw) return write_raw_chunk(x, len, out);
       lens[b] = static_cast<uint8_t>(L);
-      if (L) write_planes(m, signs, L, out + pos);
+      if (L) write_planes(m, L, out + pos);
       pos += pb;
     } else {  // tail block or fix-up needed: the reference routine
       int32_t prev = _mm256_cvtsi256_si32(carry);
@@ -194,8 +199,10 @@ size_t compress_chunk_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uin
 
 // ---- decoding -------------------------------------------------------------------
 
-// Magnitudes of a block with code length L (1..32) into m[0..3] (values 0-7, ...).
-inline void read_planes(const uint8_t* in, uint32_t L, __m256i m[4]) {
+// Deltas of a block with code length L (1..33) into m[0..3] (values 0-7, ...),
+// modulo 2^32 and sign-extended from plane L-1.
+inline void read_planes(const uint8_t* in, uint32_t W, __m256i m[4]) {
+  const uint32_t L = W < 32 ? W : 32;
   const __m256i shuf = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
                                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
   const __m256i bits = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
@@ -204,7 +211,7 @@ inline void read_planes(const uint8_t* in, uint32_t L, __m256i m[4]) {
     __m256i acc = _mm256_setzero_si256();
     const uint32_t r = L - 8 * k < 8 ? L - 8 * k : 8;
     for (uint32_t j = 0; j < r; ++j) {
-      int w = static_cast<int>(load_u32(in + 4 + 4 * (8 * k + j)));
+      int w = static_cast<int>(load_u32(in + 4 * (8 * k + j)));
       __m256i e = _mm256_shuffle_epi8(_mm256_set1_epi32(w), shuf);
       e = _mm256_cmpeq_epi8(_mm256_and_si256(e, bits), bits);  // 0xFF where bit set
       acc = _mm256_or_si256(acc, _mm256_and_si256(e, _mm256_set1_epi8(static_cast<char>(1 << j))));
@@ -215,6 +222,10 @@ inline void read_planes(const uint8_t* in, uint32_t L, __m256i m[4]) {
     m[1] = _mm256_or_si256(m[1], _mm256_sll_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8)), sh));
     m[2] = _mm256_or_si256(m[2], _mm256_sll_epi32(_mm256_cvtepu8_epi32(hi), sh));
     m[3] = _mm256_or_si256(m[3], _mm256_sll_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8)), sh));
+  }
+  if (W < 32) {  // sign-extend: shift the sign plane to bit 31 and back
+    const __m128i s = _mm_cvtsi32_si128(static_cast<int>(32 - W));
+    for (int g = 0; g < 4; ++g) m[g] = _mm256_sra_epi32(_mm256_sll_epi32(m[g], s), s);
   }
 }
 
@@ -255,7 +266,6 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   const __m256d f = _mm256_set1_pd(factor);
-  const __m256i bit32 = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   const __m256i last = _mm256_set1_epi32(7);
   __m256i carry = _mm256_set1_epi32(static_cast<int>(load_u32(in + 4)));
   alignas(32) T tail[32];
@@ -271,13 +281,9 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
     } else {
       __m256i m[4];
       read_planes(in + pos, L, m);
-      const uint32_t signs = load_u32(in + pos);
       pos += block_payload_bytes(L);
       for (int g = 0; g < 4; ++g) {
-        __m256i neg = _mm256_cmpeq_epi32(
-            _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(signs >> (8 * g))), bit32), bit32);
-        __m256i d = _mm256_sub_epi32(_mm256_xor_si256(m[g], neg), neg);
-        __m256i q = _mm256_add_epi32(prefix8(d), carry);
+        __m256i q = _mm256_add_epi32(prefix8(m[g]), carry);
         carry = _mm256_permutevar8x32_epi32(q, last);
         emit8(dst + 8 * g, q, f, acc);
       }

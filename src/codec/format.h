@@ -27,7 +27,7 @@ constexpr size_t kRawChunkHeaderBytes = 8;     // kind, 7 pad
 // magnitude; a homomorphic sum may grow |q| up to kQMaxFormat (int32 range).
 constexpr int64_t kQMaxCompress = (int64_t{1} << 30) - 1;
 constexpr int64_t kQMaxFormat = (int64_t{1} << 31) - 1;
-constexpr uint32_t kMaxCodeLength = 32;
+constexpr uint32_t kMaxCodeLength = 33;  // planes of a block (two's complement)
 
 // Relative slack between the bin half-width and the error bound:
 // quantum = 2*eb*(1 - slack), so that rounding of the reconstruction stays
