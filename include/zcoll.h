@@ -195,10 +195,17 @@ zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b,
                            size_t b_size, void* out, size_t out_capacity,
                            size_t* out_size, int threads,
                            zcoll_hom_stats* stats);
-/* Negate a stream in place (sign words flip; no decoding). */
-zcoll_status zcoll_hom_negate(void* stream, size_t size);
-/* Set the divisor in place: decompression yields the values divided by it
- * (divisor = terms gives the mean of a sum). */
+/* acc = acc + b, written back into acc (through a temporary stream of
+ * zcoll_compress_bound bytes). If the sum does not fit in acc_capacity, acc is
+ * left unchanged and ZCOLL_ERR_BUFFER_TOO_SMALL is returned. */
+zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_capacity,
+                                  size_t* acc_new_size, const void* b, size_t b_size,
+                                  int threads, zcoll_hom_stats* stats);
+/* out = -in, without decoding (the planes go through the same adder). */
+zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out,
+                              size_t out_capacity, size_t* out_size, int threads);
+/* Set the divisor in place: decompression yields the represented sum divided by
+ * it (divisor = terms gives the mean of a sum); error_bound scales with it. */
 zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor);
 
 /* Reduction operators for the decompress-operate-compress (DOC) path. */
@@ -210,8 +217,11 @@ typedef enum zcoll_op {
 } zcoll_op;
 
 /* out = compress(decompress(a) op decompress(b)), chunk by chunk in one fused
- * pass, at the quantum of a (b must match a as for zcoll_hom_add). Every op is
- * supported; for SUM prefer zcoll_hom_add, which never decodes to floats. */
+ * pass, at the quantum of a (b must match a as for zcoll_hom_add); the output has
+ * divisor 1. Every op is supported; for SUM prefer zcoll_hom_add, which never
+ * decodes to floats. The output's error_bound: SUM ea+eb, MAX/MIN max(ea,eb),
+ * PROD max_i(|b'_i| ea + (|a'_i| + ea) eb), plus one compression bound; the
+ * rounding of the operation itself in float (half an ulp) comes on top. */
 zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b,
                                size_t b_size, zcoll_op op, void* out,
                                size_t out_capacity, size_t* out_size,

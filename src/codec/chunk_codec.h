@@ -22,6 +22,10 @@ struct Quantizer {
 // Build the quantizer for an absolute bound eb; false if eb is unusable.
 template <typename T>
 bool make_quantizer(double eb, Quantizer<T>* qz);
+// The quantizer of an existing stream's quantum (to re-encode at the same step);
+// *eb_single receives the bound that one compression at this quantum guarantees.
+template <typename T>
+bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_single);
 
 struct ChunkKernels {
   const char* name;

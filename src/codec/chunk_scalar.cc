@@ -32,6 +32,19 @@ bool make_quantizer(double eb, Quantizer<T>* qz) {
 template bool make_quantizer<float>(double, Quantizer<float>*);
 template bool make_quantizer<double>(double, Quantizer<double>*);
 
+template <typename T>
+bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_single) {
+  const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
+  const double eb = quantum / (2.0 * (1.0 - slack));
+  if (!make_quantizer<T>(eb, qz)) return false;
+  qz->quantum = quantum;  // exactly the stream's step (eb_check stays <= eb)
+  qz->inv = 1.0 / quantum;
+  *eb_single = eb;
+  return std::isfinite(qz->inv);
+}
+template bool make_quantizer_for_quantum<float>(double, Quantizer<float>*, double*);
+template bool make_quantizer_for_quantum<double>(double, Quantizer<double>*, double*);
+
 size_t validate_quantized_chunk(const uint8_t* in, size_t bytes, uint32_t len) {
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
   const size_t begin = kQuantChunkHeaderBytes + align4(nblocks);

@@ -1,2 +1,434 @@
-// hom.cc — placeholder until the homomorphic operations land.
-#include "zcoll.h"
+// hom.cc — operations on compressed streams.
+//
+// Homomorphic add/sub (hZ-dynamic class): codes are linear, so the sum of two
+// streams at the same quantum is a stream whose anchors are the sums of the
+// anchors and whose deltas are the sums of the deltas. Per block, the cheapest
+// pipeline is chosen:
+//   0: both constant      -> write a code length of 0
+//   1: only a constant    -> copy b's planes (negated by the adder for a - b)
+//   2: only b constant    -> copy a's planes
+//   3: both non-constant  -> bit-sliced ripple-carry add of the planes: one word
+//                            operation per plane for all 32 values, no decoding.
+// A chunk goes through floats (decode both, add, store raw) when either input
+// chunk is raw, or when the code range could overflow int32 (qmax_a + qmax_b too
+// large): the result is then exact up to float rounding of the sum, never wrapped.
+//
+// DOC combine: decode both chunks, apply the op in T, re-encode at the same
+// quantum, in one pass per chunk.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "codec/block_codec.h"
+#include "codec/chunk_codec.h"
+#include "codec/format.h"
+#include "codec/stream_internal.h"
+#include "core/error.h"
+
+namespace zcoll {
+namespace {
+
+inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
+
+// Bit-sliced a + b (or a - b) of two blocks of two's-complement planes.
+// Returns the trimmed width of the result (0 = all zero); planes in out[34].
+inline uint32_t add_planes(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
+                           bool subtract, uint32_t out[34]) {
+  const uint32_t sign_a = wa ? load_u32(a + 4 * (wa - 1)) : 0;
+  const uint32_t sign_b = wb ? load_u32(b + 4 * (wb - 1)) : 0;
+  const uint32_t w = (wa > wb ? wa : wb) + 1;
+  const uint32_t flip = subtract ? ~0u : 0u;
+  uint32_t carry = flip;  // a - b = a + ~b + 1
+  for (uint32_t j = 0; j < w; ++j) {
+    const uint32_t x = j < wa ? load_u32(a + 4 * j) : sign_a;
+    const uint32_t y = (j < wb ? load_u32(b + 4 * j) : sign_b) ^ flip;
+    const uint32_t t = x ^ y;
+    out[j] = t ^ carry;
+    carry = (x & y) | (carry & t);
+  }
+  uint32_t n = w;  // drop sign planes that only repeat the one below
+  while (n >= 2 && out[n - 1] == out[n - 2]) --n;
+  if (n == 1 && out[0] == 0) n = 0;
+  return n;
+}
+
+struct Counts {
+  uint64_t pipeline[4] = {0, 0, 0, 0};
+  uint64_t raw = 0, widened = 0;
+};
+
+template <typename T>
+void decode_chunk_to(const StreamView& v, uint64_t c, T* out) {
+  // framing was validated for the whole stream before any chunk is touched
+  decompress_chunk<T>(active_kernels(), v.chunk(c), v.chunk_bytes(c), v.h.chunk_len(c),
+                      v.h.dequant_factor(), out, false);
+}
+
+// a op b through floats, stored as a raw chunk (exact copy of the T results).
+template <typename T>
+size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, bool subtract,
+                        std::vector<T>& ta, std::vector<T>& tb, uint8_t* out) {
+  const uint32_t len = va.h.chunk_len(c);
+  decode_chunk_to<T>(va, c, ta.data());
+  decode_chunk_to<T>(vb, c, tb.data());
+  for (uint32_t i = 0; i < len; ++i) ta[i] = subtract ? ta[i] - tb[i] : ta[i] + tb[i];
+  out[0] = kChunkRaw;
+  std::memset(out + 1, 0, kRawChunkHeaderBytes - 1);
+  std::memcpy(out + kRawChunkHeaderBytes, ta.data(), size_t{len} * sizeof(T));
+  const size_t bytes = raw_chunk_bytes(len, sizeof(T));
+  std::memset(out + kRawChunkHeaderBytes + size_t{len} * sizeof(T), 0,
+              bytes - kRawChunkHeaderBytes - size_t{len} * sizeof(T));
+  return bytes;
+}
+
+template <typename T>
+size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, bool subtract,
+                     std::vector<T>& ta, std::vector<T>& tb, uint8_t* out, Counts* cnt) {
+  const uint8_t* a = va.chunk(c);
+  const uint8_t* b = vb.chunk(c);
+  const uint32_t len = va.h.chunk_len(c);
+  const size_t raw = raw_chunk_bytes(len, sizeof(T));
+  if (a[0] == kChunkRaw || b[0] == kChunkRaw) {
+    ++cnt->raw;
+    return float_path_chunk<T>(va, vb, c, subtract, ta, tb, out);
+  }
+  const uint64_t qmax = uint64_t{load_u32(a + 8)} + load_u32(b + 8);
+  if (qmax > static_cast<uint64_t>(kQMaxFormat)) {  // codes could leave int32: no wrap
+    ++cnt->widened;
+    return float_path_chunk<T>(va, vb, c, subtract, ta, tb, out);
+  }
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  size_t pos = kQuantChunkHeaderBytes + align4(nblocks);
+  if (pos >= raw) pos = 0;  // too small to gain: float path
+  const uint8_t* la = a + kQuantChunkHeaderBytes;
+  const uint8_t* lb = b + kQuantChunkHeaderBytes;
+  uint8_t* lo = out + kQuantChunkHeaderBytes;
+  size_t pa = kQuantChunkHeaderBytes + align4(nblocks), pb = pa;
+  uint64_t local[4] = {0, 0, 0, 0};
+  uint32_t planes[34];
+  for (uint32_t blk = 0; pos && blk < nblocks; ++blk) {
+    const uint32_t wa = la[blk], wb = lb[blk];
+    const uint8_t* src = nullptr;
+    uint32_t w = 0;
+    int pipe;
+    if (wa == 0 && wb == 0) {
+      pipe = 0;
+    } else if (wa == 0 && !subtract) {
+      pipe = 1, src = b + pb, w = wb;
+    } else if (wb == 0) {
+      pipe = 2, src = a + pa, w = wa;
+    } else {
+      pipe = wa == 0 ? 1 : 3;
+      w = add_planes(a + pa, wa, b + pb, wb, subtract, planes);
+    }
+    pa += block_payload_bytes(wa);
+    pb += block_payload_bytes(wb);
+    if (w > kMaxCodeLength || pos + block_payload_bytes(w) >= raw) {
+      pos = 0;  // cannot happen within the qmax guard unless it would not shrink
+      break;
+    }
+    if (src) {
+      std::memcpy(out + pos, src, block_payload_bytes(w));
+    } else {
+      for (uint32_t j = 0; j < w; ++j) store_u32(out + pos + 4 * j, planes[j]);
+    }
+    lo[blk] = static_cast<uint8_t>(w);
+    pos += block_payload_bytes(w);
+    ++local[pipe];
+  }
+  const size_t end = align8(pos);
+  if (pos == 0 || end >= raw) {
+    ++cnt->raw;
+    return float_path_chunk<T>(va, vb, c, subtract, ta, tb, out);
+  }
+  for (int i = 0; i < 4; ++i) cnt->pipeline[i] += local[i];
+  std::memset(lo + nblocks, 0, align4(nblocks) - nblocks);
+  std::memset(out + pos, 0, end - pos);
+  const int64_t anchor_a = static_cast<int32_t>(load_u32(a + 4));
+  const int64_t anchor_b = static_cast<int32_t>(load_u32(b + 4));
+  const int64_t anchor = subtract ? anchor_a - anchor_b : anchor_a + anchor_b;
+  out[0] = kChunkQuantized;
+  out[1] = out[2] = out[3] = 0;
+  store_u32(out + 4, static_cast<uint32_t>(static_cast<int32_t>(anchor)));
+  store_u32(out + 8, static_cast<uint32_t>(qmax));
+  return end;
+}
+
+// Parse, validate and check that two streams can be combined.
+zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_size, StreamView* va,
+                       StreamView* vb) {
+  zcoll_status s = parse_stream(a, a_size, va);
+  if (s != ZCOLL_SUCCESS) return fail(s, "first stream: %s", zcoll_last_error());
+  s = validate_all_chunks(*va);
+  if (s != ZCOLL_SUCCESS) return fail(s, "first stream: %s", zcoll_last_error());
+  s = parse_stream(b, b_size, vb);
+  if (s != ZCOLL_SUCCESS) return fail(s, "second stream: %s", zcoll_last_error());
+  s = validate_all_chunks(*vb);
+  if (s != ZCOLL_SUCCESS) return fail(s, "second stream: %s", zcoll_last_error());
+  const Header &x = va->h, &y = vb->h;
+  if (x.dtype != y.dtype)
+    return fail(ZCOLL_ERR_MISMATCH, "dtype differs (%s vs %s)",
+                x.dtype == ZCOLL_FLOAT32 ? "float32" : "float64",
+                y.dtype == ZCOLL_FLOAT32 ? "float32" : "float64");
+  if (x.n != y.n)
+    return fail(ZCOLL_ERR_MISMATCH, "length differs (%llu vs %llu values)",
+                static_cast<unsigned long long>(x.n), static_cast<unsigned long long>(y.n));
+  if (x.chunk_size != y.chunk_size)
+    return fail(ZCOLL_ERR_MISMATCH, "chunk size differs (%u vs %u)", x.chunk_size, y.chunk_size);
+  if (std::memcmp(&x.quantum, &y.quantum, sizeof(double)) != 0)
+    return fail(ZCOLL_ERR_MISMATCH,
+                "quantization step differs (%.17g vs %.17g): compress with the same absolute "
+                "error bound",
+                x.quantum, y.quantum);
+  if (x.divisor != y.divisor)
+    return fail(ZCOLL_ERR_MISMATCH, "divisor differs (%u vs %u)", x.divisor, y.divisor);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status check_out(void* out, size_t cap, size_t* out_size, const Header& h) {
+  if (!out || !out_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL output argument");
+  const size_t bound = zcoll_compress_bound(h.n, h.dtype);
+  if (cap < bound)
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu",
+                cap, bound);
+  return ZCOLL_SUCCESS;
+}
+
+// Write the result header+index after chunk data was produced at dst+begin.
+void finish_stream(uint8_t* dst, const Header& h, const std::vector<uint32_t>& sizes) {
+  for (uint64_t c = 0; c < sizes.size(); ++c) store_u32(dst + kHeaderBytes + 4 * c, sizes[c]);
+  write_header(dst, h);
+}
+
+uint32_t add_terms(uint32_t a, uint32_t b) {
+  uint64_t t = uint64_t{a} + b;
+  return t > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(t);
+}
+
+template <typename T>
+zcoll_status hom_binary(const StreamView& va, const StreamView& vb, bool subtract, uint8_t* dst,
+                        size_t* out_size, int threads, zcoll_hom_stats* stats) {
+  Header h = va.h;
+  h.eb = va.h.eb + vb.h.eb;
+  h.terms = add_terms(va.h.terms, vb.h.terms);
+  const uint64_t chunks = h.chunks();
+  const size_t begin = header_and_index_bytes(chunks);
+  std::vector<uint32_t> sizes(chunks);
+  const int nt = resolve_threads(threads, chunks);
+  std::vector<Counts> counts(nt);
+  std::vector<std::vector<T>> ta(nt), tb(nt);
+  const size_t written = produce_chunks(
+      0, chunks, nt, dst + begin, sizes.data(),
+      [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
+      [&](uint64_t c, uint8_t* out) {
+        const int t = omp_get_thread_num();
+        if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
+        return hom_add_chunk<T>(va, vb, c, subtract, ta[t], tb[t], out, &counts[t]);
+      });
+  finish_stream(dst, h, sizes);
+  *out_size = begin + written;
+  if (stats) {
+    for (const Counts& k : counts) {
+      for (int i = 0; i < 4; ++i) stats->pipeline[i] += k.pipeline[i];
+      stats->raw_chunks += k.raw;
+      stats->widened_chunks += k.widened;
+    }
+  }
+  return ZCOLL_SUCCESS;
+}
+
+// A valid stream of zeros with the header fields (dtype, n, chunking, quantum,
+// divisor) of h: one quantized chunk per chunk, anchor 0, every block constant.
+zcoll_status make_zero_stream(const Header& like, std::vector<uint8_t>* out) {
+  Header h = like;
+  const uint64_t chunks = h.chunks();
+  std::vector<uint32_t> sizes(chunks);
+  size_t total = header_and_index_bytes(chunks);
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint32_t nblocks = (h.chunk_len(c) + kBlock - 1) / kBlock;
+    sizes[c] = static_cast<uint32_t>(align8(kQuantChunkHeaderBytes + align4(nblocks)));
+    total += sizes[c];
+  }
+  out->assign(total, 0);  // kind 0, anchor 0, qmax 0, code lengths 0
+  finish_stream(out->data(), h, sizes);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
+                       size_t cap, size_t* out_size, int threads, zcoll_hom_stats* stats,
+                       bool subtract) {
+  clear_error();
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  StreamView va, vb;
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
+  auto* d = static_cast<uint8_t*>(out);
+  if (va.h.dtype == ZCOLL_FLOAT32)
+    return hom_binary<float>(va, vb, subtract, d, out_size, threads, stats);
+  return hom_binary<double>(va, vb, subtract, d, out_size, threads, stats);
+}
+
+// ---- decompress-operate-compress ------------------------------------------------
+
+template <typename T>
+inline T apply_op(zcoll_op op, T x, T y) {
+  switch (op) {
+    case ZCOLL_OP_SUM: return x + y;
+    case ZCOLL_OP_PROD: return x * y;
+    case ZCOLL_OP_MAX: return std::isnan(x) || std::isnan(y) ? x + y : (x > y ? x : y);
+    case ZCOLL_OP_MIN: return std::isnan(x) || std::isnan(y) ? x + y : (x < y ? x : y);
+  }
+  return x;
+}
+
+template <typename T>
+zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, uint8_t* dst,
+                       size_t* out_size, int threads) {
+  Quantizer<T> qz;
+  double eb_single = 0;
+  if (!make_quantizer_for_quantum<T>(va.h.quantum, &qz, &eb_single))
+    return fail(ZCOLL_ERR_CORRUPT, "quantum %g cannot be used", va.h.quantum);
+  Header h = va.h;
+  h.divisor = 1;  // values are re-encoded as they are
+  h.terms = add_terms(va.h.terms, vb.h.terms);
+  const uint64_t chunks = h.chunks();
+  const size_t begin = header_and_index_bytes(chunks);
+  std::vector<uint32_t> sizes(chunks);
+  const int nt = resolve_threads(threads, chunks);
+  std::vector<std::vector<T>> ta(nt), tb(nt);
+  std::vector<double> prod_bound(nt, 0.0);
+  const double ea = va.h.eb, eb = vb.h.eb;
+  const ChunkKernels& k = active_kernels();
+  const size_t written = produce_chunks(
+      0, chunks, nt, dst + begin, sizes.data(),
+      [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
+      [&](uint64_t c, uint8_t* out) {
+        const int t = omp_get_thread_num();
+        if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
+        const uint32_t len = h.chunk_len(c);
+        decode_chunk_to<T>(va, c, ta[t].data());
+        decode_chunk_to<T>(vb, c, tb[t].data());
+        T* x = ta[t].data();
+        const T* y = tb[t].data();
+        if (op == ZCOLL_OP_PROD) {  // |x'y' - xy| <= |y'| ea + (|x'| + ea) eb
+          double m = prod_bound[t];
+          for (uint32_t i = 0; i < len; ++i) {
+            double bnd = std::fabs(double(y[i])) * ea + (std::fabs(double(x[i])) + ea) * eb;
+            if (bnd > m) m = bnd;  // NaN/Inf values are carried exactly in raw chunks
+          }
+          prod_bound[t] = m;
+        }
+        for (uint32_t i = 0; i < len; ++i) x[i] = apply_op(op, x[i], y[i]);
+        return compress_chunk<T>(k, x, len, qz, out);
+      });
+  double prior = 0;
+  switch (op) {
+    case ZCOLL_OP_SUM: prior = ea + eb; break;
+    case ZCOLL_OP_MAX:
+    case ZCOLL_OP_MIN: prior = ea > eb ? ea : eb; break;
+    case ZCOLL_OP_PROD:
+      for (double m : prod_bound) prior = m > prior ? m : prior;
+      break;
+  }
+  // (not counted: the rounding of the operation itself in T, half an ulp of a result)
+  h.eb = prior + eb_single;
+  finish_stream(dst, h, sizes);
+  *out_size = begin + written;
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace zcoll
+
+using namespace zcoll;
+
+extern "C" {
+
+zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
+                           size_t cap, size_t* out_size, int threads, zcoll_hom_stats* stats) {
+  return hom_entry(a, a_size, b, b_size, out, cap, out_size, threads, stats, false);
+}
+
+zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
+                           size_t cap, size_t* out_size, int threads, zcoll_hom_stats* stats) {
+  return hom_entry(a, a_size, b, b_size, out, cap, out_size, threads, stats, true);
+}
+
+zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out, size_t cap,
+                              size_t* out_size, int threads) {
+  clear_error();
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  StreamView v;
+  ZCOLL_CHECK(parse_stream(in, in_size, &v));
+  ZCOLL_CHECK(validate_all_chunks(v));
+  ZCOLL_CHECK(check_out(out, cap, out_size, v.h));
+  // 0 - a: a stream of zeros at the same quantum has constant blocks everywhere,
+  // so every block takes pipeline 1 (planes negated by the adder).
+  std::vector<uint8_t> zero;
+  ZCOLL_CHECK(make_zero_stream(v.h, &zero));
+  StreamView vz;
+  ZCOLL_CHECK(parse_stream(zero.data(), zero.size(), &vz));
+  auto* d = static_cast<uint8_t*>(out);
+  zcoll_status s = v.h.dtype == ZCOLL_FLOAT32
+                       ? hom_binary<float>(vz, v, true, d, out_size, threads, nullptr)
+                       : hom_binary<double>(vz, v, true, d, out_size, threads, nullptr);
+  if (s != ZCOLL_SUCCESS) return s;
+  Header h = v.h;  // same bound and terms as the input
+  StreamView vo;
+  ZCOLL_CHECK(parse_stream(out, *out_size, &vo));
+  std::vector<uint32_t> sizes(vo.chunks);
+  for (uint64_t c = 0; c < vo.chunks; ++c) sizes[c] = static_cast<uint32_t>(vo.chunk_bytes(c));
+  finish_stream(d, h, sizes);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* acc_new_size,
+                                  const void* b, size_t b_size, int threads,
+                                  zcoll_hom_stats* stats) {
+  clear_error();
+  if (!acc || !acc_new_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  StreamView va, vb;
+  ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
+  std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
+  size_t n = 0;
+  zcoll_status s = va.h.dtype == ZCOLL_FLOAT32
+                       ? hom_binary<float>(va, vb, false, tmp.data(), &n, threads, stats)
+                       : hom_binary<double>(va, vb, false, tmp.data(), &n, threads, stats);
+  if (s != ZCOLL_SUCCESS) return s;
+  if (n > acc_cap)
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL,
+                "the sum needs %zu bytes, the accumulator holds %zu (left unchanged)", n, acc_cap);
+  std::memcpy(acc, tmp.data(), n);
+  *acc_new_size = n;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor) {
+  clear_error();
+  if (divisor == 0) return fail(ZCOLL_ERR_INVALID_ARG, "divisor must be >= 1");
+  StreamView v;
+  ZCOLL_CHECK(parse_stream(stream, size, &v));
+  Header h = v.h;
+  // the bound scales with the values: eb of the sum / divisor
+  h.eb = v.h.eb * static_cast<double>(v.h.divisor) / static_cast<double>(divisor);
+  h.divisor = divisor;
+  write_header(static_cast<uint8_t*>(stream), h);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b, size_t b_size,
+                               zcoll_op op, void* out, size_t cap, size_t* out_size,
+                               int threads) {
+  clear_error();
+  if (op != ZCOLL_OP_SUM && op != ZCOLL_OP_PROD && op != ZCOLL_OP_MAX && op != ZCOLL_OP_MIN)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", static_cast<int>(op));
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  StreamView va, vb;
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
+  auto* d = static_cast<uint8_t*>(out);
+  if (va.h.dtype == ZCOLL_FLOAT32) return doc_typed<float>(va, vb, op, d, out_size, threads);
+  return doc_typed<double>(va, vb, op, d, out_size, threads);
+}
+
+}  // extern "C"

@@ -50,46 +50,18 @@ zcoll_status check_dtype(zcoll_dtype dtype) {
 
 namespace {
 
-// Worst-case offset of chunk c inside the chunk-data area (every chunk raw).
-inline size_t worst_offset(uint64_t c, uint32_t cs, size_t vb) {
-  return c * raw_chunk_bytes(cs, vb);
-}
-
-// Compress chunks [first, last) compactly into dst (chunk data only). dst must hold
-// the worst case (every chunk raw). Threads each take a contiguous run of chunks,
-// write it compactly at the run's worst-case offset, then the runs are moved
-// together in order.
+// Compress chunks [first, last) compactly into dst (chunk data only).
 template <typename T>
 void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint64_t first,
                     uint64_t last, uint8_t* dst, int threads, size_t* written,
                     uint32_t* sizes) {
   const ChunkKernels& k = active_kernels();
-  const uint64_t count = last - first;
-  const int nt = resolve_threads(threads, count);
-  std::vector<size_t> run_bytes(nt, 0);
-  std::vector<uint64_t> run_begin(nt + 1);
-  for (int t = 0; t <= nt; ++t) run_begin[t] = first + count * t / nt;
-  const size_t vb = sizeof(T);
-#pragma omp parallel num_threads(nt)
-  {
-    int t = omp_get_thread_num();
-    size_t pos = worst_offset(run_begin[t] - first, h.chunk_size, vb);
-    size_t start = pos;
-    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
-      uint32_t len = h.chunk_len(c);
-      size_t bytes = compress_chunk<T>(k, src + c * h.chunk_size, len, qz, dst + pos);
-      sizes[c - first] = static_cast<uint32_t>(bytes);
-      pos += bytes;
-    }
-    run_bytes[t] = pos - start;
-  }
-  size_t out = 0;
-  for (int t = 0; t < nt; ++t) {
-    size_t from = worst_offset(run_begin[t] - first, h.chunk_size, vb);
-    if (from != out && run_bytes[t]) std::memmove(dst + out, dst + from, run_bytes[t]);
-    out += run_bytes[t];
-  }
-  *written = out;
+  *written = produce_chunks(
+      first, last, threads, dst, sizes,
+      [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
+      [&](uint64_t c, uint8_t* out) {
+        return compress_chunk<T>(k, src + c * h.chunk_size, h.chunk_len(c), qz, out);
+      });
 }
 
 template <typename T>

@@ -1,7 +1,11 @@
 // stream_internal.h — helpers shared by the stream API and the homomorphic ops.
 #pragma once
 
+#include <omp.h>
+
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "codec/format.h"
 #include "zcoll.h"
@@ -15,5 +19,43 @@ zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size);
 zcoll_status check_dtype(zcoll_dtype dtype);
 // Framing check of every chunk (kind byte, raw size, code lengths vs size).
 zcoll_status validate_all_chunks(const StreamView& v);
+
+// Produce chunks [first, last) in parallel and pack them compactly into dst.
+// chunk_fn(c, out) writes chunk c at out (room: worst(c) bytes) and returns its size.
+// Threads take contiguous runs of chunks, write each run compactly at the run's
+// worst-case offset, then the runs are moved together in order, so the bytes do
+// not depend on the thread count. dst must hold sum(worst(c)).
+template <typename WorstFn, typename ChunkFn>
+size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, uint32_t* sizes,
+                      WorstFn worst, ChunkFn chunk_fn) {
+  const uint64_t count = last - first;
+  if (count == 0) return 0;
+  const int nt = resolve_threads(threads, count);
+  std::vector<uint64_t> run_begin(nt + 1);
+  std::vector<size_t> run_from(nt + 1, 0), run_bytes(nt, 0);
+  for (int t = 0; t <= nt; ++t) run_begin[t] = first + count * t / nt;
+  for (int t = 0; t < nt; ++t) {
+    size_t w = 0;
+    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) w += worst(c);
+    run_from[t + 1] = run_from[t] + w;
+  }
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    size_t pos = run_from[t];
+    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
+      size_t bytes = chunk_fn(c, dst + pos);
+      sizes[c - first] = static_cast<uint32_t>(bytes);
+      pos += bytes;
+    }
+    run_bytes[t] = pos - run_from[t];
+  }
+  size_t out = 0;
+  for (int t = 0; t < nt; ++t) {
+    if (run_from[t] != out && run_bytes[t]) std::memmove(dst + out, dst + run_from[t], run_bytes[t]);
+    out += run_bytes[t];
+  }
+  return out;
+}
 
 }  // namespace zcoll
