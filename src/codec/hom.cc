@@ -30,26 +30,37 @@ namespace {
 
 inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
 
-// Bit-sliced a + b (or a - b) of two blocks of two's-complement planes.
-// Returns the trimmed width of the result (0 = all zero); planes in out[34].
+inline uint32_t word(const uint8_t* p, uint32_t j) { return load_u32(p + 4 * j); }
+
+// Bit-sliced a + b (or a - b = a + ~b + 1) of two blocks of two's-complement
+// planes, written to out; one full-adder step per plane for all 32 values. Returns
+// the width after dropping top planes that only repeat the sign (0 = all zero).
+// out must have room for max(wa, wb) + 1 words.
 inline uint32_t add_planes(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
-                           bool subtract, uint32_t out[34]) {
-  const uint32_t sign_a = wa ? load_u32(a + 4 * (wa - 1)) : 0;
-  const uint32_t sign_b = wb ? load_u32(b + 4 * (wb - 1)) : 0;
-  const uint32_t w = (wa > wb ? wa : wb) + 1;
+                           bool subtract, uint8_t* out) {
   const uint32_t flip = subtract ? ~0u : 0u;
-  uint32_t carry = flip;  // a - b = a + ~b + 1
-  for (uint32_t j = 0; j < w; ++j) {
-    const uint32_t x = j < wa ? load_u32(a + 4 * j) : sign_a;
-    const uint32_t y = (j < wb ? load_u32(b + 4 * j) : sign_b) ^ flip;
+  const uint32_t sign_a = wa ? word(a, wa - 1) : 0u;
+  const uint32_t sign_b = (wb ? word(b, wb - 1) : 0u) ^ flip;
+  uint32_t carry = flip, j = 0;
+  auto step = [&](uint32_t x, uint32_t y) {
     const uint32_t t = x ^ y;
-    out[j] = t ^ carry;
+    store_u32(out + 4 * j, t ^ carry);
     carry = (x & y) | (carry & t);
-  }
-  uint32_t n = w;  // drop sign planes that only repeat the one below
-  while (n >= 2 && out[n - 1] == out[n - 2]) --n;
-  if (n == 1 && out[0] == 0) n = 0;
+    ++j;
+  };
+  const uint32_t common = wa < wb ? wa : wb;
+  while (j < common) step(word(a, j), word(b, j) ^ flip);
+  while (j < wa) step(word(a, j), sign_b);  // b sign-extended
+  while (j < wb) step(sign_a, word(b, j) ^ flip);
+  step(sign_a, sign_b);  // one more plane holds the carry out of the widest input
+  uint32_t n = j;
+  while (n >= 2 && word(out, n - 1) == word(out, n - 2)) --n;
+  if (n == 1 && word(out, 0) == 0) n = 0;
   return n;
+}
+
+inline void copy_words(uint8_t* dst, const uint8_t* src, uint32_t w) {
+  for (uint32_t j = 0; j < w; ++j) store_u32(dst + 4 * j, word(src, j));
 }
 
 struct Counts {
@@ -105,34 +116,30 @@ size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, boo
   uint8_t* lo = out + kQuantChunkHeaderBytes;
   size_t pa = kQuantChunkHeaderBytes + align4(nblocks), pb = pa;
   uint64_t local[4] = {0, 0, 0, 0};
-  uint32_t planes[34];
   for (uint32_t blk = 0; pos && blk < nblocks; ++blk) {
     const uint32_t wa = la[blk], wb = lb[blk];
-    const uint8_t* src = nullptr;
-    uint32_t w = 0;
+    const uint32_t widest = wa > wb ? wa : wb;
+    if (pos + 4 * (widest + 1) >= raw) {  // would not shrink: float path
+      pos = 0;
+      break;
+    }
+    uint32_t w;
     int pipe;
     if (wa == 0 && wb == 0) {
-      pipe = 0;
+      pipe = 0, w = 0;
     } else if (wa == 0 && !subtract) {
-      pipe = 1, src = b + pb, w = wb;
+      pipe = 1, w = wb;
+      copy_words(out + pos, b + pb, w);
     } else if (wb == 0) {
-      pipe = 2, src = a + pa, w = wa;
-    } else {
+      pipe = 2, w = wa;
+      copy_words(out + pos, a + pa, w);
+    } else {  // both non-constant (or 0 - b: negation through the adder)
       pipe = wa == 0 ? 1 : 3;
-      w = add_planes(a + pa, wa, b + pb, wb, subtract, planes);
+      w = add_planes(a + pa, wa, b + pb, wb, subtract, out + pos);
     }
     pa += block_payload_bytes(wa);
     pb += block_payload_bytes(wb);
-    if (w > kMaxCodeLength || pos + block_payload_bytes(w) >= raw) {
-      pos = 0;  // cannot happen within the qmax guard unless it would not shrink
-      break;
-    }
-    if (src) {
-      std::memcpy(out + pos, src, block_payload_bytes(w));
-    } else {
-      for (uint32_t j = 0; j < w; ++j) store_u32(out + pos + 4 * j, planes[j]);
-    }
-    lo[blk] = static_cast<uint8_t>(w);
+    lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
     pos += block_payload_bytes(w);
     ++local[pipe];
   }
