@@ -39,24 +39,35 @@ inline uint32_t word(const uint8_t* p, uint32_t j) { return load_u32(p + 4 * j);
 inline uint32_t add_planes(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
                            bool subtract, uint8_t* out) {
   const uint32_t flip = subtract ? ~0u : 0u;
-  const uint32_t sign_a = wa ? word(a, wa - 1) : 0u;
-  const uint32_t sign_b = (wb ? word(b, wb - 1) : 0u) ^ flip;
+  const uint32_t common = wa < wb ? wa : wb;
   uint32_t carry = flip, j = 0;
-  auto step = [&](uint32_t x, uint32_t y) {
-    const uint32_t t = x ^ y;
+  for (; j < common; ++j) {
+    const uint32_t x = word(a, j), y = word(b, j) ^ flip, t = x ^ y;
     store_u32(out + 4 * j, t ^ carry);
     carry = (x & y) | (carry & t);
-    ++j;
-  };
-  const uint32_t common = wa < wb ? wa : wb;
-  while (j < common) step(word(a, j), word(b, j) ^ flip);
-  while (j < wa) step(word(a, j), sign_b);  // b sign-extended
-  while (j < wb) step(sign_a, word(b, j) ^ flip);
-  step(sign_a, sign_b);  // one more plane holds the carry out of the widest input
-  uint32_t n = j;
-  while (n >= 2 && word(out, n - 1) == word(out, n - 2)) --n;
-  if (n == 1 && word(out, 0) == 0) n = 0;
-  return n;
+  }
+  const uint32_t sign_a = wa ? word(a, wa - 1) : 0u;
+  const uint32_t sign_b = (wb ? word(b, wb - 1) : 0u) ^ flip;
+  for (; j < wa; ++j) {  // b sign-extended
+    const uint32_t x = word(a, j), t = x ^ sign_b;
+    store_u32(out + 4 * j, t ^ carry);
+    carry = (x & sign_b) | (carry & t);
+  }
+  for (; j < wb; ++j) {  // a sign-extended
+    const uint32_t y = word(b, j) ^ flip, t = sign_a ^ y;
+    store_u32(out + 4 * j, t ^ carry);
+    carry = (sign_a & y) | (carry & t);
+  }
+  uint32_t top = sign_a ^ sign_b ^ carry;  // one more plane for the carry out
+  store_u32(out + 4 * j, top);
+  uint32_t n = j + 1;
+  while (n >= 2) {  // drop top planes that only repeat the sign
+    const uint32_t below = word(out, n - 2);
+    if (below != top) break;
+    top = below;
+    --n;
+  }
+  return n == 1 && top == 0 ? 0 : n;
 }
 
 inline void copy_words(uint8_t* dst, const uint8_t* src, uint32_t w) {
