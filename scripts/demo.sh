@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# demo.sh — install dependencies (scripts/setup.sh), build zcoll (Release) and
+# run `zcoll eval` on the repository's data at three relative error bounds, on
+# one thread, printing one table. If ../shared/data exists, two larger fields
+# from it are included too. Safe to run again (the build is incremental).
+# ZCOLL_BUILD_DIR chooses the build directory (default: build).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+build="${ZCOLL_BUILD_DIR:-build}"
+
+bash scripts/setup.sh
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j2
+zcoll="$build/tools/cli/zcoll"
+
+files=(data/*.f32)
+for f in ferret_etopo5-rose_2161x4320.f32 hst-acs_j8bt06nyq-sci_1024x1024.f32; do
+  [[ -f "../shared/data/$f" ]] && files+=("../shared/data/$f")
+done
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+status=0
+echo
+echo "zcoll eval: f32, 1 thread, best of 3 runs; GB/s of uncompressed bytes"
+for f in "${files[@]}"; do
+  for rel in 1e-2 1e-3 1e-4; do
+    # eval exits non-zero if the bound is broken; its JSON line still comes out
+    "$zcoll" eval -i "$f" --type f32 --rel "$rel" --threads 1 --repeat 3 --json >>"$results" ||
+      status=1
+  done
+done
+
+python3 - "$results" <<'PY'
+import json, os, sys
+
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+head = ("dataset", "rel", "ratio", "comp GB/s", "decomp GB/s", "max err", "err/eb", "PSNR dB", "bound")
+table = []
+for r in rows:
+    psnr = r["psnr"]  # null (JSON) when the reconstruction is exact
+    table.append((
+        os.path.basename(r["file"]).removesuffix(".f32"),
+        f'{r["eb"]:g}',
+        f'{r["ratio"]:.2f}',
+        f'{r["compress_gbps"]:.2f}',
+        f'{r["decompress_gbps"]:.2f}',
+        f'{r["max_abs_error"]:.3g}',
+        f'{r["err_over_eb"]:.3f}',
+        "inf" if psnr is None else f"{psnr:.1f}",
+        "ok" if r["bound_ok"] else "FAILED",
+    ))
+width = [max(len(str(c)) for c in col) for col in zip(head, *table)]
+def line(cells):
+    # first column left-aligned, numbers right-aligned
+    return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, width)))
+print(line(head))
+print("  ".join("-" * w for w in width))
+for t in table:
+    print(line(t))
+PY
+exit "$status"

@@ -1,0 +1,65 @@
+// commands.h — the subcommands of the zcoll tool. main.cc parses the command
+// line into these structs; each run_* throws zcoll_cli::Error on failure and
+// returns the process exit status otherwise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zcoll.h"
+
+namespace zcoll_cli {
+
+// Error bound as given on the command line: exactly one of abs / rel is > 0.
+struct BoundOptions {
+  double abs = 0;
+  double rel = 0;
+};
+
+struct CompressOptions {
+  std::string input, output, type;
+  BoundOptions bound;
+  int threads = 0;
+  uint32_t chunk_size = 0;  // 0 = library default
+};
+
+struct DecompressOptions {
+  std::string input, output;
+  int threads = 0;
+};
+
+struct InfoOptions {
+  std::string input;
+  bool json = false;
+};
+
+struct EvalOptions {
+  std::string input, type;
+  BoundOptions bound;
+  int threads = 0;
+  uint32_t chunk_size = 0;
+  int repeat = 3;
+  bool json = false;
+};
+
+struct AddOptions {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool stats = false;
+  bool mean = false;
+  uint32_t scale = 0;  // 0 = not given
+  int threads = 0;
+};
+
+// zcoll_params for an error bound, thread count and chunk size (shared by
+// compress and eval; the library validates the values).
+zcoll_params make_params(const BoundOptions& bound, int threads, uint32_t chunk_size);
+
+int run_compress(const CompressOptions& o);
+int run_decompress(const DecompressOptions& o);
+int run_info(const InfoOptions& o);
+int run_eval(const EvalOptions& o);
+int run_add(const AddOptions& o);
+
+}  // namespace zcoll_cli

@@ -1,0 +1,50 @@
+# smoke_add.cmake — `zcoll add`: homomorphic sum and mean of compressed files,
+# and a clear message when the inputs cannot be combined.
+include(${CMAKE_CURRENT_LIST_DIR}/smoke_common.cmake)
+
+# the same absolute bound gives the same quantum: these combine
+zcoll_ok(compress -i "${DATA}" -o "${WORK}/a.zc" --type f32 --abs 0.01)
+zcoll_ok(compress -i "${DATA}" -o "${WORK}/b.zc" --type f32 --abs 0.01)
+zcoll_ok(add "${WORK}/a.zc" "${WORK}/b.zc" "${WORK}/a.zc" -o "${WORK}/sum.zc" --stats)
+if(NOT ZCOLL_OUT MATCHES "both constant")
+  message(FATAL_ERROR "add --stats printed no pipeline table:\n${ZCOLL_OUT}")
+endif()
+zcoll_ok(info -i "${WORK}/sum.zc" --json)
+string(JSON terms GET "${ZCOLL_OUT}" terms)
+string(JSON divisor GET "${ZCOLL_OUT}" divisor)
+if(NOT terms EQUAL 3 OR NOT divisor EQUAL 1)
+  message(FATAL_ERROR "sum of 3 files: terms=${terms} divisor=${divisor}")
+endif()
+
+# the mean of three streams: divisor 3, decompresses to the original size
+zcoll_ok(add "${WORK}/a.zc" "${WORK}/b.zc" "${WORK}/a.zc" -o "${WORK}/mean.zc" --mean)
+zcoll_ok(info -i "${WORK}/mean.zc" --json)
+string(JSON divisor GET "${ZCOLL_OUT}" divisor)
+if(NOT divisor EQUAL 3)
+  message(FATAL_ERROR "--mean of 3 files: divisor=${divisor}")
+endif()
+zcoll_ok(decompress -i "${WORK}/mean.zc" -o "${WORK}/mean.f32")
+file(SIZE "${WORK}/mean.f32" mean_size)
+file(SIZE "${DATA}" raw_size)
+if(NOT mean_size EQUAL raw_size)
+  message(FATAL_ERROR "mean decompressed to ${mean_size} bytes, expected ${raw_size}")
+endif()
+zcoll_ok(add "${WORK}/a.zc" "${WORK}/b.zc" -o "${WORK}/half.zc" --scale 4)
+zcoll_ok(info -i "${WORK}/half.zc" --json)
+string(JSON divisor GET "${ZCOLL_OUT}" divisor)
+if(NOT divisor EQUAL 4)
+  message(FATAL_ERROR "--scale 4: divisor=${divisor}")
+endif()
+
+# mismatches name the field that differs
+zcoll_ok(compress -i "${DATA}" -o "${WORK}/c.zc" --type f32 --abs 0.02)
+zcoll_fails("differ in quantum" add "${WORK}/a.zc" "${WORK}/c.zc" -o "${WORK}/x.zc")
+zcoll_ok(compress -i "${DATA}" -o "${WORK}/d.zc" --type f32 --abs 0.01 --chunk-size 4096)
+zcoll_fails("differ in chunk size" add "${WORK}/a.zc" "${WORK}/d.zc" -o "${WORK}/x.zc")
+zcoll_ok(compress -i "${DATA}" -o "${WORK}/e.zc" --type f64 --abs 0.01)
+zcoll_fails("differ in dtype" add "${WORK}/a.zc" "${WORK}/e.zc" -o "${WORK}/x.zc")
+zcoll_fails("differ in divisor" add "${WORK}/a.zc" "${WORK}/mean.zc" -o "${WORK}/x.zc")
+string(REPEAT "abcd" 1024 short)  # 1024 f32 values
+file(WRITE "${WORK}/short.f32" "${short}")
+zcoll_ok(compress -i "${WORK}/short.f32" -o "${WORK}/f.zc" --type f32 --abs 0.01)
+zcoll_fails("differ in value count n" add "${WORK}/a.zc" "${WORK}/f.zc" -o "${WORK}/x.zc")
