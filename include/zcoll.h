@@ -85,7 +85,8 @@ size_t zcoll_dtype_size(zcoll_dtype dtype);
 /* Upper bound on the compressed size of n values of dtype, valid for every
  * allowed chunk size: 64 + 16*ceil(n/1024) + n*sizeof(value). */
 size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype);
-/* Number of chunks of a stream of n values (0 for an invalid chunk size). */
+/* Number of chunks of a stream of n values (chunk_size 0 = the default; 0 for an
+ * invalid chunk size). */
 size_t zcoll_chunk_count(size_t n, uint32_t chunk_size);
 /* Bytes of the header plus the chunk index, where chunk data begins. */
 size_t zcoll_header_size(size_t n, uint32_t chunk_size);
@@ -97,7 +98,9 @@ zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n,
                                int threads, double* min, double* max);
 /* The absolute bound that params give for this data: error_bound for ABS,
  * error_bound * (max - min) for REL. For REL on constant data (max == min) the
- * bound is error_bound * max(|min|, 1) so that it stays positive. */
+ * bound is error_bound * max(|min|, 1) so that it stays positive; a REL bound is
+ * clamped into [smallest subnormal, DBL_MAX] (extreme ranges still compress, with
+ * the chunks that cannot be quantized stored raw). */
 zcoll_status zcoll_resolve_error_bound(const zcoll_params* params,
                                        zcoll_dtype dtype, const void* src,
                                        size_t n, double* abs_bound);

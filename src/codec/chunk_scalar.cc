@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "codec/chunk_scalar.h"
 
@@ -13,10 +14,13 @@ template <typename T>
 bool make_quantizer(double eb, Quantizer<T>* qz) {
   if (!(std::isfinite(eb) && eb > 0)) return false;
   const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
+  // Any positive finite eb works: the reconstruction check below keeps the bound
+  // whatever the step, so extreme bounds get a usable step instead of an error.
   double quantum = 2.0 * eb * (1.0 - slack);
-  if (!(std::isfinite(quantum) && quantum >= DBL_MIN)) return false;
+  if (!(quantum <= DBL_MAX)) quantum = DBL_MAX;  // eb > DBL_MAX/2: narrower bins
+  if (!(quantum > 0)) quantum = std::numeric_limits<double>::denorm_min();
   double inv = 1.0 / quantum;
-  if (!std::isfinite(inv)) return false;
+  if (!(inv <= DBL_MAX)) inv = DBL_MAX;  // subnormal step: non-zero values go raw
   qz->quantum = quantum;
   qz->inv = inv;
   if (sizeof(T) == 4) {

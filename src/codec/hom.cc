@@ -17,6 +17,7 @@
 // quantum, in one pass per chunk.
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "codec/block_codec.h"
@@ -79,21 +80,21 @@ struct Counts {
   uint64_t raw = 0, widened = 0;
 };
 
-template <typename T>
-void decode_chunk_to(const StreamView& v, uint64_t c, T* out) {
-  // framing was validated for the whole stream before any chunk is touched
-  decompress_chunk<T>(active_kernels(), v.chunk(c), v.chunk_bytes(c), v.h.chunk_len(c),
-                      v.h.dequant_factor(), out, false);
-}
+enum class HomOp { kAdd, kSub, kNegate };  // kNegate: a is a stream of zeros
 
-// a op b through floats, stored as a raw chunk (exact copy of the T results).
+// a op b through floats, stored as a raw chunk (exact copy of the T results). The
+// values are the represented ones (before the divisor), like the codes.
 template <typename T>
-size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, bool subtract,
+size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, HomOp op,
                         std::vector<T>& ta, std::vector<T>& tb, uint8_t* out) {
   const uint32_t len = va.h.chunk_len(c);
-  decode_chunk_to<T>(va, c, ta.data());
-  decode_chunk_to<T>(vb, c, tb.data());
-  for (uint32_t i = 0; i < len; ++i) ta[i] = subtract ? ta[i] - tb[i] : ta[i] + tb[i];
+  decode_chunk<T>(va, c, ta.data(), false, false);
+  decode_chunk<T>(vb, c, tb.data(), false, false);
+  switch (op) {
+    case HomOp::kAdd: for (uint32_t i = 0; i < len; ++i) ta[i] += tb[i]; break;
+    case HomOp::kSub: for (uint32_t i = 0; i < len; ++i) ta[i] -= tb[i]; break;
+    case HomOp::kNegate: for (uint32_t i = 0; i < len; ++i) ta[i] = -tb[i]; break;  // keeps -0.0
+  }
   out[0] = kChunkRaw;
   std::memset(out + 1, 0, kRawChunkHeaderBytes - 1);
   std::memcpy(out + kRawChunkHeaderBytes, ta.data(), size_t{len} * sizeof(T));
@@ -104,20 +105,21 @@ size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, 
 }
 
 template <typename T>
-size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, bool subtract,
+size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, HomOp op,
                      std::vector<T>& ta, std::vector<T>& tb, uint8_t* out, Counts* cnt) {
+  const bool subtract = op != HomOp::kAdd;
   const uint8_t* a = va.chunk(c);
   const uint8_t* b = vb.chunk(c);
   const uint32_t len = va.h.chunk_len(c);
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   if (a[0] == kChunkRaw || b[0] == kChunkRaw) {
     ++cnt->raw;
-    return float_path_chunk<T>(va, vb, c, subtract, ta, tb, out);
+    return float_path_chunk<T>(va, vb, c, op, ta, tb, out);
   }
   const uint64_t qmax = uint64_t{load_u32(a + 8)} + load_u32(b + 8);
   if (qmax > static_cast<uint64_t>(kQMaxFormat)) {  // codes could leave int32: no wrap
     ++cnt->widened;
-    return float_path_chunk<T>(va, vb, c, subtract, ta, tb, out);
+    return float_path_chunk<T>(va, vb, c, op, ta, tb, out);
   }
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
   size_t pos = kQuantChunkHeaderBytes + align4(nblocks);
@@ -157,7 +159,7 @@ size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, boo
   const size_t end = align8(pos);
   if (pos == 0 || end >= raw) {
     ++cnt->raw;
-    return float_path_chunk<T>(va, vb, c, subtract, ta, tb, out);
+    return float_path_chunk<T>(va, vb, c, op, ta, tb, out);
   }
   for (int i = 0; i < 4; ++i) cnt->pipeline[i] += local[i];
   std::memset(lo + nblocks, 0, align4(nblocks) - nblocks);
@@ -173,16 +175,20 @@ size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, boo
 }
 
 // Parse, validate and check that two streams can be combined.
+// Prefix the thread's last error message (copied first: fail() writes that buffer).
+zcoll_status prefixed(zcoll_status s, const char* which) {
+  std::string cause = zcoll_last_error();
+  return fail(s, "%s stream: %s", which, cause.c_str());
+}
+
 zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_size, StreamView* va,
                        StreamView* vb) {
   zcoll_status s = parse_stream(a, a_size, va);
-  if (s != ZCOLL_SUCCESS) return fail(s, "first stream: %s", zcoll_last_error());
-  s = validate_all_chunks(*va);
-  if (s != ZCOLL_SUCCESS) return fail(s, "first stream: %s", zcoll_last_error());
+  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*va);
+  if (s != ZCOLL_SUCCESS) return prefixed(s, "first");
   s = parse_stream(b, b_size, vb);
-  if (s != ZCOLL_SUCCESS) return fail(s, "second stream: %s", zcoll_last_error());
-  s = validate_all_chunks(*vb);
-  if (s != ZCOLL_SUCCESS) return fail(s, "second stream: %s", zcoll_last_error());
+  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*vb);
+  if (s != ZCOLL_SUCCESS) return prefixed(s, "second");
   const Header &x = va->h, &y = vb->h;
   if (x.dtype != y.dtype)
     return fail(ZCOLL_ERR_MISMATCH, "dtype differs (%s vs %s)",
@@ -224,7 +230,7 @@ uint32_t add_terms(uint32_t a, uint32_t b) {
 }
 
 template <typename T>
-zcoll_status hom_binary(const StreamView& va, const StreamView& vb, bool subtract, uint8_t* dst,
+zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, uint8_t* dst,
                         size_t* out_size, int threads, zcoll_hom_stats* stats) {
   Header h = va.h;
   h.eb = va.h.eb + vb.h.eb;
@@ -241,7 +247,7 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, bool subtrac
       [&](uint64_t c, uint8_t* out) {
         const int t = omp_get_thread_num();
         if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
-        return hom_add_chunk<T>(va, vb, c, subtract, ta[t], tb[t], out, &counts[t]);
+        return hom_add_chunk<T>(va, vb, c, op, ta[t], tb[t], out, &counts[t]);
       });
   finish_stream(dst, h, sizes);
   *out_size = begin + written;
@@ -281,22 +287,33 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
   ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
-  if (va.h.dtype == ZCOLL_FLOAT32)
-    return hom_binary<float>(va, vb, subtract, d, out_size, threads, stats);
-  return hom_binary<double>(va, vb, subtract, d, out_size, threads, stats);
+  const HomOp op = subtract ? HomOp::kSub : HomOp::kAdd;
+  if (va.h.dtype == ZCOLL_FLOAT32) return hom_binary<float>(va, vb, op, d, out_size, threads, stats);
+  return hom_binary<double>(va, vb, op, d, out_size, threads, stats);
 }
 
 // ---- decompress-operate-compress ------------------------------------------------
 
+// x[i] = x[i] op y[i]; one loop per op so that each vectorizes. MAX/MIN return
+// NaN when either input is NaN (x + y), as MPI_MAX/MIN on NaN-aware data would.
 template <typename T>
-inline T apply_op(zcoll_op op, T x, T y) {
+void apply_op(zcoll_op op, T* x, const T* y, uint32_t len) {
   switch (op) {
-    case ZCOLL_OP_SUM: return x + y;
-    case ZCOLL_OP_PROD: return x * y;
-    case ZCOLL_OP_MAX: return std::isnan(x) || std::isnan(y) ? x + y : (x > y ? x : y);
-    case ZCOLL_OP_MIN: return std::isnan(x) || std::isnan(y) ? x + y : (x < y ? x : y);
+    case ZCOLL_OP_SUM: for (uint32_t i = 0; i < len; ++i) x[i] += y[i]; break;
+    case ZCOLL_OP_PROD: for (uint32_t i = 0; i < len; ++i) x[i] *= y[i]; break;
+    case ZCOLL_OP_MAX:
+      for (uint32_t i = 0; i < len; ++i) {
+        const T a = x[i], b = y[i];
+        x[i] = (a != a || b != b) ? a + b : (a > b ? a : b);
+      }
+      break;
+    case ZCOLL_OP_MIN:
+      for (uint32_t i = 0; i < len; ++i) {
+        const T a = x[i], b = y[i];
+        x[i] = (a != a || b != b) ? a + b : (a < b ? a : b);
+      }
+      break;
   }
-  return x;
 }
 
 template <typename T>
@@ -324,19 +341,20 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
         const int t = omp_get_thread_num();
         if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
         const uint32_t len = h.chunk_len(c);
-        decode_chunk_to<T>(va, c, ta[t].data());
-        decode_chunk_to<T>(vb, c, tb[t].data());
+        decode_chunk<T>(va, c, ta[t].data(), false, true);
+        decode_chunk<T>(vb, c, tb[t].data(), false, true);
         T* x = ta[t].data();
         const T* y = tb[t].data();
         if (op == ZCOLL_OP_PROD) {  // |x'y' - xy| <= |y'| ea + (|x'| + ea) eb
           double m = prod_bound[t];
           for (uint32_t i = 0; i < len; ++i) {
             double bnd = std::fabs(double(y[i])) * ea + (std::fabs(double(x[i])) + ea) * eb;
-            if (bnd > m) m = bnd;  // NaN/Inf values are carried exactly in raw chunks
+            // non-finite products are stored exactly (raw chunks) and carry no bound
+            if (std::isfinite(bnd) && bnd > m) m = bnd;
           }
           prod_bound[t] = m;
         }
-        for (uint32_t i = 0; i < len; ++i) x[i] = apply_op(op, x[i], y[i]);
+        apply_op(op, x, y, len);
         return compress_chunk<T>(k, x, len, qz, out);
       });
   double prior = 0;
@@ -388,8 +406,8 @@ zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out, size_t 
   ZCOLL_CHECK(parse_stream(zero.data(), zero.size(), &vz));
   auto* d = static_cast<uint8_t*>(out);
   zcoll_status s = v.h.dtype == ZCOLL_FLOAT32
-                       ? hom_binary<float>(vz, v, true, d, out_size, threads, nullptr)
-                       : hom_binary<double>(vz, v, true, d, out_size, threads, nullptr);
+                       ? hom_binary<float>(vz, v, HomOp::kNegate, d, out_size, threads, nullptr)
+                       : hom_binary<double>(vz, v, HomOp::kNegate, d, out_size, threads, nullptr);
   if (s != ZCOLL_SUCCESS) return s;
   Header h = v.h;  // same bound and terms as the input
   StreamView vo;
@@ -405,13 +423,14 @@ zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, si
                                   zcoll_hom_stats* stats) {
   clear_error();
   if (!acc || !acc_new_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
   StreamView va, vb;
   ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
   std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
   size_t n = 0;
   zcoll_status s = va.h.dtype == ZCOLL_FLOAT32
-                       ? hom_binary<float>(va, vb, false, tmp.data(), &n, threads, stats)
-                       : hom_binary<double>(va, vb, false, tmp.data(), &n, threads, stats);
+                       ? hom_binary<float>(va, vb, HomOp::kAdd, tmp.data(), &n, threads, stats)
+                       : hom_binary<double>(va, vb, HomOp::kAdd, tmp.data(), &n, threads, stats);
   if (s != ZCOLL_SUCCESS) return s;
   if (n > acc_cap)
     return fail(ZCOLL_ERR_BUFFER_TOO_SMALL,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -27,8 +28,12 @@ zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size) {
   if (p->struct_size < sizeof(zcoll_params))
     return fail(ZCOLL_ERR_INVALID_ARG, "params.struct_size is %zu, expected %zu (use zcoll_params_init)",
                 p->struct_size, sizeof(zcoll_params));
-  if (p->eb_mode != ZCOLL_EB_ABS && p->eb_mode != ZCOLL_EB_REL)
-    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", static_cast<int>(p->eb_mode));
+  // read as an int: a C caller may store any value, which is not a valid C++ enum load
+  static_assert(sizeof(zcoll_eb_mode) == sizeof(int), "enum size");
+  int mode;
+  std::memcpy(&mode, &p->eb_mode, sizeof mode);
+  if (mode != ZCOLL_EB_ABS && mode != ZCOLL_EB_REL)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", mode);
   if (!(std::isfinite(p->error_bound) && p->error_bound > 0))
     return fail(ZCOLL_ERR_INVALID_ARG, "error bound must be a positive finite number, got %g",
                 p->error_bound);
@@ -114,19 +119,12 @@ zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last)
 template <typename T>
 zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last, T* dst,
                               bool accumulate, int threads) {
-  const ChunkKernels& k = active_kernels();
-  const double factor = v.h.dequant_factor();
   const int nt = resolve_threads(threads, last - first);
-  std::atomic<int> failed{0};
+  // validate_chunks ran before, so no chunk decode can fail here
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t c = static_cast<int64_t>(first); c < static_cast<int64_t>(last); ++c) {
-    zcoll_status s = decompress_chunk<T>(k, v.chunk(c), v.chunk_bytes(c), v.h.chunk_len(c), factor,
-                                         dst + static_cast<uint64_t>(c) * v.h.chunk_size,
-                                         accumulate);
-    if (s != ZCOLL_SUCCESS) failed.store(1);
-  }
-  // validate_chunks ran before, so this is unreachable for well-framed input
-  if (failed.load()) return fail(ZCOLL_ERR_INTERNAL, "chunk decode failed after validation");
+  for (int64_t c = static_cast<int64_t>(first); c < static_cast<int64_t>(last); ++c)
+    decode_chunk<T>(v, static_cast<uint64_t>(c), dst + static_cast<uint64_t>(c) * v.h.chunk_size,
+                    accumulate, true);
   return ZCOLL_SUCCESS;
 }
 
@@ -222,6 +220,7 @@ size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
 }
 
 size_t zcoll_chunk_count(size_t n, uint32_t cs) {
+  if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
   if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
   return (n + cs - 1) / cs;
 }
@@ -257,11 +256,14 @@ zcoll_status zcoll_resolve_error_bound(const zcoll_params* p, zcoll_dtype dtype,
   }
   double mn, mx;
   ZCOLL_CHECK(zcoll_value_range(dtype, src, n, p->threads, &mn, &mx));
-  double range = mx - mn;
-  double eb = range > 0 ? p->error_bound * range : p->error_bound * std::max(std::fabs(mn), 1.0);
-  if (!(std::isfinite(eb) && eb > 0))
-    return fail(ZCOLL_ERR_INVALID_ARG, "relative bound %g of range %g gives no usable bound",
-                p->error_bound, range);
+  const double range = mx - mn;
+  const double rel = p->error_bound;
+  double eb = range > 0 ? rel * range : rel * std::max(std::fabs(mn), 1.0);
+  if (std::isinf(range)) eb = rel * mx - rel * mn;  // the range itself overflows double
+  // clamp into (0, DBL_MAX]: any positive finite bound compresses (chunks that
+  // cannot be quantized at such a step are stored raw)
+  if (!(eb <= DBL_MAX)) eb = DBL_MAX;
+  if (!(eb > 0)) eb = std::numeric_limits<double>::denorm_min();
   *abs_bound = eb;
   return ZCOLL_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/chunk_codec.h"
 #include "codec/format.h"
 #include "zcoll.h"
 
@@ -19,6 +20,29 @@ zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size);
 zcoll_status check_dtype(zcoll_dtype dtype);
 // Framing check of every chunk (kind byte, raw size, code lengths vs size).
 zcoll_status validate_all_chunks(const StreamView& v);
+
+// Decode chunk c of a stream whose framing was validated. With apply_divisor the
+// result is what decompression returns; without it, the represented values
+// (codes * quantum, raw values as stored) that homomorphic float paths combine.
+// A raw chunk of a stream with a divisor is divided like the quantized ones.
+template <typename T>
+void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool apply_divisor) {
+  const uint8_t* in = v.chunk(c);
+  const uint32_t len = v.h.chunk_len(c);
+  if (in[0] == kChunkRaw && apply_divisor && v.h.divisor != 1) {
+    const uint8_t* p = in + kRawChunkHeaderBytes;
+    const double d = static_cast<double>(v.h.divisor);
+    for (uint32_t i = 0; i < len; ++i) {
+      T x;
+      std::memcpy(&x, p + size_t{i} * sizeof(T), sizeof(T));
+      const T r = static_cast<T>(static_cast<double>(x) / d);
+      out[i] = accumulate ? out[i] + r : r;
+    }
+    return;
+  }
+  const double factor = apply_divisor ? v.h.dequant_factor() : v.h.quantum;
+  decompress_chunk<T>(active_kernels(), in, v.chunk_bytes(c), len, factor, out, accumulate);
+}
 
 // Produce chunks [first, last) in parallel and pack them compactly into dst.
 // chunk_fn(c, out) writes chunk c at out (room: worst(c) bytes) and returns its size.

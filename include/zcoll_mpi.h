@@ -1,0 +1,263 @@
+/*
+ * zcoll_mpi.h — error-bounded compressed MPI collectives (libzcoll_mpi).
+ *
+ * The calls mirror their MPI counterparts and take a zcoll_comm handle made
+ * from an MPI communicator. Each call runs one of five modes:
+ *
+ *   ZCOLL_MODE_MPI      the MPI library's own collective (exact)
+ *   ZCOLL_MODE_RAW      zcoll's algorithm without compression (exact)
+ *   ZCOLL_MODE_CPR_P2P  baseline: compress before every send, decompress after
+ *                       every receive (the error grows with every hop)
+ *   ZCOLL_MODE_DOC      C-Coll: data movement compresses each piece once and
+ *                       decompresses once at the end; reductions decompress,
+ *                       operate and recompress, with the compression done in
+ *                       chunk ranges interleaved with MPI progress polling
+ *   ZCOLL_MODE_HOM      hZCCL: compress once, reduce on compressed streams
+ *                       (MPI_SUM); MPI_MAX/MIN/PROD run as DOC
+ *
+ * and one algorithm per collective (ring Reduce_scatter / Allgather / Allreduce,
+ * recursive-doubling Allreduce, binomial Bcast / Scatter / Reduce / Gather; see
+ * docs/algorithms.md for phases, cost and error propagation).
+ *
+ * A call goes to the plain MPI collective (always correct) when the datatype is
+ * not MPI_FLOAT / MPI_DOUBLE, the op is not MPI_SUM / MAX / MIN / PROD, the
+ * message is below the size threshold (min_bytes), or the mode is MPI.
+ *
+ * Error bounds. The configured bound is turned into one absolute bound `eb`
+ * agreed on by all ranks (for ZCOLL_EB_REL: error_bound * (max - min) over the
+ * finite inputs of all ranks, found with one small MPI_Allreduce that also checks
+ * that every rank uses the same settings). With ZCOLL_BOUND_PER_COMPRESSION, eb
+ * bounds each compression and the result's bound grows with the algorithm (for
+ * example N*eb for a homomorphic ring Allreduce sum). With ZCOLL_BOUND_RESULT the
+ * library divides eb by the algorithm's accumulation factor so that the result
+ * stays within eb. Either way the bound of each call is reported in
+ * zcoll_report.error_bound. The bound is that of exact arithmetic: the rounding
+ * of the reduction in the datatype comes on top, as for MPI itself (at most
+ * (N+1)*u*sum_i|x_i| for SUM, u = 2^-24 for float and 2^-53 for double; MAX and
+ * MIN round nothing; PROD (N+1)*u relative). NaN and Inf inputs are carried
+ * exactly (their chunks are stored raw) and follow IEEE arithmetic; MAX and MIN
+ * return NaN where any input is NaN.
+ *
+ * Settings that differ between ranks (error bound, mode, algorithm, count,
+ * datatype, op, root, chunk size) are detected: every rank returns
+ * ZCOLL_ERR_MISMATCH and nothing is mixed. Mode and size threshold must agree
+ * across ranks like the collective call itself (a rank that goes to MPI while
+ * another runs a zcoll algorithm is the same error as calling different
+ * collectives).
+ *
+ * Buffers are host memory. MPI_IN_PLACE is accepted where MPI allows it (noted
+ * per call). Counts are size_t; the MPI fallback uses the MPI-4 large-count
+ * calls, so counts above INT_MAX work in every mode.
+ *
+ * Threads: a zcoll_comm is used by one thread at a time (as an MPI communicator
+ * in a collective). The codec runs an OpenMP team of `threads` threads inside
+ * each call; only the calling thread calls MPI (MPI_THREAD_FUNNELED suffices).
+ *
+ * Every function returns a zcoll_status; zcoll_last_error() (zcoll.h) gives the
+ * detailed message of the last failure on the calling thread.
+ */
+#ifndef ZCOLL_MPI_H
+#define ZCOLL_MPI_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- modes, algorithms, collectives ---------------------------------------- */
+typedef enum zcoll_mode {
+  ZCOLL_MODE_DEFAULT = 0, /* zcoll_comm_set_mode: back to the configured mode  */
+  ZCOLL_MODE_MPI = 1,
+  ZCOLL_MODE_RAW = 2,
+  ZCOLL_MODE_CPR_P2P = 3,
+  ZCOLL_MODE_DOC = 4,
+  ZCOLL_MODE_HOM = 5
+} zcoll_mode;
+
+typedef enum zcoll_algorithm {
+  ZCOLL_ALGO_AUTO = 0,               /* selection by the library              */
+  ZCOLL_ALGO_NATIVE = 1,             /* the MPI library's collective          */
+  ZCOLL_ALGO_RING = 2,               /* Allreduce, Reduce_scatter, Allgather  */
+  ZCOLL_ALGO_RECURSIVE_DOUBLING = 3, /* Allreduce, any process count          */
+  ZCOLL_ALGO_BINOMIAL = 4,           /* Bcast, Scatter, Reduce, Gather        */
+  ZCOLL_ALGO_NONE = 5                /* nothing to do (count 0)               */
+} zcoll_algorithm;
+
+typedef enum zcoll_collective {
+  ZCOLL_COLL_NONE = 0, /* no call made yet                                      */
+  ZCOLL_COLL_ALLREDUCE = 1,
+  ZCOLL_COLL_REDUCE_SCATTER = 2, /* block and counts variants                  */
+  ZCOLL_COLL_ALLGATHER = 3,
+  ZCOLL_COLL_BCAST = 4,
+  ZCOLL_COLL_SCATTER = 5,
+  ZCOLL_COLL_REDUCE = 6,
+  ZCOLL_COLL_GATHER = 7
+} zcoll_collective;
+
+typedef enum zcoll_bound_semantics {
+  ZCOLL_BOUND_PER_COMPRESSION = 0, /* error_bound bounds each compression      */
+  ZCOLL_BOUND_RESULT = 1           /* error_bound bounds the final result      */
+} zcoll_bound_semantics;
+
+/* Names ("hom", "ring", "allreduce", ...); never NULL ("?" if unknown). */
+const char* zcoll_mode_name(zcoll_mode mode);
+const char* zcoll_algorithm_name(zcoll_algorithm algorithm);
+const char* zcoll_collective_name(zcoll_collective collective);
+/* Parse a mode name ("mpi", "raw", "cpr_p2p", "doc", "hom"). */
+zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
+
+/* ---- configuration ---------------------------------------------------------
+ * Every field can be overridden by a ZCOLL_* environment variable when the
+ * handle is created (docs/env.md; zcoll_mpi_env_help() prints the table).    */
+typedef struct zcoll_comm_config {
+  size_t struct_size;             /* sizeof(zcoll_comm_config)                 */
+  zcoll_mode mode;                /* ZCOLL_MODE (default HOM)                  */
+  zcoll_eb_mode eb_mode;          /* ZCOLL_EB_MODE abs|rel (default REL)       */
+  double error_bound;             /* ZCOLL_ERROR_BOUND (default 1e-4)          */
+  zcoll_bound_semantics bound;    /* ZCOLL_BOUND per_compression|result        */
+  int threads;                    /* ZCOLL_THREADS: OpenMP team per rank for the
+                                     codec and local reductions (default 1;
+                                     0 = omp_get_max_threads())                */
+  size_t min_bytes;               /* ZCOLL_MIN_BYTES: messages of fewer bytes
+                                     go to MPI (default 65536; 0 = never)      */
+  uint32_t chunk_size;            /* ZCOLL_CHUNK_SIZE: codec chunk in values
+                                     (0 = ZCOLL_DEFAULT_CHUNK_SIZE)            */
+  size_t pipeline_values;         /* ZCOLL_PIPELINE_VALUES: values per pipeline
+                                     segment (each one compressed stream);
+                                     0 = 4 chunks                              */
+  zcoll_algorithm allreduce_algorithm; /* ZCOLL_ALLREDUCE_ALGO auto|ring|rd    */
+} zcoll_comm_config;
+
+#define ZCOLL_COMM_CONFIG_INITIALIZER                                         \
+  { sizeof(zcoll_comm_config), ZCOLL_MODE_HOM, ZCOLL_EB_REL, 1e-4,            \
+    ZCOLL_BOUND_PER_COMPRESSION, 1, 65536, 0u, 0, ZCOLL_ALGO_AUTO }
+
+/* Fill *config with the defaults above. */
+void zcoll_comm_config_init(zcoll_comm_config* config);
+
+/* A text table of every ZCOLL_* environment variable: name, default, meaning
+ * (static storage, never NULL). */
+const char* zcoll_mpi_env_help(void);
+
+/* ---- the handle -------------------------------------------------------------
+ * Collective over comm (an intra-communicator): duplicates comm, applies the
+ * environment to *config (NULL = defaults) and validates the result. The handle
+ * owns the duplicate, its reusable buffers and the settings. */
+typedef struct zcoll_comm zcoll_comm;
+zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config,
+                               zcoll_comm** out);
+/* Collective over the communicator (frees the duplicate). NULL is a no-op. */
+zcoll_status zcoll_comm_free(zcoll_comm* zc);
+/* The effective configuration (after the environment). */
+zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* config);
+
+/* Per-call settings: they apply to the following calls on this handle until
+ * changed again (all ranks must set the same values).
+ *   set_mode: ZCOLL_MODE_DEFAULT returns to the configured mode.
+ *   set_algorithm: the Allreduce algorithm (AUTO, RING, RECURSIVE_DOUBLING);
+ *     the other collectives have one algorithm each.
+ *   set_error_bound: eb_mode + value for the following calls.
+ *   set_average: with MPI_SUM, Allreduce / Reduce / Reduce_scatter return the
+ *     sum divided by the communicator size (on compressed streams the divisor
+ *     is applied at decompression); ignored for other ops. */
+zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
+zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_algorithm algorithm);
+zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode,
+                                        double error_bound);
+zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average);
+zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size);
+zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
+
+/* ---- per-call report --------------------------------------------------------
+ * Filled by every call (also by one that fails) and readable after it. Times
+ * and byte counts are this rank's. */
+typedef struct zcoll_report {
+  size_t struct_size;          /* set by the caller: sizeof(zcoll_report)       */
+  zcoll_collective collective;
+  zcoll_mode mode;             /* the mode that ran (after fallbacks)           */
+  zcoll_algorithm algorithm;
+  zcoll_status status;
+  int comm_size;
+  char reason[160];            /* why this mode and algorithm                   */
+  uint64_t count;              /* values of the call (per-rank block for the
+                                  gather/scatter family, total for reduce_scatter) */
+  uint64_t bytes_sent;         /* bytes this rank sent (0 for mode MPI)        */
+  uint64_t bytes_uncompressed; /* bytes the same algorithm sends uncompressed   */
+  double time_total;           /* seconds                                      */
+  double time_compress;        /* compression + decompression                  */
+  double time_comm;            /* in MPI calls (sending, receiving, waiting)   */
+  double time_reduce;          /* local reduction, homomorphic additions       */
+  double eb_per_compression;   /* absolute bound of one compression (0: none)  */
+  double error_bound;          /* guaranteed |result - exact| of the values
+                                  this rank received (exact arithmetic)       */
+  double error_factor;         /* error_bound / eb_per_compression (sum/max of
+                                  the compressions on the worst path)         */
+  uint32_t compressions;       /* compressions this rank ran                   */
+  uint32_t hom_adds;           /* homomorphic additions this rank ran          */
+} zcoll_report;
+
+zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
+
+/* ---- collectives --------------------------------------------------------------
+ * datatype: any MPI datatype (MPI_FLOAT and MPI_DOUBLE are compressed, others
+ * go to MPI). op: any MPI_Op (SUM/MAX/MIN/PROD are ours, others go to MPI).
+ * All ranks call with matching arguments, as in MPI.                         */
+
+/* recvbuf = op over ranks of sendbuf (count values). sendbuf may be
+ * MPI_IN_PLACE (input taken from recvbuf). Every rank gets a bit-identical
+ * result (cpr_p2p: see docs/algorithms.md). */
+zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                             size_t count, MPI_Datatype datatype, MPI_Op op);
+
+/* MPI_Reduce_scatter_block: sendbuf holds size*recvcount values; rank i gets
+ * block i (recvcount values) of the reduction. sendbuf may be MPI_IN_PLACE
+ * (input in recvbuf, which then holds size*recvcount values; the result is
+ * written to its start). */
+zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf,
+                                  void* recvbuf, size_t recvcount,
+                                  MPI_Datatype datatype, MPI_Op op);
+
+/* MPI_Reduce_scatter: sendbuf holds sum(recvcounts) values; rank i gets the
+ * recvcounts[i] values at offset sum(recvcounts[0..i-1]) of the reduction.
+ * recvcounts has comm-size entries, identical on all ranks. MPI_IN_PLACE as
+ * for zcoll_reduce_scatter. */
+zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf,
+                                         void* recvbuf, const size_t* recvcounts,
+                                         MPI_Datatype datatype, MPI_Op op);
+
+/* recvbuf (size*count values) = every rank's sendbuf in rank order. sendbuf
+ * may be MPI_IN_PLACE (each rank's block already at recvbuf + rank*count). */
+zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                             size_t count, MPI_Datatype datatype);
+
+/* buffer (count values) of root to every rank. */
+zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count,
+                         MPI_Datatype datatype, int root);
+
+/* Root's sendbuf (size*count values, significant at root only): block i goes
+ * to rank i's recvbuf (count values). At root recvbuf may be MPI_IN_PLACE
+ * (root's block stays in sendbuf). */
+zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                           size_t count, MPI_Datatype datatype, int root);
+
+/* recvbuf at root = op over ranks of sendbuf (count values); recvbuf is
+ * significant at root only. At root sendbuf may be MPI_IN_PLACE. */
+zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                          size_t count, MPI_Datatype datatype, MPI_Op op,
+                          int root);
+
+/* Root's recvbuf (size*count values) = every rank's sendbuf in rank order. At
+ * root sendbuf may be MPI_IN_PLACE (root's block already in place). */
+zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                          size_t count, MPI_Datatype datatype, int root);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCOLL_MPI_H */

@@ -1,0 +1,316 @@
+// format_test.cc — the stream format of docs/format.md: the worked examples byte
+// for byte, an independent reference decoder written from the document alone
+// (it must agree with zcoll_decompress on every stream), CRC-32C, and a golden
+// digest of many streams (the same for every kernel set).
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codec/format.h"  // internal: zcoll::crc32c
+#include "test_data.h"
+#include "test_util.h"
+
+namespace {
+
+using zt::Rng;
+
+// ---- an independent implementation of docs/format.md -----------------------------
+
+uint32_t ref_crc32c(const uint8_t* p, size_t n, uint32_t crc = 0) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | uint32_t{p[3]} << 24; }
+uint64_t le64(const uint8_t* p) { return le32(p) | uint64_t{le32(p + 4)} << 32; }
+double lef64(const uint8_t* p) {
+  uint64_t u = le64(p);
+  double d;
+  std::memcpy(&d, &u, 8);
+  return d;
+}
+
+// Decode a whole stream following the document; false on anything invalid.
+template <typename T>
+bool ref_decode(const uint8_t* s, size_t size, std::vector<T>* out, std::string* why) {
+  auto bad = [&](const char* w) {
+    *why = w;
+    return false;
+  };
+  if (size < 48) return bad("short header");
+  if (std::memcmp(s, "ZCOL", 4) != 0) return bad("magic");
+  if (s[4] != 1) return bad("version");
+  const int dtype = s[5];
+  if (dtype != (sizeof(T) == 4 ? 1 : 2)) return bad("dtype");
+  if (s[6] != 5 || s[7] != 0) return bad("block size / flags");
+  const uint32_t cs = le32(s + 8), divisor = le32(s + 12), terms = le32(s + 40);
+  const uint64_t n = le64(s + 16);
+  const double eb = lef64(s + 24), quantum = lef64(s + 32);
+  if (cs % 32 || cs < 1024 || cs > 1048576 || divisor == 0 || terms == 0) return bad("fields");
+  if (!(eb > 0 && std::isfinite(eb) && quantum > 0 && std::isfinite(quantum))) return bad("eb/quantum");
+  const uint64_t chunks = (n + cs - 1) / cs;
+  const size_t index_bytes = (chunks * 4 + 7) / 8 * 8;
+  if (size < 48 + index_bytes) return bad("short index");
+  uint32_t crc = ref_crc32c(s, 44);
+  crc = ref_crc32c(s + 48, index_bytes, crc);
+  if (crc != le32(s + 44)) return bad("checksum");
+  const double factor = quantum / static_cast<double>(divisor);
+  out->assign(n, T(0));
+  size_t off = 48 + index_bytes;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint32_t bytes = le32(s + 48 + 4 * c);
+    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(cs, n - c * cs));
+    const size_t raw = (8 + size_t{len} * sizeof(T) + 7) / 8 * 8;
+    if (bytes < 8 || bytes % 8 || bytes > raw) return bad("chunk size");
+    if (off + bytes > size) return bad("truncated chunk");
+    const uint8_t* ch = s + off;
+    T* o = out->data() + c * cs;
+    if (ch[0] == 1) {
+      if (bytes != raw) return bad("raw size");
+      std::memcpy(o, ch + 8, size_t{len} * sizeof(T));
+    } else if (ch[0] == 0) {
+      const uint32_t nb = (len + 31) / 32;
+      const size_t head = 12 + (nb + 3) / 4 * 4;
+      if (bytes < head) return bad("quantized header");
+      size_t total = head;
+      for (uint32_t b = 0; b < nb; ++b) {
+        if (ch[12 + b] > 33) return bad("code length");
+        total += 4u * ch[12 + b];
+      }
+      if ((total + 7) / 8 * 8 != bytes) return bad("payload size");
+      uint32_t q = le32(ch + 4);  // anchor; prefix sum modulo 2^32
+      size_t pos = head;
+      for (uint32_t b = 0; b < nb; ++b) {
+        const uint32_t W = ch[12 + b];
+        uint32_t d[32] = {0};
+        for (uint32_t j = 0; j < W && j < 32; ++j) {
+          const uint32_t plane = le32(ch + pos + 4 * j);
+          for (int i = 0; i < 32; ++i) d[i] |= ((plane >> i) & 1u) << j;
+        }
+        if (W > 0 && W < 32)
+          for (int i = 0; i < 32; ++i)
+            if (d[i] >> (W - 1) & 1u) d[i] |= ~0u << W;  // sign extension
+        pos += 4u * W;
+        for (uint32_t i = 0; i < 32 && b * 32 + i < len; ++i) {
+          q += d[i];
+          const int32_t code = static_cast<int32_t>(q);
+          o[b * 32 + i] = static_cast<T>(static_cast<double>(code) * factor);
+        }
+      }
+    } else {
+      return bad("chunk kind");
+    }
+    off += bytes;
+  }
+  return true;
+}
+
+// ---- the worked examples of docs/format.md ---------------------------------------
+
+const uint8_t kExampleQuantized[80] = {
+    // header
+    0x5a, 0x43, 0x4f, 0x4c, 0x01, 0x01, 0x05, 0x00,  // "ZCOL", version 1, float32, 2^5, flags 0
+    0x00, 0x04, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,  // chunk size 1024, divisor 1
+    0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // n = 5
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe0, 0x3f,  // error bound 0.5
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xef, 0x3f,  // quantum 0.984375
+    0x01, 0x00, 0x00, 0x00, 0xc3, 0x17, 0xc2, 0x60,  // terms 1, CRC-32C 0x60c217c3
+    // index
+    0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // chunk 0: 24 bytes, padding
+    // chunk 0 (quantized)
+    0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,  // kind 0, padding, anchor 1
+    0x03, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,  // qmax 3, code length W = 2, padding
+    0x1c, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,  // plane 0, plane 1 (sign)
+};
+
+const uint8_t kExampleRaw[80] = {
+    0x5a, 0x43, 0x4f, 0x4c, 0x01, 0x01, 0x05, 0x00,  //
+    0x00, 0x04, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,  //
+    0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // n = 3
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe0, 0x3f,  //
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xef, 0x3f,  //
+    0x01, 0x00, 0x00, 0x00, 0x4b, 0x8e, 0x69, 0xc8,  // terms 1, CRC-32C 0xc8698e4b
+    0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // chunk 0: 24 bytes
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // kind 1 (raw), padding
+    0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0xc0, 0x7f,  // 1.0f, NaN (0x7fc00000)
+    0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,  // 2.0f, padding
+};
+
+void expect_bytes(const std::vector<uint8_t>& got, const uint8_t* want, size_t n) {
+  ASSERT_EQ(got.size(), n) << "got:\n" << zt::hex(got.data(), got.size());
+  for (size_t i = 0; i < n; ++i)
+    EXPECT_EQ(got[i], want[i]) << "byte " << i << "; got:\n" << zt::hex(got.data(), got.size());
+}
+
+TEST(Format, WorkedExampleQuantizedChunk) {
+  const std::vector<float> x = {1.0f, 1.2f, 2.0f, 2.9f, 2.1f};
+  for (int threads : {1, 2}) {
+    std::vector<uint8_t> z = zt::compress(x, ZCOLL_EB_ABS, 0.5, 1024, threads);
+    expect_bytes(z, kExampleQuantized, sizeof kExampleQuantized);
+  }
+  std::vector<uint8_t> z(kExampleQuantized, kExampleQuantized + 80);
+  std::vector<float> y = zt::decompress<float>(z, 5);
+  const float want[5] = {0.984375f, 0.984375f, 1.96875f, 2.953125f, 1.96875f};  // codes 1 1 2 3 2
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(y[i], want[i]) << i;
+  zcoll_info info = zt::inspect(z);
+  EXPECT_EQ(info.quantum, 0.984375);  // 2 * 0.5 * (1 - 1/64)
+  EXPECT_EQ(info.raw_chunks, 0u);
+  std::vector<float> r;
+  std::string why;
+  ASSERT_TRUE(ref_decode<float>(z.data(), z.size(), &r, &why)) << why;
+  EXPECT_EQ(std::memcmp(r.data(), want, sizeof want), 0);
+  uint32_t crc = ref_crc32c(z.data(), 44);
+  crc = ref_crc32c(z.data() + 48, 8, crc);
+  EXPECT_EQ(crc, 0x60c217c3u);
+}
+
+TEST(Format, WorkedExampleRawChunk) {
+  const std::vector<float> x = {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f};
+  ASSERT_EQ(zt::bits_of(x[1]), 0x7fc00000u);
+  std::vector<uint8_t> z = zt::compress(x, ZCOLL_EB_ABS, 0.5, 1024, 1);
+  expect_bytes(z, kExampleRaw, sizeof kExampleRaw);
+  std::vector<float> y = zt::decompress<float>(z, 3);
+  EXPECT_EQ(std::memcmp(y.data(), x.data(), 12), 0);
+  EXPECT_EQ(zt::inspect(z).raw_chunks, 1u);
+}
+
+TEST(Format, Crc32cCheckValue) {
+  const uint8_t msg[] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
+  EXPECT_EQ(ref_crc32c(msg, 9), 0xE3069283u);
+  EXPECT_EQ(zcoll::crc32c(0, msg, 9), 0xE3069283u);
+  Rng r(1);
+  std::vector<uint8_t> buf(1000);
+  for (auto& b : buf) b = static_cast<uint8_t>(r.next());
+  for (size_t n : {0, 1, 7, 8, 9, 63, 64, 65, 999, 1000})
+    EXPECT_EQ(zcoll::crc32c(0, buf.data(), n), ref_crc32c(buf.data(), n)) << n;
+  // chaining
+  EXPECT_EQ(zcoll::crc32c(zcoll::crc32c(0, buf.data(), 300), buf.data() + 300, 700),
+            ref_crc32c(buf.data(), 1000));
+}
+
+// Header fields as the document describes them.
+TEST(Format, HeaderFields) {
+  std::vector<double> x(5000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.01 * i);
+  x[3000] = NAN;  // chunk 2 of 4 raw (chunk size 1024 + 32)
+  std::vector<uint8_t> z = zt::compress(x, ZCOLL_EB_ABS, 1e-4, 1056, 1);
+  ASSERT_GE(z.size(), 48u);
+  EXPECT_EQ(std::memcmp(z.data(), "ZCOL", 4), 0);
+  EXPECT_EQ(z[4], 1);
+  EXPECT_EQ(z[5], 2);
+  EXPECT_EQ(z[6], 5);
+  EXPECT_EQ(z[7], 0);
+  EXPECT_EQ(le32(z.data() + 8), 1056u);
+  EXPECT_EQ(le32(z.data() + 12), 1u);
+  EXPECT_EQ(le64(z.data() + 16), 5000u);
+  EXPECT_EQ(lef64(z.data() + 24), 1e-4);
+  EXPECT_EQ(lef64(z.data() + 32), 2 * 1e-4 * (1 - 1.0 / 1048576));
+  EXPECT_EQ(le32(z.data() + 40), 1u);
+  const size_t chunks = 5, index = 24;  // 5 entries + 4 bytes of padding
+  EXPECT_EQ(zcoll_header_size(5000, 1056), 48 + index);
+  EXPECT_EQ(le32(z.data() + 48 + 20), 0u);
+  size_t off = 48 + index;
+  for (size_t c = 0; c < chunks; ++c) {
+    uint32_t bytes = le32(z.data() + 48 + 4 * c);
+    EXPECT_EQ(bytes % 8, 0u);
+    EXPECT_EQ(off % 8, 0u);
+    EXPECT_EQ(z[off], c == 2 ? 1 : 0) << c;
+    off += bytes;
+  }
+  EXPECT_EQ(off, z.size());
+  // quantized chunk: the padding after the code lengths and after the payload is zero
+  const uint8_t* ch = z.data() + 48 + index;
+  EXPECT_EQ(ch[1] | ch[2] | ch[3], 0);
+  for (size_t i = 12 + 33; i < 12 + 36; ++i) EXPECT_EQ(ch[i], 0) << i;  // 33 blocks -> 36 bytes
+  EXPECT_EQ(static_cast<int32_t>(le32(ch + 4)), 0);  // x[0] = 0 -> anchor 0
+}
+
+// The reference decoder and zcoll_decompress agree on streams of every kind.
+template <typename T>
+void reference_agrees(uint64_t seed) {
+  Rng r(seed);
+  for (int it = 0; it < 120; ++it) {
+    int kind = it % zt::kNumKinds;
+    size_t n = r.below(3) == 0 ? r.below(70) : r.below(4000);
+    uint32_t cs = r.coin() ? 1024 : 2048;
+    zcoll_eb_mode mode = r.coin() ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
+    double eb = mode == ZCOLL_EB_ABS ? (r.coin() ? 1e-3 : 0.5) : 1e-3;
+    std::vector<T> x = zt::make_case<T>(kind, n, r, mode, eb, cs);
+    double mn, mx;
+    zcoll_value_range(zt::dtype_of<T>(), x.data(), n, 1, &mn, &mx);
+    if (mode == ZCOLL_EB_REL && !(std::isfinite(mx - mn) && (mx - mn) * eb > 1e-300)) continue;
+    std::vector<uint8_t> z = zt::compress(x, mode, eb, cs, 2);
+    ASSERT_FALSE(z.empty());
+    std::vector<T> lib = zt::decompress<T>(z, n), ref;
+    std::string why;
+    ASSERT_TRUE(ref_decode<T>(z.data(), z.size(), &ref, &why)) << why << " (" << zt::kind_name(kind) << ")";
+    ASSERT_EQ(std::memcmp(lib.data(), ref.data(), n * sizeof(T)), 0) << zt::kind_name(kind) << " n=" << n;
+  }
+}
+
+TEST(Format, ReferenceDecoderAgrees) {
+  reference_agrees<float>(11);
+  reference_agrees<double>(12);
+}
+
+// ---- golden digest -------------------------------------------------------------------
+// Streams of fixed inputs built with integer arithmetic only (no libm), hashed.
+// The digest pins format version 1: it must be the same for every kernel set
+// (ctest also runs this with ZCOLL_SIMD=scalar) and every platform. If a change
+// of the bytes is intended, update docs/format.md, the worked examples and this.
+
+constexpr size_t kGoldenBytes = 825000;
+constexpr uint64_t kGoldenDigest = 0x816da081c449a7daull;
+
+uint64_t fnv1a(uint64_t h, const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+template <typename T>
+std::vector<T> golden_input(int kind, size_t n) {
+  std::vector<T> x(n);
+  uint64_t s = 0x9E3779B97F4A7C15ull * (kind + 1);
+  int64_t walk = 0;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t r16 = static_cast<int64_t>((s >> 33) & 0xFFFF) - 32768;
+    switch (kind) {
+      case 0: walk += r16 / 64; x[i] = static_cast<T>(static_cast<double>(walk) / 256); break;
+      case 1: x[i] = static_cast<T>(static_cast<double>(r16) / 1024); break;  // noise
+      case 2: x[i] = static_cast<T>(static_cast<double>(static_cast<int64_t>(i / 100)) * 0.25); break;
+      case 3: x[i] = zt::from_bits<T>(static_cast<typename zt::Bits<T>::U>(s)); break;  // any bits
+      default: x[i] = static_cast<T>(static_cast<double>(r16) * 1e6); break;  // big codes
+    }
+  }
+  if (n > 1500) x[1500] = std::numeric_limits<T>::quiet_NaN();
+  return x;
+}
+
+TEST(Format, GoldenDigest) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t total = 0;
+  for (int kind = 0; kind < 5; ++kind) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{33}, size_t{1025}, size_t{5000}}) {
+      for (double eb : {1e-3, 0.5, 100.0}) {
+        auto f = zt::compress(golden_input<float>(kind, n), ZCOLL_EB_ABS, eb, 1024, 2);
+        auto d = zt::compress(golden_input<double>(kind, n), ZCOLL_EB_ABS, eb, 1024, 2);
+        auto fr = zt::compress(golden_input<float>(kind, n), ZCOLL_EB_REL, eb * 1e-3, 2048, 1);
+        h = fnv1a(h, f.data(), f.size());
+        h = fnv1a(h, d.data(), d.size());
+        h = fnv1a(h, fr.data(), fr.size());
+        total += f.size() + d.size() + fr.size();
+      }
+    }
+  }
+  std::printf("golden: %zu bytes, digest 0x%016llx\n", total, static_cast<unsigned long long>(h));
+  EXPECT_EQ(total, kGoldenBytes);
+  EXPECT_EQ(h, kGoldenDigest) << "the compressed bytes changed (see the comment above)";
+}
+
+}  // namespace
