@@ -80,6 +80,41 @@ struct Counts {
   uint64_t raw = 0, widened = 0;
 };
 
+// The block loop of one chunk: per block pair, the cheapest pipeline. Returns the
+// end of the payload, or 0 if (kChecked) the output would not beat a raw chunk.
+template <bool kChecked>
+size_t combine_blocks(const uint8_t* a, const uint8_t* b, uint8_t* out, uint32_t nblocks,
+                      bool subtract, size_t pos, size_t raw, uint64_t counts[4]) {
+  const uint8_t* la = a + kQuantChunkHeaderBytes;
+  const uint8_t* lb = b + kQuantChunkHeaderBytes;
+  uint8_t* lo = out + kQuantChunkHeaderBytes;
+  size_t pa = pos, pb = pos;
+  uint64_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+  for (uint32_t blk = 0; blk < nblocks; ++blk) {
+    const uint32_t wa = la[blk], wb = lb[blk];
+    if (kChecked && pos + 4 * ((wa > wb ? wa : wb) + 1) >= raw) return 0;
+    uint32_t w;
+    if (wa == 0 && wb == 0) {
+      w = 0, ++n0;
+    } else if (wa == 0 && !subtract) {
+      w = wb, ++n1;
+      copy_words(out + pos, b + pb, w);
+    } else if (wb == 0) {
+      w = wa, ++n2;
+      copy_words(out + pos, a + pa, w);
+    } else {  // both non-constant (or 0 - b: negation through the adder)
+      ++(wa == 0 ? n1 : n3);
+      w = add_planes(a + pa, wa, b + pb, wb, subtract, out + pos);
+    }
+    pa += block_payload_bytes(wa);
+    pb += block_payload_bytes(wb);
+    lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
+    pos += block_payload_bytes(w);
+  }
+  counts[0] += n0, counts[1] += n1, counts[2] += n2, counts[3] += n3;
+  return pos;
+}
+
 enum class HomOp { kAdd, kSub, kNegate };  // kNegate: a is a stream of zeros
 
 // a op b through floats, stored as a raw chunk (exact copy of the T results). The
@@ -127,35 +162,17 @@ size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, Hom
   const uint8_t* la = a + kQuantChunkHeaderBytes;
   const uint8_t* lb = b + kQuantChunkHeaderBytes;
   uint8_t* lo = out + kQuantChunkHeaderBytes;
-  size_t pa = kQuantChunkHeaderBytes + align4(nblocks), pb = pa;
-  uint64_t local[4] = {0, 0, 0, 0};
-  for (uint32_t blk = 0; pos && blk < nblocks; ++blk) {
-    const uint32_t wa = la[blk], wb = lb[blk];
-    const uint32_t widest = wa > wb ? wa : wb;
-    if (pos + 4 * (widest + 1) >= raw) {  // would not shrink: float path
-      pos = 0;
-      break;
-    }
-    uint32_t w;
-    int pipe;
-    if (wa == 0 && wb == 0) {
-      pipe = 0, w = 0;
-    } else if (wa == 0 && !subtract) {
-      pipe = 1, w = wb;
-      copy_words(out + pos, b + pb, w);
-    } else if (wb == 0) {
-      pipe = 2, w = wa;
-      copy_words(out + pos, a + pa, w);
-    } else {  // both non-constant (or 0 - b: negation through the adder)
-      pipe = wa == 0 ? 1 : 3;
-      w = add_planes(a + pa, wa, b + pb, wb, subtract, out + pos);
-    }
-    pa += block_payload_bytes(wa);
-    pb += block_payload_bytes(wb);
-    lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
-    pos += block_payload_bytes(w);
-    ++local[pipe];
+  // If even the worst case (every block one plane wider than its widest input)
+  // beats a raw chunk, combine without per-block capacity checks.
+  size_t worst = pos;
+  for (uint32_t blk = 0; blk < nblocks; ++blk) {
+    const uint32_t widest = la[blk] > lb[blk] ? la[blk] : lb[blk];
+    worst += widest ? 4 * (widest + 1) : 0;
   }
+  uint64_t local[4] = {0, 0, 0, 0};
+  if (pos)
+    pos = worst < raw ? combine_blocks<false>(a, b, out, nblocks, subtract, pos, raw, local)
+                      : combine_blocks<true>(a, b, out, nblocks, subtract, pos, raw, local);
   const size_t end = align8(pos);
   if (pos == 0 || end >= raw) {
     ++cnt->raw;
