@@ -1,0 +1,313 @@
+// api.cc — the public C API of libzcoll_mpi: the handle, its settings, the
+// report, and the collectives, each a thin wrapper over run_call().
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <strings.h>
+
+#include "coll/algorithms.h"
+#include "coll/comm.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/log.h"
+
+using zcoll::fail;
+using zcoll::coll::Call;
+using zcoll::coll::run_call;
+
+extern "C" {
+
+const char* zcoll_mode_name(zcoll_mode m) {
+  switch (m) {
+    case ZCOLL_MODE_DEFAULT: return "default";
+    case ZCOLL_MODE_MPI: return "mpi";
+    case ZCOLL_MODE_RAW: return "raw";
+    case ZCOLL_MODE_CPR_P2P: return "cpr_p2p";
+    case ZCOLL_MODE_DOC: return "doc";
+    case ZCOLL_MODE_HOM: return "hom";
+  }
+  return "?";
+}
+
+const char* zcoll_algorithm_name(zcoll_algorithm a) {
+  switch (a) {
+    case ZCOLL_ALGO_AUTO: return "auto";
+    case ZCOLL_ALGO_NATIVE: return "native";
+    case ZCOLL_ALGO_RING: return "ring";
+    case ZCOLL_ALGO_RECURSIVE_DOUBLING: return "recursive_doubling";
+    case ZCOLL_ALGO_BINOMIAL: return "binomial";
+    case ZCOLL_ALGO_NONE: return "none";
+  }
+  return "?";
+}
+
+const char* zcoll_collective_name(zcoll_collective c) {
+  switch (c) {
+    case ZCOLL_COLL_NONE: return "none";
+    case ZCOLL_COLL_ALLREDUCE: return "allreduce";
+    case ZCOLL_COLL_REDUCE_SCATTER: return "reduce_scatter";
+    case ZCOLL_COLL_ALLGATHER: return "allgather";
+    case ZCOLL_COLL_BCAST: return "bcast";
+    case ZCOLL_COLL_SCATTER: return "scatter";
+    case ZCOLL_COLL_REDUCE: return "reduce";
+    case ZCOLL_COLL_GATHER: return "gather";
+  }
+  return "?";
+}
+
+zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode) {
+  zcoll::clear_error();
+  if (!name || !mode) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  for (int m = ZCOLL_MODE_DEFAULT; m <= ZCOLL_MODE_HOM; ++m)
+    if (strcasecmp(name, zcoll_mode_name(static_cast<zcoll_mode>(m))) == 0) {
+      *mode = static_cast<zcoll_mode>(m);
+      return ZCOLL_SUCCESS;
+    }
+  return fail(ZCOLL_ERR_INVALID_ARG, "unknown mode '%s' (mpi, raw, cpr_p2p, doc, hom)", name);
+}
+
+void zcoll_comm_config_init(zcoll_comm_config* c) {
+  if (!c) return;
+  zcoll_comm_config d = ZCOLL_COMM_CONFIG_INITIALIZER;
+  *c = d;
+}
+
+const char* zcoll_mpi_env_help(void) { return zcoll::config::help_text(); }
+
+zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_comm** out) {
+  zcoll::clear_error();
+  if (!out) return fail(ZCOLL_ERR_INVALID_ARG, "out is NULL");
+  *out = nullptr;
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin) return fail(ZCOLL_ERR_MPI, "MPI is not initialized");
+  if (comm == MPI_COMM_NULL) return fail(ZCOLL_ERR_INVALID_ARG, "communicator is MPI_COMM_NULL");
+  int inter = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "inter-communicators are not supported");
+
+  // Local part: configuration (struct, then environment), validated.
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  zcoll_status local = ZCOLL_SUCCESS;
+  char msg[512] = "";
+  if (config) {
+    if (config->struct_size < offsetof(zcoll_comm_config, allreduce_algorithm) + sizeof(int) ||
+        config->struct_size > sizeof(zcoll_comm_config))
+      local = fail(ZCOLL_ERR_INVALID_ARG, "config.struct_size %zu (use ZCOLL_COMM_CONFIG_INITIALIZER)",
+                   config->struct_size);
+    else
+      std::memcpy(&cfg, config, config->struct_size);
+    cfg.struct_size = sizeof cfg;
+  }
+  if (local == ZCOLL_SUCCESS) local = zcoll::config::apply_env(&cfg);
+  if (local == ZCOLL_SUCCESS) local = zcoll::config::validate(cfg);
+  if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
+
+  // Collective part: duplicate, then agree on success (no rank is left behind).
+  MPI_Comm dup = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(comm, &dup);
+  if (rc != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI, "MPI_Comm_dup failed");
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  int bad = local != ZCOLL_SUCCESS ? static_cast<int>(local) : 0, any_bad = 0;
+  rc = MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, dup);
+  if (rc != MPI_SUCCESS || any_bad) {
+    MPI_Comm_free(&dup);
+    if (rc != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI, "MPI_Allreduce in zcoll_comm_create failed");
+    if (local != ZCOLL_SUCCESS) return fail(local, "%s", msg);
+    return fail(static_cast<zcoll_status>(any_bad), "another rank's configuration is invalid");
+  }
+  zcoll_comm* zc = new (std::nothrow) zcoll_comm;
+  if (!zc) {
+    MPI_Comm_free(&dup);
+    return fail(ZCOLL_ERR_NO_MEMORY, "cannot allocate the handle");
+  }
+  zc->tp.reset(new zcoll::transport::MpiTransport(dup));
+  zc->cfg = cfg;
+  zc->report.struct_size = sizeof zc->report;
+  zc->counts.reserve(zc->tp->size());
+  zc->displs.reserve(zc->tp->size());
+  ZCOLL_LOG(zcoll::log::kTrace, zc->tp->rank(), zc->tp->size(),
+            "comm created: mode=%s eb=%s %g bound=%s threads=%d min_bytes=%zu chunk=%u segment=%zu",
+            zcoll_mode_name(cfg.mode), cfg.eb_mode == ZCOLL_EB_ABS ? "abs" : "rel", cfg.error_bound,
+            cfg.bound == ZCOLL_BOUND_RESULT ? "result" : "per_compression", cfg.threads,
+            cfg.min_bytes, cfg.chunk_size, cfg.pipeline_values);
+  *out = zc;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_free(zcoll_comm* zc) {
+  zcoll::clear_error();
+  if (!zc) return ZCOLL_SUCCESS;
+  zcoll_status s = zc->tp->release();
+  delete zc;
+  return s;
+}
+
+zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* config) {
+  zcoll::clear_error();
+  if (!zc || !config) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  *config = zc->cfg;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode) {
+  zcoll::clear_error();
+  if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  if (mode < ZCOLL_MODE_DEFAULT || mode > ZCOLL_MODE_HOM)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown mode %d", static_cast<int>(mode));
+  zc->mode = mode;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_algorithm algorithm) {
+  zcoll::clear_error();
+  if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  if (algorithm != ZCOLL_ALGO_AUTO && algorithm != ZCOLL_ALGO_RING &&
+      algorithm != ZCOLL_ALGO_RECURSIVE_DOUBLING)
+    return fail(ZCOLL_ERR_INVALID_ARG, "the Allreduce algorithm is auto, ring or recursive_doubling");
+  zc->algorithm = algorithm;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode, double eb) {
+  zcoll::clear_error();
+  if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  if (eb_mode != ZCOLL_EB_ABS && eb_mode != ZCOLL_EB_REL)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", static_cast<int>(eb_mode));
+  if (!(eb > 0 && eb < 1e300)) return fail(ZCOLL_ERR_INVALID_ARG, "error bound %g must be > 0", eb);
+  zc->eb_set = true;
+  zc->eb_mode = eb_mode;
+  zc->error_bound = eb;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average) {
+  zcoll::clear_error();
+  if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  zc->average = average != 0;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size) {
+  if (!zc || !size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  *size = zc->tp->size();
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank) {
+  if (!zc || !rank) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  *rank = zc->tp->rank();
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report) {
+  zcoll::clear_error();
+  if (!zc || !report) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  size_t n = report->struct_size;
+  if (n == 0 || n > sizeof(zcoll_report)) n = sizeof(zcoll_report);
+  std::memcpy(report, &zc->report, n);
+  report->struct_size = n;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
+                             MPI_Datatype datatype, MPI_Op op) {
+  Call k;
+  k.coll = ZCOLL_COLL_ALLREDUCE;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.count = count;
+  k.datatype = datatype;
+  k.op = op;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                  size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
+  Call k;
+  k.coll = ZCOLL_COLL_REDUCE_SCATTER;
+  k.block = true;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.count = recvcount;
+  k.datatype = datatype;
+  k.op = op;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                         const size_t* recvcounts, MPI_Datatype datatype,
+                                         MPI_Op op) {
+  Call k;
+  k.coll = ZCOLL_COLL_REDUCE_SCATTER;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.recvcounts = recvcounts;
+  if (zc && recvcounts) k.count = recvcounts[zc->tp->rank()];
+  k.datatype = datatype;
+  k.op = op;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
+                             MPI_Datatype datatype) {
+  Call k;
+  k.coll = ZCOLL_COLL_ALLGATHER;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.count = count;
+  k.datatype = datatype;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
+                         int root) {
+  Call k;
+  k.coll = ZCOLL_COLL_BCAST;
+  k.sendbuf = buffer;
+  k.recvbuf = buffer;
+  k.count = count;
+  k.datatype = datatype;
+  k.root = root;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
+                           MPI_Datatype datatype, int root) {
+  Call k;
+  k.coll = ZCOLL_COLL_SCATTER;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.count = count;
+  k.datatype = datatype;
+  k.root = root;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
+                          MPI_Datatype datatype, MPI_Op op, int root) {
+  Call k;
+  k.coll = ZCOLL_COLL_REDUCE;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.count = count;
+  k.datatype = datatype;
+  k.op = op;
+  k.root = root;
+  return run_call(zc, k);
+}
+
+zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
+                          MPI_Datatype datatype, int root) {
+  Call k;
+  k.coll = ZCOLL_COLL_GATHER;
+  k.sendbuf = sendbuf;
+  k.recvbuf = recvbuf;
+  k.count = count;
+  k.datatype = datatype;
+  k.root = root;
+  return run_call(zc, k);
+}
+
+}  // extern "C"

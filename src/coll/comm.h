@@ -1,0 +1,53 @@
+// comm.h — the zcoll_comm handle and the one internal path every public
+// collective goes through (dispatch.cc): validate, select mode and algorithm,
+// agree on settings and the error bound, run, report.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <vector>
+
+#include "coll/context.h"
+#include "transport/mpi_transport.h"
+#include "zcoll_mpi.h"
+
+struct zcoll_comm {
+  std::unique_ptr<zcoll::transport::MpiTransport> tp;
+  zcoll_comm_config cfg;
+  // per-call settings (sticky until changed)
+  zcoll_mode mode = ZCOLL_MODE_DEFAULT;
+  zcoll_algorithm algorithm = ZCOLL_ALGO_AUTO;
+  bool eb_set = false;
+  zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
+  double error_bound = 0;
+  bool average = false;
+  // reusable state
+  zcoll::coll::Workspace ws;
+  std::vector<size_t> counts, displs;
+  std::vector<MPI_Count> mpi_counts;
+  // cached expected quantum of (dtype, eb, chunk)
+  zcoll_dtype q_dtype = ZCOLL_FLOAT32;
+  double q_eb = -1;
+  uint32_t q_chunk = 0;
+  double q_quantum = 0;
+  zcoll_report report{};
+};
+
+namespace zcoll::coll {
+
+struct Call {
+  zcoll_collective coll = ZCOLL_COLL_NONE;
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  size_t count = 0;
+  const size_t* recvcounts = nullptr;  // reduce_scatter counts variant
+  bool block = false;                  // reduce_scatter block variant
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int root = 0;
+};
+
+zcoll_status run_call(zcoll_comm* zc, const Call& call);
+
+}  // namespace zcoll::coll

@@ -1,0 +1,97 @@
+// context.h — what one collective call carries through its algorithm: the
+// transport, the resolved settings (mode, op, dtype, the per-compression
+// absolute bound, segment size, threads), the handle's reusable buffers, and the
+// accounting that ends up in zcoll_report.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "transport/transport.h"
+#include "zcoll.h"
+#include "zcoll_mpi.h"
+
+namespace zcoll::coll {
+
+// Growable buffers owned by the handle: get() reallocates only when a call
+// needs more than any call before it (no allocation on the hot path).
+class Workspace {
+ public:
+  enum Slot {
+    kSendA, kSendB, kRecvA, kRecvB, kValuesA, kValuesB, kStreamA, kStreamB, kStreamC,
+    kPieces, kTable, kSizes, kReqs, kWindow, kTemp, kCounts, kCount
+  };
+  uint8_t* get(Slot s, size_t bytes) {
+    std::vector<uint8_t>& v = bufs_[s];
+    if (v.size() < bytes) {
+      v.clear();
+      v.shrink_to_fit();
+      v.resize(bytes + bytes / 8);
+    }
+    return v.data();
+  }
+  template <typename T>
+  T* get_as(Slot s, size_t n) {
+    return reinterpret_cast<T*>(get(s, n * sizeof(T)));
+  }
+
+ private:
+  std::vector<uint8_t> bufs_[kCount];
+};
+
+// Worst-case error state of a value in an algorithm's error model: e bounds
+// |value - exact|, mag bounds |exact| (needed for PROD).
+struct ErrState {
+  double e = 0;
+  double mag = 0;
+};
+
+struct Ctx {
+  transport::Transport* tp = nullptr;
+  int rank = 0, size = 1;
+  zcoll_collective coll = ZCOLL_COLL_NONE;
+  zcoll_dtype dtype = ZCOLL_FLOAT32;
+  size_t vsize = 4;
+  zcoll_op op = ZCOLL_OP_SUM;
+  zcoll_mode mode = ZCOLL_MODE_RAW;  // effective mode (MPI, RAW, CPR_P2P, DOC, HOM)
+  bool average = false;              // SUM: divide by size
+  zcoll_params params{};             // ABS bound eb, chunk size, threads
+  double eb = 0;                     // per-compression absolute bound
+  double max_abs = 0;                // max |x| over all inputs (PROD model)
+  double quantum = 0;                // expected quantum of our streams
+  size_t seg_values = 0;             // values per pipeline segment (SIZE_MAX: none)
+  int threads = 1;
+  Workspace* ws = nullptr;
+  int tag = 0;
+
+  // accounting
+  double t_codec = 0, t_reduce = 0;
+  uint64_t logical_bytes = 0;  // uncompressed bytes equivalent of what was sent
+  uint32_t compressions = 0, hom_adds = 0;
+  // Poison state: a rank that fails keeps the message pattern going (sending
+  // error markers) so that no peer hangs; receivers of a marker fail too.
+  zcoll_status failed = ZCOLL_SUCCESS;
+
+  bool compressed() const {
+    return mode == ZCOLL_MODE_CPR_P2P || mode == ZCOLL_MODE_DOC || mode == ZCOLL_MODE_HOM;
+  }
+  // Homomorphic reduction: HOM mode and SUM (other ops run as DOC).
+  bool hom() const { return mode == ZCOLL_MODE_HOM && op == ZCOLL_OP_SUM; }
+  // DOC-style chunked compression with progress polling.
+  bool poll() const { return mode == ZCOLL_MODE_DOC || mode == ZCOLL_MODE_HOM; }
+  size_t segments(size_t n) const { return n == 0 ? 0 : (n - 1) / seg_values + 1; }
+  size_t seg_len(size_t n, size_t k) const {
+    size_t b = k * seg_values;
+    return n - b < seg_values ? n - b : seg_values;
+  }
+  // Bytes one piece of n values may take on the wire.
+  size_t piece_capacity(size_t n) const {
+    return compressed() ? zcoll_compress_bound(n, dtype) : n * vsize;
+  }
+  size_t seg_capacity(size_t n) const {  // a segment slot for pieces of at most n values
+    return piece_capacity(n < seg_values ? n : seg_values);
+  }
+};
+
+}  // namespace zcoll::coll

@@ -1,0 +1,165 @@
+// gather_binomial.cc — binomial-tree Gather.
+//
+// Phases: relative rank v = (rank - root) mod N collects the blocks of its
+// subtree [v, v + s(v)) from its children and sends them to its parent; the
+// root places block v at rank (v + root) mod N.
+// Cost (D = N blocks of B bytes, L = ceil(log2 N)):
+//   raw:     L alpha + (N-1)/N D beta (the root un-rotates when root != 0)
+//   cpr_p2p: every inner rank decompresses what its children sent and compresses
+//            its whole subtree again: L alpha + (N-1)/N D/rho beta
+//            + about L D (gamma_c + gamma_d)/2
+//   doc/hom: every rank compresses its own block once; inner ranks forward the
+//            streams (a size table plus the streams) without decoding; the root
+//            decodes each child's blocks as soon as they arrive:
+//            2L alpha + (N-1)/N D/rho beta + B gamma_c + (N-1)/N D gamma_d
+// Error: doc/hom eb; cpr_p2p L eb; the root's own block is exact.
+// Restrictions: none.
+#include <algorithm>
+#include <cstring>
+
+#include "coll/algorithms.h"
+#include "coll/primitives.h"
+
+namespace zcoll::coll {
+
+namespace {
+constexpr uint64_t kFailedPiece = UINT64_MAX;
+}
+
+zcoll_status gather_binomial(Ctx& c, const Args& a) {
+  const int N = c.size, r = c.rank;
+  const size_t n = a.count, vs = c.vsize;
+  const int vr = (r - a.root + N) % N;
+  auto real = [&](int v) { return (v + a.root) % N; };
+  const auto* own = static_cast<const uint8_t*>(a.in);
+  auto* out = static_cast<uint8_t*>(a.out);  // root only (N*n values)
+  const int sub = subtree_size(vr, N);
+  int kids[32], nch = 0;  // relative ranks, smallest subtree first
+  for (int m = 1; m < lowbit_or(vr, N); m <<= 1)
+    if (vr + m < N) kids[nch++] = vr + m;
+  const int parent = vr == 0 ? -1 : real(vr - (vr & -vr));
+  transport::Req req[2 * 32 + 4];
+
+  if (vr == 0) copy_values(c, out + static_cast<size_t>(r) * n * vs, own, n);
+  if (N == 1) return ZCOLL_SUCCESS;
+
+  if (!c.compressed() || c.mode == ZCOLL_MODE_CPR_P2P) {
+    // the subtree's values in relative order
+    uint8_t* tree;
+    if (vr == 0 && a.root == 0 && !c.compressed())
+      tree = out;
+    else
+      tree = c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
+    if (nch > 0 || vr == 0) copy_values(c, tree, own, n);
+    size_t rcap = 0;
+    uint8_t* R = nullptr;
+    if (c.compressed()) {
+      for (int i = 0; i < nch; ++i) rcap += c.piece_capacity(subtree_size(kids[i], N) * n);
+      R = c.ws->get(Workspace::kRecvA, rcap + 8);
+    }
+    size_t rpos = 0;
+    for (int i = 0; i < nch; ++i) {
+      const size_t kn = subtree_size(kids[i], N) * n;
+      if (!c.compressed()) {
+        ZCOLL_CHECK(c.tp->irecv(tree + (kids[i] - vr) * n * vs, kn * vs, real(kids[i]), c.tag,
+                                &req[i]));
+      } else {
+        ZCOLL_CHECK(c.tp->irecv(R + rpos, c.piece_capacity(kn), real(kids[i]), c.tag, &req[i]));
+        rpos += c.piece_capacity(kn);
+      }
+    }
+    rpos = 0;
+    for (int i = 0; i < nch; ++i) {
+      const size_t kn = subtree_size(kids[i], N) * n;
+      size_t got = 0;
+      ZCOLL_CHECK(c.tp->wait(req[i], &got));
+      if (c.compressed()) {
+        if (received(c, R + rpos, got))
+          ZCOLL_STEP(c, decompress(c, R + rpos, got, tree + (kids[i] - vr) * n * vs, kn, false));
+        rpos += c.piece_capacity(kn);
+      }
+    }
+    if (vr != 0) {
+      const uint8_t* src = nch > 0 ? tree : own;
+      if (!c.compressed()) {
+        ZCOLL_CHECK(send(c, src, sub * n * vs, sub * n * vs, parent, &req[0]));
+      } else {
+        const size_t cap = c.piece_capacity(sub * n);
+        uint8_t* S = c.ws->get(Workspace::kSendA, cap + 8);
+        size_t size = 0;
+        ZCOLL_STEP(c, compress(c, src, sub * n, S, cap, &size));
+        ZCOLL_CHECK(send(c, S, size, sub * n * vs, parent, &req[0]));
+      }
+      ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
+    } else if (tree != out) {
+      for (int v = 1; v < N; ++v)
+        std::memcpy(out + real(v) * n * vs, tree + v * n * vs, n * vs);
+    }
+    return ZCOLL_SUCCESS;
+  }
+
+  // ---- doc/hom: own block compressed once; streams forwarded with size tables --
+  const size_t pcap = segments_capacity(c, n);
+  uint64_t* table = c.ws->get_as<uint64_t>(Workspace::kTable, static_cast<size_t>(sub) + 1);
+  uint8_t* data = c.ws->get(Workspace::kPieces, static_cast<size_t>(sub) * pcap + 8);
+  table[0] = 0;
+  if (vr != 0) {
+    size_t size = 0;
+    ZCOLL_STEP(c, compress_segments(c, own, n, data, pcap, &size));
+    table[0] = c.failed == ZCOLL_SUCCESS ? size : kFailedPiece;
+  }
+  // children: table into table[kid - vr ...], data into its max-capacity region
+  for (int i = 0; i < nch; ++i) {
+    const int ks = subtree_size(kids[i], N);
+    ZCOLL_CHECK(c.tp->irecv(table + (kids[i] - vr), ks * sizeof(uint64_t), real(kids[i]), c.tag,
+                            &req[2 * i]));
+    ZCOLL_CHECK(c.tp->irecv(data + (kids[i] - vr) * pcap, ks * pcap, real(kids[i]), c.tag,
+                            &req[2 * i + 1]));
+  }
+  size_t pos = vr != 0 && table[0] != kFailedPiece ? table[0] : 0;  // compacted end
+  for (int i = 0; i < nch; ++i) {
+    const int ks = subtree_size(kids[i], N);
+    const int first = kids[i] - vr;
+    size_t tbytes = 0, dbytes = 0;
+    ZCOLL_CHECK(c.tp->wait(req[2 * i], &tbytes));
+    ZCOLL_CHECK(c.tp->wait(req[2 * i + 1], &dbytes));
+    uint8_t* region = data + static_cast<size_t>(first) * pcap;
+    bool ok = tbytes == ks * sizeof(uint64_t) && received(c, region, dbytes);
+    for (int v = first; ok && v < first + ks; ++v) ok = table[v] != kFailedPiece;
+    if (!ok) {
+      if (c.failed == ZCOLL_SUCCESS) c.failed = ZCOLL_ERR_INTERNAL;
+      continue;
+    }
+    if (vr == 0) {
+      // the root decodes this child's blocks while later children still arrive
+      size_t p = 0;
+      for (int v = first; v < first + ks; ++v) {
+        ZCOLL_STEP(c, decompress_segments(c, region + p, table[v], out + real(v) * n * vs, n));
+        p += table[v];
+      }
+    } else {
+      if (region != data + pos) std::memmove(data + pos, region, dbytes);
+      pos += dbytes;
+    }
+  }
+  if (vr != 0) {
+    if (c.failed != ZCOLL_SUCCESS)
+      for (int v = 0; v < sub; ++v) table[v] = kFailedPiece;
+    transport::Req tq, dq;
+    ZCOLL_CHECK(c.tp->isend(table, sub * sizeof(uint64_t), parent, c.tag, &tq));
+    ZCOLL_CHECK(send(c, data, pos, static_cast<uint64_t>(sub) * n * vs, parent, &dq));
+    ZCOLL_CHECK(c.tp->wait(tq, nullptr));
+    ZCOLL_CHECK(c.tp->wait(dq, nullptr));
+  }
+  return ZCOLL_SUCCESS;
+}
+
+ErrState gather_binomial_model(const ModelIn& m) {
+  if (m.size == 1) return leaf(m);
+  ErrState s = compressed(m, leaf(m));
+  if (m.mode == ZCOLL_MODE_CPR_P2P)
+    for (int d = 1; d < binomial_depth(m.size); ++d) s = compressed(m, s);
+  return s;
+}
+
+}  // namespace zcoll::coll

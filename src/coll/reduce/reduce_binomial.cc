@@ -1,0 +1,130 @@
+// reduce_binomial.cc — binomial-tree Reduce (commutative ops).
+//
+// Phases: relative rank v = (rank - root) mod N combines the vectors of its
+// children v + 2^k (for 2^k below its lowest set bit) with its own and sends
+// the result to its parent. The vector moves as pipeline segments with a
+// window of posted receives per child, so a rank forwards segment k up the
+// tree while segment k+1 is still arriving.
+// Cost (D bytes, L = ceil(log2 N), S segments):
+//   raw:     (L + S - 1) alpha + (L + S - 1) D/S beta + L D gamma
+//   cpr_p2p: one stream per hop, decompress-operate-compress at every inner
+//            rank: L alpha + L D/rho beta + L D (gamma_c + gamma_d + gamma)
+//   doc:     as cpr_p2p, pipelined by segment with chunked compression that
+//            polls MPI
+//   hom:     every rank compresses its vector once; inner ranks add their
+//            children's streams homomorphically; the root decodes once:
+//            (L + S - 1) alpha + (L + S - 1) D/(rho S) beta + D gamma_c
+//            + L D gamma_h + L D gamma_d (root)
+// Error (per-compression bound eb, SUM): hom (N-1) eb (every input but the
+// root's is compressed once; the root adds its exact values); doc/cpr_p2p
+// (N-1) eb as well (each non-root rank's partial is compressed once on its way
+// up and contains the errors of its subtree); MAX/MIN: the depth L times eb;
+// PROD: magnitude-weighted. Average divides by N.
+// Restrictions: commutative ops.
+#include <algorithm>
+#include <vector>
+
+#include "coll/algorithms.h"
+#include "coll/primitives.h"
+
+namespace zcoll::coll {
+
+zcoll_status reduce_binomial(Ctx& c, const Args& a) {
+  const int N = c.size, r = c.rank;
+  const size_t n = a.count, vs = c.vsize;
+  const int vr = (r - a.root + N) % N;
+  auto real = [&](int v) { return (v + a.root) % N; };
+  const bool avg = c.average && c.op == ZCOLL_OP_SUM;
+  int kids[32], nch = 0;
+  for (int m = 1; m < lowbit_or(vr, N); m <<= 1)
+    if (vr + m < N) kids[nch++] = real(vr + m);
+  const int parent = vr == 0 ? -1 : real(vr - (vr & -vr));
+  if (N == 1) {
+    copy_values(c, a.out, a.in, n);
+    return ZCOLL_SUCCESS;
+  }
+
+  const size_t nseg = c.segments(n);
+  const size_t slot = c.seg_capacity(n);
+  const size_t W = std::min<size_t>(4, nseg);
+  // accumulator: the root reduces into recvbuf, others into scratch
+  auto* acc = vr == 0 ? static_cast<uint8_t*>(a.out)
+                      : c.ws->get(Workspace::kValuesB, n * vs + 8);
+  copy_values(c, acc, a.in, n);
+  uint8_t* win = c.ws->get(Workspace::kWindow, static_cast<size_t>(nch) * W * slot + 8);
+  uint8_t* S = c.ws->get(Workspace::kSendA, nseg * slot + 8);
+  const size_t one = c.piece_capacity(std::min(n, c.seg_values));
+  uint8_t* X[2] = {c.ws->get(Workspace::kStreamA, one + 8), c.ws->get(Workspace::kStreamB, one + 8)};
+  transport::Req* rreq = c.ws->get_as<transport::Req>(Workspace::kReqs, nch * W + nseg + 2);
+  transport::Req* sreq = rreq + nch * W;
+  auto vals = [&](uint8_t* base, size_t k) { return base + k * c.seg_values * vs; };
+  auto len = [&](size_t k) { return c.seg_len(n, k); };
+  auto post = [&](int i, size_t k) -> zcoll_status {
+    return c.tp->irecv(win + (i * W + k % W) * slot, c.piece_capacity(len(k)), kids[i], c.tag,
+                       &rreq[i * W + k % W]);
+  };
+  for (int i = 0; i < nch; ++i)
+    for (size_t k = 0; k < W; ++k) ZCOLL_CHECK(post(i, k));
+
+  for (size_t k = 0; k < nseg; ++k) {
+    const size_t l = len(k);
+    uint8_t* acc_k = vals(acc, k);
+    // hom, non-root: the running sum is a stream
+    const bool hom_stream = c.hom() && vr != 0;
+    uint8_t* cur = nullptr;
+    size_t cur_size = 0;
+    if (hom_stream) {
+      cur = nch == 0 ? S + k * slot : X[0];
+      ZCOLL_STEP(c, compress(c, acc_k, l, cur, one, &cur_size));
+    }
+    for (int i = 0; i < nch; ++i) {
+      const size_t w = i * W + k % W;
+      size_t got = 0;
+      ZCOLL_CHECK(c.tp->wait(rreq[w], &got));
+      const uint8_t* rp = win + w * slot;
+      if (received(c, rp, got)) {
+        if (!c.compressed()) {
+          reduce(c, acc_k, rp, l);
+        } else if (hom_stream) {
+          uint8_t* dst = i == nch - 1 ? S + k * slot : (cur == X[0] ? X[1] : X[0]);
+          ZCOLL_STEP(c, hom_add(c, cur, cur_size, rp, got, dst, slot, &cur_size));
+          cur = dst;
+        } else {
+          ZCOLL_STEP(c, doc_finish(c, rp, got, acc_k, l, acc_k));
+        }
+      }
+      if (k + W < nseg) ZCOLL_CHECK(post(i, k + W));
+    }
+    if (vr == 0) continue;
+    if (!c.compressed()) {
+      ZCOLL_CHECK(send(c, acc_k, l * vs, l * vs, parent, &sreq[k]));
+    } else if (hom_stream) {
+      ZCOLL_CHECK(send(c, S + k * slot, cur_size, l * vs, parent, &sreq[k]));
+    } else {
+      size_t size = 0;
+      ZCOLL_STEP(c, compress(c, acc_k, l, S + k * slot, slot, &size));
+      ZCOLL_CHECK(send(c, S + k * slot, size, l * vs, parent, &sreq[k]));
+    }
+  }
+  if (vr != 0)
+    for (size_t k = 0; k < nseg; ++k) ZCOLL_CHECK(c.tp->wait(sreq[k], nullptr));
+  if (vr == 0 && avg && c.failed == ZCOLL_SUCCESS) scale(c, acc, n, N);
+  return ZCOLL_SUCCESS;
+}
+
+ErrState reduce_binomial_model(const ModelIn& m) {
+  const int N = m.size;
+  if (N == 1) return leaf(m);
+  // sent[v]: the state of what relative rank v sends to its parent
+  std::vector<ErrState> sent(N);
+  for (int v = N - 1; v >= 0; --v) {
+    int low = v == 0 ? (1 << 30) : (v & -v);
+    ErrState acc = (m.hom && v != 0) ? compressed(m, leaf(m)) : leaf(m);
+    for (int mask = 1; mask < low && v + mask < N; mask <<= 1) acc = combine(m.op, acc, sent[v + mask]);
+    if (v == 0) return averaged(m, acc);
+    sent[v] = m.hom ? acc : compressed(m, acc);
+  }
+  return leaf(m);
+}
+
+}  // namespace zcoll::coll

@@ -1,0 +1,183 @@
+// reduce_scatter_ring.cc — ring Reduce_scatter (MPI_Reduce_scatter and _block).
+//
+// Phases: N-1 steps; at step s rank r sends its partial of block r-s-1 to r+1
+// and receives block r-s-2 from r-1, which it combines with its own values of
+// that block and forwards at step s+1; after N-1 steps it holds block r. Each
+// block moves as pipeline segments (one compressed stream each), so that a
+// segment is combined and forwarded while the next one is still in flight.
+//
+// Per mode (D = total bytes, rho = compression ratio, gamma_c / gamma_d / gamma_h
+// = compress / decompress / homomorphic-add time per byte, gamma = reduction):
+//   raw:      (N-1) alpha + (N-1)/N D beta + (N-1)/N D gamma
+//   cpr_p2p:  (N-1) alpha + (N-1)/N D/rho beta + (N-1)/N D (gamma_c + gamma_d + gamma)
+//             (whole block per message, no overlap)
+//   doc:      as cpr_p2p, pipelined by segment with compression in chunk
+//             ranges that poll MPI, so the beta term hides behind gamma_c
+//   hom:      (N-1) alpha + (N-1)/N D/rho beta + (N-1)/N D (gamma_c + gamma_h)
+//             + D/N gamma_d (only the final block is decompressed)
+// Error (per-compression bound eb): a block's partial is recompressed at each of
+// the N-2 intermediate steps and the first send: doc/cpr_p2p (N-1) eb for SUM,
+// (N-1) eb for MAX/MIN, a magnitude-weighted sum for PROD; hom (N-1) eb (every
+// input but the owner's is compressed once; the owner adds its exact values).
+// Average divides the bound by N.
+// Restrictions: commutative ops (SUM, PROD, MAX, MIN); any process count.
+#include <algorithm>
+#include <cstring>
+
+#include "coll/algorithms.h"
+#include "coll/primitives.h"
+#include "core/error.h"
+
+namespace zcoll::coll {
+
+zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
+                                 const size_t* displs, RingRsOut* out) {
+  const int N = c.size, r = c.rank;
+  const size_t vs = c.vsize;
+  const int right = (r + 1) % N, left = (r - 1 + N) % N;
+  size_t max_count = 0;
+  for (int b = 0; b < N; ++b) max_count = std::max(max_count, counts[b]);
+  const size_t max_seg = c.segments(max_count);
+  const size_t slot = c.seg_capacity(max_count);
+  const size_t seg_vals = std::min(max_count, c.seg_values);
+  uint8_t* R[2] = {c.ws->get(Workspace::kRecvA, max_seg * slot + 8),
+                   c.ws->get(Workspace::kRecvB, max_seg * slot + 8)};
+  uint8_t* S[2] = {c.ws->get(Workspace::kSendA, max_seg * slot + 8),
+                   c.ws->get(Workspace::kSendB, max_seg * slot + 8)};
+  void* tmp = c.ws->get(Workspace::kValuesA, seg_vals * vs + 8);
+  uint8_t* local_stream = c.ws->get(Workspace::kStreamA, c.piece_capacity(seg_vals) + 8);
+  const size_t local_cap = c.piece_capacity(seg_vals);
+  transport::Req* reqs = c.ws->get_as<transport::Req>(Workspace::kReqs, 4 * max_seg + 4);
+  transport::Req* rreq[2] = {reqs, reqs + max_seg};
+  transport::Req* sreq[2] = {reqs + 2 * max_seg, reqs + 3 * max_seg};
+  for (size_t i = 0; i < 4 * max_seg; ++i) reqs[i] = transport::kNoReq;
+
+  auto in_at = [&](int b, size_t k) {
+    return static_cast<const uint8_t*>(in) + (displs[b] + k * c.seg_values) * vs;
+  };
+  auto block_send = [&](int s) { return ((r - s - 1) % N + N) % N; };
+  auto block_recv = [&](int s) { return ((r - s - 2) % N + N) % N; };
+  auto post_recvs = [&](int s) -> zcoll_status {
+    int b = block_recv(s);
+    for (size_t k = 0; k < c.segments(counts[b]); ++k)
+      ZCOLL_CHECK(c.tp->irecv(R[s % 2] + k * slot, c.piece_capacity(c.seg_len(counts[b], k)), left,
+                              c.tag, &rreq[s % 2][k]));
+    return ZCOLL_SUCCESS;
+  };
+
+  ZCOLL_CHECK(post_recvs(0));
+  // step 0: this rank's own values of block r-1
+  {
+    const int b = block_send(0);
+    for (size_t k = 0; k < c.segments(counts[b]); ++k) {
+      const size_t len = c.seg_len(counts[b], k);
+      if (!c.compressed()) {
+        ZCOLL_CHECK(send(c, in_at(b, k), len * vs, len * vs, right, &sreq[0][k]));
+      } else {
+        size_t sz = 0;
+        ZCOLL_STEP(c, compress(c, in_at(b, k), len, S[0] + k * slot, slot, &sz));
+        ZCOLL_CHECK(send(c, S[0] + k * slot, sz, len * vs, right, &sreq[0][k]));
+      }
+    }
+  }
+  size_t piece_pos = 0;
+  for (int s = 0; s <= N - 2; ++s) {
+    if (s + 1 <= N - 2) ZCOLL_CHECK(post_recvs(s + 1));
+    const int b = block_recv(s);
+    const bool last = s == N - 2;  // then b == r
+    for (size_t k = 0; k < c.segments(counts[b]); ++k) {
+      // hom: compress this rank's segment while the partner's is in flight
+      size_t lsz = 0;
+      const bool need_local = c.hom() && (!last || !out->values);
+      if (need_local)
+        ZCOLL_STEP(c, compress(c, in_at(b, k), c.seg_len(counts[b], k), local_stream, local_cap, &lsz));
+      size_t got = 0;
+      ZCOLL_CHECK(c.tp->wait(rreq[s % 2][k], &got));
+      rreq[s % 2][k] = transport::kNoReq;
+      const uint8_t* rp = R[s % 2] + k * slot;
+      const size_t len = c.seg_len(counts[b], k);
+      const void* loc = in_at(b, k);
+      const bool ok = received(c, rp, got);
+      if (!last) {
+        const int o = (s + 1) % 2;
+        ZCOLL_CHECK(c.tp->wait(sreq[o][k], nullptr));  // the slot's send of step s-1
+        sreq[o][k] = transport::kNoReq;
+        uint8_t* op = S[o] + k * slot;
+        size_t osz = 0;
+        if (ok) {
+          if (!c.compressed()) {
+            reduce_ordered(c, op, loc, rp, len);
+            osz = len * vs;
+          } else if (c.hom()) {
+            ZCOLL_STEP(c, hom_add(c, rp, got, local_stream, lsz, op, slot, &osz));
+          } else {
+            ZCOLL_STEP(c, doc_combine(c, rp, got, loc, len, tmp, op, slot, &osz));
+          }
+        }
+        ZCOLL_CHECK(send(c, op, osz, len * vs, right, &sreq[o][k]));
+      } else if (out->values) {
+        void* dst = static_cast<uint8_t*>(out->values) + k * c.seg_values * vs;
+        if (ok) {
+          if (!c.compressed())
+            reduce_ordered(c, dst, loc, rp, len);
+          else
+            ZCOLL_STEP(c, doc_finish(c, rp, got, loc, len, dst));
+        }
+      } else {
+        // Allreduce in a compressed mode: keep the block compressed for the
+        // allgather phase (hom: no decompression between the two phases).
+        uint8_t* dst = out->pieces + piece_pos;
+        const size_t cap = out->pieces_cap - piece_pos;
+        size_t osz = 0;
+        if (ok) {
+          if (c.hom()) {
+            ZCOLL_STEP(c, hom_add(c, rp, got, local_stream, lsz, dst, cap, &osz));
+            if (c.average) ZCOLL_STEP(c, zcoll_hom_set_divisor(dst, osz, static_cast<uint32_t>(N)));
+          } else {
+            ZCOLL_STEP(c, doc_finish(c, rp, got, loc, len, tmp));
+            if (c.average && c.op == ZCOLL_OP_SUM) scale(c, tmp, len, N);
+            ZCOLL_STEP(c, compress(c, tmp, len, dst, cap, &osz));
+          }
+        }
+        piece_pos += osz;
+      }
+    }
+  }
+  out->pieces_size = piece_pos;
+  for (size_t i = 0; i < 4 * max_seg; ++i) ZCOLL_CHECK(c.tp->wait(reqs[i], nullptr));
+  return ZCOLL_SUCCESS;  // data-path failures are in c.failed
+}
+
+ErrState reduce_scatter_ring_model(const ModelIn& m) {
+  if (m.size == 1) return leaf(m);
+  ErrState s;
+  if (m.hom) {
+    s = compressed(m, leaf(m));
+    for (int i = 0; i < m.size - 2; ++i) s = combine(m.op, s, compressed(m, leaf(m)));
+  } else {
+    s = compressed(m, leaf(m));
+    for (int i = 0; i < m.size - 2; ++i) s = compressed(m, combine(m.op, s, leaf(m)));
+  }
+  return averaged(m, combine(m.op, s, leaf(m)));
+}
+
+zcoll_status reduce_scatter_ring(Ctx& c, const Args& a) {
+  const int r = c.rank;
+  const size_t n = a.counts[r];
+  if (c.size == 1) {
+    copy_values(c, a.out, a.in, n);
+    return ZCOLL_SUCCESS;
+  }
+  // In place with the result at the start of recvbuf: compute into scratch
+  // when that overlaps other blocks of the input.
+  const bool scratch = a.in == a.out && a.displs[r] != 0;
+  void* dst = scratch ? c.ws->get(Workspace::kValuesB, n * c.vsize + 8) : a.out;
+  RingRsOut o;
+  o.values = dst;
+  ZCOLL_CHECK(ring_reduce_scatter(c, a.in, a.counts, a.displs, &o));
+  if (c.average && c.op == ZCOLL_OP_SUM) scale(c, dst, n, c.size);
+  if (scratch) copy_values(c, a.out, dst, n);
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace zcoll::coll

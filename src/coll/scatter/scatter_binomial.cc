@@ -1,0 +1,160 @@
+// scatter_binomial.cc — binomial-tree Scatter (gZCCL Fig. 5).
+//
+// Phases: relative rank v = (rank - root) mod N owns the subtree of relative
+// ranks [v, v + s(v)); the root sends each child c the blocks of c's subtree,
+// largest subtree first, and every inner rank forwards its children's parts.
+// Cost (D = N blocks of B bytes, L = ceil(log2 N)):
+//   raw:     L alpha + (N-1)/N D beta (the root rotates its buffer when root != 0)
+//   cpr_p2p: every hop decompresses its subtree's data and compresses each
+//            child's part again: L alpha + (N-1)/N D/rho beta + about
+//            L D (gamma_c + gamma_d)/2
+//   doc/hom: the root compresses every block once (separately, so that any
+//            subtree is a run of whole streams), each message is a size table
+//            plus the streams; inner ranks forward without decoding and decode
+//            only their own block: 2L alpha + (N-1)/N D/rho beta + (N-1)/N D gamma_c
+//            + B gamma_d; the root compresses the next child's blocks while the
+//            previous child's message is in flight.
+// Error: doc/hom eb; cpr_p2p L eb; the root's own block is exact.
+// Restrictions: none.
+#include <algorithm>
+#include <cstring>
+
+#include "coll/algorithms.h"
+#include "coll/primitives.h"
+
+namespace zcoll::coll {
+
+namespace {
+constexpr uint64_t kFailedPiece = UINT64_MAX;
+}
+
+zcoll_status scatter_binomial(Ctx& c, const Args& a) {
+  const int N = c.size, r = c.rank;
+  const size_t n = a.count, vs = c.vsize;
+  const int vr = (r - a.root + N) % N;
+  auto real = [&](int v) { return (v + a.root) % N; };
+  const auto* send_buf = static_cast<const uint8_t*>(a.in);  // root only (N*n values)
+  auto* out = static_cast<uint8_t*>(a.out);
+  const int sub = subtree_size(vr, N);
+  int kids[32], nch = 0;  // relative ranks, largest subtree first
+  for (int m = lowbit_or(vr, N) >> 1; m >= 1; m >>= 1)
+    if (vr + m < N) kids[nch++] = vr + m;
+  const int parent = vr == 0 ? -1 : real(vr - (vr & -vr));
+  transport::Req req[2 * 32 + 4];
+  int nreq = 0;
+
+  if (vr == 0) {
+    // the root's own block stays exact (no-op when recvbuf is MPI_IN_PLACE)
+    if (a.out) copy_values(c, out, send_buf + static_cast<size_t>(r) * n * vs, n);
+  }
+  if (N == 1) return ZCOLL_SUCCESS;
+
+  if (!c.compressed() || c.mode == ZCOLL_MODE_CPR_P2P) {
+    // Values of the subtree in relative order: root rotates (if root != 0).
+    const uint8_t* tree = nullptr;
+    uint8_t* tmp = nullptr;
+    if (vr == 0) {
+      if (a.root == 0) {
+        tree = send_buf;
+      } else {
+        tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(N) * n * vs + 8);
+        for (int v = 0; v < N; ++v) std::memcpy(tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
+        tree = tmp;
+      }
+    } else {
+      uint8_t* dst = sub == 1 && !c.compressed() ? out
+                     : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
+      if (!c.compressed()) {
+        ZCOLL_CHECK(c.tp->irecv(dst, sub * n * vs, parent, c.tag, &req[0]));
+        ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
+      } else {
+        const size_t cap = c.piece_capacity(sub * n);
+        uint8_t* R = c.ws->get(Workspace::kRecvA, cap + 8);
+        size_t got = 0;
+        ZCOLL_CHECK(c.tp->irecv(R, cap, parent, c.tag, &req[0]));
+        ZCOLL_CHECK(c.tp->wait(req[0], &got));
+        if (received(c, R, got)) ZCOLL_STEP(c, decompress(c, R, got, dst, sub * n, false));
+      }
+      if (dst != out) copy_values(c, out, dst, n);
+      tree = dst;
+    }
+    size_t scap = 0;  // one stream per child, each up to its compress bound
+    for (int i = 0; i < nch; ++i) scap += c.piece_capacity(subtree_size(kids[i], N) * n);
+    uint8_t* S = c.compressed() ? c.ws->get(Workspace::kSendA, scap + 8) : nullptr;
+    size_t spos = 0;
+    for (int i = 0; i < nch; ++i) {
+      const int ks = subtree_size(kids[i], N);
+      const uint8_t* part = tree + static_cast<size_t>(kids[i] - vr) * n * vs;
+      if (!c.compressed()) {
+        ZCOLL_CHECK(send(c, part, ks * n * vs, ks * n * vs, real(kids[i]), &req[nreq++]));
+      } else {
+        size_t size = 0;
+        ZCOLL_STEP(c, compress(c, part, ks * n, S + spos, c.piece_capacity(ks * n), &size));
+        ZCOLL_CHECK(send(c, S + spos, size, ks * n * vs, real(kids[i]), &req[nreq++]));
+        spos += c.piece_capacity(ks * n);
+      }
+    }
+    for (int i = 0; i < nreq; ++i) ZCOLL_CHECK(c.tp->wait(req[i], nullptr));
+    return ZCOLL_SUCCESS;
+  }
+
+  // ---- doc/hom: one compressed piece per block, tables of sizes ----------------
+  const size_t pcap = segments_capacity(c, n);
+  uint64_t* table = c.ws->get_as<uint64_t>(Workspace::kTable, static_cast<size_t>(sub) + 1);
+  uint8_t* data = c.ws->get(Workspace::kPieces, static_cast<size_t>(sub) * pcap + 8);
+  if (vr == 0) {
+    // compress child by child (largest subtree first), sending each as it is ready
+    size_t pos = 0;
+    for (int i = 0; i < nch; ++i) {
+      const int ks = subtree_size(kids[i], N);
+      const size_t begin = pos;
+      for (int v = kids[i]; v < kids[i] + ks; ++v) {
+        size_t size = 0;
+        ZCOLL_STEP(c, compress_segments(c, send_buf + real(v) * n * vs, n, data + pos,
+                                        sub * pcap - pos, &size));
+        table[v] = c.failed == ZCOLL_SUCCESS ? size : kFailedPiece;
+        pos += size;
+      }
+      ZCOLL_CHECK(c.tp->isend(table + kids[i], ks * sizeof(uint64_t), real(kids[i]), c.tag,
+                              &req[nreq++]));
+      ZCOLL_CHECK(send(c, data + begin, pos - begin, static_cast<uint64_t>(ks) * n * vs,
+                       real(kids[i]), &req[nreq++]));
+    }
+  } else {
+    size_t tbytes = 0, dbytes = 0;
+    ZCOLL_CHECK(c.tp->irecv(table, sub * sizeof(uint64_t), parent, c.tag, &req[0]));
+    ZCOLL_CHECK(c.tp->irecv(data, sub * pcap, parent, c.tag, &req[1]));
+    ZCOLL_CHECK(c.tp->wait(req[0], &tbytes));
+    ZCOLL_CHECK(c.tp->wait(req[1], &dbytes));
+    bool ok = tbytes == sub * sizeof(uint64_t) && received(c, data, dbytes);
+    for (int v = 0; ok && v < sub; ++v) ok = table[v] != kFailedPiece;
+    if (!ok && c.failed == ZCOLL_SUCCESS) c.failed = ZCOLL_ERR_INTERNAL;
+    if (!ok)
+      for (int v = 0; v < sub; ++v) table[v] = kFailedPiece;
+    // forward the children's parts untouched (the data is in relative-rank
+    // order, the children are served largest subtree first)
+    for (int i = 0; i < nch; ++i) {
+      const int ks = subtree_size(kids[i], N);
+      size_t pos = 0, bytes = 0;
+      for (int v = 0; ok && v < kids[i] - vr; ++v) pos += table[v];
+      for (int v = kids[i] - vr; ok && v < kids[i] - vr + ks; ++v) bytes += table[v];
+      ZCOLL_CHECK(c.tp->isend(table + (kids[i] - vr), ks * sizeof(uint64_t), real(kids[i]), c.tag,
+                              &req[nreq++]));
+      ZCOLL_CHECK(send(c, data + pos, bytes, static_cast<uint64_t>(ks) * n * vs, real(kids[i]),
+                       &req[nreq++]));
+    }
+    if (ok) ZCOLL_STEP(c, decompress_segments(c, data, table[0], out, n));
+  }
+  for (int i = 0; i < nreq; ++i) ZCOLL_CHECK(c.tp->wait(req[i], nullptr));
+  return ZCOLL_SUCCESS;
+}
+
+ErrState scatter_binomial_model(const ModelIn& m) {
+  if (m.size == 1) return leaf(m);
+  ErrState s = compressed(m, leaf(m));
+  if (m.mode == ZCOLL_MODE_CPR_P2P)
+    for (int d = 1; d < binomial_depth(m.size); ++d) s = compressed(m, s);
+  return s;
+}
+
+}  // namespace zcoll::coll

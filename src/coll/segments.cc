@@ -1,0 +1,63 @@
+// segments.cc — a piece as consecutive pipeline-segment streams.
+#include <algorithm>
+
+#include "coll/algorithms.h"
+#include "coll/primitives.h"
+#include "core/error.h"
+
+namespace zcoll::coll {
+
+size_t segments_capacity(const Ctx& c, size_t n) {
+  size_t cap = 0;
+  for (size_t k = 0; k < c.segments(n); ++k) cap += c.piece_capacity(c.seg_len(n, k));
+  return cap;
+}
+
+zcoll_status compress_segments(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t cap,
+                               size_t* size) {
+  size_t pos = 0;
+  const auto* s = static_cast<const uint8_t*>(src);
+  for (size_t k = 0; k < c.segments(n); ++k) {
+    size_t len = c.seg_len(n, k), w = 0;
+    ZCOLL_CHECK(compress(c, s + k * c.seg_values * c.vsize, len, dst + pos, cap - pos, &w));
+    pos += w;
+  }
+  *size = pos;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void* dst, size_t n) {
+  size_t pos = 0;
+  auto* d = static_cast<uint8_t*>(dst);
+  for (size_t k = 0; k < c.segments(n); ++k) {
+    size_t sz = 0;
+    if (pos >= bytes) return fail(ZCOLL_ERR_TRUNCATED, "piece ends before segment %zu", k);
+    ZCOLL_CHECK(zcoll_stream_size(src + pos, bytes - pos, &sz));
+    if (sz > bytes - pos) return fail(ZCOLL_ERR_TRUNCATED, "segment %zu overruns its piece", k);
+    ZCOLL_CHECK(decompress(c, src + pos, sz, d + k * c.seg_values * c.vsize, c.seg_len(n, k),
+                           false));
+    pos += sz;
+  }
+  return ZCOLL_SUCCESS;
+}
+
+ErrState combine(zcoll_op op, ErrState a, ErrState b) {
+  switch (op) {
+    case ZCOLL_OP_SUM: return {a.e + b.e, a.mag + b.mag};
+    case ZCOLL_OP_MAX:
+    case ZCOLL_OP_MIN: return {std::max(a.e, b.e), std::max(a.mag, b.mag)};
+    case ZCOLL_OP_PROD:
+      // |a'b' - ab| <= |a| eb + |b'| ea <= ma eb + (mb + eb) ea
+      return {a.mag * b.e + (b.mag + b.e) * a.e, a.mag * b.mag};
+  }
+  return a;
+}
+
+int binomial_depth(int size) {
+  // the path from the root to relative rank v clears one set bit per hop
+  int d = 0;
+  for (int v = 1; v < size; ++v) d = std::max(d, __builtin_popcount(static_cast<unsigned>(v)));
+  return d;
+}
+
+}  // namespace zcoll::coll

@@ -1,0 +1,58 @@
+// mpi_transport.h — Transport over MPI point-to-point on a private duplicate of
+// the user's communicator (so that zcoll's messages never match the user's),
+// with MPI_ERRORS_RETURN. Uses the MPI-4 large-count calls when available.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace zcoll::transport {
+
+class MpiTransport final : public Transport {
+ public:
+  // Takes ownership of comm (a communicator this object frees).
+  explicit MpiTransport(MPI_Comm comm);
+  ~MpiTransport() override;
+  MpiTransport(const MpiTransport&) = delete;
+  MpiTransport& operator=(const MpiTransport&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  MPI_Comm comm() const { return comm_; }
+  // Free the communicator (collective); the destructor then does nothing.
+  zcoll_status release();
+
+  zcoll_status isend(const void* buf, size_t bytes, int peer, int tag, Req* req) override;
+  zcoll_status irecv(void* buf, size_t capacity, int peer, int tag, Req* req) override;
+  zcoll_status wait(Req req, size_t* bytes) override;
+  zcoll_status test(Req req, bool* done) override;
+  void progress() override;
+  zcoll_status allreduce_max(double* values, int n) override;
+  zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
+
+ private:
+  struct Slot {
+    MPI_Request req = MPI_REQUEST_NULL;
+    bool active = false;
+    bool done = false;
+    bool is_recv = false;
+    size_t bytes = 0;  // send size, or received size once done
+  };
+  Req take_slot();
+  void put_slot(Req r);
+  zcoll_status finish(Slot& s, MPI_Status& st);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  std::vector<Slot> slots_;
+  std::vector<Req> free_;
+  std::vector<Req> active_;  // slots with a request in flight (for progress())
+};
+
+// Text of an MPI error code (static buffer per thread).
+const char* mpi_error_text(int code);
+
+}  // namespace zcoll::transport

@@ -1,0 +1,144 @@
+// thread_transport.cc — in-process Transport (ranks as threads).
+#include "transport/thread_transport.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace zcoll::transport {
+
+ThreadFabric::ThreadFabric(int size) : size_(size), slots_(size) {}
+
+void ThreadFabric::barrier(std::unique_lock<std::mutex>& lk) {
+  const uint64_t gen = generation_;
+  if (++arrived_ == size_) {
+    arrived_ = 0;
+    ++generation_;
+    cv_.notify_all();
+  } else {
+    cv_.wait(lk, [&] { return generation_ != gen; });
+  }
+}
+
+ThreadTransport::ThreadTransport(std::shared_ptr<ThreadFabric> fabric, int rank)
+    : fabric_(std::move(fabric)), rank_(rank) {}
+
+Req ThreadTransport::take() {
+  Req r;
+  if (!free_.empty()) {
+    r = free_.back();
+    free_.pop_back();
+  } else {
+    r = static_cast<Req>(slots_.size());
+    slots_.emplace_back();
+  }
+  slots_[r] = Slot{};
+  slots_[r].active = true;
+  return r;
+}
+
+zcoll_status ThreadTransport::isend(const void* buf, size_t bytes, int peer, int tag, Req* req) {
+  if (peer < 0 || peer >= size()) return fail(ZCOLL_ERR_INVALID_ARG, "peer %d out of range", peer);
+  Req r = take();
+  slots_[r].done = true;
+  slots_[r].bytes = bytes;
+  bytes_sent += bytes;
+  {
+    std::lock_guard<std::mutex> lk(fabric_->mu_);
+    ThreadFabric::Key key{peer, rank_, tag};
+    auto& posted = fabric_->posted_[key];
+    if (!posted.empty()) {
+      ThreadFabric::PendingRecv p = posted.front();
+      posted.pop_front();
+      if (bytes > p.capacity) {
+        *p.overflow = true;
+      } else {
+        if (bytes) std::memcpy(p.buf, buf, bytes);
+      }
+      *p.bytes = bytes;
+      *p.done = true;
+      fabric_->cv_.notify_all();
+    } else {
+      const auto* b = static_cast<const uint8_t*>(buf);
+      fabric_->unexpected_[key].emplace_back(b, b + bytes);
+    }
+  }
+  *req = r;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status ThreadTransport::irecv(void* buf, size_t capacity, int peer, int tag, Req* req) {
+  if (peer < 0 || peer >= size()) return fail(ZCOLL_ERR_INVALID_ARG, "peer %d out of range", peer);
+  Req r = take();
+  Slot& s = slots_[r];
+  std::lock_guard<std::mutex> lk(fabric_->mu_);
+  ThreadFabric::Key key{rank_, peer, tag};
+  auto& q = fabric_->unexpected_[key];
+  if (!q.empty()) {
+    std::vector<uint8_t>& m = q.front();
+    if (m.size() > capacity) s.overflow = true;
+    else if (!m.empty()) std::memcpy(buf, m.data(), m.size());
+    s.bytes = m.size();
+    s.done = true;
+    q.pop_front();
+  } else {
+    fabric_->posted_[key].push_back({buf, capacity, &s.done, &s.bytes, &s.overflow});
+  }
+  *req = r;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status ThreadTransport::wait(Req r, size_t* bytes) {
+  if (r == kNoReq) {
+    if (bytes) *bytes = 0;
+    return ZCOLL_SUCCESS;
+  }
+  Slot& s = slots_[r];
+  {
+    std::unique_lock<std::mutex> lk(fabric_->mu_);
+    fabric_->cv_.wait(lk, [&] { return s.done; });
+  }
+  const bool overflow = s.overflow;
+  if (bytes) *bytes = s.bytes;
+  s.active = false;
+  free_.push_back(r);
+  if (overflow) return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "message larger than the receive buffer");
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status ThreadTransport::test(Req r, bool* done) {
+  if (r == kNoReq) {
+    *done = true;
+    return ZCOLL_SUCCESS;
+  }
+  std::lock_guard<std::mutex> lk(fabric_->mu_);
+  *done = slots_[r].done;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status ThreadTransport::allreduce_max(double* values, int n) {
+  std::unique_lock<std::mutex> lk(fabric_->mu_);
+  auto& mine = fabric_->slots_[rank_];
+  mine.assign(reinterpret_cast<uint8_t*>(values), reinterpret_cast<uint8_t*>(values + n));
+  fabric_->barrier(lk);
+  for (int p = 0; p < size(); ++p) {
+    const double* v = reinterpret_cast<const double*>(fabric_->slots_[p].data());
+    for (int i = 0; i < n; ++i) values[i] = std::max(values[i], v[i]);
+  }
+  fabric_->barrier(lk);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status ThreadTransport::allgather_u64(const uint64_t* mine, int k, uint64_t* all) {
+  std::unique_lock<std::mutex> lk(fabric_->mu_);
+  fabric_->slots_[rank_].assign(reinterpret_cast<const uint8_t*>(mine),
+                                reinterpret_cast<const uint8_t*>(mine + k));
+  fabric_->barrier(lk);
+  for (int p = 0; p < size(); ++p)
+    std::memcpy(all + static_cast<size_t>(p) * k, fabric_->slots_[p].data(), k * sizeof(uint64_t));
+  fabric_->barrier(lk);
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace zcoll::transport

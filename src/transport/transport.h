@@ -1,0 +1,49 @@
+// transport.h — what the collective algorithms need from a network: tagged,
+// non-blocking, ordered point-to-point byte messages between the ranks of a
+// group, plus two small blocking helpers. Algorithms are written against this
+// interface only (never MPI directly), so that the same algorithm can run over
+// MPI (mpi_transport.cc), NCCL or threads.
+//
+// Semantics: messages between one (sender, receiver, tag) are matched in order
+// (MPI's non-overtaking rule). A receive posted with `capacity` accepts any
+// message of at most capacity bytes; wait() reports the size that arrived.
+// All calls are made by one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "zcoll.h"
+
+namespace zcoll::transport {
+
+using Req = int32_t;  // a request slot; kNoReq when none
+constexpr Req kNoReq = -1;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  virtual zcoll_status isend(const void* buf, size_t bytes, int peer, int tag, Req* req) = 0;
+  virtual zcoll_status irecv(void* buf, size_t capacity, int peer, int tag, Req* req) = 0;
+  // Complete and release req; *bytes (may be null) = bytes received or sent.
+  // kNoReq completes at once with 0 bytes.
+  virtual zcoll_status wait(Req req, size_t* bytes) = 0;
+  // *done = whether req has completed (it stays owned until wait()).
+  virtual zcoll_status test(Req req, bool* done) = 0;
+  // Let outstanding transfers advance (called between compression ranges).
+  virtual void progress() = 0;
+
+  // Element-wise maximum of n doubles over the group, in place.
+  virtual zcoll_status allreduce_max(double* values, int n) = 0;
+  // all[r*k + j] = rank r's mine[j].
+  virtual zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) = 0;
+
+  // Accounting, reset by the caller per collective call.
+  uint64_t bytes_sent = 0;   // payload bytes passed to isend
+  double time_in_calls = 0;  // seconds spent inside the calls above
+};
+
+}  // namespace zcoll::transport

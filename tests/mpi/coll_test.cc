@@ -1,0 +1,842 @@
+// coll_test.cc — MPI correctness tests of libzcoll_mpi, run by CTest under
+// mpiexec -n 1..5. Every rank generates every rank's inputs (deterministic), so
+// the double-precision reference needs no communication. Checks:
+//   * reductions: |y - ref| <= reported bound + rounding of the op in T
+//   * data movement: within the single-compression bound (doc/hom)
+//   * allreduce: bit-identical on all ranks (hash allgather)
+//   * report fields (mode, status), NaN/Inf (IEEE), mismatched bounds, sub-comms
+// Usage: coll_test [group ...]  (groups: allreduce reduce_scatter allgather bcast
+// scatter reduce gather special large; none = all). Exit status != 0 on failure.
+#include <mpi.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "zcoll_mpi.h"
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+long g_checks = 0, g_failures = 0;
+
+#define EXPECT(cond, ...)                                                        \
+  do {                                                                           \
+    ++g_checks;                                                                  \
+    if (!(cond)) {                                                               \
+      if (++g_failures <= 30) {                                                  \
+        std::fprintf(stderr, "[rank %d] FAIL %s:%d: %s: ", g_rank, __FILE__, __LINE__, #cond); \
+        std::fprintf(stderr, __VA_ARGS__);                                       \
+        std::fprintf(stderr, "\n");                                              \
+      }                                                                          \
+    }                                                                            \
+  } while (0)
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Input value of rank p at index i.
+double gen(int p, size_t i, MPI_Op op, int salt) {
+  double u = static_cast<double>(mix(i * 1315423911ULL + static_cast<uint64_t>(p) * 2654435761ULL +
+                                     static_cast<uint64_t>(salt) * 97) >> 11) * 0x1.0p-53;
+  if (op == MPI_PROD) return 0.8 + 0.4 * u;
+  return 20.0 * std::sin(i * 0.0007 + p) + 3.0 * std::cos(i * 0.013 * (p + 1)) + (u - 0.5) * 0.1 +
+         p;
+}
+
+template <typename T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+}
+
+template <typename T>
+double unit_roundoff() {
+  return std::numeric_limits<T>::epsilon() / 2;
+}
+
+double apply(MPI_Op op, double a, double b) {
+  if (op == MPI_SUM) return a + b;
+  if (op == MPI_PROD) return a * b;
+  if (std::isnan(a) || std::isnan(b)) return std::nan("");
+  if (op == MPI_MAX) return a > b ? a : b;
+  return a < b ? a : b;
+}
+
+const char* op_name(MPI_Op op) {
+  return op == MPI_SUM ? "SUM" : op == MPI_PROD ? "PROD" : op == MPI_MAX ? "MAX" : "MIN";
+}
+
+uint64_t hash_bytes(const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
+}
+
+zcoll_report last(zcoll_comm* zc) {
+  zcoll_report r;
+  r.struct_size = sizeof r;
+  zcoll_comm_last_report(zc, &r);
+  return r;
+}
+
+struct Case {
+  zcoll_comm* zc;
+  MPI_Comm comm;
+  int rank, size;
+  zcoll_mode mode;
+  zcoll_algorithm algo;
+  MPI_Op op;
+  bool in_place;
+  size_t count;
+  int root;
+  bool average;
+  int salt;
+  const char* label;
+};
+
+std::string describe(const Case& c, const char* coll, const char* type) {
+  char b[256];
+  std::snprintf(b, sizeof b, "%s %s %s mode=%s algo=%s op=%s inplace=%d n=%zu root=%d avg=%d N=%d [%s]",
+                coll, type, c.label, zcoll_mode_name(c.mode), zcoll_algorithm_name(c.algo),
+                op_name(c.op), c.in_place, c.count, c.root, c.average, c.size, c.label);
+  return b;
+}
+
+zcoll_mode expected_mode(const Case& c, bool reduction, size_t values) {
+  if (c.mode == ZCOLL_MODE_MPI) return ZCOLL_MODE_MPI;
+  if (values == 0) return c.mode;
+  if (reduction && c.mode == ZCOLL_MODE_HOM && c.op != MPI_SUM) return ZCOLL_MODE_DOC;
+  return c.mode;
+}
+
+// Check reduced values y (n of them, starting at global index `first`) against the reference.
+template <typename T>
+void check_reduction(const Case& c, const T* y, size_t first, size_t n, const zcoll_report& rep,
+                     const std::string& what, const std::vector<std::vector<T>>& inputs) {
+  const double u = unit_roundoff<T>();
+  const double N = c.size;
+  const bool avg = c.average && c.op == MPI_SUM;
+  long bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double ref = inputs[0][first + i], sabs = std::fabs(ref);
+    for (int p = 1; p < c.size; ++p) {
+      double x = inputs[p][first + i];
+      ref = apply(c.op, ref, x);
+      sabs += std::fabs(x);
+    }
+    if (avg) {
+      ref /= N;
+      sabs /= N;
+    }
+    double v = y[i];
+    bool ok;
+    if (std::isnan(ref)) ok = std::isnan(v);
+    else if (std::isinf(ref)) ok = v == ref;
+    else {
+      double tol = rep.error_bound * (1 + 1e-9);
+      if (c.op == MPI_SUM) tol += (N + 3) * u * (sabs + N * rep.eb_per_compression + std::fabs(ref));
+      else if (c.op == MPI_PROD) tol += (N + 3) * u * (std::fabs(ref) + rep.error_bound);
+      else tol += 2 * u * std::fabs(ref);
+      ok = std::fabs(v - ref) <= tol;
+      if (!ok && bad == 0)
+        std::fprintf(stderr, "[rank %d] %s: i=%zu y=%.17g ref=%.17g |err|=%.3g tol=%.3g bound=%.3g\n",
+                     g_rank, what.c_str(), first + i, v, ref, std::fabs(v - ref), tol,
+                     rep.error_bound);
+    }
+    if (!ok) ++bad;
+  }
+  EXPECT(bad == 0, "%s: %ld values outside the bound", what.c_str(), bad);
+}
+
+// Data movement: y must equal x within the reported (single-compression) bound.
+template <typename T>
+void check_copy(const Case& c, const T* y, const T* x, size_t n, const zcoll_report& rep,
+                const std::string& what, bool exact) {
+  const double u = unit_roundoff<T>();
+  long bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double ref = x[i], v = y[i];
+    bool ok;
+    if (std::isnan(ref)) ok = std::isnan(v);
+    else if (std::isinf(ref)) ok = v == ref;
+    else if (exact) ok = v == ref;
+    else ok = std::fabs(v - ref) <= rep.error_bound * (1 + 1e-9) + u * std::fabs(ref);
+    if (!ok && bad == 0)
+      std::fprintf(stderr, "[rank %d] %s: i=%zu y=%.17g x=%.17g bound=%.3g\n", g_rank, what.c_str(),
+                   i, v, ref, rep.error_bound);
+    if (!ok) ++bad;
+  }
+  EXPECT(bad == 0, "%s: %ld values wrong", what.c_str(), bad);
+  if (c.mode == ZCOLL_MODE_DOC || c.mode == ZCOLL_MODE_HOM)
+    EXPECT(rep.error_bound <= rep.eb_per_compression * (1 + 1e-12),
+           "%s: data movement bound %.3g exceeds one compression %.3g", what.c_str(),
+           rep.error_bound, rep.eb_per_compression);
+}
+
+template <typename T>
+std::vector<std::vector<T>> make_inputs(const Case& c, size_t n, int nan_inf) {
+  std::vector<std::vector<T>> in(c.size, std::vector<T>(n));
+  for (int p = 0; p < c.size; ++p)
+    for (size_t i = 0; i < n; ++i) in[p][i] = static_cast<T>(gen(p, i, c.op, c.salt));
+  if (nan_inf && n > 10) {
+    const T inf = std::numeric_limits<T>::infinity();
+    in[0][3] = std::numeric_limits<T>::quiet_NaN();
+    in[c.size - 1][7] = inf;
+    in[0][9] = inf;
+    in[c.size - 1][9] = c.size > 1 ? -inf : inf;  // +inf + -inf = NaN
+  }
+  return in;
+}
+
+void check_status(const Case& c, zcoll_status s, const zcoll_report& rep, bool reduction,
+                  size_t values, const std::string& what) {
+  EXPECT(s == ZCOLL_SUCCESS, "%s: status %s (%s)", what.c_str(), zcoll_status_string(s),
+         zcoll_last_error());
+  EXPECT(rep.status == s, "%s: report status", what.c_str());
+  zcoll_mode em = expected_mode(c, reduction, values);
+  EXPECT(rep.mode == em, "%s: report mode %s, expected %s (%s)", what.c_str(),
+         zcoll_mode_name(rep.mode), zcoll_mode_name(em), rep.reason);
+}
+
+// ---- the collectives -------------------------------------------------------------
+
+template <typename T>
+void t_allreduce(const Case& c, int nan_inf = 0) {
+  const size_t n = c.count;
+  auto in = make_inputs<T>(c, n, nan_inf);
+  std::vector<T> send = in[c.rank], recv(n + 1, T(-7));
+  if (c.in_place) std::copy(send.begin(), send.end(), recv.begin());
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_comm_set_algorithm(c.zc, c.algo);
+  zcoll_comm_set_average(c.zc, c.average);
+  zcoll_status s = zcoll_allreduce(c.zc, c.in_place ? MPI_IN_PLACE : send.data(), recv.data(), n,
+                                   mpi_type<T>(), c.op);
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, "allreduce", sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, true, n, what);
+  if (s != ZCOLL_SUCCESS) return;
+  check_reduction<T>(c, recv.data(), 0, n, rep, what, in);
+  EXPECT(recv[n] == T(-7), "%s: wrote past the end", what.c_str());
+  if (c.mode != ZCOLL_MODE_MPI && n > 0 && c.algo != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == c.algo, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
+  // bit-identical on all ranks
+  uint64_t h = hash_bytes(recv.data(), n * sizeof(T));
+  std::vector<uint64_t> all(c.size);
+  MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, c.comm);
+  bool same = true;
+  for (int p = 0; p < c.size; ++p) same = same && all[p] == all[0];
+  EXPECT(same, "%s: results differ across ranks", what.c_str());
+}
+
+template <typename T>
+void t_reduce_scatter(const Case& c, bool counts_variant) {
+  std::vector<size_t> counts(c.size), displs(c.size);
+  size_t total = 0;
+  for (int p = 0; p < c.size; ++p) {
+    counts[p] = counts_variant ? (c.count == 0 ? 0 : (c.count + 37 * p) % (c.count + 5)) : c.count;
+    if (counts_variant && p == 1 % c.size && c.size > 2) counts[p] = 0;  // an empty block
+    displs[p] = total;
+    total += counts[p];
+  }
+  auto in = make_inputs<T>(c, total, 0);
+  std::vector<T> send = in[c.rank];
+  std::vector<T> recv(c.in_place ? total + 1 : counts[c.rank] + 1, T(-7));
+  if (c.in_place) std::copy(send.begin(), send.end(), recv.begin());
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_comm_set_average(c.zc, c.average);
+  const void* sb = c.in_place ? MPI_IN_PLACE : send.data();
+  zcoll_status s = counts_variant
+                       ? zcoll_reduce_scatter_counts(c.zc, sb, recv.data(), counts.data(),
+                                                     mpi_type<T>(), c.op)
+                       : zcoll_reduce_scatter(c.zc, sb, recv.data(), c.count, mpi_type<T>(), c.op);
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, counts_variant ? "reduce_scatter_counts" : "reduce_scatter",
+                              sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, true, total, what);
+  if (s != ZCOLL_SUCCESS) return;
+  check_reduction<T>(c, recv.data(), displs[c.rank], counts[c.rank], rep, what, in);
+  if (!c.in_place) EXPECT(recv[counts[c.rank]] == T(-7), "%s: wrote past the end", what.c_str());
+}
+
+template <typename T>
+void t_allgather(const Case& c) {
+  const size_t n = c.count;
+  auto in = make_inputs<T>(c, n, 0);
+  std::vector<T> recv(n * c.size + 1, T(-7));
+  if (c.in_place) std::copy(in[c.rank].begin(), in[c.rank].end(), recv.begin() + c.rank * n);
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_status s = zcoll_allgather(c.zc, c.in_place ? MPI_IN_PLACE : in[c.rank].data(),
+                                   recv.data(), n, mpi_type<T>());
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, "allgather", sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, false, n * c.size, what);
+  if (s != ZCOLL_SUCCESS) return;
+  for (int p = 0; p < c.size; ++p)
+    check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep, what + " block " + std::to_string(p),
+                  p == c.rank || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
+  EXPECT(recv[n * c.size] == T(-7), "%s: wrote past the end", what.c_str());
+}
+
+template <typename T>
+void t_bcast(const Case& c, int nan_inf = 0) {
+  const size_t n = c.count;
+  auto in = make_inputs<T>(c, n, nan_inf);
+  std::vector<T> buf(n + 1, T(-7));
+  if (c.rank == c.root) std::copy(in[c.root].begin(), in[c.root].end(), buf.begin());
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_status s = zcoll_bcast(c.zc, buf.data(), n, mpi_type<T>(), c.root);
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, "bcast", sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, false, n, what);
+  if (s != ZCOLL_SUCCESS) return;
+  check_copy<T>(c, buf.data(), in[c.root].data(), n, rep, what,
+                c.rank == c.root || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
+  EXPECT(buf[n] == T(-7), "%s: wrote past the end", what.c_str());
+}
+
+template <typename T>
+void t_scatter(const Case& c) {
+  const size_t n = c.count;
+  std::vector<T> src(n * c.size);
+  for (size_t j = 0; j < src.size(); ++j) src[j] = static_cast<T>(gen(c.root, j, c.op, c.salt));
+  std::vector<T> send = c.rank == c.root ? src : std::vector<T>();
+  std::vector<T> recv(n + 1, T(-7));
+  const bool ip = c.in_place && c.rank == c.root;
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_status s = zcoll_scatter(c.zc, c.rank == c.root ? send.data() : nullptr,
+                                 ip ? MPI_IN_PLACE : recv.data(), n, mpi_type<T>(), c.root);
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, "scatter", sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, false, n * c.size, what);
+  if (s != ZCOLL_SUCCESS) return;
+  if (ip) {
+    check_copy<T>(c, send.data() + c.root * n, src.data() + c.root * n, n, rep, what, true);
+    return;
+  }
+  check_copy<T>(c, recv.data(), src.data() + c.rank * n, n, rep, what,
+                c.rank == c.root || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
+  EXPECT(recv[n] == T(-7), "%s: wrote past the end", what.c_str());
+}
+
+template <typename T>
+void t_reduce(const Case& c) {
+  const size_t n = c.count;
+  auto in = make_inputs<T>(c, n, 0);
+  std::vector<T> send = in[c.rank], recv(n + 1, T(-7));
+  const bool ip = c.in_place && c.rank == c.root;
+  if (ip) std::copy(send.begin(), send.end(), recv.begin());
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_comm_set_average(c.zc, c.average);
+  zcoll_status s = zcoll_reduce(c.zc, ip ? MPI_IN_PLACE : send.data(),
+                                c.rank == c.root ? recv.data() : nullptr, n, mpi_type<T>(), c.op,
+                                c.root);
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, "reduce", sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, true, n, what);
+  if (s != ZCOLL_SUCCESS) return;
+  if (c.rank == c.root) {
+    check_reduction<T>(c, recv.data(), 0, n, rep, what, in);
+    EXPECT(recv[n] == T(-7), "%s: wrote past the end", what.c_str());
+  }
+}
+
+template <typename T>
+void t_gather(const Case& c) {
+  const size_t n = c.count;
+  auto in = make_inputs<T>(c, n, 0);
+  std::vector<T> recv(c.rank == c.root ? n * c.size + 1 : 1, T(-7));
+  const bool ip = c.in_place && c.rank == c.root;
+  if (ip) std::copy(in[c.rank].begin(), in[c.rank].end(), recv.begin() + c.root * n);
+  zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_status s = zcoll_gather(c.zc, ip ? MPI_IN_PLACE : in[c.rank].data(),
+                                c.rank == c.root ? recv.data() : nullptr, n, mpi_type<T>(), c.root);
+  zcoll_report rep = last(c.zc);
+  std::string what = describe(c, "gather", sizeof(T) == 4 ? "float" : "double");
+  check_status(c, s, rep, false, n * c.size, what);
+  if (s != ZCOLL_SUCCESS || c.rank != c.root) return;
+  for (int p = 0; p < c.size; ++p)
+    check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep, what + " block " + std::to_string(p),
+                  p == c.root || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
+  EXPECT(recv[n * c.size] == T(-7), "%s: wrote past the end", what.c_str());
+}
+
+// ---- drivers -----------------------------------------------------------------------
+
+const zcoll_mode kModes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC,
+                             ZCOLL_MODE_HOM};
+const MPI_Op kOps[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
+
+struct Env {
+  MPI_Comm comm;
+  int rank, size;
+  zcoll_comm* fine;    // chunk 1024, segments of 2048 values, REL 1e-4
+  zcoll_comm* coarse;  // default chunk and segment, ABS 1e-3
+};
+
+zcoll_comm* make_comm(MPI_Comm comm, uint32_t chunk, size_t segment, zcoll_eb_mode em,
+                      double eb) {
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  cfg.min_bytes = 0;
+  cfg.threads = 1;
+  cfg.chunk_size = chunk;
+  cfg.pipeline_values = segment;
+  cfg.eb_mode = em;
+  cfg.error_bound = eb;
+  zcoll_comm* zc = nullptr;
+  zcoll_status s = zcoll_comm_create(comm, &cfg, &zc);
+  EXPECT(s == ZCOLL_SUCCESS, "zcoll_comm_create: %s", zcoll_last_error());
+  return zc;
+}
+
+std::vector<size_t> counts_for(int N) {
+  return {0, 1, static_cast<size_t>(N > 1 ? N - 1 : 2), static_cast<size_t>(4099) * N + 5};
+}
+
+// The matrix, trimmed to keep the suite short under oversubscription: every op
+// and both in-place variants on the long vector; SUM (and in place) on the
+// short counts 0, 1, N-1.
+bool keep(MPI_Op op, size_t n, int ip, int N) {
+  const bool big = n > static_cast<size_t>(N) + 2;
+  if (big) return op == MPI_SUM || op == MPI_PROD || ip == 0;
+  return op == MPI_SUM || (op == MPI_MAX && ip == 0);
+}
+
+std::vector<int> roots_for(int N) {
+  if (N <= 2) return N == 1 ? std::vector<int>{0} : std::vector<int>{0, 1};
+  return {0, N / 2, N - 1};
+}
+
+template <typename F>
+void for_modes_types(const Env&, F f) {
+  for (zcoll_mode m : kModes)
+    for (int dt = 0; dt < 2; ++dt) f(m, dt);
+}
+
+Case base(const Env& e, zcoll_comm* zc, const char* label) {
+  Case c{};
+  c.zc = zc;
+  c.comm = e.comm;
+  c.rank = e.rank;
+  c.size = e.size;
+  c.algo = ZCOLL_ALGO_AUTO;
+  c.op = MPI_SUM;
+  c.label = label;
+  return c;
+}
+
+void group_allreduce(const Env& e) {
+  for (zcoll_comm* zc : {e.fine, e.coarse}) {
+    const bool fine = zc == e.fine;
+    for_modes_types(e, [&](zcoll_mode m, int dt) {
+      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING})
+        for (MPI_Op op : kOps) {
+          if (!fine && op != MPI_SUM) continue;
+          for (size_t n : counts_for(e.size))
+            for (int ip = 0; ip < 2; ++ip) {
+              if (!keep(op, n, ip, e.size) || (!fine && n != counts_for(e.size)[3])) continue;
+              Case c = base(e, zc, fine ? "fine" : "coarse");
+              c.mode = m;
+              c.algo = al;
+              c.op = op;
+              c.count = n;
+              c.in_place = ip;
+              c.salt = static_cast<int>(n) + ip;
+              if (dt == 0) t_allreduce<float>(c); else t_allreduce<double>(c);
+            }
+        }
+      // averaging
+      Case c = base(e, zc, fine ? "fine avg" : "coarse avg");
+      c.mode = m;
+      c.count = counts_for(e.size)[3];
+      c.average = true;
+      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+        c.algo = al;
+        if (dt == 0) t_allreduce<float>(c); else t_allreduce<double>(c);
+      }
+      zcoll_comm_set_average(zc, 0);
+    });
+  }
+  zcoll_comm_set_algorithm(e.fine, ZCOLL_ALGO_AUTO);
+  zcoll_comm_set_algorithm(e.coarse, ZCOLL_ALGO_AUTO);
+}
+
+void group_reduce_scatter(const Env& e) {
+  for_modes_types(e, [&](zcoll_mode m, int dt) {
+    for (MPI_Op op : kOps)
+      for (size_t n : counts_for(e.size))
+        for (int ip = 0; ip < 2; ++ip)
+          for (int var = 0; var < 2; ++var) {
+            if (!keep(op, n, ip, e.size)) continue;
+            Case c = base(e, e.fine, "fine");
+            c.mode = m;
+            c.op = op;
+            c.count = var ? n + 3 : n / (e.size > 1 ? 2 : 1);
+            c.in_place = ip;
+            c.salt = static_cast<int>(n) * 3 + ip;
+            if (dt == 0) t_reduce_scatter<float>(c, var); else t_reduce_scatter<double>(c, var);
+          }
+    Case c = base(e, e.fine, "fine avg");
+    c.mode = m;
+    c.count = 3001;
+    c.average = true;
+    if (dt == 0) t_reduce_scatter<float>(c, false); else t_reduce_scatter<double>(c, true);
+    zcoll_comm_set_average(e.fine, 0);
+  });
+}
+
+void group_allgather(const Env& e) {
+  for (zcoll_comm* zc : {e.fine, e.coarse})
+    for_modes_types(e, [&](zcoll_mode m, int dt) {
+      for (size_t n : counts_for(e.size))
+        for (int ip = 0; ip < 2; ++ip) {
+          if (zc == e.coarse && n != counts_for(e.size)[3]) continue;
+          Case c = base(e, zc, zc == e.fine ? "fine" : "coarse");
+          c.mode = m;
+          c.count = n;
+          c.in_place = ip;
+          c.salt = static_cast<int>(n) + 11 * ip;
+          if (dt == 0) t_allgather<float>(c); else t_allgather<double>(c);
+        }
+    });
+}
+
+void group_bcast(const Env& e) {
+  for (zcoll_comm* zc : {e.fine, e.coarse})
+    for_modes_types(e, [&](zcoll_mode m, int dt) {
+      for (size_t n : counts_for(e.size))
+        for (int root : roots_for(e.size)) {
+          if (zc == e.coarse && n != counts_for(e.size)[3]) continue;
+          Case c = base(e, zc, zc == e.fine ? "fine" : "coarse");
+          c.mode = m;
+          c.count = n;
+          c.root = root;
+          c.salt = static_cast<int>(n) + root;
+          if (dt == 0) t_bcast<float>(c); else t_bcast<double>(c);
+        }
+    });
+}
+
+void group_scatter(const Env& e) {
+  for (zcoll_comm* zc : {e.fine, e.coarse})
+    for_modes_types(e, [&](zcoll_mode m, int dt) {
+      for (size_t n : counts_for(e.size))
+        for (int root : roots_for(e.size))
+          for (int ip = 0; ip < 2; ++ip) {
+            if (zc == e.coarse && (n != counts_for(e.size)[3] || ip)) continue;
+            Case c = base(e, zc, zc == e.fine ? "fine" : "coarse");
+            c.mode = m;
+            c.count = n;
+            c.root = root;
+            c.in_place = ip;
+            c.salt = static_cast<int>(n) + root;
+            if (dt == 0) t_scatter<float>(c); else t_scatter<double>(c);
+          }
+    });
+}
+
+void group_gather(const Env& e) {
+  for (zcoll_comm* zc : {e.fine, e.coarse})
+    for_modes_types(e, [&](zcoll_mode m, int dt) {
+      for (size_t n : counts_for(e.size))
+        for (int root : roots_for(e.size))
+          for (int ip = 0; ip < 2; ++ip) {
+            if (zc == e.coarse && (n != counts_for(e.size)[3] || ip)) continue;
+            Case c = base(e, zc, zc == e.fine ? "fine" : "coarse");
+            c.mode = m;
+            c.count = n;
+            c.root = root;
+            c.in_place = ip;
+            c.salt = static_cast<int>(n) + 5 * root;
+            if (dt == 0) t_gather<float>(c); else t_gather<double>(c);
+          }
+    });
+}
+
+void group_reduce(const Env& e) {
+  for_modes_types(e, [&](zcoll_mode m, int dt) {
+    for (MPI_Op op : kOps)
+      for (size_t n : counts_for(e.size))
+        for (int root : {0, e.size - 1})
+          for (int ip = 0; ip < 2; ++ip) {
+            if (!keep(op, n, ip, e.size)) continue;
+            Case c = base(e, e.fine, "fine");
+            c.mode = m;
+            c.op = op;
+            c.count = n;
+            c.root = root;
+            c.in_place = ip;
+            c.salt = static_cast<int>(n) + root * 7 + ip;
+            if (dt == 0) t_reduce<float>(c); else t_reduce<double>(c);
+          }
+    Case c = base(e, e.coarse, "coarse avg");
+    c.mode = m;
+    c.count = 20000;
+    c.root = e.size / 2;
+    c.average = true;
+    if (dt == 0) t_reduce<float>(c); else t_reduce<double>(c);
+    zcoll_comm_set_average(e.coarse, 0);
+  });
+}
+
+// ~1M values per collective, float SUM / data movement, every mode.
+void group_large(const Env& e) {
+  const size_t big = 1u << 20;
+  for (zcoll_mode m : kModes) {
+    Case c = base(e, e.coarse, "large");
+    c.mode = m;
+    c.count = big + 17;
+    for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+      c.algo = al;
+      t_allreduce<float>(c);
+    }
+    c.algo = ZCOLL_ALGO_AUTO;
+    t_reduce_scatter<float>(c, false);
+    t_reduce<float>(c);
+    t_bcast<float>(c);
+    c.count = big / e.size + 3;
+    t_allgather<float>(c);
+    t_scatter<float>(c);
+    t_gather<float>(c);
+  }
+  zcoll_comm_set_algorithm(e.coarse, ZCOLL_ALGO_AUTO);
+}
+
+void group_special(const Env& e) {
+  // NaN / Inf through every mode (raw chunks carry them exactly; IEEE results)
+  for (zcoll_mode m : kModes)
+    for (int dt = 0; dt < 2; ++dt)
+      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+        Case c = base(e, e.fine, "nan/inf");
+        c.mode = m;
+        c.algo = al;
+        c.count = 5000;
+        for (MPI_Op op : kOps) {
+          // MPI leaves NaN in MAX/MIN unspecified; zcoll propagates it
+          if (m == ZCOLL_MODE_MPI && (op == MPI_MAX || op == MPI_MIN)) continue;
+          c.op = op;
+          if (dt == 0) t_allreduce<float>(c, 1); else t_allreduce<double>(c, 1);
+        }
+        c.op = MPI_SUM;
+        if (dt == 0) t_bcast<float>(c, 1); else t_bcast<double>(c, 1);
+      }
+  zcoll_comm_set_algorithm(e.fine, ZCOLL_ALGO_AUTO);
+
+  // the final-result bound: error within the configured bound itself
+  {
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    cfg.min_bytes = 0;
+    cfg.eb_mode = ZCOLL_EB_ABS;
+    cfg.error_bound = 1e-2;
+    cfg.bound = ZCOLL_BOUND_RESULT;
+    cfg.chunk_size = 1024;
+    cfg.pipeline_values = 2048;
+    zcoll_comm* zc = nullptr;
+    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
+    for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING})
+        for (MPI_Op op : kOps) {
+          Case c = base(e, zc, "result-bound");
+          c.mode = m;
+          c.algo = al;
+          c.op = op;
+          c.count = 9000;
+          t_allreduce<float>(c);
+          zcoll_report rep = last(zc);
+          EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "result bound %.17g > 1e-2 (%s %s %s)",
+                 rep.error_bound, zcoll_mode_name(m), zcoll_algorithm_name(al), op_name(op));
+          c.algo = ZCOLL_ALGO_AUTO;
+          t_reduce<double>(c);
+          rep = last(zc);
+          EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "reduce result bound %.17g", rep.error_bound);
+        }
+    zcoll_comm_free(zc);
+  }
+
+  // mismatched error bounds: every rank reports ZCOLL_ERR_MISMATCH, nobody hangs
+  if (e.size > 1) {
+    std::vector<float> x(6000, 1.5f), y(6000 * e.size);
+    zcoll_comm_set_error_bound(e.fine, ZCOLL_EB_ABS, e.rank == 0 ? 1e-3 : 1e-4);
+    for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+      zcoll_comm_set_mode(e.fine, m);
+      zcoll_status s = zcoll_allreduce(e.fine, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
+      EXPECT(s == ZCOLL_ERR_MISMATCH, "allreduce with mismatched bounds (%s): %s", zcoll_mode_name(m),
+             zcoll_status_string(s));
+      EXPECT(last(e.fine).status == ZCOLL_ERR_MISMATCH, "report status of mismatch");
+      s = zcoll_bcast(e.fine, x.data(), x.size(), MPI_FLOAT, e.size - 1);
+      EXPECT(s == ZCOLL_ERR_MISMATCH, "bcast with mismatched bounds: %s", zcoll_status_string(s));
+      s = zcoll_allgather(e.fine, x.data(), y.data(), x.size(), MPI_FLOAT);
+      EXPECT(s == ZCOLL_ERR_MISMATCH, "allgather with mismatched bounds: %s", zcoll_status_string(s));
+      s = zcoll_reduce(e.fine, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_MAX, 0);
+      EXPECT(s == ZCOLL_ERR_MISMATCH, "reduce with mismatched bounds: %s", zcoll_status_string(s));
+    }
+    // and the handle still works afterwards
+    zcoll_comm_set_error_bound(e.fine, ZCOLL_EB_REL, 1e-4);
+    Case c = base(e, e.fine, "after mismatch");
+    c.mode = ZCOLL_MODE_HOM;
+    c.count = 3000;
+    t_allreduce<float>(c);
+  }
+
+  // non-float datatypes and other ops go to MPI and are exact
+  {
+    std::vector<int> a(5000), b(5000);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i) + e.rank;
+    zcoll_comm_set_mode(e.fine, ZCOLL_MODE_HOM);
+    zcoll_status s = zcoll_allreduce(e.fine, a.data(), b.data(), a.size(), MPI_INT, MPI_SUM);
+    EXPECT(s == ZCOLL_SUCCESS && last(e.fine).mode == ZCOLL_MODE_MPI, "int allreduce -> MPI");
+    bool ok = true;
+    for (size_t i = 0; i < a.size(); ++i)
+      ok = ok && b[i] == static_cast<int>(i) * e.size + e.size * (e.size - 1) / 2;
+    EXPECT(ok, "int allreduce values");
+    // an op zcoll does not handle (MPI_BAND on ints) also goes to MPI
+    s = zcoll_allreduce(e.fine, a.data(), b.data(), a.size(), MPI_INT, MPI_BAND);
+    EXPECT(s == ZCOLL_SUCCESS && last(e.fine).mode == ZCOLL_MODE_MPI, "int BAND -> MPI");
+  }
+
+  // an OpenMP team per rank (threads = 2): same guarantees
+  {
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    cfg.min_bytes = 0;
+    cfg.threads = 2;
+    cfg.chunk_size = 1024;
+    zcoll_comm* zc = nullptr;
+    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
+    for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+      Case c = base(e, zc, "threads=2");
+      c.mode = m;
+      c.count = 70000;
+      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+        c.algo = al;
+        t_allreduce<float>(c);
+      }
+      c.algo = ZCOLL_ALGO_AUTO;
+      t_reduce_scatter<double>(c, true);
+      t_allgather<float>(c);
+    }
+    zcoll_comm_free(zc);
+  }
+
+  // ZCOLL_* environment variables override the configuration; a bad value
+  // fails zcoll_comm_create on every rank
+  {
+    setenv("ZCOLL_MODE", "doc", 1);
+    setenv("ZCOLL_MIN_BYTES", "0", 1);
+    zcoll_comm* zc = nullptr;
+    EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create with env: %s",
+           zcoll_last_error());
+    zcoll_comm_config got;
+    zcoll_comm_get_config(zc, &got);
+    EXPECT(got.mode == ZCOLL_MODE_DOC && got.min_bytes == 0, "env not applied");
+    std::vector<float> x(3000, 2.0f), y(3000);
+    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS &&
+               last(zc).mode == ZCOLL_MODE_DOC,
+           "env mode doc used: %s", zcoll_mode_name(last(zc).mode));
+    zcoll_comm_free(zc);
+    setenv("ZCOLL_MODE", e.rank == 0 ? "bogus" : "hom", 1);
+    zc = nullptr;
+    zcoll_status s = zcoll_comm_create(e.comm, nullptr, &zc);
+    EXPECT(s == ZCOLL_ERR_INVALID_ARG && zc == nullptr, "bad ZCOLL_MODE on rank 0: %s",
+           zcoll_status_string(s));
+    unsetenv("ZCOLL_MODE");
+    unsetenv("ZCOLL_MIN_BYTES");
+  }
+
+  // a large message below the threshold goes to MPI
+  {
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    cfg.min_bytes = 1 << 20;
+    zcoll_comm* zc = nullptr;
+    zcoll_comm_create(e.comm, &cfg, &zc);
+    std::vector<float> x(1000, 1.0f), y(1000);
+    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
+           "threshold allreduce");
+    EXPECT(last(zc).mode == ZCOLL_MODE_MPI, "below threshold -> mpi, got %s",
+           zcoll_mode_name(last(zc).mode));
+    zcoll_comm_free(zc);
+  }
+}
+
+void run_groups(const Env& e, const std::vector<std::string>& groups) {
+  auto want = [&](const char* g) {
+    if (groups.empty()) return true;
+    for (auto& s : groups)
+      if (s == g) return true;
+    return false;
+  };
+  if (want("allreduce")) group_allreduce(e);
+  if (want("reduce_scatter")) group_reduce_scatter(e);
+  if (want("allgather")) group_allgather(e);
+  if (want("bcast")) group_bcast(e);
+  if (want("scatter")) group_scatter(e);
+  if (want("reduce")) group_reduce(e);
+  if (want("gather")) group_gather(e);
+  if (want("large")) group_large(e);
+  if (want("special")) group_special(e);
+}
+
+Env make_env(MPI_Comm comm) {
+  Env e;
+  e.comm = comm;
+  MPI_Comm_rank(comm, &e.rank);
+  MPI_Comm_size(comm, &e.size);
+  e.fine = make_comm(comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+  e.coarse = make_comm(comm, 0, 0, ZCOLL_EB_ABS, 1e-3);
+  return e;
+}
+
+void free_env(Env& e) {
+  zcoll_comm_free(e.fine);
+  zcoll_comm_free(e.coarse);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  std::vector<std::string> groups;
+  bool subcomm = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--subcomm") == 0) subcomm = true;
+    else groups.emplace_back(argv[i]);
+  }
+  const double t0 = MPI_Wtime();
+  if (!subcomm) {
+    Env e = make_env(MPI_COMM_WORLD);
+    run_groups(e, groups);
+    free_env(e);
+  } else {
+    // two sub-communicators with a reversed rank order
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, -g_rank, &sub);
+    Env e = make_env(sub);
+    run_groups(e, groups);
+    free_env(e);
+    MPI_Comm_free(&sub);
+  }
+  long fails = 0, checks = 0;
+  MPI_Allreduce(&g_failures, &fails, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&g_checks, &checks, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    std::printf("zcoll mpi tests (%d ranks%s):%s%s %ld checks, %ld failures, %.1f s\n", g_size,
+                subcomm ? ", split communicators" : "", groups.empty() ? " all" : "",
+                groups.empty() ? "" : (" " + groups[0] + (groups.size() > 1 ? "+" : "")).c_str(),
+                checks, fails, MPI_Wtime() - t0);
+  MPI_Finalize();
+  return fails == 0 ? 0 : 1;
+}

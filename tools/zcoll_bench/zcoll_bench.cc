@@ -1,0 +1,564 @@
+// zcoll_bench.cc — zcoll-bench: benchmark and validate the compressed MPI
+// collectives, in the style of nccl-tests / OSU.
+//
+//   mpirun -np 4 zcoll-bench allreduce -b 1M -e 256M -f 2 --data FILE|synthetic
+//          --rel 1e-4 --modes mpi,raw,cpr_p2p,doc,hom --threads 1,2 [--json F] [--breakdown]
+//
+// One row per size, thread count and mode: time in microseconds (min / avg / max
+// over all ranks and timed iterations), algorithm and bus bandwidth (on the
+// uncompressed bytes, as nccl-tests defines them), speedup over `mpi` from the
+// same run, compression ratio (uncompressed / sent bytes over all ranks), the
+// maximum error and PSNR against the exact result (double precision), the bound
+// the library reported, and pass/fail: within that bound (plus the rounding of
+// the op in the datatype) and, for allreduce, identical on all ranks. The exit
+// status is non-zero if any row fails. --breakdown adds the time split
+// (compression, MPI, reduction, other) as in C-Coll's Figure 2.
+//
+// Sizes are bytes of the collective's buffer: the vector of allreduce / bcast /
+// reduce, the input of reduce_scatter, the output of allgather / gather, the
+// input of scatter. Data larger than the file is tiled; every rank reads a
+// different slice (rank r starts r/N of the way into the file), so reductions
+// do not combine identical inputs.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "zcoll_mpi.h"
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+
+bool parse_size(const std::string& t, size_t* out) {
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || !(v >= 0)) return false;
+  double m = 1;
+  std::string suf(end);
+  if (suf == "K" || suf == "k" || suf == "KB" || suf == "KiB") m = 1024;
+  else if (suf == "M" || suf == "m" || suf == "MB" || suf == "MiB") m = 1024.0 * 1024;
+  else if (suf == "G" || suf == "g" || suf == "GB" || suf == "GiB") m = 1024.0 * 1024 * 1024;
+  else if (!suf.empty() && suf != "B") return false;
+  *out = static_cast<size_t>(v * m);
+  return true;
+}
+
+std::string human(size_t b) {
+  char buf[32];
+  if (b >= (size_t{1} << 30) && b % (size_t{1} << 30) == 0) std::snprintf(buf, sizeof buf, "%zuG", b >> 30);
+  else if (b >= (size_t{1} << 20) && b % (size_t{1} << 20) == 0) std::snprintf(buf, sizeof buf, "%zuM", b >> 20);
+  else if (b >= 1024 && b % 1024 == 0) std::snprintf(buf, sizeof buf, "%zuK", b >> 10);
+  else std::snprintf(buf, sizeof buf, "%zu", b);
+  return buf;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+enum class Coll { kAllreduce, kReduceScatter, kAllgather, kBcast, kScatter, kReduce, kGather };
+const std::map<std::string, Coll> kColls = {
+    {"allreduce", Coll::kAllreduce}, {"reduce_scatter", Coll::kReduceScatter},
+    {"allgather", Coll::kAllgather}, {"bcast", Coll::kBcast},
+    {"scatter", Coll::kScatter},     {"reduce", Coll::kReduce},
+    {"gather", Coll::kGather}};
+
+bool is_reduction(Coll c) {
+  return c == Coll::kAllreduce || c == Coll::kReduceScatter || c == Coll::kReduce;
+}
+
+// nccl-tests' bus bandwidth factors.
+double bus_factor(Coll c, int N) {
+  switch (c) {
+    case Coll::kAllreduce: return 2.0 * (N - 1) / N;
+    case Coll::kReduceScatter: case Coll::kAllgather: case Coll::kScatter: case Coll::kGather:
+      return static_cast<double>(N - 1) / N;
+    default: return 1.0;
+  }
+}
+
+// The source values (the file, or a smooth synthetic field), as doubles.
+struct Source {
+  std::vector<double> v;
+  std::string name;
+};
+
+Source load_source(const std::string& data, size_t min_values) {
+  Source s;
+  if (data.empty() || data == "synthetic") {
+    s.name = "synthetic";
+    const size_t n = std::max<size_t>(min_values, 1 << 16);
+    s.v.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      double x = i * 1e-4;
+      s.v[i] = 10 * std::sin(x) + 3 * std::cos(7.3 * x) + 0.5 * std::sin(131.0 * x) + 0.01 * std::sin(1e3 * x);
+    }
+    return s;
+  }
+  std::ifstream f(data, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + data);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const bool f64 = data.size() > 4 && (data.substr(data.size() - 4) == ".f64" || data.substr(data.size() - 4) == ".d64");
+  const size_t vs = f64 ? 8 : 4;
+  const size_t n = bytes.size() / vs;
+  if (n == 0) throw std::runtime_error(data + " holds no values");
+  s.v.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (f64) {
+      double d;
+      std::memcpy(&d, bytes.data() + i * 8, 8);
+      s.v[i] = d;
+    } else {
+      float x;
+      std::memcpy(&x, bytes.data() + i * 4, 4);
+      s.v[i] = x;
+    }
+  }
+  s.name = data.substr(data.find_last_of('/') + 1);
+  return s;
+}
+
+// Rank p's i-th input value: the source tiled, starting p/N of the way in.
+inline double input_value(const Source& s, int p, int N, size_t i, bool prod) {
+  const size_t n = s.v.size();
+  double x = s.v[(i + static_cast<size_t>(p) * (n / N) + static_cast<size_t>(p) * 7919) % n];
+  if (prod) return 1.0 + 1e-3 * std::tanh(x);  // products stay near 1
+  return x;
+}
+
+struct Options {
+  std::string coll = "allreduce";
+  std::string begin = "1M", end = "16M";
+  double factor = 2;
+  std::string data = "synthetic";
+  double rel = 1e-4, abs_eb = 0;
+  std::string bound = "per_compression";
+  std::string modes = "mpi,raw,cpr_p2p,doc,hom";
+  std::string threads = "1";
+  std::string algo = "auto";
+  std::string dtype = "float";
+  std::string op = "sum";
+  bool average = false;
+  int warmup = 2, iters = 5;
+  int root = 0;
+  std::string json;
+  bool breakdown = false;
+  std::string min_bytes = "0";
+  bool list_env = false;
+};
+
+struct Row {
+  size_t bytes = 0, count = 0;
+  int threads = 1;
+  std::string mode, algo, reason;
+  double t_min = 0, t_avg = 0, t_max = 0;  // microseconds
+  double algbw = 0, busbw = 0, speedup = 0, ratio = 0;
+  double max_err = 0, psnr = 0, bound = 0, eb = 0;
+  double t_comp = 0, t_mpi = 0, t_red = 0, t_other = 0;  // avg microseconds
+  bool identical = true, pass = true;
+  std::string status;
+};
+
+template <typename T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+}
+
+double apply(MPI_Op op, double a, double b) {
+  if (op == MPI_SUM) return a + b;
+  if (op == MPI_PROD) return a * b;
+  if (std::isnan(a) || std::isnan(b)) return std::nan("");
+  if (op == MPI_MAX) return a > b ? a : b;
+  return a < b ? a : b;
+}
+
+// Run one (size, threads, mode) row.
+template <typename T>
+Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t bytes, int threads,
+            const Source& src, MPI_Op op) {
+  const int N = g_size, r = g_rank;
+  const size_t vs = sizeof(T);
+  const bool prod = op == MPI_PROD;
+  Row row;
+  row.bytes = bytes;
+  row.threads = threads;
+  row.mode = zcoll_mode_name(mode);
+  // counts
+  size_t per = 0, n_in = 0, n_out = 0;  // per-rank block, input and output values
+  switch (coll) {
+    case Coll::kAllreduce: case Coll::kBcast: case Coll::kReduce:
+      per = bytes / vs; n_in = per; n_out = per; break;
+    case Coll::kReduceScatter: per = bytes / vs / N; n_in = per * N; n_out = per; break;
+    case Coll::kAllgather: case Coll::kGather: per = bytes / vs / N; n_in = per; n_out = per * N; break;
+    case Coll::kScatter: per = bytes / vs / N; n_in = per * N; n_out = per; break;
+  }
+  row.count = per;
+  // inputs
+  std::vector<T> in(n_in), out(n_out + 1);
+  const int root = o.root % N;
+  auto value_of = [&](int p, size_t i) { return static_cast<T>(input_value(src, p, N, i, prod)); };
+  const bool rooted_src = coll == Coll::kBcast || coll == Coll::kScatter;
+  for (size_t i = 0; i < n_in; ++i) in[i] = value_of(rooted_src ? root : r, i);
+  zcoll_comm_set_mode(zc, mode);
+  zcoll_comm_set_average(zc, o.average);
+  auto call = [&]() -> zcoll_status {
+    switch (coll) {
+      case Coll::kAllreduce:
+        return zcoll_allreduce(zc, in.data(), out.data(), per, mpi_type<T>(), op);
+      case Coll::kReduceScatter:
+        return zcoll_reduce_scatter(zc, in.data(), out.data(), per, mpi_type<T>(), op);
+      case Coll::kAllgather:
+        return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
+      case Coll::kBcast:
+        if (r == root) std::copy(in.begin(), in.end(), out.begin());
+        return zcoll_bcast(zc, out.data(), per, mpi_type<T>(), root);
+      case Coll::kScatter:
+        return zcoll_scatter(zc, in.data(), out.data(), per, mpi_type<T>(), root);
+      case Coll::kReduce:
+        return zcoll_reduce(zc, in.data(), out.data(), per, mpi_type<T>(), op, root);
+      case Coll::kGather:
+        return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
+    }
+    return ZCOLL_ERR_INTERNAL;
+  };
+  zcoll_status st = ZCOLL_SUCCESS;
+  for (int w = 0; w < o.warmup && st == ZCOLL_SUCCESS; ++w) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    st = call();
+  }
+  std::vector<double> times;
+  double comp = 0, mpi = 0, red = 0, tot = 0;
+  uint64_t sent = 0, logical = 0;
+  zcoll_report rep;
+  rep.struct_size = sizeof rep;
+  for (int it = 0; it < o.iters && st == ZCOLL_SUCCESS; ++it) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    st = call();
+    times.push_back((MPI_Wtime() - t0) * 1e6);
+    zcoll_comm_last_report(zc, &rep);
+    comp += rep.time_compress;
+    mpi += rep.time_comm;
+    red += rep.time_reduce;
+    tot += rep.time_total;
+    sent += rep.bytes_sent;
+    logical += rep.bytes_uncompressed;
+  }
+  int ok_local = st == ZCOLL_SUCCESS, ok_all = 0;
+  MPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!ok_all) {
+    row.pass = false;
+    row.status = std::string("error: ") + (st ? zcoll_last_error() : "on another rank");
+    return row;
+  }
+  row.algo = zcoll_algorithm_name(rep.algorithm);
+  row.reason = rep.reason;
+  row.bound = rep.error_bound;
+  row.eb = rep.eb_per_compression;
+  // times across ranks and iterations
+  double lmin = *std::min_element(times.begin(), times.end());
+  double lmax = *std::max_element(times.begin(), times.end());
+  double lsum = 0;
+  for (double t : times) lsum += t;
+  MPI_Allreduce(&lmin, &row.t_min, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&lmax, &row.t_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&lsum, &row.t_avg, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  row.t_avg /= static_cast<double>(times.size()) * N;
+  row.algbw = bytes / (row.t_avg * 1e-6) / 1e9;
+  row.busbw = row.algbw * bus_factor(coll, N);
+  double sums[6] = {comp, mpi, red, tot, static_cast<double>(sent), static_cast<double>(logical)};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  const double k = 1e6 / (static_cast<double>(o.iters) * N);
+  row.t_comp = sums[0] * k;
+  row.t_mpi = sums[1] * k;
+  row.t_red = sums[2] * k;
+  row.t_other = std::max(0.0, sums[3] * k - row.t_comp - row.t_mpi - row.t_red);
+  row.ratio = sums[4] > 0 ? sums[5] / sums[4] : 1.0;
+
+  // ---- validation against the exact result -----------------------------------
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  const bool avg = o.average && op == MPI_SUM;
+  double maxerr = 0, sq = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  long bad = 0, nvals = 0;
+  auto check = [&](double y, double ref, double tol) {
+    if (std::isnan(ref)) {
+      bad += !std::isnan(y);
+      return;
+    }
+    if (std::isinf(ref)) {
+      bad += y != ref;
+      return;
+    }
+    double e = std::fabs(y - ref);
+    maxerr = std::max(maxerr, e);
+    sq += e * e;
+    lo = std::min(lo, ref);
+    hi = std::max(hi, ref);
+    ++nvals;
+    if (!(e <= tol)) ++bad;
+  };
+  const bool has_out = !((coll == Coll::kReduce || coll == Coll::kGather) && r != root);
+  if (has_out) {
+    if (is_reduction(coll)) {
+      const size_t first = coll == Coll::kReduceScatter ? static_cast<size_t>(r) * per : 0;
+      for (size_t i = 0; i < n_out; ++i) {
+        double ref = static_cast<double>(value_of(0, first + i)), sabs = std::fabs(ref);
+        for (int p = 1; p < N; ++p) {
+          double x = static_cast<double>(value_of(p, first + i));
+          ref = apply(op, ref, x);
+          sabs += std::fabs(x);
+        }
+        if (avg) {
+          ref /= N;
+          sabs /= N;
+        }
+        double tol = rep.error_bound * (1 + 1e-9);
+        if (op == MPI_SUM) tol += (N + 3) * u * (sabs + N * rep.eb_per_compression + std::fabs(ref));
+        else if (op == MPI_PROD) tol += (N + 3) * u * (std::fabs(ref) + rep.error_bound);
+        else tol += 2 * u * std::fabs(ref);
+        check(out[i], ref, tol);
+      }
+    } else {
+      for (size_t i = 0; i < n_out; ++i) {
+        double ref;
+        if (coll == Coll::kAllgather || coll == Coll::kGather)
+          ref = static_cast<double>(value_of(static_cast<int>(i / per), i % per));
+        else if (coll == Coll::kScatter)
+          ref = static_cast<double>(value_of(root, static_cast<size_t>(r) * per + i));
+        else
+          ref = static_cast<double>(value_of(root, i));
+        check(out[i], ref, rep.error_bound * (1 + 1e-9) + u * std::fabs(ref));
+      }
+    }
+  }
+  double agg[4] = {maxerr, hi, -lo, 0};
+  MPI_Allreduce(MPI_IN_PLACE, agg, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double sums2[3] = {sq, static_cast<double>(nvals), static_cast<double>(bad)};
+  MPI_Allreduce(MPI_IN_PLACE, sums2, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  row.max_err = agg[0];
+  const double range = agg[1] + agg[2];
+  const double rmse = sums2[1] > 0 ? std::sqrt(sums2[0] / sums2[1]) : 0;
+  row.psnr = rmse > 0 ? 20 * std::log10(range / rmse) : std::numeric_limits<double>::infinity();
+  row.pass = sums2[2] == 0;
+  if (coll == Coll::kAllreduce) {  // identical on all ranks
+    uint64_t h = 1469598103934665603ULL;
+    const auto* b = reinterpret_cast<const unsigned char*>(out.data());
+    for (size_t i = 0; i < n_out * vs; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+    uint64_t hmin = h, hmax = h;
+    MPI_Allreduce(MPI_IN_PLACE, &hmin, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    row.identical = hmin == hmax;
+    row.pass = row.pass && row.identical;
+  }
+  row.status = row.pass ? "pass" : (row.identical ? "FAIL (bound)" : "FAIL (ranks differ)");
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  Options o;
+  CLI::App app{"zcoll-bench: benchmark and validate zcoll's compressed MPI collectives"};
+  app.add_option("collective", o.coll,
+                 "allreduce | reduce_scatter | allgather | bcast | scatter | reduce | gather")
+      ->check(CLI::IsMember({"allreduce", "reduce_scatter", "allgather", "bcast", "scatter",
+                             "reduce", "gather"}));
+  app.add_option("-b,--begin", o.begin, "smallest buffer size in bytes (1M, 64K)");
+  app.add_option("-e,--end", o.end, "largest buffer size in bytes");
+  app.add_option("-f,--factor", o.factor, "size multiplication factor")->check(CLI::Range(1.01, 1e6));
+  app.add_option("--data", o.data, "raw .f32 (or .f64) file, or 'synthetic'");
+  app.add_option("--rel", o.rel, "relative error bound (x value range of all inputs)");
+  app.add_option("--abs", o.abs_eb, "absolute error bound (overrides --rel)");
+  app.add_option("--bound", o.bound, "per_compression | result")
+      ->check(CLI::IsMember({"per_compression", "result"}));
+  app.add_option("--modes", o.modes, "comma list of mpi,raw,cpr_p2p,doc,hom");
+  app.add_option("--threads", o.threads, "comma list of OpenMP threads per rank");
+  app.add_option("--algo", o.algo, "allreduce algorithm: auto | ring | rd")
+      ->check(CLI::IsMember({"auto", "ring", "rd"}));
+  app.add_option("--dtype", o.dtype, "float | double")->check(CLI::IsMember({"float", "double"}));
+  app.add_option("--op", o.op, "sum | max | min | prod")->check(CLI::IsMember({"sum", "max", "min", "prod"}));
+  app.add_flag("--avg", o.average, "average (sum divided by the number of ranks)");
+  app.add_option("-w,--warmup", o.warmup, "warm-up iterations")->check(CLI::NonNegativeNumber);
+  app.add_option("-n,--iters", o.iters, "timed iterations")->check(CLI::PositiveNumber);
+  app.add_option("--root", o.root, "root of bcast/scatter/reduce/gather");
+  app.add_option("--min-bytes", o.min_bytes, "messages below go to MPI (default 0: never)");
+  app.add_option("--json", o.json, "write the rows as JSON to this file");
+  app.add_flag("--breakdown", o.breakdown, "time split: compression / MPI / reduction / other");
+  app.add_flag("--list-env", o.list_env, "print the ZCOLL_* environment variables and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = g_rank == 0 ? app.exit(e) : (e.get_exit_code());
+    MPI_Finalize();
+    return rc;
+  }
+  if (o.list_env) {
+    if (g_rank == 0) std::fputs(zcoll_mpi_env_help(), stdout);
+    MPI_Finalize();
+    return 0;
+  }
+  size_t b0 = 0, b1 = 0, min_bytes = 0;
+  if (!parse_size(o.begin, &b0) || !parse_size(o.end, &b1) || !parse_size(o.min_bytes, &min_bytes) ||
+      b0 == 0 || b1 < b0) {
+    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: bad sizes -b %s -e %s\n", o.begin.c_str(), o.end.c_str());
+    MPI_Finalize();
+    return 2;
+  }
+  std::vector<zcoll_mode> modes;
+  for (auto& m : split(o.modes, ',')) {
+    zcoll_mode zm;
+    if (zcoll_mode_from_name(m.c_str(), &zm) != ZCOLL_SUCCESS || zm == ZCOLL_MODE_DEFAULT) {
+      if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: unknown mode '%s'\n", m.c_str());
+      MPI_Finalize();
+      return 2;
+    }
+    modes.push_back(zm);
+  }
+  std::vector<int> threads;
+  for (auto& t : split(o.threads, ',')) threads.push_back(std::max(0, std::atoi(t.c_str())));
+  const Coll coll = kColls.at(o.coll);
+  const MPI_Op op = o.op == "sum" ? MPI_SUM : o.op == "max" ? MPI_MAX : o.op == "min" ? MPI_MIN : MPI_PROD;
+  const bool f64 = o.dtype == "double";
+  const size_t vs = f64 ? 8 : 4;
+
+  Source src;
+  try {
+    src = load_source(o.data, b1 / vs);
+  } catch (const std::exception& e) {
+    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  // one handle per thread count
+  std::map<int, zcoll_comm*> comms;
+  for (int t : threads) {
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    cfg.threads = t;
+    cfg.min_bytes = min_bytes;
+    cfg.eb_mode = o.abs_eb > 0 ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
+    cfg.error_bound = o.abs_eb > 0 ? o.abs_eb : o.rel;
+    cfg.bound = o.bound == "result" ? ZCOLL_BOUND_RESULT : ZCOLL_BOUND_PER_COMPRESSION;
+    cfg.allreduce_algorithm = o.algo == "ring" ? ZCOLL_ALGO_RING
+                              : o.algo == "rd" ? ZCOLL_ALGO_RECURSIVE_DOUBLING
+                                               : ZCOLL_ALGO_AUTO;
+    zcoll_comm* zc = nullptr;
+    if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS) {
+      if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: %s\n", zcoll_last_error());
+      MPI_Finalize();
+      return 2;
+    }
+    comms[t] = zc;
+  }
+  if (g_rank == 0) {
+    std::printf("# zcoll-bench %s: %d ranks, %s %s%s, data %s (%zu values), %s %g (%s), %d warm-up + %d iterations\n",
+                o.coll.c_str(), g_size, o.dtype.c_str(), is_reduction(coll) ? o.op.c_str() : "",
+                o.average ? " avg" : "", src.name.c_str(), src.v.size(),
+                o.abs_eb > 0 ? "abs" : "rel", o.abs_eb > 0 ? o.abs_eb : o.rel, o.bound.c_str(),
+                o.warmup, o.iters);
+    std::printf("# time in us (min/avg/max over ranks and iterations); bandwidth in GB/s on uncompressed bytes\n");
+    std::printf("%10s %11s %3s %8s %18s %10s %10s %10s %8s %8s %7s %7s %10s %10s %7s",
+                "size", "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "algbw", "busbw",
+                "speedup", "ratio", "max_err", "bound", "psnr");
+    if (o.breakdown) std::printf(" %9s %9s %9s %9s", "t_comp", "t_mpi", "t_reduce", "t_other");
+    std::printf("  %s\n", "status");
+  }
+  std::vector<Row> rows;
+  bool all_pass = true;
+  for (size_t bytes = b0; bytes <= b1;
+       bytes = std::max(bytes + 1, static_cast<size_t>(std::llround(bytes * o.factor)))) {
+    for (int t : threads) {
+      double t_mpi_avg = 0;
+      for (zcoll_mode m : modes) {
+        Row row = f64 ? run_row<double>(o, coll, comms[t], m, bytes, t, src, op)
+                      : run_row<float>(o, coll, comms[t], m, bytes, t, src, op);
+        if (m == ZCOLL_MODE_MPI) t_mpi_avg = row.t_avg;
+        row.speedup = t_mpi_avg > 0 && row.t_avg > 0 ? t_mpi_avg / row.t_avg : 0;
+        all_pass = all_pass && row.pass;
+        if (g_rank == 0) {
+          std::printf("%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %8.3f %8.3f %7.2f %7.2f %10.3g %10.3g %7.1f",
+                      human(bytes).c_str(), row.count, t, row.mode.c_str(), row.algo.c_str(), row.t_min,
+                      row.t_avg, row.t_max, row.algbw, row.busbw, row.speedup, row.ratio, row.max_err,
+                      row.bound, row.psnr);
+          if (o.breakdown)
+            std::printf(" %9.1f %9.1f %9.1f %9.1f", row.t_comp, row.t_mpi, row.t_red, row.t_other);
+          std::printf("  %s\n", row.status.c_str());
+          std::fflush(stdout);
+        }
+        rows.push_back(row);
+      }
+    }
+  }
+  if (g_rank == 0) {
+    std::printf("# %s: %zu rows, %s\n", all_pass ? "OK" : "FAILED", rows.size(),
+                all_pass ? "every result within its reported bound" : "some rows failed");
+    if (!o.json.empty()) {
+      nlohmann::json j;
+      j["collective"] = o.coll;
+      j["ranks"] = g_size;
+      j["dtype"] = o.dtype;
+      j["op"] = o.op;
+      j["average"] = o.average;
+      j["data"] = src.name;
+      j["eb_mode"] = o.abs_eb > 0 ? "abs" : "rel";
+      j["error_bound"] = o.abs_eb > 0 ? o.abs_eb : o.rel;
+      j["bound"] = o.bound;
+      j["iterations"] = o.iters;
+      j["warmup"] = o.warmup;
+      j["pass"] = all_pass;
+      for (const Row& r : rows) {
+        nlohmann::json x;
+        x["bytes"] = r.bytes;
+        x["count"] = r.count;
+        x["threads"] = r.threads;
+        x["mode"] = r.mode;
+        x["algorithm"] = r.algo;
+        x["reason"] = r.reason;
+        x["time_us"] = {{"min", r.t_min}, {"avg", r.t_avg}, {"max", r.t_max}};
+        x["algbw_GBps"] = r.algbw;
+        x["busbw_GBps"] = r.busbw;
+        x["speedup_vs_mpi"] = r.speedup;
+        x["ratio"] = r.ratio;
+        x["max_error"] = r.max_err;
+        x["psnr_db"] = std::isfinite(r.psnr) ? nlohmann::json(r.psnr) : nlohmann::json("inf");
+        x["error_bound"] = r.bound;
+        x["eb_per_compression"] = r.eb;
+        x["identical_on_all_ranks"] = r.identical;
+        x["breakdown_us"] = {{"compress", r.t_comp}, {"mpi", r.t_mpi}, {"reduce", r.t_red}, {"other", r.t_other}};
+        x["pass"] = r.pass;
+        x["status"] = r.status;
+        j["rows"].push_back(x);
+      }
+      std::ofstream f(o.json);
+      f << j.dump(2) << "\n";
+      if (!f) {
+        std::fprintf(stderr, "zcoll-bench: cannot write %s\n", o.json.c_str());
+        all_pass = false;
+      }
+    }
+  }
+  for (auto& kv : comms) zcoll_comm_free(kv.second);
+  int pass_local = all_pass, pass_all = 0;
+  MPI_Allreduce(&pass_local, &pass_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return pass_all ? 0 : 1;
+}
