@@ -211,103 +211,73 @@ zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report) 
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
-                             MPI_Datatype datatype, MPI_Op op) {
+}  // extern "C"
+
+namespace {
+// The arguments of one collective call, as the dispatcher takes them.
+Call make_call(zcoll_collective coll, const void* sendbuf, void* recvbuf, size_t count,
+               MPI_Datatype datatype, MPI_Op op = MPI_OP_NULL, int root = 0) {
   Call k;
-  k.coll = ZCOLL_COLL_ALLREDUCE;
+  k.coll = coll;
   k.sendbuf = sendbuf;
   k.recvbuf = recvbuf;
   k.count = count;
   k.datatype = datatype;
   k.op = op;
-  return run_call(zc, k);
+  k.root = root;
+  return k;
+}
+}  // namespace
+
+extern "C" {
+
+zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
+                             MPI_Datatype datatype, MPI_Op op) {
+  return run_call(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
 }
 
 zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                   size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
-  Call k;
-  k.coll = ZCOLL_COLL_REDUCE_SCATTER;
+  Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = recvcount;
-  k.datatype = datatype;
-  k.op = op;
   return run_call(zc, k);
 }
 
 zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                          const size_t* recvcounts, MPI_Datatype datatype,
                                          MPI_Op op) {
-  Call k;
-  k.coll = ZCOLL_COLL_REDUCE_SCATTER;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
+  Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
   k.recvcounts = recvcounts;
   if (zc && recvcounts) k.count = recvcounts[zc->tp->rank()];
-  k.datatype = datatype;
-  k.op = op;
   return run_call(zc, k);
 }
 
 zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype) {
-  Call k;
-  k.coll = ZCOLL_COLL_ALLGATHER;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = count;
-  k.datatype = datatype;
-  return run_call(zc, k);
+  return run_call(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
 }
 
 zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
                          int root) {
-  Call k;
-  k.coll = ZCOLL_COLL_BCAST;
-  k.sendbuf = buffer;
-  k.recvbuf = buffer;
-  k.count = count;
-  k.datatype = datatype;
-  k.root = root;
-  return run_call(zc, k);
+  return run_call(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL,
+                                root));
 }
 
 zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, int root) {
-  Call k;
-  k.coll = ZCOLL_COLL_SCATTER;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = count;
-  k.datatype = datatype;
-  k.root = root;
-  return run_call(zc, k);
+  return run_call(zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype,
+                                MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, MPI_Op op, int root) {
-  Call k;
-  k.coll = ZCOLL_COLL_REDUCE;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = count;
-  k.datatype = datatype;
-  k.op = op;
-  k.root = root;
-  return run_call(zc, k);
+  return run_call(zc, make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
 }
 
 zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, int root) {
-  Call k;
-  k.coll = ZCOLL_COLL_GATHER;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = count;
-  k.datatype = datatype;
-  k.root = root;
-  return run_call(zc, k);
+  return run_call(zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype,
+                                MPI_OP_NULL, root));
 }
 
 }  // extern "C"
