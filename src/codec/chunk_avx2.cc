@@ -155,12 +155,10 @@ template <typename T>
 size_t compress_chunk_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
-  size_t pos = kQuantChunkHeaderBytes + align4(nblocks);
-  if (pos >= raw) return write_raw_chunk(x, len, out);
-  uint8_t* lens = out + kQuantChunkHeaderBytes;
-  std::memset(lens + nblocks, 0, align4(nblocks) - nblocks);
   int32_t anchor;
-  if (!quantize_value(x[0], qz, &anchor)) return write_raw_chunk(x, len, out);
+  size_t pos = begin_quant_chunk(x, len, qz, out, &anchor);
+  if (pos == 0) return write_raw_chunk(x, len, out);
+  uint8_t* lens = out + kQuantChunkHeaderBytes;
   const QuantVec v = make_qv(qz.inv, qz.quantum);
   const auto ebc = eb_vec(qz);
   __m256i carry = _mm256_set1_epi32(anchor), qmaxv = _mm256_setzero_si256();

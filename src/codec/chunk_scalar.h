@@ -91,16 +91,27 @@ inline bool block_deltas_scalar(const T* x, uint32_t n_here, const Quantizer<T>&
   return true;
 }
 
+// Start a quantized chunk (shared by every encoder so that their bytes agree):
+// zero the code-length padding and quantize the anchor. Returns the offset of the
+// first block payload, or 0 when the chunk must be raw.
+template <typename T>
+inline size_t begin_quant_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out,
+                                int32_t* anchor) {
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  const size_t pos = kQuantChunkHeaderBytes + align4(nblocks);
+  if (pos >= raw_chunk_bytes(len, sizeof(T)) || !quantize_value(x[0], qz, anchor)) return 0;
+  std::memset(out + kQuantChunkHeaderBytes + nblocks, 0, align4(nblocks) - nblocks);
+  return pos;
+}
+
 template <typename T>
 size_t compress_chunk_scalar(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
-  size_t pos = kQuantChunkHeaderBytes + align4(nblocks);
-  if (pos >= raw) return write_raw_chunk(x, len, out);
-  uint8_t* lens = out + kQuantChunkHeaderBytes;
-  std::memset(lens + nblocks, 0, align4(nblocks) - nblocks);
   int32_t anchor;
-  if (!quantize_value(x[0], qz, &anchor)) return write_raw_chunk(x, len, out);
+  size_t pos = begin_quant_chunk(x, len, qz, out, &anchor);
+  if (pos == 0) return write_raw_chunk(x, len, out);
+  uint8_t* lens = out + kQuantChunkHeaderBytes;
   int32_t prev = anchor;
   uint32_t qmax = 0;
   uint8_t payload[4 * (kMaxCodeLength + 1)];
