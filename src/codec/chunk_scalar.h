@@ -14,8 +14,6 @@
 namespace zcoll {
 namespace {
 
-inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
-
 // Quantize one value: q = round(x/quantum), then check the reconstruction
 // (T)(q*quantum) exactly as a decoder computes it. If rounding of x/quantum or of
 // the reconstruction broke the bound, try the neighbouring bin. false = this value

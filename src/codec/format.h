@@ -35,6 +35,7 @@ constexpr uint32_t kMaxCodeLength = 33;  // planes of a block (two's complement)
 constexpr double kSlackF32 = 1.0 / 64.0;
 constexpr double kSlackF64 = 1.0 / 1048576.0;
 
+inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
 inline size_t align8(size_t x) { return (x + 7) & ~size_t{7}; }
 
 struct Header {

@@ -29,8 +29,6 @@
 namespace zcoll {
 namespace {
 
-inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
-
 inline uint32_t word(const uint8_t* p, uint32_t j) { return load_u32(p + 4 * j); }
 
 // Bit-sliced a + b (or a - b = a + ~b + 1) of two blocks of two's-complement
