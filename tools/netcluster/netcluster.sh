@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# netcluster.sh - emulate a K-host cluster on one machine with network namespaces.
+#
+#   setup K RATE      K hosts zc-h0..zc-h{K-1}, each joined by a veth pair to bridge
+#                     zc-br0 in namespace zc-sw; tbf shaping of each host's send and
+#                     receive rate (e.g. 500mbit, 1gbit, 2gbit).  Idempotent.
+#   run K -- CMD...   run an MPI (MPICH/hydra) program with one rank per host.
+#   check [K]         measure achieved vs configured rate (iperf3 or python3 fallback).
+#   status            print what exists.
+#   teardown          remove everything (safe to run twice).
+#
+# Addresses: 10.77.0.0/24 exists only inside the zc-* namespaces (hosts 10.77.0.1..K,
+# the bridge 10.77.0.254 for mpiexec).  Nothing is configured in the root namespace, and
+# there is no default route anywhere, so no packet can leave the emulated cluster.
+# See docs/netcluster.md.
+set -euo pipefail
+
+SW=zc-sw                 # switch namespace: holds the bridge, mpiexec runs here
+BR=zc-br0
+NET=10.77.0
+BRADDR=$NET.254
+HIF=zc0                  # interface name inside every host namespace
+STATE=/run/zcoll-netcluster
+BUCKET_US=${NETCLUSTER_BUCKET_US:-200}   # tbf bucket, microseconds of line rate
+QUEUE_MS=${NETCLUSTER_QUEUE_MS:-10}      # tbf queue limit, milliseconds of line rate
+RUN_TIMEOUT=${NETCLUSTER_TIMEOUT:-600}   # seconds before `run` kills mpiexec
+MTU=${NETCLUSTER_MTU:-9000}              # link MTU: jumbo frames by default (1500 costs ~2x the CPU per byte here)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+die() { echo "netcluster: $*" >&2; exit 2; }
+need_root() { [ "$(id -u)" = 0 ] || die "must run as root"; }
+host() { echo "zc-h$1"; }
+swport() { echo "zc-h$1p"; }           # switch-side end of host N's veth pair
+addr() { echo "$NET.$(( $1 + 1 ))"; }
+nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+ns_exists() { ip netns list | awk '{print $1}' | grep -qx "$1"; }
+
+# rate string (500mbit, 1gbit, 2.5gbit, 100kbit, 1000000) -> bits/s
+rate_bps() {
+  python3 - "$1" <<'PY'
+import re, sys
+s = sys.argv[1].strip().lower()
+m = re.fullmatch(r'([0-9.]+)\s*(|bit|kbit|mbit|gbit|tbit|bps|kbps|mbps|gbps)', s)
+if not m: sys.exit("bad rate: " + s)
+v = float(m.group(1)); u = m.group(2)
+mult = {'':1,'bit':1,'kbit':1e3,'mbit':1e6,'gbit':1e9,'tbit':1e12,
+        'bps':8,'kbps':8e3,'mbps':8e6,'gbps':8e9}[u]   # tc: "bps" = bytes/s
+print(int(v*mult))
+PY
+}
+
+shape() {   # shape ns dev bps
+  local ns=$1 dev=$2 bps=$3
+  local burst=$(( bps / 8 * BUCKET_US / 1000000 ))
+  [ "$burst" -lt $(( 2 * (MTU + 14) )) ] && burst=$(( 2 * (MTU + 14) ))   # must hold two full frames
+  local limit=$(( bps / 8 * QUEUE_MS / 1000 ))
+  [ "$limit" -lt $(( 4 * burst )) ] && limit=$(( 4 * burst ))
+  nsx "$ns" tc qdisc replace dev "$dev" root tbf rate "${bps}bit" burst "$burst" limit "$limit"
+}
+
+hosts_present() { ip netns list | awk '{print $1}' | grep -E '^zc-h[0-9]+$' | sed 's/zc-h//' | sort -n; }
+
+cmd_setup() {
+  need_root
+  [ $# -eq 2 ] || die "usage: setup K RATE"
+  local K=$1 RATE=$2 bps
+  [[ "$K" =~ ^[0-9]+$ ]] && [ "$K" -ge 1 ] && [ "$K" -le 200 ] || die "K must be 1..200"
+  bps=$(rate_bps "$RATE")
+  # the private range must never exist in the root namespace
+  if ip -4 addr show | grep -q "inet $NET\."; then die "$NET.0/24 is assigned in the root namespace; refusing"; fi
+
+  ns_exists $SW || ip netns add $SW
+  nsx $SW sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  nsx $SW ip link set lo up
+  nsx $SW ip link show $BR >/dev/null 2>&1 || nsx $SW ip link add $BR type bridge
+  nsx $SW ip link set $BR type bridge stp_state 0 forward_delay 0 2>/dev/null || true
+  nsx $SW ip addr replace $BRADDR/24 dev $BR
+  nsx $SW ip link set $BR up
+
+  # remove hosts beyond K (setup with a smaller K)
+  local n
+  for n in $(hosts_present); do [ "$n" -ge "$K" ] && del_host "$n"; done
+
+  for (( n = 0; n < K; n++ )); do
+    local h; h=$(host $n); local p; p=$(swport $n)
+    ns_exists "$h" || ip netns add "$h"
+    nsx "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+    if ! nsx "$h" ip link show $HIF >/dev/null 2>&1 || ! nsx $SW ip link show "$p" >/dev/null 2>&1; then
+      nsx "$h" ip link del $HIF 2>/dev/null || true
+      nsx $SW ip link del "$p" 2>/dev/null || true
+      # create the pair directly inside the two namespaces (never in the root one)
+      nsx $SW ip link add "$p" type veth peer name $HIF netns "$h"
+    fi
+    nsx $SW ip link set "$p" mtu "$MTU"
+    nsx "$h" ip link set $HIF mtu "$MTU"
+    nsx $SW ip link set "$p" master $BR
+    nsx $SW ip link set "$p" up
+    nsx "$h" ip link set lo up
+    nsx "$h" ip addr flush dev $HIF
+    nsx "$h" ip addr add "$(addr $n)/24" dev $HIF
+    nsx "$h" ip link set $HIF up
+    shape "$h" $HIF "$bps"        # host send rate   (egress of the host side)
+    shape $SW "$p" "$bps"         # host receive rate (egress of the switch side)
+  done
+  mkdir -p $STATE
+  printf 'K=%s\nRATE=%s\nBPS=%s\nMTU=%s\n' "$K" "$RATE" "$bps" "$MTU" > $STATE/config
+  echo "netcluster: $K hosts at $RATE ($bps bit/s send and receive each), bucket ${BUCKET_US}us, mtu $MTU"
+}
+
+del_host() {
+  local h; h=$(host "$1")
+  nsx $SW ip link del "$(swport "$1")" 2>/dev/null || true
+  ip netns del "$h" 2>/dev/null || true
+}
+
+cmd_teardown() {
+  need_root
+  local n
+  for n in $(hosts_present); do del_host "$n"; done
+  if ns_exists $SW; then
+    # kill anything we left running in the namespaces (pids by namespace, not by name)
+    ip netns pids $SW 2>/dev/null | xargs -r kill 2>/dev/null || true
+    ip netns del $SW
+  fi
+  rm -rf $STATE
+  echo "netcluster: torn down"
+}
+
+cmd_status() {
+  if [ -f $STATE/config ]; then echo "config:"; sed 's/^/  /' $STATE/config; else echo "config: none"; fi
+  echo "namespaces:"; ip netns list | grep -E '^zc-' | sed 's/^/  /' || echo "  (none)"
+  if ns_exists $SW; then
+    echo "bridge $BR in $SW:"; nsx $SW ip -br addr show | sed 's/^/  /'
+    echo "switch-side shaping (host receive):"; nsx $SW tc qdisc show | grep tbf | sed 's/^/  /' || true
+  fi
+  local n
+  for n in $(hosts_present); do
+    local h; h=$(host "$n")
+    echo "$h: $(nsx "$h" ip -br -4 addr show dev $HIF 2>/dev/null | tr -s ' ')  send: $(nsx "$h" tc qdisc show dev $HIF 2>/dev/null | grep -o 'rate [^ ]* burst [^ ]*')"
+  done
+}
+
+load_config() {
+  [ -f $STATE/config ] || die "not set up (run: setup K RATE)"
+  # shellcheck disable=SC1091
+  . $STATE/config
+}
+
+# rate_line NAME B0 B1 T0 T1 CFG LOWCHECK -> "  NAME achieved ... OK|FAIL"
+rate_line() {
+  python3 - "$@" <<'PY'
+import sys
+name, b0, b1, t0, t1, cfg, low = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), sys.argv[7] == "1"
+r = (b1 - b0) * 8 / (t1 - t0)
+ok = r <= 1.05 * cfg and (not low or r >= 0.5 * cfg)
+crit = "<=1.05x, >=0.5x" if low else "<=1.05x (shared)"
+print(f"  {name:32s} achieved {r/1e6:9.1f} Mbit/s  configured {cfg/1e6:9.1f} Mbit/s  ratio {r/cfg:.3f}  [{crit}] {'OK' if ok else 'FAIL'}")
+PY
+}
+
+txbytes() { nsx "$1" cat "/sys/class/net/$2/statistics/tx_bytes"; }
+
+# measure: args = "label" lowsend then pairs "src:dst"; prints achieved vs configured; returns 1 on fail
+measure() {
+  local label=$1 lowsend=$2; shift 2   # lowsend=0: senders share a receiver, no lower bound
+  local pairs=("$@") pids=() i=0 dur=8 warm=2 win=5 souts=()
+  local -A servers=()
+  for pr in "${pairs[@]}"; do
+    local s=${pr%:*} d=${pr#*:}
+    local port=$(( 5201 + i ))
+    local so; so=$(mktemp); souts+=("$so")
+    if [ "$TOOL" = iperf3 ]; then
+      nsx "$(host "$d")" iperf3 -s -1 -p $port -B "$(addr "$d")" >/dev/null 2>&1 &
+    else
+      nsx "$(host "$d")" python3 "$HERE/tcpbulk.py" server "$(addr "$d")" $port >"$so" 2>&1 &
+    fi
+    servers[$i]=$!
+    i=$(( i + 1 ))
+  done
+  sleep 0.5
+  i=0
+  local outs=()
+  for pr in "${pairs[@]}"; do
+    local s=${pr%:*} d=${pr#*:}
+    local port=$(( 5201 + i )) o; o=$(mktemp)
+    outs+=("$o")
+    if [ "$TOOL" = iperf3 ]; then
+      nsx "$(host "$s")" iperf3 -c "$(addr "$d")" -B "$(addr "$s")" -p $port -t $dur -J >"$o" 2>&1 &
+    else
+      nsx "$(host "$s")" python3 "$HERE/tcpbulk.py" client "$(addr "$s")" "$(addr "$d")" $port $dur >"$o" 2>&1 &
+    fi
+    pids+=($!)
+    i=$(( i + 1 ))
+  done
+  sleep $warm
+  # counters: sender host egress (send shaping) and receiver switch port egress (receive shaping)
+  local dsts; dsts=$(for pr in "${pairs[@]}"; do echo "${pr#*:}"; done | sort -un)
+  local srcs; srcs=$(for pr in "${pairs[@]}"; do echo "${pr%:*}"; done | sort -un)
+  local -A s0=() r0=() s1=() r1=()
+  local t0 t1 n
+  t0=$(date +%s.%N)
+  for n in $srcs; do s0[$n]=$(txbytes "$(host "$n")" $HIF); done
+  for n in $dsts; do r0[$n]=$(txbytes $SW "$(swport "$n")"); done
+  sleep $win
+  t1=$(date +%s.%N)
+  for n in $srcs; do s1[$n]=$(txbytes "$(host "$n")" $HIF); done
+  for n in $dsts; do r1[$n]=$(txbytes $SW "$(swport "$n")"); done
+  for p in "${pids[@]}"; do wait "$p" || true; done
+  for p in "${servers[@]}"; do wait "$p" 2>/dev/null || true; done
+  local rc=0 line
+  echo "== $label (configured $RATE = $BPS bit/s per host, each direction)"
+  for n in $srcs; do
+    line=$(rate_line "$(host "$n") send (zc0 tx)" "${s0[$n]}" "${s1[$n]}" "$t0" "$t1" "$BPS" "$lowsend")
+    echo "$line"; [[ "$line" == *FAIL ]] && rc=1
+  done
+  for n in $dsts; do
+    line=$(rate_line "$(host "$n") receive (switch port tx)" "${r0[$n]}" "${r1[$n]}" "$t0" "$t1" "$BPS" 1)
+    echo "$line"; [[ "$line" == *FAIL ]] && rc=1
+  done
+  i=0
+  for o in "${outs[@]}"; do
+    if [ "$TOOL" != iperf3 ]; then
+      local s d; s=${pairs[$i]%:*}; d=${pairs[$i]#*:}
+      echo "  tcpbulk goodput zc-h$s -> zc-h$d: $(python3 -c "import sys; print(f'{float(sys.argv[1])/1e6:.1f} Mbit/s')" "$(cat "${souts[$i]}")" 2>/dev/null || cat "${souts[$i]}")"
+      rm -f "$o" "${souts[$i]}"; i=$(( i + 1 )); continue
+    fi
+    rm -f "${souts[$i]}"
+    python3 - "${pairs[$i]}" "$o" <<'PY' || true
+import json, sys
+try:
+    j = json.load(open(sys.argv[2]))
+    r = j["end"]["sum_received"]["bits_per_second"]
+    s, d = sys.argv[1].split(":")
+    print(f"  iperf3 goodput zc-h{s} -> zc-h{d}: {r/1e6:.1f} Mbit/s")
+except Exception as e:
+    print("  iperf3 output unreadable:", open(sys.argv[2]).read()[-300:])
+PY
+    rm -f "$o"; i=$(( i + 1 ))
+  done
+  return $rc
+}
+
+cmd_check() {
+  need_root; load_config
+  local k=${1:-$K}
+  [ "$k" -ge 2 ] && [ "$k" -le "$K" ] || die "check needs 2 <= k <= K ($K)"
+  TOOL=${NETCLUSTER_CHECK_TOOL:-}
+  if [ -z "$TOOL" ]; then command -v iperf3 >/dev/null && TOOL=iperf3 || TOOL=python; fi
+  echo "check: traffic generator $TOOL"
+  local rc=0
+  measure "unidirectional zc-h0 -> zc-h1" 1 0:1 || rc=1
+  measure "bidirectional zc-h0 <-> zc-h1" 1 0:1 1:0 || rc=1
+  if [ "$k" -ge 3 ]; then
+    # incast: all others send to h1 at once; only h1's receive shaping limits the sum
+    local pairs=() n
+    for (( n = 0; n < k; n++ )); do [ $n -ne 1 ] && pairs+=("$n:1"); done
+    measure "incast (receive shaping) ${pairs[*]}" 0 "${pairs[@]}" || rc=1
+  fi
+  [ $rc -eq 0 ] && echo "check: PASS" || echo "check: FAIL"
+  return $rc
+}
+
+cmd_run() {
+  need_root; load_config
+  local k=$1; shift
+  [ "${1:-}" = "--" ] && shift
+  [ $# -ge 1 ] || die "usage: run K -- CMD..."
+  [ "$k" -ge 1 ] && [ "$k" -le "$K" ] || die "run needs 1 <= k <= K ($K)"
+  local hf=$STATE/hosts.$k n
+  : > "$hf"
+  for (( n = 0; n < k; n++ )); do echo "$(addr $n):1" >> "$hf"; done
+  # hydra starts each rank in mpiexec's working directory, so relative paths work
+  local rc=0 t0 t1
+  local -A tx0=() rx0=()
+  for (( n = 0; n < k; n++ )); do tx0[$n]=$(txbytes "$(host $n)" $HIF); rx0[$n]=$(txbytes $SW "$(swport $n)"); done
+  t0=$(date +%s.%N)
+  set +e
+  nsx $SW timeout -k 10 "$RUN_TIMEOUT" mpiexec \
+      -f "$hf" -n "$k" -ppn 1 \
+      -launcher ssh -launcher-exec "$HERE/launcher.sh" \
+      -iface $BR \
+      -genv MPIR_CVAR_NOLOCAL 1 \
+      -genv UCX_TLS tcp,self \
+      -genv UCX_NET_DEVICES $HIF \
+      -genv UCX_RNDV_THRESH inf \
+      -genv OMP_WAIT_POLICY passive \
+      "$@"
+  rc=$?
+  set -e
+  t1=$(date +%s.%N)
+  for (( n = 0; n < k; n++ )); do
+    local tx rx; tx=$(( $(txbytes "$(host $n)" $HIF) - tx0[$n] )); rx=$(( $(txbytes $SW "$(swport $n)") - rx0[$n] ))
+    python3 -c "import sys; tx,rx,dt,c=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),float(sys.argv[4]); print(f'netcluster: zc-h$n sent {tx/1e6:.1f} MB, received {rx/1e6:.1f} MB in {dt:.1f} s (whole run, mean {tx*8/dt/1e6:.0f}/{rx*8/dt/1e6:.0f} Mbit/s; link {c/1e6:.0f} Mbit/s)', file=sys.stderr)" \
+      "$tx" "$rx" "$(python3 -c "print($t1-$t0)")" "$BPS"
+  done
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "netcluster: run timed out after ${RUN_TIMEOUT}s (MPICH 4.0.2/UCX-TCP often hangs in MPI_Finalize with >= 3 hosts; output above is complete if the program printed its results)" >&2
+  fi
+  # leftover processes in host namespaces after a hang: kill them by namespace pid list
+  for (( n = 0; n < k; n++ )); do ip netns pids "$(host $n)" 2>/dev/null | xargs -r kill -9 2>/dev/null || true; done
+  return $rc
+}
+
+case "${1:-}" in
+  setup) shift; cmd_setup "$@" ;;
+  teardown) shift; cmd_teardown ;;
+  status) shift; cmd_status ;;
+  check) shift; cmd_check "$@" ;;
+  run) shift; cmd_run "$@" ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
