@@ -43,12 +43,7 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
     r->table.add_error({d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
   };
 
-  zcoll_params prel;
-  zcoll_params_init(&prel);
-  prel.eb_mode = ZCOLL_EB_REL;
-  prel.error_bound = rel;
-  prel.chunk_size = o.chunk_size;
-  prel.threads = threads;
+  zcoll_params prel = rel_params(rel, o.chunk_size, threads);
   double eb = 0;
   zcoll_status s = zcoll_resolve_error_bound(&prel, dt, x.data(), n, &eb);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_resolve_error_bound", s));

@@ -67,12 +67,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   };
 
   // one absolute bound for both inputs: REL of the first
-  zcoll_params p;
-  zcoll_params_init(&p);
-  p.eb_mode = ZCOLL_EB_REL;
-  p.error_bound = rel;
-  p.chunk_size = o.chunk_size;
-  p.threads = threads;
+  zcoll_params p = rel_params(rel, o.chunk_size, threads);
   double eb = 0;
   zcoll_status s = zcoll_resolve_error_bound(&p, dt, in.a.data(), n, &eb);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_resolve_error_bound", s));
