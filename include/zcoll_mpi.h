@@ -14,6 +14,9 @@
  *                       chunk ranges interleaved with MPI progress polling
  *   ZCOLL_MODE_HOM      hZCCL: compress once, reduce on compressed streams
  *                       (MPI_SUM); MPI_MAX/MIN/PROD run as DOC
+ *   ZCOLL_MODE_AUTO     per call, the mode and algorithm (plain MPI included)
+ *                       that the cost model predicts to be fastest (the
+ *                       default; see "cost model" below)
  *
  * and one algorithm per collective (ring Reduce_scatter / Allgather / Allreduce,
  * recursive-doubling Allreduce, binomial Bcast / Scatter / Reduce / Gather; see
@@ -76,7 +79,8 @@ typedef enum zcoll_mode {
   ZCOLL_MODE_RAW = 2,
   ZCOLL_MODE_CPR_P2P = 3,
   ZCOLL_MODE_DOC = 4,
-  ZCOLL_MODE_HOM = 5
+  ZCOLL_MODE_HOM = 5,
+  ZCOLL_MODE_AUTO = 6
 } zcoll_mode;
 
 typedef enum zcoll_algorithm {
@@ -108,7 +112,7 @@ typedef enum zcoll_bound_semantics {
 const char* zcoll_mode_name(zcoll_mode mode);
 const char* zcoll_algorithm_name(zcoll_algorithm algorithm);
 const char* zcoll_collective_name(zcoll_collective collective);
-/* Parse a mode name ("mpi", "raw", "cpr_p2p", "doc", "hom"). */
+/* Parse a mode name ("mpi", "raw", "cpr_p2p", "doc", "hom", "auto"). */
 zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
 
 /* ---- configuration ---------------------------------------------------------
@@ -116,7 +120,7 @@ zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
  * handle is created (docs/env.md; zcoll_mpi_env_help() prints the table).    */
 typedef struct zcoll_comm_config {
   size_t struct_size;             /* sizeof(zcoll_comm_config)                 */
-  zcoll_mode mode;                /* ZCOLL_MODE (default HOM)                  */
+  zcoll_mode mode;                /* ZCOLL_MODE (default AUTO)                 */
   zcoll_eb_mode eb_mode;          /* ZCOLL_EB_MODE abs|rel (default REL)       */
   double error_bound;             /* ZCOLL_ERROR_BOUND (default 1e-4)          */
   zcoll_bound_semantics bound;    /* ZCOLL_BOUND per_compression|result        */
@@ -134,7 +138,7 @@ typedef struct zcoll_comm_config {
 } zcoll_comm_config;
 
 #define ZCOLL_COMM_CONFIG_INITIALIZER                                         \
-  { sizeof(zcoll_comm_config), ZCOLL_MODE_HOM, ZCOLL_EB_REL, 1e-4,            \
+  { sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4,           \
     ZCOLL_BOUND_PER_COMPRESSION, 1, 65536, 0u, 0, ZCOLL_ALGO_AUTO }
 
 /* Fill *config with the defaults above. */
@@ -199,9 +203,63 @@ typedef struct zcoll_report {
                                   the compressions on the worst path)         */
   uint32_t compressions;       /* compressions this rank ran                   */
   uint32_t hom_adds;           /* homomorphic additions this rank ran          */
+  double time_predicted;       /* the cost model's prediction for the mode and
+                                  algorithm that ran (0: no model calibrated)  */
+  double ratio_estimate;       /* compression ratio the model used (0: none)   */
 } zcoll_report;
 
 zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
+
+/* ---- cost model and automatic selection ------------------------------------
+ * An alpha-beta-gamma model of every algorithm and mode, and of the MPI
+ * library's own collectives (docs/algorithms.md, "Cost model"). Mode AUTO
+ * evaluates it per call and runs the fastest prediction. Its parameters come,
+ * in this order of precedence, from the ZCOLL_NET_* / ZCOLL_*_BW environment
+ * variables, a tuning file (ZCOLL_TUNE_FILE, written by zcoll-tune), or a
+ * probe that the handle runs at its first AUTO call (a few ms: a ring exchange
+ * of 8 B and 1 MiB, and the codec on 1 MiB of smooth data). All ranks agree on
+ * one set of values (the slowest rank's), so all make the same choice.
+ * Throughputs are bytes of uncompressed data per second with `threads`
+ * OpenMP threads per rank.                                                   */
+typedef struct zcoll_model {
+  size_t struct_size;      /* sizeof(zcoll_model)                              */
+  double latency;          /* alpha: seconds per message                       */
+  double bandwidth;        /* 1/beta: bytes/s a rank sends while it receives   */
+  double compress_bw;      /* compression                                      */
+  double decompress_bw;    /* decompression                                    */
+  double hom_bw;           /* homomorphic addition of two streams              */
+  double reduce_bw;        /* local reduction of two float arrays              */
+  double overlap;          /* 0..1: how much of the codec time pipelined modes
+                              hide behind transfers (1 = all of the shorter) */
+  double growth_bits;      /* bits per value a k-term compressed sum grows by
+                              per doubling of k                             */
+  int threads;             /* threads the throughputs were measured with       */
+  int source;              /* 0 none, 1 probe, 2 tuning file, 3 set/env only  */
+} zcoll_model;
+
+/* Run the probe now (collective; also re-runs it). */
+zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);
+/* The handle's model (ZCOLL_ERR_INVALID_ARG if not calibrated yet). */
+zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model);
+/* Replace the handle's model (all ranks must pass the same values; AUTO
+ * checks this with the settings of every call). */
+zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model);
+
+/* Save / load a model as a tuning file (JSON; what ZCOLL_TUNE_FILE reads). */
+zcoll_status zcoll_model_save(const zcoll_model* model, const char* path);
+zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
+
+/* Predicted seconds of one call: `count` as in the collective's call
+ * (Allreduce/Bcast/Reduce: values; Reduce_scatter (block), Allgather,
+ * Scatter, Gather: values per rank); ratio = compression ratio of one
+ * compressed input (ignored for MPI and RAW); algorithm AUTO = the one the
+ * library would select. Mode AUTO: the fastest mode, returned in *chosen_mode
+ * and *chosen_algorithm (either may be NULL). Pure function, no MPI. */
+zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective,
+                           zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
+                           size_t count, zcoll_dtype dtype, double ratio,
+                           double* seconds, zcoll_mode* chosen_mode,
+                           zcoll_algorithm* chosen_algorithm);
 
 /* ---- collectives --------------------------------------------------------------
  * datatype: any MPI datatype (MPI_FLOAT and MPI_DOUBLE are compressed, others

@@ -6,6 +6,8 @@
 #include <strings.h>
 
 #include "coll/algorithms.h"
+#include "coll/calibrate.h"
+#include "coll/cost_model.h"
 #include "coll/comm.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -25,6 +27,7 @@ const char* zcoll_mode_name(zcoll_mode m) {
     case ZCOLL_MODE_CPR_P2P: return "cpr_p2p";
     case ZCOLL_MODE_DOC: return "doc";
     case ZCOLL_MODE_HOM: return "hom";
+    case ZCOLL_MODE_AUTO: return "auto";
   }
   return "?";
 }
@@ -58,12 +61,12 @@ const char* zcoll_collective_name(zcoll_collective c) {
 zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode) {
   zcoll::clear_error();
   if (!name || !mode) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
-  for (int m = ZCOLL_MODE_DEFAULT; m <= ZCOLL_MODE_HOM; ++m)
+  for (int m = ZCOLL_MODE_DEFAULT; m <= ZCOLL_MODE_AUTO; ++m)
     if (strcasecmp(name, zcoll_mode_name(static_cast<zcoll_mode>(m))) == 0) {
       *mode = static_cast<zcoll_mode>(m);
       return ZCOLL_SUCCESS;
     }
-  return fail(ZCOLL_ERR_INVALID_ARG, "unknown mode '%s' (mpi, raw, cpr_p2p, doc, hom)", name);
+  return fail(ZCOLL_ERR_INVALID_ARG, "unknown mode '%s' (mpi, raw, cpr_p2p, doc, hom, auto)", name);
 }
 
 void zcoll_comm_config_init(zcoll_comm_config* c) {
@@ -102,6 +105,8 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   }
   if (local == ZCOLL_SUCCESS) local = zcoll::config::apply_env(&cfg);
   if (local == ZCOLL_SUCCESS) local = zcoll::config::validate(cfg);
+  zcoll_model model_fixed{};
+  if (local == ZCOLL_SUCCESS) local = zcoll::coll::model_from_env(&model_fixed);
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -124,6 +129,7 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   }
   zc->tp.reset(new zcoll::transport::MpiTransport(dup));
   zc->cfg = cfg;
+  zc->model_fixed = model_fixed;
   zc->report.struct_size = sizeof zc->report;
   zc->counts.reserve(zc->tp->size());
   zc->displs.reserve(zc->tp->size());
@@ -154,7 +160,7 @@ zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* conf
 zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode) {
   zcoll::clear_error();
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
-  if (mode < ZCOLL_MODE_DEFAULT || mode > ZCOLL_MODE_HOM)
+  if (mode < ZCOLL_MODE_DEFAULT || mode > ZCOLL_MODE_AUTO)
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown mode %d", static_cast<int>(mode));
   zc->mode = mode;
   return ZCOLL_SUCCESS;
@@ -208,6 +214,113 @@ zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report) 
   if (n == 0 || n > sizeof(zcoll_report)) n = sizeof(zcoll_report);
   std::memcpy(report, &zc->report, n);
   report->struct_size = n;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_calibrate(zcoll_comm* zc) {
+  zcoll::clear_error();
+  if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  return zcoll::coll::calibrate(zc);
+}
+
+zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model) {
+  zcoll::clear_error();
+  if (!zc || !model) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  if (!zc->model_ready)
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "no model yet: call zcoll_comm_calibrate or run a collective in mode auto");
+  *model = zc->model;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model) {
+  zcoll::clear_error();
+  if (!zc || !model) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  if (model->struct_size != sizeof(zcoll_model))
+    return fail(ZCOLL_ERR_INVALID_ARG, "model.struct_size %zu (expected %zu)", model->struct_size,
+                sizeof(zcoll_model));
+  if (!zcoll::coll::model_usable(*model) || model->overlap < 0 || model->overlap > 1 ||
+      model->growth_bits < 0)
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "model: latency >= 0, positive finite bandwidths, overlap in [0, 1] and "
+                "growth_bits >= 0 are required");
+  zc->model = *model;
+  zc->model.source = 3;
+  zc->model_ready = true;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_model_save(const zcoll_model* model, const char* path) {
+  zcoll::clear_error();
+  if (!model || !path) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  if (!zcoll::coll::model_usable(*model)) return fail(ZCOLL_ERR_INVALID_ARG, "model has unusable values");
+  return zcoll::coll::write_tune_file(path, *model);
+}
+
+zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
+  zcoll::clear_error();
+  if (!model || !path) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  zcoll_model m{};
+  m.struct_size = sizeof m;
+  m.latency = m.bandwidth = m.compress_bw = m.decompress_bw = m.hom_bw = m.reduce_bw = -1;
+  m.overlap = 1;
+  m.growth_bits = 0.7;
+  ZCOLL_CHECK(zcoll::coll::read_tune_file(path, &m));
+  if (!zcoll::coll::model_usable(m))
+    return fail(ZCOLL_ERR_INVALID_ARG, "%s: latency, bandwidth and the four throughputs are required", path);
+  m.source = 2;
+  *model = m;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
+                           zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype,
+                           double ratio, double* seconds, zcoll_mode* chosen_mode,
+                           zcoll_algorithm* chosen_algorithm) {
+  zcoll::clear_error();
+  using namespace zcoll::coll;
+  if (!model || !seconds) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  if (!model_usable(*model)) return fail(ZCOLL_ERR_INVALID_ARG, "model has unusable values");
+  if (nranks < 1) return fail(ZCOLL_ERR_INVALID_ARG, "nranks %d < 1", nranks);
+  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "dtype %d", static_cast<int>(dtype));
+  if (collective <= ZCOLL_COLL_NONE || collective > ZCOLL_COLL_GATHER)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown collective %d", static_cast<int>(collective));
+  if (!(ratio > 0)) ratio = 1;
+  CostQuery q;
+  q.coll = collective;
+  q.size = nranks;
+  q.vsize = zcoll_dtype_size(dtype);
+  const bool per_rank = collective == ZCOLL_COLL_REDUCE_SCATTER ||
+                        collective == ZCOLL_COLL_ALLGATHER || collective == ZCOLL_COLL_SCATTER ||
+                        collective == ZCOLL_COLL_GATHER;
+  q.total_values = per_rank ? count * static_cast<size_t>(nranks) : count;
+  q.ratio = ratio;
+  q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
+  zcoll_mode cm = mode;
+  zcoll_algorithm ca = algorithm;
+  double s = -1;
+  if (mode == ZCOLL_MODE_AUTO) {
+    Candidate cand[16];
+    int best = 0;
+    const int n = auto_candidates(*model, q, cand, &best);
+    if (n > 0) {
+      s = cand[best].seconds;
+      cm = cand[best].mode;
+      ca = cand[best].algo;
+    }
+  } else {
+    if (mode == ZCOLL_MODE_MPI) ca = ZCOLL_ALGO_NATIVE;
+    else if (algorithm == ZCOLL_ALGO_AUTO && collective == ZCOLL_COLL_ALLREDUCE)
+      ca = allreduce_size_rule(q.total_values, q.vsize, nranks);
+    s = predict_seconds(*model, q, mode, mode == ZCOLL_MODE_MPI ? ZCOLL_ALGO_AUTO : algorithm);
+  }
+  if (s < 0)
+    return fail(ZCOLL_ERR_INVALID_ARG, "no %s algorithm %s for %s", zcoll_mode_name(mode),
+                zcoll_algorithm_name(algorithm), zcoll_collective_name(collective));
+  *seconds = s;
+  if (chosen_mode) *chosen_mode = cm;
+  if (chosen_algorithm) *chosen_algorithm = ca;
   return ZCOLL_SUCCESS;
 }
 

@@ -32,6 +32,11 @@ struct zcoll_comm {
   uint32_t q_chunk = 0;
   double q_quantum = 0;
   zcoll_report report{};
+  // cost model (mode AUTO): fixed parameters (tune file, environment; NaN =
+  // unset) and the complete model once probed / set
+  zcoll_model model_fixed{};
+  zcoll_model model{};
+  bool model_ready = false;
 };
 
 namespace zcoll::coll {

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "coll/algorithms.h"
+#include "coll/calibrate.h"
+#include "coll/cost_model.h"
 #include "coll/comm.h"
 #include "coll/primitives.h"
 #include "core/error.h"
@@ -187,11 +189,25 @@ void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, doub
 
 // Settings compared across ranks (a pair of entries each: v and -v under MAX).
 enum Setting { kEbMode, kEb, kBound, kMode, kAlgo, kCount, kCountsHash, kDtype, kOp, kRoot,
-               kChunk, kSegment, kAverage, kColl, kSettings };
+               kChunk, kSegment, kAverage, kColl, kModel, kSettings };
 const char* kSettingNames[kSettings] = {
     "error-bound mode", "error bound", "bound semantics", "mode", "algorithm", "count",
     "recvcounts", "datatype", "op", "root", "chunk size", "pipeline segment", "average",
-    "collective"};
+    "collective", "cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)"};
+
+// "mpi 1.2ms, raw/ring 1.3ms, ..." for the log.
+void describe(const Candidate* c, int n, char* out, size_t cap) {
+  size_t pos = 0;
+  out[0] = 0;
+  for (int i = 0; i < n && pos + 1 < cap; ++i) {
+    const bool mpi = c[i].mode == ZCOLL_MODE_MPI;
+    int w = std::snprintf(out + pos, cap - pos, "%s%s%s%s %.3gms", i ? ", " : "",
+                          zcoll_mode_name(c[i].mode), mpi ? "" : "/",
+                          mpi ? "" : zcoll_algorithm_name(c[i].algo), c[i].seconds * 1e3);
+    if (w < 0) break;
+    pos += static_cast<size_t>(w);
+  }
+}
 
 }  // namespace
 
@@ -275,9 +291,46 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
                   zc->cfg.min_bytes);
     return native(why);
   }
+  const uint32_t chunk = zc->cfg.chunk_size ? zc->cfg.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
+  size_t seg_default = zc->cfg.pipeline_values ? zc->cfg.pipeline_values : size_t{4} * chunk;
+  seg_default = std::max<size_t>(ZCOLL_BLOCK_SIZE, (seg_default + ZCOLL_BLOCK_SIZE - 1) /
+                                                       ZCOLL_BLOCK_SIZE * ZCOLL_BLOCK_SIZE);
+  const zcoll_algorithm forced_algo =
+      zc->algorithm != ZCOLL_ALGO_AUTO ? zc->algorithm : zc->cfg.allreduce_algorithm;
+
+  // ---- AUTO: the cost model's choice (cost_model.cc) ----------------------------
+  // First with the largest ratio the format can reach, which needs no look at
+  // the data and no communication: if MPI wins there, it wins at every ratio. Otherwise the ratio is estimated from a sample of every rank's data
+  // (agreed with the settings below) and the choice is made again.
+  const bool autom = mode == ZCOLL_MODE_AUTO;
+  CostQuery q;
+  Candidate cand[16];
+  int ncand = 0, best = 0;
+  char why_auto[160] = "";
+  if (autom) {
+    zcoll_status s = ensure_model(zc);
+    if (s != ZCOLL_SUCCESS) return finish(s);
+    q.coll = k.coll;
+    q.size = N;
+    q.total_values = total;
+    q.vsize = vs;
+    q.ratio = max_ratio(vs);
+    q.seg_values = seg_default;
+    q.sum = is_reduction(k.coll) && op == ZCOLL_OP_SUM;
+    ncand = auto_candidates(zc->model, q, cand, &best);
+    best = pick_candidate(cand, ncand, k.coll, forced_algo);
+    if (cand[best].mode == ZCOLL_MODE_MPI) {
+      char table[512];
+      describe(cand, ncand, table, sizeof table);
+      if (r == 0) ZCOLL_LOG(log::kInfo, r, N, "auto, at the best possible ratio: %s -> mpi", table);
+      rep.time_predicted = cand[best].seconds;
+      return native("auto: mpi predicted fastest at any compression ratio");
+    }
+    mode = cand[best].mode;  // provisional until the ratio is known
+  }
   char why_mode[96];
   std::snprintf(why_mode, sizeof why_mode, "%s mode %s", zc->mode != ZCOLL_MODE_DEFAULT ? "call" : "config",
-                zcoll_mode_name(mode));
+                zcoll_mode_name(autom ? ZCOLL_MODE_AUTO : mode));
   if (mode == ZCOLL_MODE_HOM && is_reduction(k.coll) && op != ZCOLL_OP_SUM) {
     mode = ZCOLL_MODE_DOC;
     std::snprintf(why_mode, sizeof why_mode, "hom has no homomorphic %s: doc", op_name(op));
@@ -305,6 +358,10 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
       break;
     default:
       algo = ZCOLL_ALGO_BINOMIAL;
+  }
+  if (autom) {
+    algo = cand[best].algo;
+    why_algo = "auto";
   }
   const Algorithm* alg = find_algorithm(k.coll, algo);
   if (!alg) return finish(fail(ZCOLL_ERR_INTERNAL, "no algorithm for %s", zcoll_collective_name(k.coll)));
@@ -380,18 +437,11 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   c.threads = zc->cfg.threads;
   c.ws = &zc->ws;
   c.tag = 100 + static_cast<int>(k.coll);
-  const uint32_t chunk = zc->cfg.chunk_size ? zc->cfg.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
-  if (mode == ZCOLL_MODE_CPR_P2P) {
-    c.seg_values = SIZE_MAX;  // the baseline: one piece per message
-  } else {
-    size_t sv = zc->cfg.pipeline_values ? zc->cfg.pipeline_values : size_t{4} * chunk;
-    sv = std::max<size_t>(ZCOLL_BLOCK_SIZE, (sv + ZCOLL_BLOCK_SIZE - 1) / ZCOLL_BLOCK_SIZE *
-                                                ZCOLL_BLOCK_SIZE);
-    c.seg_values = sv;
-  }
+  c.seg_values = mode == ZCOLL_MODE_CPR_P2P ? SIZE_MAX  // the baseline: one piece per message
+                                             : seg_default;
   const zcoll_eb_mode eb_mode = zc->eb_set ? zc->eb_mode : zc->cfg.eb_mode;
   const double eb_value = zc->eb_set ? zc->error_bound : zc->cfg.error_bound;
-  const bool cmp = c.compressed();
+  bool cmp = c.compressed();
   // which values this rank contributes to the bound
   const void* data = nullptr;
   size_t data_n = 0;
@@ -412,6 +462,17 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     else
       local_stats(static_cast<const double*>(data), data_n, c.threads, &mn, &mx, &maxabs);
   }
+  // AUTO, compressed candidate: this rank's estimate of bytes per byte (1/ratio)
+  // at its own share of the bound (a REL bound from the local range is at most
+  // the global one, so the estimate errs towards less compression).
+  double inv_ratio = 0;
+  if (autom && cmp && data && data_n) {
+    double eb_local = eb_value;
+    if (eb_mode == ZCOLL_EB_REL) eb_local = mx >= mn && mx > mn ? eb_value * (mx - mn) : 0;
+    if (zc->cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= N;
+    const double ratio = estimate_ratio(data, data_n, dtype, eb_local);
+    inv_ratio = ratio > 0 ? 1.0 / ratio : 1.0;
+  }
   double counts_hash = 0;
   if (k.coll == ZCOLL_COLL_REDUCE_SCATTER)
     for (int i = 0; i < N; ++i)
@@ -420,7 +481,7 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   set[kEbMode] = cmp ? eb_mode : 0;
   set[kEb] = cmp ? eb_value : 0;
   set[kBound] = cmp ? zc->cfg.bound : 0;
-  set[kMode] = mode;
+  set[kMode] = autom ? ZCOLL_MODE_AUTO : mode;
   set[kAlgo] = algo;
   set[kCount] = static_cast<double>(total);
   set[kCountsHash] = counts_hash;
@@ -431,7 +492,8 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   set[kSegment] = static_cast<double>(c.seg_values == SIZE_MAX ? 0 : c.seg_values);
   set[kAverage] = average;
   set[kColl] = k.coll;
-  double v[3 + 2 * kSettings];
+  set[kModel] = autom ? model_hash(zc->model) : 0;
+  double v[4 + 2 * kSettings];
   v[0] = mx;
   v[1] = -mn;
   v[2] = maxabs;
@@ -439,9 +501,10 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     v[3 + 2 * i] = set[i];
     v[4 + 2 * i] = -set[i];
   }
+  v[3 + 2 * kSettings] = inv_ratio;
   {
     const double ta = now_seconds();
-    zcoll_status s = tp.allreduce_max(v, 3 + 2 * kSettings);
+    zcoll_status s = tp.allreduce_max(v, 4 + 2 * kSettings);
     rep.time_comm += now_seconds() - ta;
     if (s != ZCOLL_SUCCESS) return finish(s);
   }
@@ -457,6 +520,34 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   }
   const double gmax = v[0], gmin = -v[1];
   c.max_abs = v[2];
+  if (autom && cmp) {  // the choice again, at the estimated ratio (same on every rank)
+    const double inv = v[3 + 2 * kSettings];
+    q.ratio = inv > 0 ? 1.0 / inv : 1.0;
+    ncand = auto_candidates(zc->model, q, cand, &best);
+    best = pick_candidate(cand, ncand, k.coll, forced_algo);
+    rep.ratio_estimate = q.ratio;
+    char table[512];
+    describe(cand, ncand, table, sizeof table);
+    if (r == 0)
+      ZCOLL_LOG(log::kInfo, r, N, "auto, estimated ratio %.3g: %s -> %s/%s", q.ratio, table,
+                zcoll_mode_name(cand[best].mode), zcoll_algorithm_name(cand[best].algo));
+    std::snprintf(why_auto, sizeof why_auto, "auto: ratio ~%.3g, predicted %.3gms", q.ratio,
+                  cand[best].seconds * 1e3);
+    if (cand[best].mode == ZCOLL_MODE_MPI) {
+      rep.time_predicted = cand[best].seconds;
+      return native(why_auto);
+    }
+    mode = cand[best].mode;
+    algo = cand[best].algo;
+    alg = find_algorithm(k.coll, algo);
+    if (!alg) return finish(fail(ZCOLL_ERR_INTERNAL, "no algorithm for %s", zcoll_collective_name(k.coll)));
+    c.mode = mode;
+    rep.mode = mode;
+    rep.algorithm = algo;
+    cmp = c.compressed();
+    std::snprintf(why_mode, sizeof why_mode, "%s", why_auto);
+  }
+  if (autom) rep.time_predicted = cand[best].seconds;
 
   // ---- 4. error bound --------------------------------------------------------------
   double target = 0;

@@ -48,7 +48,7 @@ zcoll_status bad(const char* name, const char* text, const char* expected) {
 zcoll_status set_mode(const char* t, zcoll_comm_config* c) {
   zcoll_mode m;
   if (zcoll_mode_from_name(t, &m) != ZCOLL_SUCCESS || m == ZCOLL_MODE_DEFAULT)
-    return bad("ZCOLL_MODE", t, "mpi|raw|cpr_p2p|doc|hom");
+    return bad("ZCOLL_MODE", t, "auto|mpi|raw|cpr_p2p|doc|hom");
   c->mode = m;
   return ZCOLL_SUCCESS;
 }
@@ -108,8 +108,9 @@ zcoll_status set_algo(const char* t, zcoll_comm_config* c) {
 }
 
 const Param kParams[] = {
-    {"ZCOLL_MODE", "mpi|raw|cpr_p2p|doc|hom", "hom",
-     "mode of every call (zcoll_comm_set_mode overrides per call)", set_mode},
+    {"ZCOLL_MODE", "auto|mpi|raw|cpr_p2p|doc|hom", "auto",
+     "mode of every call (zcoll_comm_set_mode overrides per call); auto: the cost model's "
+     "fastest, plain MPI included", set_mode},
     {"ZCOLL_EB_MODE", "abs|rel", "rel",
      "error bound kind; rel = value * (max - min) of all ranks' inputs", set_eb_mode},
     {"ZCOLL_ERROR_BOUND", "> 0", "1e-4", "error bound value", set_error_bound},
@@ -126,6 +127,21 @@ const Param kParams[] = {
      "pipeline segment: values per compressed piece in flight", set_pipeline},
     {"ZCOLL_ALLREDUCE_ALGO", "auto|ring|rd", "auto",
      "Allreduce algorithm (auto: ring when a rank's block is >= 256 KiB, else rd)", set_algo},
+    {"ZCOLL_TUNE_FILE", "path", "(none)",
+     "cost model parameters written by zcoll-tune (instead of the handle's probe)", nullptr},
+    {"ZCOLL_NET_LATENCY", "time (2us, 1ms)", "(probe)", "cost model: latency per message",
+     nullptr},
+    {"ZCOLL_NET_BANDWIDTH", "rate (1gbit, 12.5GB)", "(probe)",
+     "cost model: bytes/s a rank sends while receiving", nullptr},
+    {"ZCOLL_COMPRESS_BW", "rate", "(probe)", "cost model: compression throughput", nullptr},
+    {"ZCOLL_DECOMPRESS_BW", "rate", "(probe)", "cost model: decompression throughput", nullptr},
+    {"ZCOLL_HOM_BW", "rate", "(probe)", "cost model: homomorphic addition throughput", nullptr},
+    {"ZCOLL_REDUCE_BW", "rate", "(probe)", "cost model: local float reduction throughput",
+     nullptr},
+    {"ZCOLL_MODEL_OVERLAP", "0..1", "1",
+     "cost model: share of codec time pipelined modes hide behind transfers", nullptr},
+    {"ZCOLL_MODEL_GROWTH", "bits", "0.7",
+     "cost model: bits per value a compressed sum grows per doubling of its terms", nullptr},
     {"ZCOLL_DEBUG", "NONE|WARN|INFO|TRACE", "NONE",
      "INFO logs mode, algorithm and why for each call (rank 0); TRACE logs all ranks", nullptr},
     {"ZCOLL_SIMD", "auto|scalar", "auto", "codec kernels (libzcoll; scalar forces the reference)",
@@ -150,7 +166,7 @@ zcoll_status apply_env(zcoll_comm_config* cfg) {
 }
 
 zcoll_status validate(const zcoll_comm_config& c) {
-  if (c.mode < ZCOLL_MODE_MPI || c.mode > ZCOLL_MODE_HOM)
+  if (c.mode < ZCOLL_MODE_MPI || c.mode > ZCOLL_MODE_AUTO)
     return fail(ZCOLL_ERR_INVALID_ARG, "config.mode %d is not a mode", static_cast<int>(c.mode));
   if (c.eb_mode != ZCOLL_EB_ABS && c.eb_mode != ZCOLL_EB_REL)
     return fail(ZCOLL_ERR_INVALID_ARG, "config.eb_mode %d is not ABS or REL",

@@ -117,6 +117,7 @@ std::string describe(const Case& c, const char* coll, const char* type) {
 
 zcoll_mode expected_mode(const Case& c, bool reduction, size_t values) {
   if (c.mode == ZCOLL_MODE_MPI) return ZCOLL_MODE_MPI;
+  if (c.mode == ZCOLL_MODE_AUTO) return ZCOLL_MODE_AUTO;  // checked by the caller
   if (values == 0) return c.mode;
   if (reduction && c.mode == ZCOLL_MODE_HOM && c.op != MPI_SUM) return ZCOLL_MODE_DOC;
   return c.mode;
@@ -207,6 +208,12 @@ void check_status(const Case& c, zcoll_status s, const zcoll_report& rep, bool r
          zcoll_last_error());
   EXPECT(rep.status == s, "%s: report status", what.c_str());
   zcoll_mode em = expected_mode(c, reduction, values);
+  if (em == ZCOLL_MODE_AUTO) {  // nothing to run (0 values) reports auto itself
+    EXPECT((values == 0 && rep.mode == ZCOLL_MODE_AUTO) || rep.mode == ZCOLL_MODE_MPI || rep.mode == ZCOLL_MODE_RAW || rep.mode == ZCOLL_MODE_DOC ||
+               rep.mode == ZCOLL_MODE_HOM,
+           "%s: auto ran mode %s", what.c_str(), zcoll_mode_name(rep.mode));
+    return;
+  }
   EXPECT(rep.mode == em, "%s: report mode %s, expected %s (%s)", what.c_str(),
          zcoll_mode_name(rep.mode), zcoll_mode_name(em), rep.reason);
 }
@@ -230,7 +237,7 @@ void t_allreduce(const Case& c, int nan_inf = 0) {
   if (s != ZCOLL_SUCCESS) return;
   check_reduction<T>(c, recv.data(), 0, n, rep, what, in);
   EXPECT(recv[n] == T(-7), "%s: wrote past the end", what.c_str());
-  if (c.mode != ZCOLL_MODE_MPI && n > 0 && c.algo != ZCOLL_ALGO_AUTO)
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && n > 0 && c.algo != ZCOLL_ALGO_AUTO)
     EXPECT(rep.algorithm == c.algo, "%s: algorithm %s", what.c_str(),
            zcoll_algorithm_name(rep.algorithm));
   // bit-identical on all ranks
@@ -770,6 +777,198 @@ void group_special(const Env& e) {
   }
 }
 
+// ---- mode AUTO and the cost model -------------------------------------------------
+
+zcoll_model make_model(double latency, double bandwidth, double codec) {
+  zcoll_model m{};
+  m.struct_size = sizeof m;
+  m.latency = latency;
+  m.bandwidth = bandwidth;
+  m.compress_bw = codec;
+  m.decompress_bw = 2 * codec;
+  m.hom_bw = 4 * codec;
+  m.reduce_bw = 4 * codec;
+  m.overlap = 1;
+  m.growth_bits = 0.7;
+  m.threads = 1;
+  return m;
+}
+
+void group_auto(const Env& e) {
+  const int N = e.size;
+  // the pure model: MPI wins on a fast network, compression on a slow one,
+  // and predictions grow with size and shrink with the ratio
+  {
+    const zcoll_model fast = make_model(1e-6, 1e11, 3e9), slow = make_model(5e-5, 1.25e7, 3e9);
+    for (zcoll_collective coll : {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER,
+                                  ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER}) {
+      double s = 0, s2 = 0;
+      zcoll_mode cm;
+      zcoll_algorithm ca;
+      EXPECT(zcoll_predict(&fast, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32, 5, &s,
+                           &cm, &ca) == ZCOLL_SUCCESS, "predict: %s", zcoll_last_error());
+      EXPECT(cm == ZCOLL_MODE_MPI, "%s, fast network: auto picks %s",
+             zcoll_collective_name(coll), zcoll_mode_name(cm));
+      EXPECT(zcoll_predict(&slow, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32, 5, &s,
+                           &cm, &ca) == ZCOLL_SUCCESS, "predict: %s", zcoll_last_error());
+      EXPECT(cm == ZCOLL_MODE_DOC || cm == ZCOLL_MODE_HOM, "%s, slow network: auto picks %s",
+             zcoll_collective_name(coll), zcoll_mode_name(cm));
+      for (zcoll_mode md : {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 20, ZCOLL_FLOAT64, 4, &s, nullptr,
+                             nullptr) == ZCOLL_SUCCESS && s > 0, "predict %s", zcoll_mode_name(md));
+        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 4, &s2, nullptr,
+                             nullptr) == ZCOLL_SUCCESS && s2 > s, "prediction grows with size (%s)",
+               zcoll_mode_name(md));
+        if (md >= ZCOLL_MODE_CPR_P2P) {
+          EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 8, &s, nullptr,
+                               nullptr) == ZCOLL_SUCCESS && s < s2, "prediction shrinks with ratio (%s)",
+                 zcoll_mode_name(md));
+        }
+      }
+    }
+    double s = 0;
+    zcoll_model bad = fast;
+    bad.bandwidth = 0;
+    EXPECT(zcoll_predict(&bad, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 4, 100, ZCOLL_FLOAT32, 5,
+                         &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG, "unusable model rejected");
+    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_BCAST, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 4, 100, ZCOLL_FLOAT32, 5,
+                         &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG, "no ring bcast");
+    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 0, 100, ZCOLL_FLOAT32, 5,
+                         &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG, "nranks 0 rejected");
+    EXPECT(zcoll_comm_set_model(e.fine, &bad) == ZCOLL_ERR_INVALID_ARG, "set_model rejects bandwidth 0");
+  }
+
+  // the probe gives a usable model on every rank, the same everywhere
+  {
+    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+    zcoll_model m;
+    m.struct_size = sizeof m;
+    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_ERR_INVALID_ARG, "no model before the probe");
+    EXPECT(zcoll_comm_calibrate(zc) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
+    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == 1, "model after the probe");
+    EXPECT(m.latency >= 0 && m.bandwidth > 0 && m.compress_bw > 1e6 && m.decompress_bw > 1e6 &&
+               m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 1,
+           "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
+           m.decompress_bw, m.hom_bw, m.reduce_bw);
+    double v[2] = {m.bandwidth, -m.bandwidth};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, e.comm);
+    EXPECT(v[0] == -v[1], "probed model differs across ranks");
+    zcoll_comm_free(zc);
+  }
+
+  // AUTO on every collective, with a model that makes MPI win and one that
+  // makes compression win: results within the reported bound either way
+  const zcoll_model models[2] = {make_model(1e-6, 1e11, 3e9), make_model(5e-5, 1e6, 3e9)};
+  for (int mi = 0; mi < 2; ++mi) {
+    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+    EXPECT(zcoll_comm_set_model(zc, &models[mi]) == ZCOLL_SUCCESS, "set_model: %s", zcoll_last_error());
+    const bool slow = mi == 1;
+    for (size_t n : counts_for(N))
+      for (MPI_Op op : {MPI_SUM, MPI_MAX}) {
+        Case c = base(e, zc, slow ? "auto slow net" : "auto fast net");
+        c.mode = ZCOLL_MODE_AUTO;
+        c.op = op;
+        c.count = n;
+        t_allreduce<float>(c);
+        zcoll_report rep = last(zc);
+        const bool big = n > static_cast<size_t>(N) + 2 && N > 1;
+        if (big && !slow)
+          EXPECT(rep.mode == ZCOLL_MODE_MPI, "fast net: auto ran %s (%s)",
+                 zcoll_mode_name(rep.mode), rep.reason);
+        if (big && slow)
+          EXPECT(rep.mode == (op == MPI_SUM ? ZCOLL_MODE_HOM : ZCOLL_MODE_DOC),
+                 "slow net, %s: auto ran %s (%s)", op_name(op), zcoll_mode_name(rep.mode), rep.reason);
+        if (big) EXPECT(rep.time_predicted > 0, "auto reports its prediction");
+        if (big && slow) EXPECT(rep.ratio_estimate > 1, "auto reports its ratio estimate %g", rep.ratio_estimate);
+        t_allreduce<double>(c);
+        t_reduce_scatter<float>(c, false);
+        t_reduce<double>(c);
+        t_allgather<float>(c);
+        t_gather<double>(c);
+        for (int root : roots_for(N)) {
+          c.root = root;
+          t_bcast<float>(c);
+          t_scatter<double>(c);
+        }
+      }
+    zcoll_comm_free(zc);
+  }
+
+  // a forced Allreduce algorithm is respected by AUTO
+  if (N > 1) {
+    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
+    zcoll_comm_set_model(zc, &models[1]);
+    for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+      Case c = base(e, zc, "auto forced algorithm");
+      c.mode = ZCOLL_MODE_AUTO;
+      c.algo = al;
+      c.count = 20000;
+      t_allreduce<float>(c);
+      EXPECT(last(zc).algorithm == al, "auto with forced %s ran %s", zcoll_algorithm_name(al),
+             zcoll_algorithm_name(last(zc).algorithm));
+    }
+    zcoll_comm_free(zc);
+  }
+
+  // models that differ across ranks: every rank returns ZCOLL_ERR_MISMATCH
+  if (N > 1) {
+    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
+    zcoll_model m = models[1];
+    if (e.rank == 0) m.compress_bw *= 1.5;
+    zcoll_comm_set_model(zc, &m);
+    std::vector<float> x(50000, 1.0f), y(50000);
+    zcoll_comm_set_mode(zc, ZCOLL_MODE_AUTO);
+    zcoll_status s = zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
+    EXPECT(s == ZCOLL_ERR_MISMATCH, "mismatched models: %s", zcoll_status_string(s));
+    zcoll_comm_free(zc);
+    // the same through the environment (a tune-file or ZCOLL_* value on one rank only)
+    if (e.rank == 0) setenv("ZCOLL_NET_BANDWIDTH", "1gbit", 1);
+    zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
+    zcoll_comm_set_mode(zc, ZCOLL_MODE_AUTO);
+    s = zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
+    EXPECT(s == ZCOLL_ERR_MISMATCH, "mismatched ZCOLL_NET_BANDWIDTH: %s", zcoll_status_string(s));
+    unsetenv("ZCOLL_NET_BANDWIDTH");
+    zcoll_comm_free(zc);
+  }
+
+  // bad values in the environment fail the handle's creation, naming the variable
+  {
+    setenv("ZCOLL_NET_BANDWIDTH", "fast", 1);
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    zcoll_comm* zc = nullptr;
+    zcoll_status s = zcoll_comm_create(e.comm, &cfg, &zc);
+    EXPECT(s == ZCOLL_ERR_INVALID_ARG && std::strstr(zcoll_last_error(), "ZCOLL_NET_BANDWIDTH"),
+           "bad ZCOLL_NET_BANDWIDTH: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+    unsetenv("ZCOLL_NET_BANDWIDTH");
+    setenv("ZCOLL_TUNE_FILE", "/nonexistent/zcoll_tune.json", 1);
+    s = zcoll_comm_create(e.comm, &cfg, &zc);
+    EXPECT(s == ZCOLL_ERR_INVALID_ARG && std::strstr(zcoll_last_error(), "ZCOLL_TUNE_FILE"),
+           "missing tune file: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+    unsetenv("ZCOLL_TUNE_FILE");
+    // a complete model from the environment: no probe, source 3
+    setenv("ZCOLL_NET_LATENCY", "20us", 1);
+    setenv("ZCOLL_NET_BANDWIDTH", "1gbit", 1);
+    setenv("ZCOLL_COMPRESS_BW", "2.5GB", 1);
+    setenv("ZCOLL_DECOMPRESS_BW", "5GB", 1);
+    setenv("ZCOLL_HOM_BW", "8GB", 1);
+    setenv("ZCOLL_REDUCE_BW", "6e9", 1);
+    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
+    std::vector<float> x(50000, 1.0f), y(50000);
+    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
+           "allreduce with an env model: %s", zcoll_last_error());
+    zcoll_model m;
+    m.struct_size = sizeof m;
+    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == 3 &&
+               std::fabs(m.bandwidth - 1.25e8) < 1 && std::fabs(m.latency - 2e-5) < 1e-12 &&
+               m.reduce_bw == 6e9,
+           "env model: bw %g lat %g source %d", m.bandwidth, m.latency, m.source);
+    for (const char* v : {"ZCOLL_NET_LATENCY", "ZCOLL_NET_BANDWIDTH", "ZCOLL_COMPRESS_BW",
+                          "ZCOLL_DECOMPRESS_BW", "ZCOLL_HOM_BW", "ZCOLL_REDUCE_BW"})
+      unsetenv(v);
+    zcoll_comm_free(zc);
+  }
+}
+
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
   auto want = [&](const char* g) {
     if (groups.empty()) return true;
@@ -786,6 +985,7 @@ void run_groups(const Env& e, const std::vector<std::string>& groups) {
   if (want("gather")) group_gather(e);
   if (want("large")) group_large(e);
   if (want("special")) group_special(e);
+  if (want("auto")) group_auto(e);
 }
 
 Env make_env(MPI_Comm comm) {

@@ -14,6 +14,12 @@
 // status is non-zero if any row fails. --breakdown adds the time split
 // (compression, MPI, reduction, other) as in C-Coll's Figure 2.
 //
+// Mode `auto` lets the library choose per call; its row shows what ran
+// ("auto" in the mode column, the chosen mode/algorithm in the algo column).
+// Every row also shows the cost model's prediction (t_model): the library's
+// own for `auto`, zcoll_predict() with the handle's calibrated model and the
+// measured compression ratio of one input for the other modes.
+//
 // Sizes are bytes of the collective's buffer: the vector of allreduce / bcast /
 // reduce, the input of reduce_scatter, the output of allgather / gather, the
 // input of scatter. Data larger than the file is tiled; every rank reads a
@@ -167,7 +173,8 @@ struct Options {
 struct Row {
   size_t bytes = 0, count = 0;
   int threads = 1;
-  std::string mode, algo, reason;
+  std::string mode, algo, reason, ran_mode;
+  double t_model = 0, ratio_in = 0;  // model prediction (us), one input's ratio
   double t_min = 0, t_avg = 0, t_max = 0;  // microseconds
   double algbw = 0, busbw = 0, speedup = 0, ratio = 0;
   double max_err = 0, psnr = 0, bound = 0, eb = 0;
@@ -269,6 +276,9 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     return row;
   }
   row.algo = zcoll_algorithm_name(rep.algorithm);
+  row.ran_mode = zcoll_mode_name(rep.mode);
+  if (mode == ZCOLL_MODE_AUTO)
+    row.algo = rep.mode == ZCOLL_MODE_MPI ? "mpi" : row.ran_mode + "/" + row.algo;
   row.reason = rep.reason;
   row.bound = rep.error_bound;
   row.eb = rep.eb_per_compression;
@@ -368,6 +378,39 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     row.pass = row.pass && row.identical;
   }
   row.status = row.pass ? "pass" : (row.identical ? "FAIL (bound)" : "FAIL (ranks differ)");
+
+  // ---- the cost model's prediction ---------------------------------------------
+  // One input's compression ratio at the bound the call used (the smallest
+  // over ranks), measured with the real compressor.
+  double ratio_in = 0;
+  if (rep.eb_per_compression > 0 && n_in > 0 && (!rooted_src || r == root)) {
+    zcoll_params p = {};
+    p.struct_size = sizeof p;
+    p.eb_mode = ZCOLL_EB_ABS;
+    p.error_bound = rep.eb_per_compression;
+    p.threads = threads;
+    const size_t cnt = coll == Coll::kScatter || coll == Coll::kReduceScatter ? n_in : per;
+    std::vector<uint8_t> buf(zcoll_compress_bound(cnt, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64));
+    size_t sz = 0;
+    if (zcoll_compress(&p, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, in.data(), cnt, buf.data(),
+                       buf.size(), &sz) == ZCOLL_SUCCESS && sz > 0)
+      ratio_in = static_cast<double>(cnt * vs) / static_cast<double>(sz);
+  }
+  double rmin = ratio_in > 0 ? ratio_in : 1e300;
+  MPI_Allreduce(MPI_IN_PLACE, &rmin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  row.ratio_in = rmin < 1e300 ? rmin : 0;
+  if (mode == ZCOLL_MODE_AUTO) {
+    row.t_model = rep.time_predicted * 1e6;
+  } else {
+    zcoll_model model;
+    model.struct_size = sizeof model;
+    double secs = 0;
+    if (zcoll_comm_get_model(zc, &model) == ZCOLL_SUCCESS &&
+        zcoll_predict(&model, rep.collective, rep.mode, rep.algorithm, N, per,
+                      sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, row.ratio_in > 0 ? row.ratio_in : 1,
+                      &secs, nullptr, nullptr) == ZCOLL_SUCCESS)
+      row.t_model = secs * 1e6;
+  }
   return row;
 }
 
@@ -391,7 +434,7 @@ int main(int argc, char** argv) {
   app.add_option("--abs", o.abs_eb, "absolute error bound (overrides --rel)");
   app.add_option("--bound", o.bound, "per_compression | result")
       ->check(CLI::IsMember({"per_compression", "result"}));
-  app.add_option("--modes", o.modes, "comma list of mpi,raw,cpr_p2p,doc,hom");
+  app.add_option("--modes", o.modes, "comma list of mpi,raw,cpr_p2p,doc,hom,auto");
   app.add_option("--threads", o.threads, "comma list of OpenMP threads per rank");
   app.add_option("--algo", o.algo, "allreduce algorithm: auto | ring | rd")
       ->check(CLI::IsMember({"auto", "ring", "rd"}));
@@ -468,6 +511,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     comms[t] = zc;
+    // the cost model for the t_model column (the probe, or ZCOLL_TUNE_FILE / env)
+    if (zcoll_comm_calibrate(zc) != ZCOLL_SUCCESS && g_rank == 0)
+      std::fprintf(stderr, "zcoll-bench: calibration: %s\n", zcoll_last_error());
   }
   if (g_rank == 0) {
     std::printf("# zcoll-bench %s: %d ranks, %s %s%s, data %s (%zu values), %s %g (%s), %d warm-up + %d iterations\n",
@@ -476,9 +522,9 @@ int main(int argc, char** argv) {
                 o.abs_eb > 0 ? "abs" : "rel", o.abs_eb > 0 ? o.abs_eb : o.rel, o.bound.c_str(),
                 o.warmup, o.iters);
     std::printf("# time in us (min/avg/max over ranks and iterations); bandwidth in GB/s on uncompressed bytes\n");
-    std::printf("%10s %11s %3s %8s %18s %10s %10s %10s %8s %8s %7s %7s %10s %10s %7s",
-                "size", "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "algbw", "busbw",
-                "speedup", "ratio", "max_err", "bound", "psnr");
+    std::printf("%10s %11s %3s %8s %18s %10s %10s %10s %10s %8s %8s %7s %7s %10s %10s %7s",
+                "size", "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "t_model", "algbw",
+                "busbw", "speedup", "ratio", "max_err", "bound", "psnr");
     if (o.breakdown) std::printf(" %9s %9s %9s %9s", "t_comp", "t_mpi", "t_reduce", "t_other");
     std::printf("  %s\n", "status");
   }
@@ -495,10 +541,10 @@ int main(int argc, char** argv) {
         row.speedup = t_mpi_avg > 0 && row.t_avg > 0 ? t_mpi_avg / row.t_avg : 0;
         all_pass = all_pass && row.pass;
         if (g_rank == 0) {
-          std::printf("%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %8.3f %8.3f %7.2f %7.2f %10.3g %10.3g %7.1f",
+          std::printf("%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f %7.2f %7.2f %10.3g %10.3g %7.1f",
                       human(bytes).c_str(), row.count, t, row.mode.c_str(), row.algo.c_str(), row.t_min,
-                      row.t_avg, row.t_max, row.algbw, row.busbw, row.speedup, row.ratio, row.max_err,
-                      row.bound, row.psnr);
+                      row.t_avg, row.t_max, row.t_model, row.algbw, row.busbw, row.speedup, row.ratio,
+                      row.max_err, row.bound, row.psnr);
           if (o.breakdown)
             std::printf(" %9.1f %9.1f %9.1f %9.1f", row.t_comp, row.t_mpi, row.t_red, row.t_other);
           std::printf("  %s\n", row.status.c_str());
@@ -532,6 +578,9 @@ int main(int argc, char** argv) {
         x["threads"] = r.threads;
         x["mode"] = r.mode;
         x["algorithm"] = r.algo;
+        x["ran_mode"] = r.ran_mode;
+        x["time_model_us"] = r.t_model;
+        x["ratio_one_input"] = r.ratio_in;
         x["reason"] = r.reason;
         x["time_us"] = {{"min", r.t_min}, {"avg", r.t_avg}, {"max", r.t_max}};
         x["algbw_GBps"] = r.algbw;

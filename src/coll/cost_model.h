@@ -1,0 +1,62 @@
+// cost_model.h — the alpha-beta-gamma model of every (collective, algorithm,
+// mode) and of the MPI library's own collectives, and the choice that mode
+// AUTO makes from it (docs/algorithms.md, "Cost model"). Pure functions: no
+// MPI, no state; calibrate.cc fills the parameters.
+#pragma once
+
+#include <cstddef>
+
+#include "zcoll_mpi.h"
+
+namespace zcoll::coll {
+
+// One call, as the model sees it.
+struct CostQuery {
+  zcoll_collective coll = ZCOLL_COLL_ALLREDUCE;
+  int size = 1;
+  size_t total_values = 0;   // the buffer D in values (allreduce/bcast/reduce: count;
+                             // reduce_scatter/allgather/scatter/gather: all ranks')
+  size_t vsize = 4;          // bytes per value
+  double ratio = 1;          // compression ratio of one compressed input
+  size_t seg_values = 65536; // pipeline segment (values)
+  bool sum = true;           // op is SUM (hom possible)
+};
+
+struct Candidate {
+  zcoll_mode mode;
+  zcoll_algorithm algo;
+  double seconds;
+};
+
+// Predicted seconds of (mode, algo) for q; algo AUTO = the size rule that
+// explicit modes use. Returns a negative value for pairs that do not exist.
+double predict_seconds(const zcoll_model& m, const CostQuery& q, zcoll_mode mode,
+                       zcoll_algorithm algo);
+
+// The candidates AUTO considers (mpi; hom and doc with every algorithm of
+// the collective; hom only for SUM; not raw, see cost_model.cc), evaluated; returns how many were
+// written to out (capacity >= 16) and the pick_candidate() index in *best.
+int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, int* best);
+
+// A zcoll mode must be predicted faster than MPI by this factor to be taken:
+// MPI is exact and its cost is the better known, so near-ties go to it.
+constexpr double kAutoMargin = 0.97;
+
+// The candidate AUTO takes: the fastest of zcoll's (ties to the earlier one;
+// with an Allreduce algorithm the caller forced, only those), unless MPI's
+// prediction is within kAutoMargin of it.
+int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algorithm forced);
+
+// The allreduce algorithm explicit modes use: ring when a rank's block is at
+// least 256 KiB, recursive doubling below.
+zcoll_algorithm allreduce_size_rule(size_t count, size_t vsize, int size);
+
+// The largest compression ratio our format can reach (one width byte per 32
+// values): an upper bound for deciding, without looking at the data, that no
+// compressed mode can win.
+double max_ratio(size_t vsize);
+
+// A model is usable when every throughput and the bandwidth are positive.
+bool model_usable(const zcoll_model& m);
+
+}  // namespace zcoll::coll

@@ -1,0 +1,204 @@
+// zcoll_tune.cc — zcoll-tune: run the cost model's probe (several times, the
+// median of each parameter), print the model, write it as a tuning file that
+// ZCOLL_TUNE_FILE points the library at, and print the model's predicted time
+// of every mode over a range of sizes, with the mode AUTO would pick.
+//
+//   mpirun -np N zcoll-tune -o zcoll_tune.json [--threads T] [--repeat 5]
+//          [--predict allreduce --sizes 1M:1G --ratio 5 --nranks 512]
+//
+// --check reads the written file back (zcoll_model_load) and creates a handle
+// with ZCOLL_TUNE_FILE set, failing if anything differs.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "zcoll_mpi.h"
+
+namespace {
+
+int g_rank = 0;
+
+bool parse_bytes(const std::string& t, size_t* out) {
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || !(v > 0)) return false;
+  std::string u(end);
+  double m = 1;
+  if (u == "K" || u == "KiB") m = 1024;
+  else if (u == "M" || u == "MiB") m = 1024.0 * 1024;
+  else if (u == "G" || u == "GiB") m = 1024.0 * 1024 * 1024;
+  else if (!u.empty() && u != "B") return false;
+  *out = static_cast<size_t>(v * m);
+  return true;
+}
+
+std::string human(double b) {
+  char buf[32];
+  if (b >= 1 << 30) std::snprintf(buf, sizeof buf, "%gG", b / (1 << 30));
+  else if (b >= 1 << 20) std::snprintf(buf, sizeof buf, "%gM", b / (1 << 20));
+  else std::snprintf(buf, sizeof buf, "%gK", b / 1024);
+  return buf;
+}
+
+int die(const char* what) {
+  if (g_rank == 0) std::fprintf(stderr, "zcoll-tune: %s: %s\n", what, zcoll_last_error());
+  MPI_Finalize();
+  return 1;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::string out, predict, sizes = "1M:1G";
+  int threads = 1, repeat = 3, nranks = 0;
+  double ratio = 5;
+  bool check = false;
+  CLI::App app{"zcoll-tune: calibrate zcoll's cost model and write a tuning file"};
+  app.add_option("-o,--output", out, "tuning file to write (JSON; use with ZCOLL_TUNE_FILE)");
+  app.add_option("--threads", threads, "OpenMP threads per rank the model is for")->check(CLI::NonNegativeNumber);
+  app.add_option("--repeat", repeat, "probes to run; each parameter is their median")->check(CLI::Range(1, 50));
+  app.add_option("--predict", predict, "print predictions for this collective")
+      ->check(CLI::IsMember({"allreduce", "reduce_scatter", "allgather", "bcast", "scatter", "reduce", "gather"}));
+  app.add_option("--sizes", sizes, "size range for --predict, bytes of the buffer: FIRST:LAST (x4 steps)");
+  app.add_option("--ratio", ratio, "compression ratio of one input for --predict")->check(CLI::Range(1.0, 1e4));
+  app.add_option("--nranks", nranks, "process count for --predict (default: this run's)");
+  app.add_flag("--check", check, "read the file back and create a handle from it");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = g_rank == 0 ? app.exit(e) : e.get_exit_code();
+    MPI_Finalize();
+    return rc;
+  }
+
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  cfg.threads = threads;
+  zcoll_comm* zc = nullptr;
+  if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS) return die("zcoll_comm_create");
+  std::vector<zcoll_model> runs;
+  for (int i = 0; i < repeat; ++i) {
+    if (zcoll_comm_calibrate(zc) != ZCOLL_SUCCESS) return die("probe");
+    zcoll_model m;
+    m.struct_size = sizeof m;
+    if (zcoll_comm_get_model(zc, &m) != ZCOLL_SUCCESS) return die("model");
+    runs.push_back(m);
+  }
+  zcoll_model m = runs[0];
+  double zcoll_model::*fields[] = {&zcoll_model::latency, &zcoll_model::bandwidth, &zcoll_model::compress_bw,
+                                   &zcoll_model::decompress_bw, &zcoll_model::hom_bw, &zcoll_model::reduce_bw};
+  for (auto f : fields) {
+    std::vector<double> v;
+    for (const zcoll_model& r : runs) v.push_back(r.*f);
+    m.*f = median(v);
+  }
+  if (g_rank == 0) {
+    std::printf("# zcoll-tune: %d ranks, %d thread(s), median of %d probes\n", size, threads, repeat);
+    std::printf("latency        %10.2f us\n", m.latency * 1e6);
+    std::printf("bandwidth      %10.3f GB/s  (%.0f Mbit/s)\n", m.bandwidth * 1e-9, m.bandwidth * 8e-6);
+    std::printf("compress       %10.3f GB/s\n", m.compress_bw * 1e-9);
+    std::printf("decompress     %10.3f GB/s\n", m.decompress_bw * 1e-9);
+    std::printf("hom add        %10.3f GB/s\n", m.hom_bw * 1e-9);
+    std::printf("reduce         %10.3f GB/s\n", m.reduce_bw * 1e-9);
+    std::printf("overlap        %10.2f\ngrowth         %10.2f bits per doubling\n", m.overlap, m.growth_bits);
+  }
+  int bad = 0;
+  if (!out.empty()) {
+    if (g_rank == 0) {
+      if (zcoll_model_save(&m, out.c_str()) != ZCOLL_SUCCESS) bad = 1;
+      else std::printf("# wrote %s (use: ZCOLL_TUNE_FILE=%s)\n", out.c_str(), out.c_str());
+      if (!bad && check) {
+        zcoll_model back;
+        if (zcoll_model_load(out.c_str(), &back) != ZCOLL_SUCCESS) bad = 2;
+        for (auto f : fields)
+          if (!bad && std::fabs(back.*f - m.*f) > 1e-12 * std::fabs(m.*f)) bad = 3;
+        if (bad) std::fprintf(stderr, "zcoll-tune: read-back failed (%d): %s\n", bad, zcoll_last_error());
+      }
+    }
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (bad) {
+      zcoll_comm_free(zc);
+      MPI_Finalize();
+      return 1;
+    }
+    if (check) {  // a handle from the file: its model must be the file's, no probe
+      setenv("ZCOLL_TUNE_FILE", out.c_str(), 1);
+      zcoll_comm* z2 = nullptr;
+      if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &z2) != ZCOLL_SUCCESS) return die("handle from tune file");
+      std::vector<float> x(1 << 16, 1.0f), y(1 << 16);
+      if (zcoll_allreduce(z2, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) != ZCOLL_SUCCESS)
+        return die("allreduce with the tune file");
+      zcoll_model got;
+      got.struct_size = sizeof got;
+      if (zcoll_comm_get_model(z2, &got) != ZCOLL_SUCCESS) return die("model of the tune-file handle");
+      for (auto f : fields)
+        if (std::fabs(got.*f - m.*f) > 1e-9 * std::fabs(m.*f)) bad = 4;
+      if (got.source != 2) bad = 5;
+      if (g_rank == 0) std::printf("# check: handle from %s: %s\n", out.c_str(), bad ? "FAILED" : "ok");
+      zcoll_comm_free(z2);
+    }
+  }
+
+  if (!predict.empty() && g_rank == 0) {
+    const zcoll_collective coll = predict == "allreduce" ? ZCOLL_COLL_ALLREDUCE
+                                  : predict == "reduce_scatter" ? ZCOLL_COLL_REDUCE_SCATTER
+                                  : predict == "allgather" ? ZCOLL_COLL_ALLGATHER
+                                  : predict == "bcast" ? ZCOLL_COLL_BCAST
+                                  : predict == "scatter" ? ZCOLL_COLL_SCATTER
+                                  : predict == "reduce" ? ZCOLL_COLL_REDUCE
+                                                        : ZCOLL_COLL_GATHER;
+    const bool per_rank = coll == ZCOLL_COLL_REDUCE_SCATTER || coll == ZCOLL_COLL_ALLGATHER ||
+                          coll == ZCOLL_COLL_SCATTER || coll == ZCOLL_COLL_GATHER;
+    const int P = nranks > 0 ? nranks : size;
+    size_t lo = 0, hi = 0;
+    const size_t colon = sizes.find(':');
+    if (colon == std::string::npos || !parse_bytes(sizes.substr(0, colon), &lo) ||
+        !parse_bytes(sizes.substr(colon + 1), &hi) || hi < lo) {
+      std::fprintf(stderr, "zcoll-tune: bad --sizes %s\n", sizes.c_str());
+      bad = 1;
+    } else {
+      const zcoll_mode modes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC,
+                                  ZCOLL_MODE_HOM};
+      std::printf("# predicted time (ms), %s, %d ranks, float, ratio %.3g\n", predict.c_str(), P, ratio);
+      std::printf("%8s %10s %10s %10s %10s %10s   %s\n", "size", "mpi", "raw", "cpr_p2p", "doc", "hom", "auto picks");
+      for (size_t b = lo; b <= hi; b *= 4) {
+        const size_t count = b / 4 / (per_rank ? P : 1);
+        std::printf("%8s", human(static_cast<double>(b)).c_str());
+        for (zcoll_mode md : modes) {
+          double s = 0;
+          if (zcoll_predict(&m, coll, md, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s, nullptr, nullptr) == ZCOLL_SUCCESS)
+            std::printf(" %10.3f", s * 1e3);
+          else
+            std::printf(" %10s", "-");
+        }
+        double s = 0;
+        zcoll_mode cm;
+        zcoll_algorithm ca;
+        if (zcoll_predict(&m, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s, &cm, &ca) == ZCOLL_SUCCESS)
+          std::printf("   %s%s%s", zcoll_mode_name(cm), cm == ZCOLL_MODE_MPI ? "" : "/",
+                      cm == ZCOLL_MODE_MPI ? "" : zcoll_algorithm_name(ca));
+        std::printf("\n");
+        if (b > hi / 4) break;
+      }
+    }
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  zcoll_comm_free(zc);
+  MPI_Finalize();
+  return bad ? 1 : 0;
+}
