@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "transport/clock.h"
+#include "transport/mpi_compat.h"  // MPI-3 libraries (Open MPI 4.1): the _c collectives
 
 // The reason text is cut to zcoll_report.reason on purpose.
 #pragma GCC diagnostic ignored "-Wformat-truncation"

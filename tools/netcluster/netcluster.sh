@@ -4,7 +4,9 @@
 #   setup K RATE      K hosts zc-h0..zc-h{K-1}, each joined by a veth pair to bridge
 #                     zc-br0 in namespace zc-sw; tbf shaping of each host's send and
 #                     receive rate (e.g. 500mbit, 1gbit, 2gbit).  Idempotent.
-#   run K -- CMD...   run an MPI (MPICH/hydra) program with one rank per host.
+#   run [--mpi mpich|openmpi] K -- CMD...
+#                     run an MPI program with one rank per host (MPICH/hydra by default,
+#                     or NETCLUSTER_MPI); stops a launcher stuck in MPI_Finalize.
 #   check [K]         measure achieved vs configured rate (iperf3 or python3 fallback).
 #   status            print what exists.
 #   teardown          remove everything (safe to run twice).
@@ -260,42 +262,137 @@ cmd_check() {
   return $rc
 }
 
+# rank_procs NS -> number of processes in namespace NS other than the MPI launcher's
+# daemons (hydra_pmi_proxy, orted) and the launcher's shell: the rank (and its children)
+rank_procs() {
+  local c=0 p comm
+  for p in $(ip netns pids "$1" 2>/dev/null); do
+    comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+    case "$comm" in hydra_pmi_proxy|orted|sh|unshare|ip|launcher.sh) ;; *) c=$(( c + 1 )) ;; esac
+  done
+  echo $c
+}
+
+# mpi_cmdline K HOSTFILE CMD... : sets MPI_CMD, the launcher command line for $MPI (run in zc-sw)
+mpi_cmdline() {
+  local k=$1 hf=$2; shift 2
+  local rndv=${NETCLUSTER_UCX_RNDV_THRESH:-inf} extra=()
+  # extra launcher arguments, e.g. NETCLUSTER_MPI_ARGS="--mca coll_tuned_use_dynamic_rules 1"
+  [ -n "${NETCLUSTER_MPI_ARGS:-}" ] && read -r -a extra <<< "$NETCLUSTER_MPI_ARGS"
+  case "$MPI" in
+    mpich)
+      # hydra: hostfile "ADDR:1"; the launcher maps ADDR to its namespace
+      MPI_CMD=(mpiexec.mpich -f "$hf" -n "$k" -ppn 1
+        -launcher ssh -launcher-exec "$HERE/launcher.sh"
+        -iface $BR
+        -genv MPIR_CVAR_NOLOCAL 1
+        -genv UCX_TLS tcp,self
+        -genv UCX_NET_DEVICES $HIF
+        -genv UCX_RNDV_THRESH "$rndv"
+        -genv OMP_WAIT_POLICY passive
+        "${extra[@]}" "$@") ;;
+    openmpi)
+      # ORTE: mpirun starts one orted per host through plm_rsh_agent (the same launcher);
+      # the orteds call back over TCP (oob) on 10.77.0.0/24 only. MPI traffic: pml ucx
+      # over TCP on zc0; no shared-memory btl (vader), no binding (all "hosts" share 2 cores).
+      MPI_CMD=(mpirun.openmpi --allow-run-as-root -np "$k" --hostfile "$hf"
+        --map-by node --bind-to none
+        --mca plm_rsh_agent "$HERE/launcher.sh"
+        --mca plm_rsh_no_tree_spawn 1
+        --mca oob_tcp_if_include $NET.0/24
+        --mca btl self,tcp
+        --mca btl_tcp_if_include $NET.0/24
+        --mca pml ucx
+        --mca pml_ucx_tls any --mca pml_ucx_devices any
+        -x UCX_TLS=tcp,self
+        -x UCX_NET_DEVICES=$HIF
+        -x UCX_RNDV_THRESH="$rndv"
+        -x OMP_WAIT_POLICY=passive
+        "${extra[@]}" "$@") ;;
+    *) die "unknown MPI '$MPI' (mpich or openmpi)" ;;
+  esac
+}
+
 cmd_run() {
   need_root; load_config
+  MPI=${NETCLUSTER_MPI:-mpich}
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --mpi) [ $# -ge 2 ] || die "--mpi needs mpich or openmpi"; MPI=$2; shift 2 ;;
+      --mpi=*) MPI=${1#--mpi=}; shift ;;
+      *) break ;;
+    esac
+  done
+  [ $# -ge 1 ] || die "usage: run [--mpi mpich|openmpi] K -- CMD..."
   local k=$1; shift
   [ "${1:-}" = "--" ] && shift
-  [ $# -ge 1 ] || die "usage: run K -- CMD..."
-  [ "$k" -ge 1 ] && [ "$k" -le "$K" ] || die "run needs 1 <= k <= K ($K)"
-  local hf=$STATE/hosts.$k n
+  [ $# -ge 1 ] || die "usage: run [--mpi mpich|openmpi] K -- CMD..."
+  [[ "$k" =~ ^[0-9]+$ ]] && [ "$k" -ge 1 ] && [ "$k" -le "$K" ] || die "run needs 1 <= k <= K ($K)"
+  local hf=$STATE/hosts.$MPI.$k n
   : > "$hf"
-  for (( n = 0; n < k; n++ )); do echo "$(addr $n):1" >> "$hf"; done
-  # hydra starts each rank in mpiexec's working directory, so relative paths work
-  local rc=0 t0 t1
+  for (( n = 0; n < k; n++ )); do
+    if [ "$MPI" = openmpi ]; then echo "$(addr $n) slots=1" >> "$hf"; else echo "$(addr $n):1" >> "$hf"; fi
+  done
+  mpi_cmdline "$k" "$hf" "$@"
+  command -v "${MPI_CMD[0]}" >/dev/null || die "${MPI_CMD[0]} not found (Open MPI: bash scripts/setup.sh --openmpi)"
+  # ranks start in the launcher's working directory, so relative paths work
+  local rc=0 t0 t1 grace=${NETCLUSTER_FINALIZE_GRACE:-20} marker=${NETCLUSTER_DONE_MARKER:-'^# (OK|FAILED):'}
+  local ok_marker=${NETCLUSTER_OK_MARKER:-'^# OK:'} log stuck=0
   local -A tx0=() rx0=()
   for (( n = 0; n < k; n++ )); do tx0[$n]=$(txbytes "$(host $n)" $HIF); rx0[$n]=$(txbytes $SW "$(swport $n)"); done
+  log=$(mktemp /tmp/netcluster-run.XXXXXX)
   t0=$(date +%s.%N)
   set +e
-  nsx $SW timeout -k 10 "$RUN_TIMEOUT" mpiexec \
-      -f "$hf" -n "$k" -ppn 1 \
-      -launcher ssh -launcher-exec "$HERE/launcher.sh" \
-      -iface $BR \
-      -genv MPIR_CVAR_NOLOCAL 1 \
-      -genv UCX_TLS tcp,self \
-      -genv UCX_NET_DEVICES $HIF \
-      -genv UCX_RNDV_THRESH inf \
-      -genv OMP_WAIT_POLICY passive \
-      "$@"
+  # stdout also goes to $log, which the watchdog below reads
+  ip netns exec $SW timeout -k 10 "$RUN_TIMEOUT" "${MPI_CMD[@]}" > >(tee -a "$log") &
+  local pid=$! seen=() done_since="" last_size=-1 quiet_since
+  quiet_since=$(date +%s)
+  # Watchdog: the program is done when its output has the done-marker (zcoll-bench:
+  # "# OK: ..." / "# FAILED: ...") or when the rank of one host has exited while others
+  # still run.
+  # If then the output stays unchanged for $grace seconds, the remaining ranks are stuck
+  # in MPI_Finalize (MPICH 4.0.2 + UCX-TCP, >= 3 hosts): stop the launcher.
+  if [ "$grace" -gt 0 ]; then
+    while kill -0 "$pid" 2>/dev/null; do
+      sleep 1
+      local now sz; now=$(date +%s); sz=$(stat -c %s "$log" 2>/dev/null || echo 0)
+      if [ "$sz" != "$last_size" ]; then last_size=$sz; quiet_since=$now; fi
+      if [ -z "$done_since" ]; then
+        if grep -Eq "$marker" "$log"; then done_since=$now; fi
+        local running=0 exited=0 c
+        for (( n = 0; n < k; n++ )); do
+          c=$(rank_procs "$(host $n)")
+          if [ "$c" -gt 0 ]; then seen[$n]=1; running=$(( running + 1 ))
+          elif [ -n "${seen[$n]:-}" ]; then exited=$(( exited + 1 )); fi
+        done
+        if [ -z "$done_since" ] && [ "$exited" -gt 0 ] && [ "$running" -gt 0 ]; then done_since=$now; fi
+      fi
+      if [ -n "$done_since" ] && [ $(( now - done_since )) -ge "$grace" ] && [ $(( now - quiet_since )) -ge "$grace" ]; then
+        stuck=1
+        echo "netcluster: program done but the launcher still runs ${grace}s later (stuck in MPI_Finalize?); stopping it" >&2
+        kill -TERM "$pid" 2>/dev/null
+        break
+      fi
+    done
+  fi
+  wait "$pid"
   rc=$?
   set -e
   t1=$(date +%s.%N)
+  sleep 0.2   # let tee drain
   for (( n = 0; n < k; n++ )); do
     local tx rx; tx=$(( $(txbytes "$(host $n)" $HIF) - tx0[$n] )); rx=$(( $(txbytes $SW "$(swport $n)") - rx0[$n] ))
     python3 -c "import sys; tx,rx,dt,c=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),float(sys.argv[4]); print(f'netcluster: zc-h$n sent {tx/1e6:.1f} MB, received {rx/1e6:.1f} MB in {dt:.1f} s (whole run, mean {tx*8/dt/1e6:.0f}/{rx*8/dt/1e6:.0f} Mbit/s; link {c/1e6:.0f} Mbit/s)', file=sys.stderr)" \
       "$tx" "$rx" "$(python3 -c "print($t1-$t0)")" "$BPS"
   done
-  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+  if [ $stuck -eq 1 ]; then
+    # the results are complete; the exit status follows the program's own verdict line
+    if grep -Eq "$ok_marker" "$log"; then rc=0; else rc=1; fi
+    echo "netcluster: finalize-hang: $MPI run stopped after the program finished (exit status $rc from its output)" >&2
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     echo "netcluster: run timed out after ${RUN_TIMEOUT}s (MPICH 4.0.2/UCX-TCP often hangs in MPI_Finalize with >= 3 hosts; output above is complete if the program printed its results)" >&2
   fi
+  rm -f "$log"
   # leftover processes in host namespaces after a hang: kill them by namespace pid list
   for (( n = 0; n < k; n++ )); do ip netns pids "$(host $n)" 2>/dev/null | xargs -r kill -9 2>/dev/null || true; done
   return $rc
@@ -307,5 +404,5 @@ case "${1:-}" in
   status) shift; cmd_status ;;
   check) shift; cmd_check "$@" ;;
   run) shift; cmd_run "$@" ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -557,6 +557,7 @@ int main(int argc, char** argv) {
   if (g_rank == 0) {
     std::printf("# %s: %zu rows, %s\n", all_pass ? "OK" : "FAILED", rows.size(),
                 all_pass ? "every result within its reported bound" : "some rows failed");
+    std::fflush(stdout);  // the line marks the end of the output (tools/netcluster waits for it)
     if (!o.json.empty()) {
       nlohmann::json j;
       j["collective"] = o.coll;
