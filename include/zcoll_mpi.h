@@ -224,6 +224,8 @@ zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
 typedef struct zcoll_model {
   size_t struct_size;      /* sizeof(zcoll_model)                              */
   double latency;          /* alpha: seconds per message                       */
+  double sync_latency;     /* seconds of zcoll's per-call agreement (one small
+                              MPI_Allreduce); 0 = 2 * ceil(log2 N) * latency */
   double bandwidth;        /* 1/beta: bytes/s a rank sends while it receives   */
   double compress_bw;      /* compression                                      */
   double decompress_bw;    /* decompression                                    */

@@ -91,6 +91,7 @@ struct EnvField {
 };
 const EnvField kEnv[] = {
     {"ZCOLL_NET_LATENCY", &zcoll_model::latency, EnvField::kSeconds},
+    {"ZCOLL_NET_SYNC_LATENCY", &zcoll_model::sync_latency, EnvField::kSeconds},
     {"ZCOLL_NET_BANDWIDTH", &zcoll_model::bandwidth, EnvField::kRate},
     {"ZCOLL_COMPRESS_BW", &zcoll_model::compress_bw, EnvField::kRate},
     {"ZCOLL_DECOMPRESS_BW", &zcoll_model::decompress_bw, EnvField::kRate},
@@ -100,7 +101,7 @@ const EnvField kEnv[] = {
     {"ZCOLL_MODEL_GROWTH", &zcoll_model::growth_bits, EnvField::kBits},
 };
 
-const char* const kJsonKeys[] = {"latency", "bandwidth", "compress_bw", "decompress_bw",
+const char* const kJsonKeys[] = {"latency", "sync_latency", "bandwidth", "compress_bw", "decompress_bw",
                                  "hom_bw", "reduce_bw", "overlap", "growth_bits"};
 
 zcoll_model unset_model() {
@@ -113,7 +114,9 @@ zcoll_model unset_model() {
 
 bool complete(const zcoll_model& m) {
   for (const EnvField& f : kEnv) {
-    if (f.field == &zcoll_model::overlap || f.field == &zcoll_model::growth_bits) continue;
+    if (f.field == &zcoll_model::overlap || f.field == &zcoll_model::growth_bits ||
+        f.field == &zcoll_model::sync_latency)
+      continue;
     if (std::isnan(m.*(f.field))) return false;
   }
   return true;
@@ -150,22 +153,26 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   std::vector<uint8_t> a(cap), b(cap), c(2 * cap);
   size_t asz = 0, bsz = 0, csz = 0;
   zcoll_status st = ZCOLL_SUCCESS;
-  auto best = [&](auto fn) {
-    double t = std::numeric_limits<double>::infinity();
-    for (int rep = 0; rep < 3; ++rep) {
+  // All ranks run each kernel at the same time (a barrier first), so where
+  // ranks share cores the probe sees the contention the collectives will see;
+  // the median of 5 runs.
+  auto timed = [&](auto fn) {
+    std::vector<double> t;
+    for (int rep = 0; rep < 5; ++rep) {
+      MPI_Barrier(comm);
       const double t0 = now_seconds();
       fn();
-      t = std::min(t, now_seconds() - t0);
+      t.push_back(now_seconds() - t0);
     }
-    return std::max(t, 1e-9);
+    return std::max(median(t), 1e-9);
   };
-  const double tc = best([&] { st = st ? st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz); });
+  const double tc = timed([&] { st = st ? st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz); });
   if (st == ZCOLL_SUCCESS) st = zcoll_compress(&p, ZCOLL_FLOAT32, y.data(), n, b.data(), cap, &bsz);
-  const double td = best([&] { st = st ? st : zcoll_decompress(a.data(), asz, z.data(), n, threads); });
-  const double th = best([&] {
+  const double td = timed([&] { st = st ? st : zcoll_decompress(a.data(), asz, z.data(), n, threads); });
+  const double th = timed([&] {
     st = st ? st : zcoll_hom_add(a.data(), asz, b.data(), bsz, c.data(), c.size(), &csz, threads, nullptr);
   });
-  const double tg = best([&] {
+  const double tg = timed([&] {
     const int nt = std::max(1, threads);
 #pragma omp parallel for num_threads(nt) if (nt > 1)
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) z[i] += x[i];
@@ -173,38 +180,53 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   if (st != ZCOLL_SUCCESS) return st;
   const double bytes = static_cast<double>(n * sizeof(float));
 
-  double lat = 0, sec_per_byte = 0;
+  double lat = 0, sync_lat = 0, sec_per_byte = 0;
   if (N > 1) {
     const int to = (r + 1) % N, from = (r - 1 + N) % N;
-    char s8[8] = {0}, r8[8];
-    std::vector<double> small;
-    for (int rep = 0; rep < 23; ++rep) {
+    // Back-to-back exchanges after one barrier, so that the skew with which
+    // ranks leave the barrier is amortized: the mean time of one exchange.
+    auto ring = [&](const char* sb, char* rb, int bytes, int reps) -> double {
       MPI_Barrier(comm);
       const double t0 = now_seconds();
-      if (MPI_Sendrecv(s8, 8, MPI_BYTE, to, kProbeTag, r8, 8, MPI_BYTE, from, kProbeTag, comm,
-                       MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
-      if (rep >= 3) small.push_back(now_seconds() - t0);
-    }
-    lat = median(small);
+      for (int i = 0; i < reps; ++i)
+        if (MPI_Sendrecv(sb, bytes, MPI_BYTE, to, kProbeTag, rb, bytes, MPI_BYTE, from, kProbeTag,
+                         comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+          return -1;
+      return (now_seconds() - t0) / reps;
+    };
+    char s8[8] = {0}, r8[8];
     const int big = 1 << 20;
     std::vector<char> sb(big, 1), rb(big);
-    double tbig = std::numeric_limits<double>::infinity();
-    for (int rep = 0; rep < 4; ++rep) {
+    if (ring(s8, r8, 8, 5) < 0 || ring(sb.data(), rb.data(), big, 1) < 0)  // warm-up
+      return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
+    std::vector<double> small, large;
+    for (int rep = 0; rep < 3; ++rep) {
+      small.push_back(ring(s8, r8, 8, 20));
+      large.push_back(ring(sb.data(), rb.data(), big, 2));
+    }
+    if (*std::min_element(small.begin(), small.end()) < 0 || *std::min_element(large.begin(), large.end()) < 0)
+      return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
+    lat = median(small);
+    // the agreement every compressed call starts with: a max-allreduce of
+    // about 35 doubles
+    double agree[40] = {0};
+    std::vector<double> sync;
+    for (int rep = 0; rep < 5; ++rep) {
       MPI_Barrier(comm);
       const double t0 = now_seconds();
-      if (MPI_Sendrecv(sb.data(), big, MPI_BYTE, to, kProbeTag, rb.data(), big, MPI_BYTE, from,
-                       kProbeTag, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
-      if (rep >= 1) tbig = std::min(tbig, now_seconds() - t0);
+      for (int i = 0; i < 4; ++i)
+        if (MPI_Allreduce(MPI_IN_PLACE, agree, 40, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+          return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
+      sync.push_back((now_seconds() - t0) / 4);
     }
-    sec_per_byte = std::max(tbig - lat, 1e-9) / big;
+    sync_lat = median(sync);
+    sec_per_byte = std::max(median(large) - lat, 1e-9) / big;
   } else {
     sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
   }
   // The slowest rank's values, so that every rank computes the same choices.
-  double v[6] = {lat, sec_per_byte, tc / bytes, td / bytes, th / bytes, tg / bytes};
-  if (MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+  double v[7] = {lat, sec_per_byte, tc / bytes, td / bytes, th / bytes, tg / bytes, sync_lat};
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
     return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
   m->latency = v[0];
   m->bandwidth = 1.0 / v[1];
@@ -212,6 +234,7 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   m->decompress_bw = 1.0 / v[3];
   m->hom_bw = 1.0 / v[4];
   m->reduce_bw = 1.0 / v[5];
+  m->sync_latency = v[6];
   return ZCOLL_SUCCESS;
 }
 
@@ -220,6 +243,7 @@ void merge(const zcoll_model& fixed, zcoll_model* m) {
   for (const EnvField& f : kEnv)
     if (!std::isnan(fixed.*(f.field))) m->*(f.field) = fixed.*(f.field);
   if (std::isnan(m->overlap)) m->overlap = kDefaultOverlap;
+  if (std::isnan(m->sync_latency)) m->sync_latency = 0;
   if (std::isnan(m->growth_bits)) m->growth_bits = kDefaultGrowth;
 }
 
@@ -307,9 +331,9 @@ zcoll_status calibrate(zcoll_comm* zc) {
   zc->model_ready = true;
   if (zc->tp->rank() == 0)
     ZCOLL_LOG(log::kInfo, 0, zc->tp->size(),
-            "model probe (%.1f ms): latency %.2f us, bandwidth %.3g GB/s, compress %.3g GB/s, "
+            "model probe (%.1f ms): latency %.2f us, sync %.2f us, bandwidth %.3g GB/s, compress %.3g GB/s, "
             "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, threads %d",
-            (now_seconds() - t0) * 1e3, m.latency * 1e6, m.bandwidth * 1e-9, m.compress_bw * 1e-9,
+            (now_seconds() - t0) * 1e3, m.latency * 1e6, m.sync_latency * 1e6, m.bandwidth * 1e-9, m.compress_bw * 1e-9,
             m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9, m.threads);
   return ZCOLL_SUCCESS;
 }

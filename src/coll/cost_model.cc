@@ -226,6 +226,9 @@ double reduce_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
 
 }  // namespace
 
+// zcoll's algorithms without the per-call agreement (below predict_seconds).
+static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode, zcoll_algorithm algo);
+
 bool model_usable(const zcoll_model& m) {
   auto pos = [](double v) { return std::isfinite(v) && v > 0; };
   return std::isfinite(m.latency) && m.latency >= 0 && pos(m.bandwidth) && pos(m.compress_bw) &&
@@ -250,9 +253,16 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q0, zcoll_mode mod
   const Terms t = terms(m);
   if (mode == ZCOLL_MODE_MPI) return mpi_seconds(t, q);
   if (mode == ZCOLL_MODE_HOM && !q.sum) mode = ZCOLL_MODE_DOC;  // as the library runs it
-  if (q.size == 1) {  // no messages: the local work only
+  // every zcoll call starts with one small allreduce (settings, bound, ratio)
+  const double sync = q.size > 1 ? (m.sync_latency > 0 ? m.sync_latency : 2 * ceil_log2(q.size) * t.a) : 0;
+  const double s = zcoll_seconds(t, q, mode, algo);
+  return s < 0 ? s : s + sync;
+}
+
+static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode, zcoll_algorithm algo) {
+  if (q.size == 1) {  // no messages: a copy (raw), or the local codec round trip
     const double D = static_cast<double>(q.total_values * q.vsize);
-    return mode == ZCOLL_MODE_RAW ? D * t.g * 0 : D * (t.cc + t.cd);
+    return mode == ZCOLL_MODE_RAW ? 0 : D * (t.cc + t.cd);
   }
   switch (q.coll) {
     case ZCOLL_COLL_ALLREDUCE:
