@@ -235,6 +235,9 @@ typedef struct zcoll_model {
                               hide behind transfers (1 = all of the shorter) */
   double growth_bits;      /* bits per value a k-term compressed sum grows by
                               per doubling of k                             */
+  double mpi_scale;        /* measured / modelled time of the MPI library's
+                              collectives (the probe times one 1 MiB
+                              MPI_Allreduce); 0 = 1                         */
   int threads;             /* threads the throughputs were measured with       */
   int source;              /* 0 none, 1 probe, 2 tuning file, 3 set/env only  */
 } zcoll_model;

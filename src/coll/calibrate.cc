@@ -87,7 +87,7 @@ bool parse_number(const char* t, double lo, double hi, double* out) {
 struct EnvField {
   const char* name;
   double zcoll_model::*field;
-  enum Kind { kSeconds, kRate, kFraction, kBits } kind;
+  enum Kind { kSeconds, kRate, kFraction, kBits, kScale } kind;
 };
 const EnvField kEnv[] = {
     {"ZCOLL_NET_LATENCY", &zcoll_model::latency, EnvField::kSeconds},
@@ -99,10 +99,11 @@ const EnvField kEnv[] = {
     {"ZCOLL_REDUCE_BW", &zcoll_model::reduce_bw, EnvField::kRate},
     {"ZCOLL_MODEL_OVERLAP", &zcoll_model::overlap, EnvField::kFraction},
     {"ZCOLL_MODEL_GROWTH", &zcoll_model::growth_bits, EnvField::kBits},
+    {"ZCOLL_MODEL_MPI_SCALE", &zcoll_model::mpi_scale, EnvField::kScale},
 };
 
 const char* const kJsonKeys[] = {"latency", "sync_latency", "bandwidth", "compress_bw", "decompress_bw",
-                                 "hom_bw", "reduce_bw", "overlap", "growth_bits"};
+                                 "hom_bw", "reduce_bw", "overlap", "growth_bits", "mpi_scale"};
 
 zcoll_model unset_model() {
   zcoll_model m;
@@ -115,7 +116,7 @@ zcoll_model unset_model() {
 bool complete(const zcoll_model& m) {
   for (const EnvField& f : kEnv) {
     if (f.field == &zcoll_model::overlap || f.field == &zcoll_model::growth_bits ||
-        f.field == &zcoll_model::sync_latency)
+        f.field == &zcoll_model::sync_latency || f.field == &zcoll_model::mpi_scale)
       continue;
     if (std::isnan(m.*(f.field))) return false;
   }
@@ -180,7 +181,7 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   if (st != ZCOLL_SUCCESS) return st;
   const double bytes = static_cast<double>(n * sizeof(float));
 
-  double lat = 0, sync_lat = 0, sec_per_byte = 0;
+  double lat = 0, sync_lat = 0, sec_per_byte = 0, mpi_allreduce_1m = 0;
   if (N > 1) {
     const int to = (r + 1) % N, from = (r - 1 + N) % N;
     // Back-to-back exchanges after one barrier, so that the skew with which
@@ -220,13 +221,26 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
       sync.push_back((now_seconds() - t0) / 4);
     }
     sync_lat = median(sync);
+    // MPI's own Allreduce of 1 MiB of floats, to scale the model of MPI's
+    // collectives (their algorithms and protocols are MPI's business)
+    std::vector<float> mx(big / 4, 1.0f), my(big / 4);
+    std::vector<double> tm;
+    for (int rep = 0; rep < 4; ++rep) {
+      MPI_Barrier(comm);
+      const double t0 = now_seconds();
+      if (MPI_Allreduce(mx.data(), my.data(), big / 4, MPI_FLOAT, MPI_SUM, comm) != MPI_SUCCESS)
+        return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
+      if (rep > 0) tm.push_back(now_seconds() - t0);
+    }
+    mpi_allreduce_1m = median(tm);
     sec_per_byte = std::max(median(large) - lat, 1e-9) / big;
   } else {
     sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
   }
   // The slowest rank's values, so that every rank computes the same choices.
-  double v[7] = {lat, sec_per_byte, tc / bytes, td / bytes, th / bytes, tg / bytes, sync_lat};
-  if (MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+  double v[8] = {lat, sec_per_byte, tc / bytes, td / bytes, th / bytes, tg / bytes, sync_lat,
+                 mpi_allreduce_1m};
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 8, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
     return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
   m->latency = v[0];
   m->bandwidth = 1.0 / v[1];
@@ -235,6 +249,18 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   m->hom_bw = 1.0 / v[4];
   m->reduce_bw = 1.0 / v[5];
   m->sync_latency = v[6];
+  m->mpi_scale = 1;
+  if (N > 1) {
+    m->overlap = kDefaultOverlap;
+    m->growth_bits = kDefaultGrowth;
+    CostQuery q;
+    q.coll = ZCOLL_COLL_ALLREDUCE;
+    q.size = N;
+    q.total_values = (size_t{1} << 20) / 4;
+    q.vsize = 4;
+    const double model = predict_seconds(*m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);
+    if (model > 0 && v[7] > 0) m->mpi_scale = std::min(4.0, std::max(0.25, v[7] / model));
+  }
   return ZCOLL_SUCCESS;
 }
 
@@ -244,6 +270,7 @@ void merge(const zcoll_model& fixed, zcoll_model* m) {
     if (!std::isnan(fixed.*(f.field))) m->*(f.field) = fixed.*(f.field);
   if (std::isnan(m->overlap)) m->overlap = kDefaultOverlap;
   if (std::isnan(m->sync_latency)) m->sync_latency = 0;
+  if (std::isnan(m->mpi_scale)) m->mpi_scale = 1;
   if (std::isnan(m->growth_bits)) m->growth_bits = kDefaultGrowth;
 }
 
@@ -312,6 +339,7 @@ zcoll_status model_from_env(zcoll_model* partial) {
       case EnvField::kRate: ok = parse_rate(t, &v); expect = "a rate (1gbit, 500mbit, 12.5GB, 3e9)"; break;
       case EnvField::kFraction: ok = parse_number(t, 0, 1, &v); expect = "a number in [0, 1]"; break;
       case EnvField::kBits: ok = parse_number(t, 0, 64, &v); expect = "bits in [0, 64]"; break;
+      case EnvField::kScale: ok = parse_number(t, 0.01, 100, &v); expect = "a factor in [0.01, 100]"; break;
     }
     if (!ok) return fail(ZCOLL_ERR_INVALID_ARG, "%s=%s: expected %s", f.name, t, expect);
     m.*(f.field) = v;
@@ -332,9 +360,9 @@ zcoll_status calibrate(zcoll_comm* zc) {
   if (zc->tp->rank() == 0)
     ZCOLL_LOG(log::kInfo, 0, zc->tp->size(),
             "model probe (%.1f ms): latency %.2f us, sync %.2f us, bandwidth %.3g GB/s, compress %.3g GB/s, "
-            "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, threads %d",
+            "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, MPI scale %.2f, threads %d",
             (now_seconds() - t0) * 1e3, m.latency * 1e6, m.sync_latency * 1e6, m.bandwidth * 1e-9, m.compress_bw * 1e-9,
-            m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9, m.threads);
+            m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9, m.mpi_scale, m.threads);
   return ZCOLL_SUCCESS;
 }
 

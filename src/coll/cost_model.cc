@@ -163,10 +163,9 @@ double allgather_ring(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const double w = f * D * inv * t.b;
   if (mode == ZCOLL_MODE_CPR_P2P) return (N - 1) * t.a + w + f * D * (t.cc + t.cd);
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
-  // sizes are exchanged (one small allgather), then a ring of fixed byte segments
-  const double seg = std::max(16384.0, static_cast<double>(q.seg_values * q.vsize) / 4);
-  const double msgs = (N - 1) + std::ceil(f * D * inv / seg);
-  return (ceil_log2(N) + msgs) * t.a + D / N * t.cc + pipe(t, w, f * D * t.cd);
+  // sizes are exchanged (one small allgather), then a ring of fixed byte
+  // segments, many in flight: latency once per ring step
+  return (ceil_log2(N) + N - 1) * t.a + D / N * t.cc + pipe(t, w, f * D * t.cd);
 }
 
 double bcast_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
@@ -174,12 +173,14 @@ double bcast_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const double D = static_cast<double>(q.total_values * q.vsize);
   const double L = ceil_log2(N);
   const double S = std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
-  if (mode == ZCOLL_MODE_RAW) return (L + S - 1) * (t.a + D / S * t.b);
+  // segments stream down the tree: latency once per level, and a segment's
+  // transfer time per level to fill the pipeline
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + (L + S - 1) * D / S * t.b;
   const double inv = inv_ratio_k(t, q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return L * (t.a + D * inv * t.b) + L * D * (t.cc + t.cd);
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
   // the root compresses, inner ranks forward, every rank decodes its copy
-  return (L + S - 1) * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, D * std::max(t.cc, t.cd)) +
+  return L * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, D * std::max(t.cc, t.cd)) +
          D / S * (t.cc + t.cd);
 }
 
@@ -210,16 +211,15 @@ double reduce_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const double D = static_cast<double>(q.total_values * q.vsize);
   const double L = ceil_log2(N);
   const double S = std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
-  if (mode == ZCOLL_MODE_RAW) return (L + S - 1) * t.a + pipe(t, (L + S - 1) * D / S * t.b, L * D * t.g);
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + pipe(t, (L + S - 1) * D / S * t.b, L * D * t.g);
   // a rank at depth d of the tree forwards sums of its subtree: up to 2^(L-1) terms
   const double inv = inv_ratio_k(t, q, std::max(1.0, std::ldexp(1.0, static_cast<int>(L) - 1)));
   switch (mode) {
     case ZCOLL_MODE_CPR_P2P: return L * (t.a + D * inv * t.b) + L * D * (t.cc + t.cd + t.g);
     case ZCOLL_MODE_DOC:
-      return (L + S - 1) * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, L * D * (t.cc + t.cd + t.g));
+      return L * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, L * D * (t.cc + t.cd + t.g));
     case ZCOLL_MODE_HOM:
-      return (L + S - 1) * t.a +
-             pipe(t, (L + S - 1) * D * inv / S * t.b, D * t.cc + L * D * t.ch + L * D * t.cd);
+      return L * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, D * t.cc + L * D * t.ch + L * D * t.cd);
     default: return -1;
   }
 }
@@ -251,7 +251,7 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q0, zcoll_mode mod
   q.seg_values = std::max<size_t>(32, q.seg_values);
   if (q.total_values == 0) return 0;
   const Terms t = terms(m);
-  if (mode == ZCOLL_MODE_MPI) return mpi_seconds(t, q);
+  if (mode == ZCOLL_MODE_MPI) return mpi_seconds(t, q) * (m.mpi_scale > 0 ? m.mpi_scale : 1.0);
   if (mode == ZCOLL_MODE_HOM && !q.sum) mode = ZCOLL_MODE_DOC;  // as the library runs it
   // every zcoll call starts with one small allreduce (settings, bound, ratio)
   const double sync = q.size > 1 ? (m.sync_latency > 0 ? m.sync_latency : 2 * ceil_log2(q.size) * t.a) : 0;

@@ -131,6 +131,8 @@ const Param kParams[] = {
      "cost model parameters written by zcoll-tune (instead of the handle's probe)", nullptr},
     {"ZCOLL_NET_LATENCY", "time (2us, 1ms)", "(probe)", "cost model: latency per message",
      nullptr},
+    {"ZCOLL_NET_SYNC_LATENCY", "time", "(probe)",
+     "cost model: zcoll's per-call agreement (a small MPI_Allreduce)", nullptr},
     {"ZCOLL_NET_BANDWIDTH", "rate (1gbit, 12.5GB)", "(probe)",
      "cost model: bytes/s a rank sends while receiving", nullptr},
     {"ZCOLL_COMPRESS_BW", "rate", "(probe)", "cost model: compression throughput", nullptr},
