@@ -236,8 +236,10 @@ typedef struct zcoll_model {
   double growth_bits;      /* bits per value a k-term compressed sum grows by
                               per doubling of k                             */
   double mpi_scale;        /* measured / modelled time of the MPI library's
-                              collectives (the probe times one 1 MiB
-                              MPI_Allreduce); 0 = 1                         */
+                              collectives for long messages (the probe times
+                              a 4 MiB MPI_Allreduce); 0 = 1                 */
+  double mpi_scale_small;  /* the same at 256 KiB; in between, interpolated
+                              on log size; 0 = mpi_scale                    */
   int threads;             /* threads the throughputs were measured with       */
   int source;              /* 0 none, 1 probe, 2 tuning file, 3 set/env only  */
 } zcoll_model;

@@ -263,7 +263,7 @@ zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
   zcoll_model m{};
   m.struct_size = sizeof m;
   m.latency = m.bandwidth = m.compress_bw = m.decompress_bw = m.hom_bw = m.reduce_bw = -1;
-  m.overlap = 1;
+  m.overlap = 0.5;
   m.growth_bits = 0.7;
   ZCOLL_CHECK(zcoll::coll::read_tune_file(path, &m));
   if (!zcoll::coll::model_usable(m))

@@ -251,7 +251,14 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q0, zcoll_mode mod
   q.seg_values = std::max<size_t>(32, q.seg_values);
   if (q.total_values == 0) return 0;
   const Terms t = terms(m);
-  if (mode == ZCOLL_MODE_MPI) return mpi_seconds(t, q) * (m.mpi_scale > 0 ? m.mpi_scale : 1.0);
+  if (mode == ZCOLL_MODE_MPI) {
+    // the probe's correction, measured at 256 KiB and 4 MiB, log-interpolated
+    const double large = m.mpi_scale > 0 ? m.mpi_scale : 1.0;
+    const double small = m.mpi_scale_small > 0 ? m.mpi_scale_small : large;
+    const double D = static_cast<double>(q.total_values * q.vsize);
+    const double x = std::min(1.0, std::max(0.0, std::log(D / 262144.0) / std::log(16.0)));
+    return mpi_seconds(t, q) * std::exp((1 - x) * std::log(small) + x * std::log(large));
+  }
   if (mode == ZCOLL_MODE_HOM && !q.sum) mode = ZCOLL_MODE_DOC;  // as the library runs it
   // every zcoll call starts with one small allreduce (settings, bound, ratio)
   const double sync = q.size > 1 ? (m.sync_latency > 0 ? m.sync_latency : 2 * ceil_log2(q.size) * t.a) : 0;
