@@ -37,6 +37,16 @@ struct zcoll_comm {
   zcoll_model model_fixed{};
   zcoll_model model{};
   bool model_ready = false;
+  // AUTO: the last agreed ratio estimate per collective, with the settings it
+  // was made under (same on every rank: it comes from the settings allreduce)
+  struct RatioMemo {
+    double ratio = 0;      // 0: none
+    int calls = 0;         // calls decided from it since
+    zcoll_dtype dtype = ZCOLL_FLOAT32;
+    int eb_mode = -1;
+    double eb = 0;
+  };
+  RatioMemo ratio_memo[8];
 };
 
 namespace zcoll::coll {

@@ -35,6 +35,10 @@ namespace {
 
 bool in_place(const void* p) { return p == MPI_IN_PLACE; }
 
+// AUTO decides from a remembered ratio for at most this many calls before it
+// estimates again (a deterministic count, so all ranks refresh together).
+constexpr int kMemoCalls = 16;
+
 bool classify_dtype(MPI_Datatype dt, zcoll_dtype* out) {
   if (dt == MPI_FLOAT) {
     *out = ZCOLL_FLOAT32;
@@ -296,6 +300,8 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   size_t seg_default = zc->cfg.pipeline_values ? zc->cfg.pipeline_values : size_t{4} * chunk;
   seg_default = std::max<size_t>(ZCOLL_BLOCK_SIZE, (seg_default + ZCOLL_BLOCK_SIZE - 1) /
                                                        ZCOLL_BLOCK_SIZE * ZCOLL_BLOCK_SIZE);
+  const zcoll_eb_mode eb_mode_now = zc->eb_set ? zc->eb_mode : zc->cfg.eb_mode;
+  const double eb_value_now = zc->eb_set ? zc->error_bound : zc->cfg.error_bound;
   const zcoll_algorithm forced_algo =
       zc->algorithm != ZCOLL_ALGO_AUTO ? zc->algorithm : zc->cfg.allreduce_algorithm;
 
@@ -315,7 +321,13 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     q.size = N;
     q.total_values = total;
     q.vsize = vs;
-    q.ratio = max_ratio(vs);
+    // A ratio agreed in a recent call with the same settings (1.25x more
+    // optimistic, and refreshed every kMemoCalls calls) may already settle for
+    // MPI, saving the settings allreduce where it would decide for MPI anyway.
+    zcoll_comm::RatioMemo& memo = zc->ratio_memo[static_cast<int>(k.coll) & 7];
+    const bool memo_ok = memo.ratio > 0 && memo.calls < kMemoCalls && memo.dtype == dtype &&
+                         memo.eb_mode == static_cast<int>(eb_mode_now) && memo.eb == eb_value_now;
+    q.ratio = memo_ok ? std::min(max_ratio(vs), 1.25 * memo.ratio) : max_ratio(vs);
     q.seg_values = seg_default;
     q.sum = is_reduction(k.coll) && op == ZCOLL_OP_SUM;
     ncand = auto_candidates(zc->model, q, cand, &best);
@@ -323,9 +335,13 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     if (cand[best].mode == ZCOLL_MODE_MPI) {
       char table[512];
       describe(cand, ncand, table, sizeof table);
-      if (r == 0) ZCOLL_LOG(log::kInfo, r, N, "auto, at the best possible ratio: %s -> mpi", table);
+      if (r == 0)
+        ZCOLL_LOG(log::kInfo, r, N, "auto, at ratio %.3g (%s): %s -> mpi", q.ratio,
+                  memo_ok ? "recent estimate x 1.25" : "the best possible", table);
       rep.time_predicted = cand[best].seconds;
-      return native("auto: mpi predicted fastest at any compression ratio");
+      if (memo_ok) ++memo.calls;
+      return native(memo_ok ? "auto: mpi predicted fastest at the recent ratio"
+                            : "auto: mpi predicted fastest at any compression ratio");
     }
     mode = cand[best].mode;  // provisional until the ratio is known
   }
@@ -524,6 +540,12 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   if (autom && cmp) {  // the choice again, at the estimated ratio (same on every rank)
     const double inv = v[3 + 2 * kSettings];
     q.ratio = inv > 0 ? 1.0 / inv : 1.0;
+    zcoll_comm::RatioMemo& memo = zc->ratio_memo[static_cast<int>(k.coll) & 7];
+    memo.ratio = q.ratio;
+    memo.calls = 0;
+    memo.dtype = dtype;
+    memo.eb_mode = static_cast<int>(eb_mode);
+    memo.eb = eb_value;
     ncand = auto_candidates(zc->model, q, cand, &best);
     best = pick_candidate(cand, ncand, k.coll, forced_algo);
     rep.ratio_estimate = q.ratio;
