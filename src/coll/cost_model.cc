@@ -302,7 +302,10 @@ int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algor
       continue;
     }
     if (coll == ZCOLL_COLL_ALLREDUCE && forced != ZCOLL_ALGO_AUTO && c[i].algo != forced) continue;
-    if (b < 0 || c[i].seconds < c[b].seconds) b = i;
+    // a later candidate must be clearly faster: near-ties go to the earlier
+    // one (hom before doc, ring -- fewest bytes on the wire -- before recursive
+    // doubling)
+    if (b < 0 || c[i].seconds < kAutoMargin * c[b].seconds) b = i;
   }
   if (mpi >= 0 && (b < 0 || c[b].seconds > kAutoMargin * c[mpi].seconds)) return mpi;
   return b < 0 ? 0 : b;

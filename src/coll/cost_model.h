@@ -42,7 +42,8 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, in
 // MPI is exact and its cost is the better known, so near-ties go to it.
 constexpr double kAutoMargin = 0.97;
 
-// The candidate AUTO takes: the fastest of zcoll's (ties to the earlier one;
+// The candidate AUTO takes: the fastest of zcoll's (within kAutoMargin, ties
+// go to the earlier one;
 // with an Allreduce algorithm the caller forced, only those), unless MPI's
 // prediction is within kAutoMargin of it.
 int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algorithm forced);
