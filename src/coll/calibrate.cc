@@ -273,7 +273,7 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
       q.total_values = bytes / 4;
       q.vsize = 4;
       const double model = predict_seconds(*m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);  // scale 1 here
-      return model > 0 && measured > 0 ? std::min(4.0, std::max(0.25, measured / model)) : 1.0;
+      return model > 0 && measured > 0 ? std::min(2.0, std::max(0.5, measured / model)) : 1.0;
     };
     const double small = scale(kScaleSmall, v[7]), large = scale(kScaleLarge, v[8]);
     m->mpi_scale = large;
