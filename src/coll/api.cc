@@ -1,6 +1,7 @@
 // api.cc — the public C API of libzcoll_mpi: the handle, its settings, the
 // report, and the collectives, each a thin wrapper over run_call().
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <strings.h>
@@ -107,6 +108,11 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   if (local == ZCOLL_SUCCESS) local = zcoll::config::validate(cfg);
   zcoll_model model_fixed{};
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::model_from_env(&model_fixed);
+  if (local == ZCOLL_SUCCESS) {
+    const char* al = std::getenv("ZCOLL_AUTO_LOCAL");
+    if (al && *al && strcasecmp(al, "model") != 0 && strcasecmp(al, "mpi") != 0)
+      local = fail(ZCOLL_ERR_INVALID_ARG, "ZCOLL_AUTO_LOCAL=%s: expected mpi|model", al);
+  }
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -130,6 +136,10 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   zc->tp.reset(new zcoll::transport::MpiTransport(dup));
   zc->cfg = cfg;
   zc->model_fixed = model_fixed;
+  {
+    const char* al = std::getenv("ZCOLL_AUTO_LOCAL");
+    zc->local_model = al && strcasecmp(al, "model") == 0;
+  }
   zc->report.struct_size = sizeof zc->report;
   zc->counts.reserve(zc->tp->size());
   zc->displs.reserve(zc->tp->size());

@@ -386,6 +386,25 @@ zcoll_status calibrate(zcoll_comm* zc) {
   return ZCOLL_SUCCESS;
 }
 
+zcoll_status ensure_locality(zcoll_comm* zc) {
+  if (zc->single_node >= 0) return ZCOLL_SUCCESS;
+  MPI_Comm comm = zc->tp->comm(), local = MPI_COMM_NULL;
+  int local_size = 0;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS)
+    return fail(ZCOLL_ERR_MPI, "MPI_Comm_split_type failed");
+  MPI_Comm_size(local, &local_size);
+  MPI_Comm_free(&local);
+  // min over ranks of [all my node's ranks are the whole comm], and the
+  // ZCOLL_AUTO_LOCAL setting as (v, -v) under max
+  const int m = zc->local_model ? 1 : 0;
+  int v[3] = {local_size == zc->tp->size() ? 0 : 1, m, -m};
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return fail(ZCOLL_ERR_MPI, "MPI_Allreduce (locality) failed");
+  if (v[1] != -v[2]) return fail(ZCOLL_ERR_MISMATCH, "ZCOLL_AUTO_LOCAL differs across ranks");
+  zc->single_node = v[0] == 0 && !zc->local_model ? 1 : 0;
+  return ZCOLL_SUCCESS;
+}
+
 zcoll_status ensure_model(zcoll_comm* zc) {
   if (zc->model_ready) return ZCOLL_SUCCESS;
   // whether any rank needs the probe, and whether the fixed parameters (tune

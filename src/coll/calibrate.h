@@ -23,6 +23,13 @@ zcoll_status model_from_env(zcoll_model* partial);
 // needs the probe, so that all ranks run it together or none does).
 zcoll_status ensure_model(zcoll_comm* zc);
 
+// Whether all ranks of the handle share one node (collective, once per
+// handle; MPI_Comm_split_type SHARED). There, memory moves data faster than
+// any codec, and AUTO runs MPI without modelling, unless ZCOLL_AUTO_LOCAL=model.
+// Sets zc->single_node; fails with ZCOLL_ERR_MISMATCH if ZCOLL_AUTO_LOCAL
+// differs across ranks.
+zcoll_status ensure_locality(zcoll_comm* zc);
+
 // Run the probe now (collective) and keep the fixed parameters on top.
 zcoll_status calibrate(zcoll_comm* zc);
 

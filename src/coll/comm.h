@@ -47,6 +47,10 @@ struct zcoll_comm {
     double eb = 0;
   };
   RatioMemo ratio_memo[8];
+  // AUTO on a single node: -1 not known yet, 0 ranks span nodes (or
+  // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
+  int single_node = -1;
+  bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
 };
 
 namespace zcoll::coll {

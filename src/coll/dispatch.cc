@@ -315,7 +315,11 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   int ncand = 0, best = 0;
   char why_auto[160] = "";
   if (autom) {
-    zcoll_status s = ensure_model(zc);
+    zcoll_status s = ensure_locality(zc);
+    if (s != ZCOLL_SUCCESS) return finish(s);
+    if (zc->single_node == 1)  // memory is faster than any codec (ZCOLL_AUTO_LOCAL=model models it)
+      return native("auto: all ranks share one node");
+    s = ensure_model(zc);
     if (s != ZCOLL_SUCCESS) return finish(s);
     q.coll = k.coll;
     q.size = N;

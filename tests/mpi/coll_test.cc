@@ -796,6 +796,24 @@ zcoll_model make_model(double latency, double bandwidth, double codec) {
 
 void group_auto(const Env& e) {
   const int N = e.size;
+  // every rank of these tests shares one node, where auto runs MPI without a
+  // model; first that, then the model on one node (ZCOLL_AUTO_LOCAL=model)
+  {
+    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+    const zcoll_model slow = make_model(5e-5, 1e6, 3e9);
+    zcoll_comm_set_model(zc, &slow);
+    Case c = base(e, zc, "auto on one node");
+    c.mode = ZCOLL_MODE_AUTO;
+    c.count = 50000;
+    t_allreduce<float>(c);
+    EXPECT(last(zc).mode == ZCOLL_MODE_MPI && std::strstr(last(zc).reason, "one node"),
+           "auto on one node ran %s (%s)", zcoll_mode_name(last(zc).mode), last(zc).reason);
+    zcoll_comm_free(zc);
+    setenv("ZCOLL_AUTO_LOCAL", "sometimes", 1);
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_ERR_INVALID_ARG, "bad ZCOLL_AUTO_LOCAL");
+  }
+  setenv("ZCOLL_AUTO_LOCAL", "model", 1);
   // the pure model: MPI wins on a fast network, compression on a slow one,
   // and predictions grow with size and shrink with the ratio
   {
@@ -967,6 +985,7 @@ void group_auto(const Env& e) {
       unsetenv(v);
     zcoll_comm_free(zc);
   }
+  unsetenv("ZCOLL_AUTO_LOCAL");
 }
 
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
