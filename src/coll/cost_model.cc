@@ -184,7 +184,10 @@ double bcast_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
          D / S * (t.cc + t.cd);
 }
 
-double scatter_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
+// Binomial scatter and gather are mirror images: the root compresses every
+// block while the tree carries the first ones (scatter), or every rank
+// compresses its block and the root decodes while the rest arrive (gather).
+double scatter_gather_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode, bool gather) {
   const int N = q.size;
   const double D = static_cast<double>(q.total_values * q.vsize);
   const double L = ceil_log2(N), f = (N - 1.0) / N;
@@ -192,18 +195,9 @@ double scatter_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const double inv = inv_ratio_k(t, q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return L * t.a + f * D * inv * t.b + L * D * (t.cc + t.cd) / 2;
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
-  return 2 * L * t.a + pipe(t, f * D * inv * t.b, f * D * t.cc) + D / N * t.cd;
-}
-
-double gather_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
-  const int N = q.size;
-  const double D = static_cast<double>(q.total_values * q.vsize);
-  const double L = ceil_log2(N), f = (N - 1.0) / N;
-  if (mode == ZCOLL_MODE_RAW) return L * t.a + f * D * t.b;
-  const double inv = inv_ratio_k(t, q, 1);
-  if (mode == ZCOLL_MODE_CPR_P2P) return L * t.a + f * D * inv * t.b + L * D * (t.cc + t.cd) / 2;
-  if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
-  return 2 * L * t.a + D / N * t.cc + pipe(t, f * D * inv * t.b, f * D * t.cd);
+  const double serial = D / N * (gather ? t.cc : t.cd);       // own block, outside the pipeline
+  const double overlapped = f * D * (gather ? t.cd : t.cc);  // the others', during the transfers
+  return 2 * L * t.a + serial + pipe(t, f * D * inv * t.b, overlapped);
 }
 
 double reduce_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
@@ -284,9 +278,9 @@ static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
     case ZCOLL_COLL_BCAST:
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? bcast_binomial(t, q, mode) : -1;
     case ZCOLL_COLL_SCATTER:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? scatter_binomial(t, q, mode) : -1;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? scatter_gather_binomial(t, q, mode, false) : -1;
     case ZCOLL_COLL_GATHER:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? gather_binomial(t, q, mode) : -1;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? scatter_gather_binomial(t, q, mode, true) : -1;
     case ZCOLL_COLL_REDUCE:
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? reduce_binomial(t, q, mode) : -1;
     case ZCOLL_COLL_NONE: break;
