@@ -138,12 +138,7 @@ def plot_vs_size(runs, outdir, threads, dpi, with_mpi):
                 pts = sorted((r["bytes"], r["speedup_vs_mpi"], r["pass"]) for r in rows if r["mode"] == mode)
                 if not pts:
                     continue
-                c, mk, ls = style(mode)
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, color=c, marker=mk, ms=4, lw=1.3,
-                        label=mode)
-                bad = [p for p in pts if not p[2]]
-                if bad:
-                    ax.plot([p[0] for p in bad], [p[1] for p in bad], "x", color="k", ms=8)
+                plot_line(ax, mode, pts)
             ax.axhline(1.0, color="k", lw=0.8, ls=":")
             ax.set_xscale("log", base=2)
             ax.set_xticks(sizes)
@@ -159,6 +154,15 @@ def plot_vs_size(runs, outdir, threads, dpi, with_mpi):
         fig.suptitle(title, fontsize=11)
         axes[0].legend(fontsize=7, loc="best")
         save(fig, os.path.join(outdir, f"speedup_size_h{hosts}_{rate}.png"), dpi)
+
+
+def plot_line(ax, mode, pts):
+    """One mode's line of (x, speedup, pass) points; failed rows get an x."""
+    c, mk, ls = style(mode)
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, color=c, marker=mk, ms=4, lw=1.3, label=mode)
+    bad = [p for p in pts if not p[2]]
+    if bad:
+        ax.plot([p[0] for p in bad], [p[1] for p in bad], "x", color="k", ms=8)
 
 
 def plot_vs_rate(runs, outdir, threads, dpi, size, with_mpi):
@@ -193,12 +197,7 @@ def plot_vs_rate(runs, outdir, threads, dpi, size, with_mpi):
                 pts.sort()
                 if not pts:
                     continue
-                c, mk, ls = style(mode)
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, color=c, marker=mk, ms=4, lw=1.3,
-                        label=mode)
-                bad = [p for p in pts if not p[2]]
-                if bad:
-                    ax.plot([p[0] for p in bad], [p[1] for p in bad], "x", color="k", ms=8)
+                plot_line(ax, mode, pts)
             ax.axhline(1.0, color="k", lw=0.8, ls=":")
             ax.set_xticks([r / 1e9 for r in rates])
             ax.set_xticklabels([f"{r / 1e9:g}" for r in rates], fontsize=8)
