@@ -51,6 +51,8 @@ packages=(
   mpich libmpich-dev                # the MPI collectives and their tests
   clang libclang-rt-14-dev          # libFuzzer targets
   python3                           # demo table, helper scripts
+  iproute2                          # ip, tc: the demo's emulated cluster (tools/netcluster)
+  libsimgrid-dev                    # SMPI (smpicxx, smpirun): the simulated-cluster smoke test (docs/scale.md)
 )
 if [[ $with_openmpi -eq 1 ]]; then
   packages+=(openmpi-bin libopenmpi-dev)   # optional second MPI (see above)

@@ -11,6 +11,9 @@
 #include "transport/transport.h"
 #include "zcoll.h"
 #include "zcoll_mpi.h"
+#ifdef ZCOLL_WITH_SMPI
+#include "coll/sim_cost.h"
+#endif
 
 namespace zcoll::coll {
 
@@ -23,6 +26,10 @@ class Workspace {
     kPieces, kTable, kSizes, kReqs, kWindow, kTemp, kCounts, kCount
   };
   uint8_t* get(Slot s, size_t bytes) {
+#ifdef ZCOLL_WITH_SMPI  // simulation: large data buffers in SMPI shared memory (sim_cost.h)
+    if (sim::share(s != kTable && s != kSizes && s != kReqs && s != kCounts, bytes))
+      return shared_.get(s, bytes);
+#endif
     std::vector<uint8_t>& v = bufs_[s];
     if (v.size() < bytes) {
       v.clear();
@@ -38,6 +45,9 @@ class Workspace {
 
  private:
   std::vector<uint8_t> bufs_[kCount];
+#ifdef ZCOLL_WITH_SMPI
+  sim::SharedBuffers shared_;
+#endif
 };
 
 // Worst-case error state of a value in an algorithm's error model: e bounds
@@ -72,6 +82,11 @@ struct Ctx {
   // Poison state: a rank that fails keeps the message pattern going (sending
   // error markers) so that no peer hangs; receivers of a marker fail too.
   zcoll_status failed = ZCOLL_SUCCESS;
+#ifdef ZCOLL_WITH_SMPI
+  // simulation (sim_cost.h): the piece the next compress / hom_add produces
+  size_t sim_n = 0;
+  int sim_terms = 1;
+#endif
 
   bool compressed() const {
     return mode == ZCOLL_MODE_CPR_P2P || mode == ZCOLL_MODE_DOC || mode == ZCOLL_MODE_HOM;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "coll/sim_cost.h"
 #include "core/error.h"
 #include "transport/clock.h"
 
@@ -70,6 +71,13 @@ void poll(Ctx& c) {
 zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t cap, size_t* size) {
   Timed t(&c.t_codec);
   ++c.compressions;
+  sim::charge(c, sim::kCompress, n * c.vsize);  // SMPI builds only (sim_cost.h)
+#ifdef ZCOLL_WITH_SMPI
+  if (sim::model()) {
+    *size = sim::stream_size(c, n, c.sim_terms);
+    return ZCOLL_SUCCESS;
+  }
+#endif
   if (!c.poll()) return zcoll_compress(&c.params, c.dtype, src, n, dst, cap, size);
   // Chunk ranges with progress polling in between (PIPE-SZx).
   const uint32_t cs = c.params.chunk_size;
@@ -94,6 +102,8 @@ zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t ca
 zcoll_status decompress(Ctx& c, const uint8_t* src, size_t size, void* dst, size_t n,
                         bool accumulate) {
   Timed t(&c.t_codec);
+  sim::charge(c, accumulate ? sim::kAccumulate : sim::kDecompress, n * c.vsize);
+  if (sim::model()) return ZCOLL_SUCCESS;
   zcoll_info info;
   ZCOLL_CHECK(zcoll_inspect(src, size, &info));
   if (info.dtype != c.dtype || info.n != n || info.chunk_size != c.params.chunk_size ||
@@ -125,6 +135,8 @@ void reduce(Ctx& c, void* inout, const void* in, size_t n) {
 
 void reduce_ordered(Ctx& c, void* out, const void* lo, const void* hi, size_t n) {
   Timed t(&c.t_reduce);
+  sim::charge(c, sim::kReduce, n * c.vsize);
+  if (sim::model()) return;
   int nt = team(c, n);
   if (c.dtype == ZCOLL_FLOAT32)
     reduce_typed(c.op, static_cast<float*>(out), static_cast<const float*>(lo),
@@ -136,6 +148,8 @@ void reduce_ordered(Ctx& c, void* out, const void* lo, const void* hi, size_t n)
 
 void scale(Ctx& c, void* data, size_t n, double divisor) {
   Timed t(&c.t_reduce);
+  sim::charge(c, sim::kReduce, n * c.vsize);
+  if (sim::model()) return;
   int nt = team(c, n);
   if (c.dtype == ZCOLL_FLOAT32) {
     float* x = static_cast<float*>(data);
@@ -153,6 +167,14 @@ zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t a_size, const uint8_t* b, 
                      uint8_t* out, size_t cap, size_t* out_size) {
   Timed t(&c.t_reduce);
   ++c.hom_adds;
+#ifdef ZCOLL_WITH_SMPI  // the piece comes from ZCOLL_SIM_PIECE in the algorithm
+  if (sim::charging() && c.sim_n == 0) return fail(ZCOLL_ERR_INTERNAL, "sim: hom_add without ZCOLL_SIM_PIECE");
+  sim::charge(c, sim::kHomAdd, c.sim_n * c.vsize);
+  if (sim::model()) {
+    *out_size = sim::stream_size(c, c.sim_n, c.sim_terms);
+    return ZCOLL_SUCCESS;
+  }
+#endif
   return zcoll_hom_add(a, a_size, b, b_size, out, cap, out_size, c.params.threads, nullptr);
 }
 
@@ -205,6 +227,8 @@ bool received(Ctx& c, const uint8_t* buf, size_t bytes) {
 void copy_values(Ctx& c, void* dst, const void* src, size_t n) {
   if (dst == src || n == 0) return;
   Timed t(&c.t_reduce);
+  sim::charge(c, sim::kCopy, n * c.vsize);
+  if (sim::model()) return;
   std::memmove(dst, src, n * c.vsize);
 }
 

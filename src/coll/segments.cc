@@ -3,6 +3,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/primitives.h"
+#include "coll/sim_cost.h"
 #include "core/error.h"
 
 namespace zcoll::coll {
@@ -27,6 +28,10 @@ zcoll_status compress_segments(Ctx& c, const void* src, size_t n, uint8_t* dst, 
 }
 
 zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void* dst, size_t n) {
+  if (sim::model()) {  // SMPI model: placeholder streams are not parsed (sim_cost.h)
+    sim::charge(c, sim::kDecompress, n * c.vsize);
+    return ZCOLL_SUCCESS;
+  }
   size_t pos = 0;
   auto* d = static_cast<uint8_t*>(dst);
   for (size_t k = 0; k < c.segments(n); ++k) {

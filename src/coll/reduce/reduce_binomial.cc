@@ -26,6 +26,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/primitives.h"
+#include "coll/sim_cost.h"
 
 namespace zcoll::coll {
 
@@ -73,6 +74,7 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
     const bool hom_stream = c.hom() && vr != 0;
     uint8_t* cur = nullptr;
     size_t cur_size = 0;
+    ZCOLL_SIM_PIECE(c, l, 1);
     if (hom_stream) {
       cur = nch == 0 ? S + k * slot : X[0];
       ZCOLL_STEP(c, compress(c, acc_k, l, cur, one, &cur_size));
@@ -82,6 +84,7 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
       size_t got = 0;
       ZCOLL_CHECK(c.tp->wait(rreq[w], &got));
       const uint8_t* rp = win + w * slot;
+      ZCOLL_SIM_PIECE(c, l, std::min(2 << i, N - vr));  // this rank + children 0..i
       if (received(c, rp, got)) {
         if (!c.compressed()) {
           reduce(c, acc_k, rp, l);
@@ -102,6 +105,7 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
       ZCOLL_CHECK(send(c, S + k * slot, cur_size, l * vs, parent, &sreq[k]));
     } else {
       size_t size = 0;
+      ZCOLL_SIM_PIECE(c, l, subtree_size(vr, N));
       ZCOLL_STEP(c, compress(c, acc_k, l, S + k * slot, slot, &size));
       ZCOLL_CHECK(send(c, S + k * slot, size, l * vs, parent, &sreq[k]));
     }

@@ -1,0 +1,183 @@
+// sim_cost.cc — the SMPI simulation hooks (compiled only with ZCOLL_WITH_SMPI;
+// see sim_cost.h and docs/scale.md).
+#include "coll/sim_cost.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "coll/context.h"
+#include "zcoll.h"
+
+namespace zcoll::coll::sim {
+
+namespace {
+
+// A curve over log2(terms), piecewise linear, clamped at both ends.
+struct Curve {
+  std::map<int, double> pts;
+  double at(int terms) const {
+    if (pts.empty()) return 0;
+    if (terms <= pts.begin()->first) return pts.begin()->second;
+    if (terms >= pts.rbegin()->first) return pts.rbegin()->second;
+    auto hi = pts.lower_bound(terms);
+    if (hi->first == terms) return hi->second;
+    auto lo = std::prev(hi);
+    const double x0 = std::log2(lo->first), x1 = std::log2(hi->first), x = std::log2(terms);
+    return lo->second + (hi->second - lo->second) * (x - x0) / (x1 - x0);
+  }
+};
+
+const char* kKindNames[kKinds] = {"compress", "decompress", "accumulate", "hom_add", "reduce",
+                                  "copy"};
+
+struct Profile {
+  int mode = 0;  // 0 off, 1 charge, 2 model
+  std::map<int, std::array<Curve, kKinds>> tput;  // threads -> kind -> GB/s(terms)
+  Curve ratio;                                     // terms -> compression ratio
+};
+
+[[noreturn]] void die(const std::string& msg) {
+  std::fprintf(stderr, "zcoll sim: %s\n", msg.c_str());
+  std::abort();
+}
+
+const Profile& profile() {
+  static Profile p = [] {
+    Profile q;
+    const char* m = std::getenv("ZCOLL_SIM_CODEC");
+    const std::string mode = m ? m : "off";
+    if (mode == "off" || mode.empty()) return q;
+    if (mode == "charge") q.mode = 1;
+    else if (mode == "model") q.mode = 2;
+    else die("ZCOLL_SIM_CODEC must be off, charge or model, not '" + mode + "'");
+    const char* path = std::getenv("ZCOLL_SIM_PROFILE");
+    if (!path || !*path) die("ZCOLL_SIM_CODEC=" + mode + " needs ZCOLL_SIM_PROFILE");
+    std::ifstream f(path);
+    if (!f) die(std::string("cannot read ZCOLL_SIM_PROFILE ") + path);
+    std::string line;
+    while (std::getline(f, line)) {
+      std::istringstream ss(line);
+      std::string key;
+      if (!(ss >> key) || key[0] == '#') continue;
+      if (key == "tput") {
+        int threads = 0, terms = 0;
+        std::string kind;
+        double gbps = 0;
+        if (!(ss >> threads >> kind >> terms >> gbps) || threads < 1 || terms < 1 || !(gbps > 0))
+          die("bad profile line: " + line);
+        int k = -1;
+        for (int i = 0; i < kKinds; ++i)
+          if (kind == kKindNames[i]) k = i;
+        if (k < 0) die("unknown kind in profile line: " + line);
+        q.tput[threads][k].pts[terms] = gbps;
+      } else if (key == "ratio") {
+        int terms = 0;
+        double r = 0;
+        if (!(ss >> terms >> r) || terms < 1 || !(r > 0)) die("bad profile line: " + line);
+        q.ratio.pts[terms] = r;
+      }
+    }
+    if (q.tput.empty()) die(std::string("no throughputs in ") + path);
+    for (auto& [t, kinds] : q.tput)
+      for (int i = 0; i < kKinds; ++i)
+        if (kinds[i].pts.empty())
+          die("profile " + std::string(path) + ": no " + kKindNames[i] + " throughput for " +
+              std::to_string(t) + " threads");
+    if (q.mode == 2 && q.ratio.pts.empty()) die(std::string("no ratios in ") + path);
+    return q;
+  }();
+  return p;
+}
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+std::vector<std::array<double, kKinds>>& totals() {
+  static std::vector<std::array<double, kKinds>> t;
+  return t;
+}
+
+std::array<double, kKinds>& my_totals() {
+  auto& t = totals();
+  const size_t r = static_cast<size_t>(world_rank());
+  if (t.size() <= r) t.resize(r + 1, std::array<double, kKinds>{});
+  return t[r];
+}
+
+}  // namespace
+
+bool model() { return profile().mode == 2; }
+bool charging() { return profile().mode >= 1; }
+
+void charge(const Ctx& c, Kind k, size_t bytes) {
+  const Profile& p = profile();
+  if (p.mode == 0 || bytes == 0) return;
+  // the entry for the largest profiled thread count <= the call's threads
+  const int want = std::max(1, c.threads);
+  auto it = p.tput.upper_bound(want);
+  if (it != p.tput.begin()) --it;
+  const double gbps = it->second[k].at(std::max(1, c.sim_terms));
+  const double s = static_cast<double>(bytes) / (gbps * 1e9);
+  my_totals()[k] += s;
+  smpi_execute_benched(s);
+}
+
+size_t stream_size(const Ctx& c, size_t n, int terms) {
+  const double r = profile().ratio.at(std::max(1, terms));
+  const size_t raw = n * c.vsize;
+  size_t sz = static_cast<size_t>(std::ceil(static_cast<double>(raw) / r));
+  sz = std::max(sz, zcoll_header_size(n, c.params.chunk_size ? c.params.chunk_size
+                                                             : ZCOLL_DEFAULT_CHUNK_SIZE));
+  sz = (sz + 7) / 8 * 8;
+  return std::min(sz, zcoll_compress_bound(n, c.dtype));
+}
+
+const double* charged_seconds() { return my_totals().data(); }
+void reset_charged() { my_totals() = std::array<double, kKinds>{}; }
+
+void reap_sends(Ctx& c, int32_t* reqs, size_t posted, size_t* done) {
+  if (!charging()) return;
+  while (*done < posted) {
+    bool fin = false;
+    if (reqs[*done] != transport::kNoReq) {
+      if (c.tp->test(reqs[*done], &fin) != ZCOLL_SUCCESS || !fin) return;
+      if (c.tp->wait(reqs[*done], nullptr) != ZCOLL_SUCCESS) return;
+      reqs[*done] = transport::kNoReq;
+    }
+    ++*done;
+  }
+}
+
+bool share(bool data_slot, size_t bytes) { return data_slot && bytes >= 65536 && model(); }
+
+SharedBuffers::~SharedBuffers() {
+  for (int i = 0; i < kSlots; ++i)
+    if (p_[i]) SMPI_SHARED_FREE(p_[i]);
+}
+
+uint8_t* SharedBuffers::get(int slot, size_t bytes) {
+  if (slot < 0 || slot >= kSlots) die("shared buffer slot out of range");
+  if (n_[slot] < bytes) {
+    if (p_[slot]) SMPI_SHARED_FREE(p_[slot]);
+    n_[slot] = bytes + bytes / 8;
+    p_[slot] = SMPI_SHARED_MALLOC(n_[slot]);
+    if (!p_[slot]) die("SMPI_SHARED_MALLOC failed");
+  }
+  return static_cast<uint8_t*>(p_[slot]);
+}
+
+}  // namespace zcoll::coll::sim

@@ -1,0 +1,30 @@
+# smpi_build.cmake — the ZCOLL_SMPI=ON build (included by the top-level
+# CMakeLists.txt after the codec libraries): libzcoll_mpi with the simulation
+# hooks (src/coll/sim_cost.h, ZCOLL_WITH_SMPI), zcoll-bench and the simscale
+# driver, all against SMPI's MPI. No tests, fuzzers or install rules; the
+# smoke sweep is a CTest test here (label smpi).
+
+# SMPI's malloc interception is not wanted (shared memory is asked for
+# explicitly with SMPI_SHARED_MALLOC), and its macros break C++ headers.
+add_compile_definitions(SMPI_NO_OVERRIDE_MALLOC=1)
+add_compile_options("SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
+target_compile_definitions(zcoll_shared PRIVATE SMPI_NO_OVERRIDE_MALLOC=1)
+target_compile_definitions(zcoll_static PRIVATE SMPI_NO_OVERRIDE_MALLOC=1)
+target_compile_options(zcoll_shared PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
+target_compile_options(zcoll_static PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
+
+# smpicxx provides mpi.h and libsimgrid: an empty MPI target for src/coll.
+add_library(MPI::MPI_CXX INTERFACE IMPORTED)
+add_library(MPI::MPI_C INTERFACE IMPORTED)
+set(ZCOLL_HAVE_MPI ON)
+set(_zcoll_tests ${ZCOLL_BUILD_TESTS})
+set(ZCOLL_BUILD_TESTS OFF)  # the gtest/mpiexec tests cannot run under SMPI
+add_subdirectory(${PROJECT_SOURCE_DIR}/src/coll ${PROJECT_BINARY_DIR}/src/coll)
+target_sources(zcoll_mpi PRIVATE ${PROJECT_SOURCE_DIR}/src/coll/sim_cost.cc)
+target_compile_definitions(zcoll_mpi PRIVATE ZCOLL_WITH_SMPI=1)
+add_subdirectory(${PROJECT_SOURCE_DIR}/tools/zcoll_bench ${PROJECT_BINARY_DIR}/tools/zcoll_bench)
+set(ZCOLL_BUILD_TESTS ${_zcoll_tests})
+if(ZCOLL_BUILD_TESTS)
+  enable_testing()
+endif()
+add_subdirectory(${PROJECT_SOURCE_DIR}/tools/simscale ${PROJECT_BINARY_DIR}/tools/simscale)
