@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/split.h"
 #include "zcoll.h"
 
 namespace {
@@ -48,14 +49,7 @@ double now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using zcoll::tools::split;
 
 void check(zcoll_status s, const char* what) {
   if (s != ZCOLL_SUCCESS)

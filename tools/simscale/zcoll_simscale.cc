@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/split.h"
 #include "zcoll_mpi.h"
 #ifdef ZCOLL_WITH_SMPI
 #include "coll/sim_cost.h"
@@ -51,14 +52,7 @@ bool g_charge = false;       // model or charge
 double g_reduce_gbps = 0;    // profile: float add, 1 thread
 std::string g_codec = "off";
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using zcoll::tools::split;
 
 size_t parse_size(const std::string& t) {
   char* end = nullptr;

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/split.h"
 #include "zcoll_mpi.h"
 
 namespace {
@@ -70,14 +71,7 @@ std::string human(size_t b) {
   return buf;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using zcoll::tools::split;
 
 enum class Coll { kAllreduce, kReduceScatter, kAllgather, kBcast, kScatter, kReduce, kGather };
 const std::map<std::string, Coll> kColls = {
