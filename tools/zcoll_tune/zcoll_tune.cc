@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
     }
     if (check) {  // a handle from the file: its model must be the file's, no probe
       setenv("ZCOLL_TUNE_FILE", out.c_str(), 1);
+      setenv("ZCOLL_AUTO_LOCAL", "model", 1);  // on one node auto would not consult the model
       zcoll_comm* z2 = nullptr;
       if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &z2) != ZCOLL_SUCCESS) return die("handle from tune file");
       std::vector<float> x(1 << 16, 1.0f), y(1 << 16);
