@@ -96,11 +96,11 @@ if [[ $cluster -eq 1 ]] && "$nc" setup 4 1gbit; then
     echo "zcoll-bench $coll: 4 hosts at 1 Gbit/s, REL 1e-4, 1 thread per rank; t_model = the cost model's prediction"
     NETCLUSTER_TIMEOUT=600 NETCLUSTER_FINALIZE_GRACE=5 "$nc" run 4 -- "$bench" "$coll" -b 1M -e 64M -f 4 \
       --data "$wind" --rel 1e-4 --modes mpi,hom,auto --threads 1 -w 1 -n 3 \
-      --json "$out/$coll.json" 2>&1 | grep -v '^netcluster: zc-h' || status=1
+      --json "$out/h4_1gbit_$coll.json" 2>&1 | grep -v '^netcluster: zc-h' || status=1
   done
   "$nc" teardown >/dev/null
   if python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib >/dev/null 2>&1; then
-    python3 bench/plot_bench.py "$out/allreduce.json" "$out/bcast.json" --out "$out/plots" >/dev/null &&
+    python3 bench/plot_bench.py "$out/h4_1gbit_allreduce.json" "$out/h4_1gbit_bcast.json" --out "$out/plots" >/dev/null &&
       echo && echo "plots: $out/plots/ (speedup over MPI vs message size, one line per mode)"
   else
     echo "(matplotlib not available: no plots)"
