@@ -36,11 +36,7 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   row["rel"] = rel;
 
   auto fail_row = [&](const std::string& msg) {
-    r->failures.push_back(where + ": " + msg);
-    row["ok"] = false;
-    row["error"] = msg;
-    r->rows.push_back(row);
-    r->table.add_error({d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
+    record_failure(r, row, where, msg, {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
   };
 
   zcoll_params prel = rel_params(rel, o.chunk_size, threads);

@@ -59,11 +59,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   row["threads"] = threads;
   row["rel"] = rel;
   auto fail_row = [&](const std::string& msg) {
-    r->failures.push_back(where + ": " + msg);
-    row["ok"] = false;
-    row["error"] = msg;
-    r->rows.push_back(row);
-    r->table.add_error({d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
+    record_failure(r, row, where, msg, {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
   };
 
   // one absolute bound for both inputs: REL of the first

@@ -36,6 +36,17 @@ struct ModeResult {
   std::vector<std::string> failures;
 };
 
+// A row that failed: its message goes to the failures and into the row (which
+// is kept, marked not ok), and the table gets an error line with these cells.
+inline void record_failure(ModeResult* r, Json row, const std::string& where, const std::string& msg,
+                           const std::vector<std::string>& cells) {
+  r->failures.push_back(where + ": " + msg);
+  row["ok"] = false;
+  row["error"] = msg;
+  r->rows.push_back(row);
+  r->table.add_error(cells);
+}
+
 // Both modes run every dataset x dtype x threads x REL and fill *r.
 void run_codec_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r);
 void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r);

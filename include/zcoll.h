@@ -219,6 +219,9 @@ typedef enum zcoll_op {
   ZCOLL_OP_MIN = 3
 } zcoll_op;
 
+/* "SUM", "PROD", "MAX", "MIN" ("?" if unknown; static, never NULL). */
+const char* zcoll_op_name(zcoll_op op);
+
 /* out = compress(decompress(a) op decompress(b)), chunk by chunk in one fused
  * pass, at the quantum of a (b must match a as for zcoll_hom_add); the output has
  * divisor 1. Every op is supported; for SUM prefer zcoll_hom_add, which never

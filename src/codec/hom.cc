@@ -468,6 +468,16 @@ zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor) 
   return ZCOLL_SUCCESS;
 }
 
+const char* zcoll_op_name(zcoll_op op) {
+  switch (op) {
+    case ZCOLL_OP_SUM: return "SUM";
+    case ZCOLL_OP_PROD: return "PROD";
+    case ZCOLL_OP_MAX: return "MAX";
+    case ZCOLL_OP_MIN: return "MIN";
+  }
+  return "?";
+}
+
 zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b, size_t b_size,
                                zcoll_op op, void* out, size_t cap, size_t* out_size,
                                int threads) {

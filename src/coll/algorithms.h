@@ -61,6 +61,15 @@ inline ErrState averaged(const ModelIn& m, ErrState s) {
 // Depth of the binomial tree over size ranks (max hops from the root:
 // the largest popcount of a relative rank, at most ceil(log2 size)).
 int binomial_depth(int size);
+// Data movement down or up a binomial tree (bcast, scatter, gather): one
+// compression (doc/hom), or one per hop on the deepest path (cpr_p2p).
+inline ErrState binomial_copy_model(const ModelIn& m) {
+  if (m.size == 1) return leaf(m);
+  ErrState s = compressed(m, leaf(m));
+  if (m.mode == ZCOLL_MODE_CPR_P2P)
+    for (int d = 1; d < binomial_depth(m.size); ++d) s = compressed(m, s);
+  return s;
+}
 
 // ---- the algorithms (one file each under src/coll/<op>/) -------------------
 zcoll_status allreduce_ring(Ctx&, const Args&);

@@ -68,16 +68,6 @@ bool is_rooted(zcoll_collective c) {
          c == ZCOLL_COLL_GATHER;
 }
 
-const char* op_name(zcoll_op op) {
-  switch (op) {
-    case ZCOLL_OP_SUM: return "SUM";
-    case ZCOLL_OP_PROD: return "PROD";
-    case ZCOLL_OP_MAX: return "MAX";
-    case ZCOLL_OP_MIN: return "MIN";
-  }
-  return "?";
-}
-
 #define ZCOLL_MPI_OK(call)                                                              \
   do {                                                                                  \
     int zcoll_rc_ = (call);                                                             \
@@ -354,7 +344,7 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
                 zcoll_mode_name(autom ? ZCOLL_MODE_AUTO : mode));
   if (mode == ZCOLL_MODE_HOM && is_reduction(k.coll) && op != ZCOLL_OP_SUM) {
     mode = ZCOLL_MODE_DOC;
-    std::snprintf(why_mode, sizeof why_mode, "hom has no homomorphic %s: doc", op_name(op));
+    std::snprintf(why_mode, sizeof why_mode, "hom has no homomorphic %s: doc", zcoll_op_name(op));
   }
   zcoll_algorithm algo = ZCOLL_ALGO_BINOMIAL;
   const char* why_algo = "the only algorithm";
@@ -673,7 +663,7 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   rep.error_factor = eb > 0 ? rep.error_bound / eb : 0;
   std::snprintf(rep.reason, sizeof rep.reason, "%s; %s%s; %s %s", why_mode, why_algo, why_eb,
                 dtype == ZCOLL_FLOAT32 ? "float" : "double",
-                is_reduction(k.coll) ? op_name(op) : "data movement");
+                is_reduction(k.coll) ? zcoll_op_name(op) : "data movement");
 
   // ---- 5. run -----------------------------------------------------------------------
   tp.bytes_sent = 0;

@@ -18,15 +18,6 @@ using namespace ht;
 
 class HomDoc : public testing::TestWithParam<Config> {};
 
-const char* op_name(zcoll_op op) {
-  switch (op) {
-    case ZCOLL_OP_SUM: return "SUM";
-    case ZCOLL_OP_PROD: return "PROD";
-    case ZCOLL_OP_MAX: return "MAX";
-    case ZCOLL_OP_MIN: return "MIN";
-  }
-  return "?";
-}
 
 template <typename T>
 T apply(zcoll_op op, T x, T y) {
@@ -65,7 +56,7 @@ double eb_single_of(double quantum) {
 template <typename T>
 void check_doc(const std::vector<T>& xa, const std::vector<T>& xb, const Bytes& za,
                const Bytes& zb, zcoll_op op, int threads, const std::string& what) {
-  const std::string w = what + " " + op_name(op);
+  const std::string w = what + " " + zcoll_op_name(op);
   Bytes out = doc(za, zb, op, threads);
   ASSERT_FALSE(out.empty()) << w;
   const zcoll_info ia = inspect(za), ib = inspect(zb), io = inspect(out);
@@ -199,7 +190,7 @@ void doc_specials() {
   xb[2048 + 30] = inf;                            // chunk 2
   Bytes za = compress(xa, 1e-3, 1024), zb = compress(xb, 1e-3, 1024);
   for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_PROD, ZCOLL_OP_MAX, ZCOLL_OP_MIN}) {
-    const std::string w = std::string("specials ") + op_name(op);
+    const std::string w = std::string("specials ") + zcoll_op_name(op);
     Bytes out(bound_of(za));
     size_t size = 0;
     ASSERT_EQ(zcoll_doc_combine(za.data(), za.size(), zb.data(), zb.size(), op, out.data(),

@@ -155,11 +155,7 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
 }
 
 ErrState gather_binomial_model(const ModelIn& m) {
-  if (m.size == 1) return leaf(m);
-  ErrState s = compressed(m, leaf(m));
-  if (m.mode == ZCOLL_MODE_CPR_P2P)
-    for (int d = 1; d < binomial_depth(m.size); ++d) s = compressed(m, s);
-  return s;
+  return binomial_copy_model(m);
 }
 
 }  // namespace zcoll::coll

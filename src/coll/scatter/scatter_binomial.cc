@@ -150,11 +150,7 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
 }
 
 ErrState scatter_binomial_model(const ModelIn& m) {
-  if (m.size == 1) return leaf(m);
-  ErrState s = compressed(m, leaf(m));
-  if (m.mode == ZCOLL_MODE_CPR_P2P)
-    for (int d = 1; d < binomial_depth(m.size); ++d) s = compressed(m, s);
-  return s;
+  return binomial_copy_model(m);
 }
 
 }  // namespace zcoll::coll
