@@ -321,8 +321,8 @@ zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective
     }
   } else {
     if (mode == ZCOLL_MODE_MPI) ca = ZCOLL_ALGO_NATIVE;
-    else if (algorithm == ZCOLL_ALGO_AUTO && collective == ZCOLL_COLL_ALLREDUCE)
-      ca = allreduce_size_rule(q.total_values, q.vsize, nranks);
+    else if (algorithm == ZCOLL_ALGO_AUTO)
+      ca = default_algorithm(collective, q.total_values, q.vsize, nranks);
     s = predict_seconds(*model, q, mode, mode == ZCOLL_MODE_MPI ? ZCOLL_ALGO_AUTO : algorithm);
   }
   if (s < 0)

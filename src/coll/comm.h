@@ -12,6 +12,12 @@
 #include "transport/mpi_transport.h"
 #include "zcoll_mpi.h"
 
+namespace zcoll::coll {
+// Per-collective state is indexed by zcoll_collective (ZCOLL_COLL_NONE .. the
+// last collective); a new collective must come last in the enum.
+constexpr int kCollectives = static_cast<int>(ZCOLL_COLL_GATHER) + 1;
+}  // namespace zcoll::coll
+
 struct zcoll_comm {
   std::unique_ptr<zcoll::transport::MpiTransport> tp;
   zcoll_comm_config cfg;
@@ -25,7 +31,6 @@ struct zcoll_comm {
   // reusable state
   zcoll::coll::Workspace ws;
   std::vector<size_t> counts, displs;
-  std::vector<MPI_Count> mpi_counts;
   // cached expected quantum of (dtype, eb, chunk)
   zcoll_dtype q_dtype = ZCOLL_FLOAT32;
   double q_eb = -1;
@@ -46,7 +51,7 @@ struct zcoll_comm {
     int eb_mode = -1;
     double eb = 0;
   };
-  RatioMemo ratio_memo[8];
+  RatioMemo ratio_memo[zcoll::coll::kCollectives];
   // AUTO on a single node: -1 not known yet, 0 ranks span nodes (or
   // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
   int single_node = -1;
@@ -67,6 +72,11 @@ struct Call {
   int root = 0;
 };
 
+// The one path of every public collective (dispatch.cc).
 zcoll_status run_call(zcoll_comm* zc, const Call& call);
+
+// The MPI library's collective for the call (native.cc); average divides a
+// SUM by the communicator size.
+zcoll_status run_native(zcoll_comm* zc, const Call& call, bool average, zcoll_dtype dtype);
 
 }  // namespace zcoll::coll

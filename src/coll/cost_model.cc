@@ -230,10 +230,35 @@ bool model_usable(const zcoll_model& m) {
          std::isfinite(m.growth_bits);
 }
 
-zcoll_algorithm allreduce_size_rule(size_t count, size_t vsize, int size) {
-  return count * vsize / static_cast<size_t>(std::max(1, size)) >= 262144
-             ? ZCOLL_ALGO_RING
-             : ZCOLL_ALGO_RECURSIVE_DOUBLING;
+namespace {
+// Allreduce: a rank's block of at least this many bytes goes around the ring.
+constexpr size_t kRingMinBlockBytes = 262144;
+bool allreduce_ring_by_size(size_t total_values, size_t vsize, int size) {
+  return total_values * vsize / static_cast<size_t>(std::max(1, size)) >= kRingMinBlockBytes;
+}
+}  // namespace
+
+zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, size_t vsize,
+                                  int size) {
+  switch (coll) {
+    case ZCOLL_COLL_ALLREDUCE:
+      return allreduce_ring_by_size(total_values, vsize, size) ? ZCOLL_ALGO_RING
+                                                               : ZCOLL_ALGO_RECURSIVE_DOUBLING;
+    case ZCOLL_COLL_REDUCE_SCATTER: case ZCOLL_COLL_ALLGATHER:
+      return ZCOLL_ALGO_RING;
+    case ZCOLL_COLL_BCAST: case ZCOLL_COLL_SCATTER: case ZCOLL_COLL_REDUCE:
+    case ZCOLL_COLL_GATHER:
+      return ZCOLL_ALGO_BINOMIAL;
+    default:
+      return ZCOLL_ALGO_NONE;
+  }
+}
+
+const char* default_algorithm_reason(zcoll_collective coll, size_t total_values, size_t vsize,
+                                     int size) {
+  if (coll != ZCOLL_COLL_ALLREDUCE) return "the only algorithm";
+  return allreduce_ring_by_size(total_values, vsize, size) ? "auto: block >= 256 KiB per rank"
+                                                           : "auto: block < 256 KiB per rank";
 }
 
 double max_ratio(size_t vsize) { return 8.0 * static_cast<double>(vsize) / 0.25; }
@@ -267,7 +292,7 @@ static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
   }
   switch (q.coll) {
     case ZCOLL_COLL_ALLREDUCE:
-      if (algo == ZCOLL_ALGO_AUTO) algo = allreduce_size_rule(q.total_values, q.vsize, q.size);
+      if (algo == ZCOLL_ALGO_AUTO) algo = default_algorithm(q.coll, q.total_values, q.vsize, q.size);
       if (algo == ZCOLL_ALGO_RING) return allreduce_ring(t, q, mode);
       if (algo == ZCOLL_ALGO_RECURSIVE_DOUBLING) return allreduce_rd(t, q, mode);
       return -1;
@@ -295,7 +320,8 @@ int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algor
       mpi = i;
       continue;
     }
-    if (coll == ZCOLL_COLL_ALLREDUCE && forced != ZCOLL_ALGO_AUTO && c[i].algo != forced) continue;
+    if (forced != ZCOLL_ALGO_AUTO && c[i].algo != forced) continue;
+    (void)coll;
     // a later candidate must be clearly faster: near-ties go to the earlier
     // one (hom before doc, ring -- fewest bytes on the wire -- before recursive
     // doubling)

@@ -43,14 +43,20 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, in
 constexpr double kAutoMargin = 0.97;
 
 // The candidate AUTO takes: the fastest of zcoll's (within kAutoMargin, ties
-// go to the earlier one;
-// with an Allreduce algorithm the caller forced, only those), unless MPI's
+// go to the earlier one; with an algorithm the caller forced for the
+// collective, only that one), unless MPI's
 // prediction is within kAutoMargin of it.
 int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algorithm forced);
 
-// The allreduce algorithm explicit modes use: ring when a rank's block is at
-// least 256 KiB, recursive doubling below.
-zcoll_algorithm allreduce_size_rule(size_t count, size_t vsize, int size);
+// The size rule: the algorithm a call runs when nobody chose one (explicit
+// modes; zcoll_predict with ZCOLL_ALGO_AUTO). Allreduce: ring when a rank's
+// block (total_values / size) is at least 256 KiB, recursive doubling below;
+// Reduce_scatter and Allgather: ring; the rooted collectives: binomial.
+zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, size_t vsize,
+                                  int size);
+// Why default_algorithm() chose what it chose (static text, for the report).
+const char* default_algorithm_reason(zcoll_collective coll, size_t total_values, size_t vsize,
+                                     int size);
 
 // The largest compression ratio our format can reach (one width byte per 32
 // values): an upper bound for deciding, without looking at the data, that no

@@ -7,7 +7,6 @@
 
 #include <vector>
 
-#include "transport/mpi_compat.h"  // MPI-4 large-count collectives on MPI-3 libraries
 #include "transport/transport.h"
 
 namespace zcoll::transport {
