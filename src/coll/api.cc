@@ -9,6 +9,7 @@
 #include "coll/algorithms.h"
 #include "coll/calibrate.h"
 #include "coll/cost_model.h"
+#include "coll/sim_cost.h"
 #include "coll/comm.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -135,6 +136,7 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   }
   zc->tp.reset(new zcoll::transport::MpiTransport(dup));
   zc->cfg = cfg;
+  zc->ws.set_source(zcoll::coll::sim::make_buffer_source());  // nullptr outside SMPI builds
   zc->model_fixed = model_fixed;
   {
     const char* al = std::getenv("ZCOLL_AUTO_LOCAL");

@@ -6,16 +6,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "transport/transport.h"
 #include "zcoll.h"
 #include "zcoll_mpi.h"
-#ifdef ZCOLL_WITH_SMPI
-#include "coll/sim_cost.h"
-#endif
 
 namespace zcoll::coll {
+
+// Where a workspace may take its buffers from instead of the heap (the SimGrid
+// simulation keeps large data buffers in SMPI shared memory, sim_cost.h).
+class BufferSource {
+ public:
+  virtual ~BufferSource() = default;
+  // A buffer of at least `bytes` for slot `slot` (data: the slot holds values
+  // or streams, not bookkeeping), or nullptr to use the heap.
+  virtual uint8_t* get(int slot, bool data, size_t bytes) = 0;
+};
 
 // Growable buffers owned by the handle: get() reallocates only when a call
 // needs more than any call before it (no allocation on the hot path).
@@ -25,11 +33,12 @@ class Workspace {
     kSendA, kSendB, kRecvA, kRecvB, kValuesA, kValuesB, kStreamA, kStreamB, kStreamC,
     kPieces, kTable, kSizes, kReqs, kWindow, kTemp, kCounts, kCount
   };
+  void set_source(std::unique_ptr<BufferSource> source) { source_ = std::move(source); }
   uint8_t* get(Slot s, size_t bytes) {
-#ifdef ZCOLL_WITH_SMPI  // simulation: large data buffers in SMPI shared memory (sim_cost.h)
-    if (sim::share(s != kTable && s != kSizes && s != kReqs && s != kCounts, bytes))
-      return shared_.get(s, bytes);
-#endif
+    if (source_) {
+      const bool data = s != kTable && s != kSizes && s != kReqs && s != kCounts;
+      if (uint8_t* p = source_->get(s, data, bytes)) return p;
+    }
     std::vector<uint8_t>& v = bufs_[s];
     if (v.size() < bytes) {
       v.clear();
@@ -45,9 +54,7 @@ class Workspace {
 
  private:
   std::vector<uint8_t> bufs_[kCount];
-#ifdef ZCOLL_WITH_SMPI
-  sim::SharedBuffers shared_;
-#endif
+  std::unique_ptr<BufferSource> source_;
 };
 
 // Worst-case error state of a value in an algorithm's error model: e bounds
@@ -82,11 +89,19 @@ struct Ctx {
   // Poison state: a rank that fails keeps the message pattern going (sending
   // error markers) so that no peer hangs; receivers of a marker fail too.
   zcoll_status failed = ZCOLL_SUCCESS;
-#ifdef ZCOLL_WITH_SMPI
-  // simulation (sim_cost.h): the piece the next compress / hom_add produces
-  size_t sim_n = 0;
-  int sim_terms = 1;
-#endif
+
+  // The piece the next compress / hom_add / decompress works on: piece_n
+  // values that sum the inputs of piece_terms ranks (1: an input). The codec
+  // does not need it (streams describe themselves); a backend that models the
+  // codec from measurements instead of running it (the SimGrid simulation,
+  // sim_cost.h) sizes and times pieces by it, since a sum of more inputs
+  // compresses less well.
+  size_t piece_n = 0;
+  int piece_terms = 1;
+  void describe_piece(size_t n, int terms) {
+    piece_n = n;
+    piece_terms = terms;
+  }
 
   bool compressed() const {
     return mode == ZCOLL_MODE_CPR_P2P || mode == ZCOLL_MODE_DOC || mode == ZCOLL_MODE_HOM;

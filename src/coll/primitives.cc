@@ -72,12 +72,10 @@ zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t ca
   Timed t(&c.t_codec);
   ++c.compressions;
   sim::charge(c, sim::kCompress, n * c.vsize);  // SMPI builds only (sim_cost.h)
-#ifdef ZCOLL_WITH_SMPI
   if (sim::model()) {
-    *size = sim::stream_size(c, n, c.sim_terms);
+    *size = sim::stream_size(c, n, c.piece_terms);
     return ZCOLL_SUCCESS;
   }
-#endif
   if (!c.poll()) return zcoll_compress(&c.params, c.dtype, src, n, dst, cap, size);
   // Chunk ranges with progress polling in between (PIPE-SZx).
   const uint32_t cs = c.params.chunk_size;
@@ -167,14 +165,14 @@ zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t a_size, const uint8_t* b, 
                      uint8_t* out, size_t cap, size_t* out_size) {
   Timed t(&c.t_reduce);
   ++c.hom_adds;
-#ifdef ZCOLL_WITH_SMPI  // the piece comes from ZCOLL_SIM_PIECE in the algorithm
-  if (sim::charging() && c.sim_n == 0) return fail(ZCOLL_ERR_INTERNAL, "sim: hom_add without ZCOLL_SIM_PIECE");
-  sim::charge(c, sim::kHomAdd, c.sim_n * c.vsize);
-  if (sim::model()) {
-    *out_size = sim::stream_size(c, c.sim_n, c.sim_terms);
-    return ZCOLL_SUCCESS;
+  if (sim::charging()) {  // the piece comes from Ctx::describe_piece (sim_cost.h)
+    if (c.piece_n == 0) return fail(ZCOLL_ERR_INTERNAL, "hom_add of an undescribed piece");
+    sim::charge(c, sim::kHomAdd, c.piece_n * c.vsize);
+    if (sim::model()) {
+      *out_size = sim::stream_size(c, c.piece_n, c.piece_terms);
+      return ZCOLL_SUCCESS;
+    }
   }
-#endif
   return zcoll_hom_add(a, a_size, b, b_size, out, cap, out_size, c.params.threads, nullptr);
 }
 

@@ -66,7 +66,6 @@ zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes,
     return ZCOLL_SUCCESS;
   };
   size_t done = 0;
-  ZCOLL_SIM_REAP_DECL(reaped);
   while (posted < std::min(n_recv, window)) ZCOLL_CHECK(post_more());
   for (int j = 0; j < N - 1; ++j) {
     int p = piece_recv(j);
@@ -76,7 +75,6 @@ zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes,
       if (posted < n_recv) ZCOLL_CHECK(post_more());
       // forward: the piece received j-th is the piece sent (j+1)-th
       if (j + 1 <= N - 2) ZCOLL_CHECK(send_seg(p, k));
-      ZCOLL_SIM_REAP(c, sreq, s_i, reaped);
     }
     ZCOLL_STEP(c, on_piece(p));
   }

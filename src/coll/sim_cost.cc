@@ -130,7 +130,7 @@ void charge(const Ctx& c, Kind k, size_t bytes) {
   const int want = std::max(1, c.threads);
   auto it = p.tput.upper_bound(want);
   if (it != p.tput.begin()) --it;
-  const double gbps = it->second[k].at(std::max(1, c.sim_terms));
+  const double gbps = it->second[k].at(std::max(1, c.piece_terms));
   const double s = static_cast<double>(bytes) / (gbps * 1e9);
   my_totals()[k] += s;
   smpi_execute_benched(s);
@@ -149,35 +149,36 @@ size_t stream_size(const Ctx& c, size_t n, int terms) {
 const double* charged_seconds() { return my_totals().data(); }
 void reset_charged() { my_totals() = std::array<double, kKinds>{}; }
 
-void reap_sends(Ctx& c, int32_t* reqs, size_t posted, size_t* done) {
-  if (!charging()) return;
-  while (*done < posted) {
-    bool fin = false;
-    if (reqs[*done] != transport::kNoReq) {
-      if (c.tp->test(reqs[*done], &fin) != ZCOLL_SUCCESS || !fin) return;
-      if (c.tp->wait(reqs[*done], nullptr) != ZCOLL_SUCCESS) return;
-      reqs[*done] = transport::kNoReq;
+namespace {
+// Data slots of at least 64 KiB in SMPI shared memory (model mode only).
+class SharedBuffers final : public BufferSource {
+ public:
+  ~SharedBuffers() override {
+    for (int i = 0; i < kSlots; ++i)
+      if (p_[i]) SMPI_SHARED_FREE(p_[i]);
+  }
+  uint8_t* get(int slot, bool data, size_t bytes) override {
+    if (!data || bytes < 65536) return nullptr;
+    if (slot < 0 || slot >= kSlots) die("shared buffer slot out of range");
+    if (n_[slot] < bytes) {
+      if (p_[slot]) SMPI_SHARED_FREE(p_[slot]);
+      n_[slot] = bytes + bytes / 8;
+      p_[slot] = SMPI_SHARED_MALLOC(n_[slot]);
+      if (!p_[slot]) die("SMPI_SHARED_MALLOC failed");
     }
-    ++*done;
+    return static_cast<uint8_t*>(p_[slot]);
   }
-}
 
-bool share(bool data_slot, size_t bytes) { return data_slot && bytes >= 65536 && model(); }
+ private:
+  static constexpr int kSlots = 32;
+  void* p_[kSlots] = {};
+  size_t n_[kSlots] = {};
+};
+}  // namespace
 
-SharedBuffers::~SharedBuffers() {
-  for (int i = 0; i < kSlots; ++i)
-    if (p_[i]) SMPI_SHARED_FREE(p_[i]);
-}
-
-uint8_t* SharedBuffers::get(int slot, size_t bytes) {
-  if (slot < 0 || slot >= kSlots) die("shared buffer slot out of range");
-  if (n_[slot] < bytes) {
-    if (p_[slot]) SMPI_SHARED_FREE(p_[slot]);
-    n_[slot] = bytes + bytes / 8;
-    p_[slot] = SMPI_SHARED_MALLOC(n_[slot]);
-    if (!p_[slot]) die("SMPI_SHARED_MALLOC failed");
-  }
-  return static_cast<uint8_t*>(p_[slot]);
+std::unique_ptr<BufferSource> make_buffer_source() {
+  if (!model()) return nullptr;
+  return std::make_unique<SharedBuffers>();
 }
 
 }  // namespace zcoll::coll::sim

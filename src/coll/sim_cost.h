@@ -3,9 +3,15 @@
 // other build each hook is an empty inline function or macro, so the
 // production code paths are unchanged.
 //
+// These hooks sit behind the primitives (primitives.cc, segments.cc), the
+// workspace's buffer source and the MPI transport; algorithm files carry no
+// simulation code. They learn what a piece is from Ctx::describe_piece, which
+// the algorithms call as part of describing their data (n values summing the
+// inputs of `terms` ranks).
+//
 // With SMPI's CPU benchmarking off (--cfg=smpi/simulate-computation:no) the
-// code between MPI calls takes no simulated time. The primitives
-// (primitives.cc, segments.cc) therefore charge the local work explicitly,
+// code between MPI calls takes no simulated time. The primitives therefore
+// charge the local work explicitly,
 // with smpi_execute_benched(bytes / throughput), from a profile of throughputs
 // measured on a real machine (tools/simscale/calibrate). ZCOLL_SIM_CODEC picks
 // what happens to the data itself:
@@ -23,10 +29,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace zcoll::coll {
 struct Ctx;
-}
+class BufferSource;
+}  // namespace zcoll::coll
 
 namespace zcoll::coll::sim {
 
@@ -38,60 +46,26 @@ enum Kind { kCompress = 0, kDecompress, kAccumulate, kHomAdd, kReduce, kCopy, kK
 bool model();     // ZCOLL_SIM_CODEC=model
 bool charging();  // model or charge
 // Charge the time of `bytes` (uncompressed) of work of this kind at the
-// context's thread count and the piece's terms (c.sim_terms).
+// context's thread count and the piece's terms (c.piece_terms).
 void charge(const Ctx& c, Kind k, size_t bytes);
 // Bytes of a placeholder stream of n values holding a sum of `terms` inputs.
 size_t stream_size(const Ctx& c, size_t n, int terms);
 // Seconds charged so far on this simulated process, per kind (kKinds entries).
 const double* charged_seconds();
 void reset_charged();
+// In model mode, large data buffers of a handle's workspace come from SMPI
+// shared memory (their bytes are never read), so that 512 ranks fit in memory
+// and SMPI does not copy message payloads; nullptr otherwise.
+std::unique_ptr<BufferSource> make_buffer_source();
 
-// Large data buffers of the handle's workspace come from SMPI shared memory
-// in model mode (their bytes are never read), so 512 ranks fit in memory and
-// SMPI does not copy message payloads.
-bool share(bool data_slot, size_t bytes);
-
-// Release the sends reqs[*done], reqs[*done + 1], ... (of `posted`) that have
-// completed, oldest first. Bookkeeping only (no message changes): SimGrid
-// 3.32 keeps an actor's unwaited communications in a list that it scans on
-// every completion, so thousands of sends that an algorithm waits for only at
-// its end make the simulation quadratic (hours at 512 ranks).
-void reap_sends(Ctx& c, int32_t* reqs, size_t posted, size_t* done);
-class SharedBuffers {
- public:
-  SharedBuffers() = default;
-  SharedBuffers(const SharedBuffers&) = delete;
-  SharedBuffers& operator=(const SharedBuffers&) = delete;
-  ~SharedBuffers();
-  uint8_t* get(int slot, size_t bytes);
-
- private:
-  static constexpr int kSlots = 32;
-  void* p_[kSlots] = {};
-  size_t n_[kSlots] = {};
-};
-
-#else
+#else  // every hook is empty: the production paths are unchanged
 
 inline bool model() { return false; }
 inline bool charging() { return false; }
 inline void charge(const Ctx&, Kind, size_t) {}
+inline size_t stream_size(const Ctx&, size_t, int) { return 0; }
+inline std::unique_ptr<BufferSource> make_buffer_source() { return nullptr; }
 
 #endif
 
 }  // namespace zcoll::coll::sim
-
-// Tell the simulation which piece the next compress / hom_add produces: n
-// values holding the sum of `terms` inputs (its placeholder size and its
-// cost depend on both). No-op outside SMPI builds.
-// ZCOLL_SIM_REAP: see reap_sends (v: a size_t declared with ZCOLL_SIM_REAP_DECL).
-#ifdef ZCOLL_WITH_SMPI
-#define ZCOLL_SIM_PIECE(c, n, terms) \
-  ((c).sim_n = static_cast<size_t>(n), (c).sim_terms = static_cast<int>(terms))
-#define ZCOLL_SIM_REAP_DECL(v) size_t v = 0
-#define ZCOLL_SIM_REAP(c, reqs, posted, v) zcoll::coll::sim::reap_sends((c), (reqs), (posted), &(v))
-#else
-#define ZCOLL_SIM_PIECE(c, n, terms) ((void)0)
-#define ZCOLL_SIM_REAP_DECL(v) static_cast<void>(0)
-#define ZCOLL_SIM_REAP(c, reqs, posted, v) ((void)0)
-#endif

@@ -44,6 +44,7 @@ class MpiTransport final : public Transport {
   Req take_slot();
   void put_slot(Req r);
   zcoll_status finish(Slot& s, MPI_Status& st);
+  void reap_sends();
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;

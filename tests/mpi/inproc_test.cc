@@ -14,7 +14,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/primitives.h"
-#include "transport/thread_transport.h"
+#include "thread_transport.h"
 
 using namespace zcoll;
 using namespace zcoll::coll;

@@ -91,7 +91,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
     return ZCOLL_SUCCESS;
   };
   auto compress_state = [&](uint8_t* dst, size_t* dsz) {  // hom: H = C(V)
-    ZCOLL_SIM_PIECE(c, seg_vals, 1);
+    c.describe_piece(seg_vals, 1);
     for (size_t k = 0; k < nseg; ++k)
       ZCOLL_STEP(c, compress(c, vals(V, k), len(k), dst + k * slot, slot, &dsz[k]));
   };
@@ -99,7 +99,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
   // ---- pre-step: fold the rem extra ranks into their odd neighbours ----------
   if (hom) compress_state(H, hsz);
   if (nr < 0) {
-    ZCOLL_SIM_PIECE(c, seg_vals, 1);
+    c.describe_piece(seg_vals, 1);
     ZCOLL_CHECK(send_state(r + 1));
     ZCOLL_CHECK(wait_sends());
   } else if (r < 2 * rem) {
@@ -109,7 +109,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
       rreq[k] = transport::kNoReq;
       const uint8_t* rp = R + k * slot;
       if (!received(c, rp, rsz[k])) continue;
-      ZCOLL_SIM_PIECE(c, len(k), 2);
+      c.describe_piece(len(k), 2);
       if (!cmp)
         reduce_ordered(c, vals(V, k), rp, vals(V, k), len(k));
       else if (hom)
@@ -129,7 +129,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
       const int peer = real(nr ^ mask);
       const bool lo = r < peer;
       ZCOLL_CHECK(post_recvs(peer));
-      ZCOLL_SIM_PIECE(c, seg_vals, std::max(1, mask * N / P));  // terms held before the round
+      c.describe_piece(seg_vals, std::max(1, mask * N / P));  // terms held before the round
       ZCOLL_CHECK(send_state(peer));
       for (size_t k = 0; k < nseg; ++k) {
         ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
@@ -145,7 +145,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
           continue;
         } else if (hom) {
           const uint8_t* mine = H + k * slot;
-          ZCOLL_SIM_PIECE(c, l, 2 * mask * N / P);
+          c.describe_piece(l, 2 * mask * N / P);
           ZCOLL_STEP(c, hom_add(c, lo ? mine : rp, lo ? hsz[k] : rsz[k], lo ? rp : mine,
                                 lo ? rsz[k] : hsz[k], H2 + k * slot, slot, &h2sz[k]));
         } else {
@@ -179,7 +179,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
       if (avg && c.failed == ZCOLL_SUCCESS) scale(c, V, n, N);
       if (cmp && rem > 0) {
         // the folded ranks get the result compressed: everyone takes D(C(V))
-        ZCOLL_SIM_PIECE(c, seg_vals, N);
+        c.describe_piece(seg_vals, N);
         for (size_t k = 0; k < nseg; ++k) {
           ZCOLL_STEP(c, compress(c, vals(V, k), len(k), S + k * slot, slot, &ssz[k]));
           ZCOLL_STEP(c, decompress(c, S + k * slot, ssz[k], vals(V, k), len(k), false));

@@ -43,7 +43,6 @@ zcoll_status bcast_binomial(Ctx& c, const Args& a) {
   transport::Req* rreq = req;
   transport::Req* sreq = req + nseg;
   size_t ns = 0;
-  ZCOLL_SIM_REAP_DECL(reaped);
 
   if (!c.compressed()) {
     if (parent >= 0)
@@ -53,7 +52,6 @@ zcoll_status bcast_binomial(Ctx& c, const Args& a) {
       if (parent >= 0) ZCOLL_CHECK(c.tp->wait(rreq[k], nullptr));
       for (int i = 0; i < nch; ++i)
         ZCOLL_CHECK(send(c, vals(k), len(k) * vs, len(k) * vs, children[i], &sreq[ns++]));
-      ZCOLL_SIM_REAP(c, sreq, ns, reaped);
     }
   } else if (c.mode == ZCOLL_MODE_CPR_P2P) {
     // one stream; every hop decompresses and, if it has children, recompresses
@@ -75,7 +73,6 @@ zcoll_status bcast_binomial(Ctx& c, const Args& a) {
         ZCOLL_STEP(c, compress(c, vals(k), len(k), S + k * slot, slot, &size));
         for (int i = 0; i < nch; ++i)
           ZCOLL_CHECK(send(c, S + k * slot, size, len(k) * vs, children[i], &sreq[ns++]));
-        ZCOLL_SIM_REAP(c, sreq, ns, reaped);
       }
     } else {
       for (size_t k = 0; k < nseg; ++k)
@@ -86,7 +83,6 @@ zcoll_status bcast_binomial(Ctx& c, const Args& a) {
         const bool ok = received(c, S + k * slot, size);
         for (int i = 0; i < nch; ++i)
           ZCOLL_CHECK(send(c, S + k * slot, size, len(k) * vs, children[i], &sreq[ns++]));
-        ZCOLL_SIM_REAP(c, sreq, ns, reaped);
         if (ok) ZCOLL_STEP(c, decompress(c, S + k * slot, size, vals(k), len(k), false));
       }
     }

@@ -74,7 +74,7 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
     const bool hom_stream = c.hom() && vr != 0;
     uint8_t* cur = nullptr;
     size_t cur_size = 0;
-    ZCOLL_SIM_PIECE(c, l, 1);
+    c.describe_piece(l, 1);
     if (hom_stream) {
       cur = nch == 0 ? S + k * slot : X[0];
       ZCOLL_STEP(c, compress(c, acc_k, l, cur, one, &cur_size));
@@ -84,7 +84,7 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
       size_t got = 0;
       ZCOLL_CHECK(c.tp->wait(rreq[w], &got));
       const uint8_t* rp = win + w * slot;
-      ZCOLL_SIM_PIECE(c, l, std::min(2 << i, N - vr));  // this rank + children 0..i
+      c.describe_piece(l, std::min(2 << i, N - vr));  // this rank + children 0..i
       if (received(c, rp, got)) {
         if (!c.compressed()) {
           reduce(c, acc_k, rp, l);
@@ -105,7 +105,7 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
       ZCOLL_CHECK(send(c, S + k * slot, cur_size, l * vs, parent, &sreq[k]));
     } else {
       size_t size = 0;
-      ZCOLL_SIM_PIECE(c, l, subtree_size(vr, N));
+      c.describe_piece(l, subtree_size(vr, N));
       ZCOLL_STEP(c, compress(c, acc_k, l, S + k * slot, slot, &size));
       ZCOLL_CHECK(send(c, S + k * slot, size, l * vs, parent, &sreq[k]));
     }

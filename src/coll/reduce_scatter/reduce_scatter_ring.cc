@@ -76,7 +76,7 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
         ZCOLL_CHECK(send(c, in_at(b, k), len * vs, len * vs, right, &sreq[0][k]));
       } else {
         size_t sz = 0;
-        ZCOLL_SIM_PIECE(c, len, 1);
+        c.describe_piece(len, 1);
         ZCOLL_STEP(c, compress(c, in_at(b, k), len, S[0] + k * slot, slot, &sz));
         ZCOLL_CHECK(send(c, S[0] + k * slot, sz, len * vs, right, &sreq[0][k]));
       }
@@ -91,7 +91,7 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
       // hom: compress this rank's segment while the partner's is in flight
       size_t lsz = 0;
       const bool need_local = c.hom() && (!last || !out->values);
-      ZCOLL_SIM_PIECE(c, c.seg_len(counts[b], k), 1);
+      c.describe_piece(c.seg_len(counts[b], k), 1);
       if (need_local)
         ZCOLL_STEP(c, compress(c, in_at(b, k), c.seg_len(counts[b], k), local_stream, local_cap, &lsz));
       size_t got = 0;
@@ -101,7 +101,7 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
       const size_t len = c.seg_len(counts[b], k);
       const void* loc = in_at(b, k);
       const bool ok = received(c, rp, got);
-      ZCOLL_SIM_PIECE(c, len, s + 2);  // the partial now sums s + 2 inputs
+      c.describe_piece(len, s + 2);  // the partial now sums s + 2 inputs
       if (!last) {
         const int o = (s + 1) % 2;
         ZCOLL_CHECK(c.tp->wait(sreq[o][k], nullptr));  // the slot's send of step s-1

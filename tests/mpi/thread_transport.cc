@@ -1,5 +1,5 @@
 // thread_transport.cc — in-process Transport (ranks as threads).
-#include "transport/thread_transport.h"
+#include "thread_transport.h"
 
 #include <algorithm>
 #include <cstring>
