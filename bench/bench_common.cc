@@ -18,15 +18,6 @@
 
 #include "codec/chunk_codec.h"  // zcoll::active_kernels(): internal, needs zcoll_static
 
-#ifndef ZCOLL_BENCH_HAVE_HOM_ADD
-#define ZCOLL_BENCH_HAVE_HOM_ADD 0
-#endif
-#ifndef ZCOLL_BENCH_HAVE_DOC_COMBINE
-#define ZCOLL_BENCH_HAVE_DOC_COMBINE 0
-#endif
-#ifndef ZCOLL_BENCH_HAVE_QUALITY
-#define ZCOLL_BENCH_HAVE_QUALITY 0
-#endif
 #ifndef ZCOLL_BENCH_BUILD_TYPE
 #define ZCOLL_BENCH_BUILD_TYPE ""
 #endif
@@ -133,25 +124,21 @@ Quality local_quality(const T* x, const T* y, size_t n) {
 
 template <typename T>
 Quality compare_quality(const T* original, const T* reconstructed, size_t n) {
-  std::string note;
-  if (auto fn = optional_api().quality_compare) {
-    zcoll_quality zq;
-    zcoll_status s = fn(dtype_of<T>(), original, reconstructed, n, 0, &zq);
-    if (s == ZCOLL_SUCCESS) {
-      Quality q;
-      q.max_abs_error = zq.max_abs_error;
-      q.rmse = zq.rmse;
-      q.value_range = zq.value_range;
-      q.psnr = zq.psnr;
-      q.nonfinite = zq.nonfinite;
-      q.nonfinite_mismatch = zq.nonfinite_mismatch;
-      q.source = "zcoll_quality_compare";
-      return q;
-    }
-    note = std::string(" (zcoll_quality_compare: ") + zcoll_status_string(s) + ")";
+  zcoll_quality zq;
+  const zcoll_status s = zcoll_quality_compare(dtype_of<T>(), original, reconstructed, n, 0, &zq);
+  if (s == ZCOLL_SUCCESS) {
+    Quality q;
+    q.max_abs_error = zq.max_abs_error;
+    q.rmse = zq.rmse;
+    q.value_range = zq.value_range;
+    q.psnr = zq.psnr;
+    q.nonfinite = zq.nonfinite;
+    q.nonfinite_mismatch = zq.nonfinite_mismatch;
+    q.source = "zcoll_quality_compare";
+    return q;
   }
   Quality q = local_quality(original, reconstructed, n);
-  q.source += note;
+  q.source += std::string(" (zcoll_quality_compare: ") + zcoll_status_string(s) + ")";
   return q;
 }
 template Quality compare_quality<float>(const float*, const float*, size_t);
@@ -175,27 +162,6 @@ double max_error_vs(const double* ref, const T* x, size_t n, uint64_t* nonfinite
 }
 template double max_error_vs<float>(const double*, const float*, size_t, uint64_t*);
 template double max_error_vs<double>(const double*, const double*, size_t, uint64_t*);
-
-const OptionalApi& optional_api() {
-  static const OptionalApi api = {
-#if ZCOLL_BENCH_HAVE_HOM_ADD
-    &zcoll_hom_add,
-#else
-    nullptr,
-#endif
-#if ZCOLL_BENCH_HAVE_DOC_COMBINE
-    &zcoll_doc_combine,
-#else
-    nullptr,
-#endif
-#if ZCOLL_BENCH_HAVE_QUALITY
-    &zcoll_quality_compare,
-#else
-    nullptr,
-#endif
-  };
-  return api;
-}
 
 // ---- machine / build -------------------------------------------------------------
 
@@ -270,9 +236,6 @@ Json build_info() {
   j["ZCOLL_SIMD"] = env_or_empty("ZCOLL_SIMD");
   j["compiler"] = std::string("gcc-compatible ") + __VERSION__;
   j["build_type"] = ZCOLL_BENCH_BUILD_TYPE;
-  j["have_hom_add"] = optional_api().hom_add != nullptr;
-  j["have_doc_combine"] = optional_api().doc_combine != nullptr;
-  j["have_quality_compare"] = optional_api().quality_compare != nullptr;
   return j;
 }
 

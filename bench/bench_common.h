@@ -77,8 +77,8 @@ struct Quality {
 };
 
 // Compare reconstructed values with the originals (float or double): through
-// zcoll_quality_compare when the library has it, else a local computation with
-// the same definitions (max abs error and RMSE in double over finite originals,
+// zcoll_quality_compare; if that call fails, a local computation with the same
+// definitions (max abs error and RMSE in double over finite originals,
 // PSNR = 20 log10(range / RMSE)).
 template <typename T>
 Quality compare_quality(const T* original, const T* reconstructed, size_t n);
@@ -88,15 +88,6 @@ Quality compare_quality(const T* original, const T* reconstructed, size_t n);
 template <typename T>
 double max_error_vs(const double* ref, const T* x, size_t n, uint64_t* nonfinite_mismatch);
 
-// ---- library entry points that may not exist yet ----------------------------------
-// Null when the function was not implemented in the sources at configure time
-// (see bench/CMakeLists.txt): the benchmark code is compiled either way.
-struct OptionalApi {
-  decltype(&zcoll_hom_add) hom_add;
-  decltype(&zcoll_doc_combine) doc_combine;
-  decltype(&zcoll_quality_compare) quality_compare;
-};
-const OptionalApi& optional_api();
 
 // ---- machine / build description ---------------------------------------------
 Json machine_info();  // cpu model, logical cpus, OpenMP threads, host, kernel, load

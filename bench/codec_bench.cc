@@ -42,8 +42,8 @@
 //          the same number of threads (one contiguous piece each), measured
 //          interleaved with the codec runs; cABS/mc and dec/mc are the ratios;
 //   minmax GB/s of zcoll_value_range alone (the pass that REL adds);
-//   ratio, max abs error, error / eb, PSNR (zcoll_quality_compare when the library
-//   has it, else computed here), raw chunks / chunks;
+//   ratio, max abs error, error / eb, PSNR (zcoll_quality_compare), raw chunks /
+//   chunks;
 //   cpu%   CPU time the timed runs got / (wall x threads): far below 100 means the
 //          threads were descheduled by other work and the row's timings are suspect.
 //   GB/s always counts uncompressed bytes (1e9 bytes / s).
@@ -56,7 +56,7 @@
 //   hom     zcoll_hom_add(a, b)                    (compressed in, compressed out)
 //   DOC     decompress a and b, add in the value type, compress the sum at eb
 //   DOCacc  the same with zcoll_decompress_accumulate doing the add (one pass less)
-//   DOCf    zcoll_doc_combine(a, b, SUM) when the library has it
+//   DOCf    zcoll_doc_combine(a, b, SUM)
 // in GB/s of ONE input's uncompressed bytes, the speedups hom/DOC and hom/(fastest
 // DOC variant), the block pipelines of zcoll_hom_stats, the output ratios and the
 // max error against the exact (double) a + b, memcpy beside. The targets (hom >=

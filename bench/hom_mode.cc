@@ -44,7 +44,6 @@ std::string pct(uint64_t part, uint64_t total) {
 template <typename T>
 void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int threads, double rel,
              HomBuffers& buf, HomScratch<T>& w, ModeResult* r) {
-  const OptionalApi& api = optional_api();
   const size_t n = in.a.size(), bytes = n * sizeof(T), cap = buf.hom.size();
   const zcoll_dtype dt = dtype_of<T>();
   const std::string where = strf("%s %s threads=%d rel=%s", d.name.c_str(), dtype_name<T>(),
@@ -80,8 +79,8 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
                st_fused = ZCOLL_SUCCESS;
   auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), in.a.data(), bytes, threads); };
   auto op_hom = [&] {
-    st_hom = api.hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom, threads,
-                         nullptr);
+    st_hom = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom,
+                           threads, nullptr);
   };
   // DOC: decompress both, add in the value type, compress the sum at the same bound
   auto op_doc = [&] {
@@ -102,8 +101,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
       st_acc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc_acc.data(), cap, &n_acc);
   };
   auto op_fused = [&] {
-    if (api.doc_combine)
-      st_fused = api.doc_combine(buf.sa.data(), na, buf.sb.data(), nb, ZCOLL_OP_SUM,
+    st_fused = zcoll_doc_combine(buf.sa.data(), na, buf.sb.data(), nb, ZCOLL_OP_SUM,
                                  buf.fused.data(), cap, &n_fused, threads);
   };
   auto check_status = [&]() -> std::string {
@@ -128,17 +126,17 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
     t_hom.seconds.push_back(seconds_of(op_hom));
     t_doc.seconds.push_back(seconds_of(op_doc));
     t_acc.seconds.push_back(seconds_of(op_acc));
-    if (api.doc_combine) t_fused.seconds.push_back(seconds_of(op_fused));
+    t_fused.seconds.push_back(seconds_of(op_fused));
     std::string e = check_status();
     if (!e.empty()) return fail_row(e);
   }
   const double cpu_share = cpu.share(threads);
-  const bool fused_ok = api.doc_combine && st_fused == ZCOLL_SUCCESS;
+  const bool fused_ok = st_fused == ZCOLL_SUCCESS;
 
   // pipeline counts from one more (untimed) call
   zcoll_hom_stats hs{};
   size_t n_hom2 = 0;
-  s = api.hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, threads, &hs);
+  s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, threads, &hs);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_hom_add (stats)", s));
 
   // ---- correctness against the exact double sum ----
@@ -243,7 +241,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   row["doc_err_over_eb"] = doc_err / eb;
   row["doc_nonfinite_mismatch"] = doc_mismatch;
   row["doc_variants_identical"] = doc_variants_identical;
-  if (api.doc_combine && !fused_ok) row["doc_fused_error"] = api_error("zcoll_doc_combine", st_fused);
+  if (!fused_ok) row["doc_fused_error"] = api_error("zcoll_doc_combine", st_fused);
   if (fused_ok) {
     row["doc_fused_bytes"] = n_fused;
     row["doc_fused_max_abs_error"] = fused_err;
@@ -314,12 +312,6 @@ void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, Mo
        "raw/chunks", "wide", "ratio a", "ratio hom", "ratio DOC", "hom err/eb", "DOC err/eb",
        "cpu%",       "ok"},
       1);
-  if (!optional_api().hom_add) {
-    r->failures.push_back(
-        "zcoll_hom_add is not in this build: src/codec/hom.cc had no implementation when CMake "
-        "ran (it re-runs by itself once hom.cc changes)");
-    return;
-  }
   for (const DatasetSpec& d : datasets) {
     InputPair pair;
     try {
@@ -385,7 +377,7 @@ void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, Mo
       "DOCacc = the same with zcoll_decompress_accumulate(b) doing the add (one pass "
       "less).   hom/best = hom vs the fastest DOC variant.");
   f.push_back(
-      "DOCf = zcoll_doc_combine(a, b, SUM), the library's fused DOC ('-' if not built).   "
+      "DOCf = zcoll_doc_combine(a, b, SUM), the library's fused DOC ('-' if it failed).   "
       "memcpy = one input, same threads.");
   f.push_back(
       "a and b: two different inputs of the field (JSON 'inputs'), both compressed at eb "

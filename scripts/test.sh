@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — install dependencies (scripts/setup.sh), build zcoll with its tests
-# (Release) and run them all; then the fuzz smoke run if scripts/fuzz_smoke.sh
-# exists. Exits non-zero on any failure. This is what CI runs (.ci/run).
+# (Release) and run them all; then the fuzz smoke run (scripts/fuzz_smoke.sh).
+# Exits non-zero on any failure. This is what CI runs (.ci/run).
 # ZCOLL_BUILD_DIR chooses the build directory (default: build).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,7 +15,5 @@ cmake --build "$build" -j2
 # --no-tests=error: a configuration that registers no test must not pass
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
 
-if [[ -f scripts/fuzz_smoke.sh ]]; then
-  bash scripts/fuzz_smoke.sh
-fi
+bash scripts/fuzz_smoke.sh
 echo "test.sh: all tests passed"

@@ -74,12 +74,12 @@ PRESETS = {
         ("scatter", [64], ["10MB", "100MB", "600MB"]),
     ], "1,2"),
     "fattree": (["fattree"], [("allreduce", [64, 512], ["646MB"])], "1,2"),
-    # the part of Figures 11-12 run for docs/scale.md: Allreduce by node count
+    # the part of Figures 11-12 in the Allreduce report: Allreduce by node count
     # (with the must preset's 512) and by size at 64 nodes
     "allreduce": (["crossbar"], [("allreduce", [2, 8, 32, 64], ["646MB"]),
                                  ("allreduce", [64], ["10MB", "100MB"])], "1,2"),
-    # what-if: an 18-core node (hZCCL's Broadwell socket; the papers' multi-thread
-    # runs use 36 threads on 2 sockets) -- see write_node_profile for the assumption
+    # what-if: an 18-core node (hZCCL's multi-thread runs use one 18-thread Broadwell
+    # socket) -- see write_node_profile for the assumption
     "node36": (["crossbar"], [("allreduce", [512], ["646MB"])], "36"),
     "full": (["crossbar", "fattree"], [
         (c, [2, 4, 8, 16, 32, 64, 128, 256, 512], ["1MB", "10MB", "100MB", "646MB"])
