@@ -19,24 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "harness.h"
 #include "zcoll_mpi.h"
 
 namespace {
 
-int g_rank = 0, g_size = 1;
-long g_checks = 0, g_failures = 0;
-
-#define EXPECT(cond, ...)                                                        \
-  do {                                                                           \
-    ++g_checks;                                                                  \
-    if (!(cond)) {                                                               \
-      if (++g_failures <= 30) {                                                  \
-        std::fprintf(stderr, "[rank %d] FAIL %s:%d: %s: ", g_rank, __FILE__, __LINE__, #cond); \
-        std::fprintf(stderr, __VA_ARGS__);                                       \
-        std::fprintf(stderr, "\n");                                              \
-      }                                                                          \
-    }                                                                            \
-  } while (0)
+using zcoll_test::g_rank;
+int g_size = 1;
 
 uint64_t mix(uint64_t x) {
   x ^= x >> 33;
@@ -988,6 +977,9 @@ void group_auto(const Env& e) {
   unsetenv("ZCOLL_AUTO_LOCAL");
 }
 
+const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather", "bcast", "scatter",
+                               "reduce", "gather", "large", "special", "auto", nullptr};
+
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
   auto want = [&](const char* g) {
     if (groups.empty()) return true;
@@ -1035,6 +1027,10 @@ int main(int argc, char** argv) {
     else groups.emplace_back(argv[i]);
   }
   const double t0 = MPI_Wtime();
+  if (!zcoll_test::check_group_names(groups, kGroups)) {
+    MPI_Finalize();
+    return 2;
+  }
   if (!subcomm) {
     Env e = make_env(MPI_COMM_WORLD);
     run_groups(e, groups);
@@ -1048,14 +1044,16 @@ int main(int argc, char** argv) {
     free_env(e);
     MPI_Comm_free(&sub);
   }
-  long fails = 0, checks = 0;
-  MPI_Allreduce(&g_failures, &fails, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&g_checks, &checks, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0)
-    std::printf("zcoll mpi tests (%d ranks%s):%s%s %ld checks, %ld failures, %.1f s\n", g_size,
-                subcomm ? ", split communicators" : "", groups.empty() ? " all" : "",
-                groups.empty() ? "" : (" " + groups[0] + (groups.size() > 1 ? "+" : "")).c_str(),
-                checks, fails, MPI_Wtime() - t0);
+  long mine[2] = {zcoll_test::g_checks.load(), zcoll_test::g_failures.load()}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  std::string what = "zcoll mpi tests (" + std::to_string(g_size) + " ranks" +
+                     (subcomm ? ", split communicators" : "") + "):";
+  for (const std::string& g : groups) what += " " + g;
+  if (groups.empty()) what += " all";
+  const double seconds = MPI_Wtime() - t0;
+  int rc = 0;
+  if (g_rank == 0) rc = zcoll_test::finish(what.c_str(), all[0], all[1], seconds);
+  else rc = all[0] > 0 && all[1] == 0 ? 0 : 1;
   MPI_Finalize();
-  return fails == 0 ? 0 : 1;
+  return rc;
 }

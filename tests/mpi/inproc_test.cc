@@ -3,6 +3,7 @@
 // are slow to launch as processes on a small machine (up to 16), checked
 // against a double-precision reference and the algorithm's error model.
 // Exit status != 0 on failure.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,24 +15,13 @@
 
 #include "coll/algorithms.h"
 #include "coll/primitives.h"
+#include "harness.h"
 #include "thread_transport.h"
 
 using namespace zcoll;
 using namespace zcoll::coll;
 
 namespace {
-
-long g_checks = 0, g_failures = 0;
-
-#define EXPECT(cond, ...)                                                        \
-  do {                                                                           \
-    ++g_checks;                                                                  \
-    if (!(cond) && ++g_failures <= 30) {                                         \
-      std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);       \
-      std::fprintf(stderr, __VA_ARGS__);                                         \
-      std::fprintf(stderr, "\n");                                                \
-    }                                                                            \
-  } while (0)
 
 struct Setup {
   zcoll_collective coll;
@@ -116,6 +106,7 @@ void run(int N, Setup s) {
   for (int p = 0; p < N; ++p) displs[p] = p * c;
   auto fabric = std::make_shared<transport::ThreadFabric>(N);
   std::vector<zcoll_status> status(N, ZCOLL_SUCCESS);
+  std::vector<std::string> error(N);  // each rank's zcoll_last_error() (thread-local)
   std::vector<std::thread> threads;
   for (int r = 0; r < N; ++r)
     threads.emplace_back([&, r] {
@@ -150,12 +141,13 @@ void run(int N, Setup s) {
       }
       zcoll_status st = alg->run(x, a);
       status[r] = st != ZCOLL_SUCCESS ? st : x.failed;
+      if (status[r] != ZCOLL_SUCCESS) error[r] = zcoll_last_error();
     });
   for (auto& t : threads) t.join();
   char what[200];
-  std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d %s", alg->name,
+  std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d", alg->name,
                 zcoll_mode_name(s.mode), sizeof(T) == 4 ? "float" : "double", static_cast<int>(s.op),
-                N, c, s.root, s.average, zcoll_last_error());
+                N, c, s.root, s.average);
   if (s.mismatch) {
     // Streams of different quanta must never be mixed: the ranks that receive
     // one fail (ZCOLL_ERR_MISMATCH, or the error marker of a peer), nobody
@@ -167,11 +159,13 @@ void run(int N, Setup s) {
     EXPECT(failed >= 1, "%s: mismatched bounds not detected", what);
     if (everywhere) EXPECT(failed == N, "%s: only %d of %d ranks report the mismatch", what, failed, N);
     for (int r = 0; r < N; ++r)
-      EXPECT(status[r] == ZCOLL_SUCCESS || status[r] == ZCOLL_ERR_MISMATCH, "%s: rank %d status %d", what,
-             r, status[r]);
+      EXPECT(status[r] == ZCOLL_SUCCESS || status[r] == ZCOLL_ERR_MISMATCH,
+             "%s: rank %d status %d (%s)", what, r, status[r], error[r].c_str());
     return;
   }
-  for (int r = 0; r < N; ++r) EXPECT(status[r] == ZCOLL_SUCCESS, "%s: rank %d status %d", what, r, status[r]);
+  for (int r = 0; r < N; ++r)
+    EXPECT(status[r] == ZCOLL_SUCCESS, "%s: rank %d status %d (%s)", what, r, status[r],
+           error[r].c_str());
   ModelIn m;
   m.size = N;
   m.mode = s.mode;
@@ -227,6 +221,7 @@ void run(int N, Setup s) {
 }  // namespace
 
 int main() {
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   const zcoll_mode modes[] = {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
   const zcoll_op ops[] = {ZCOLL_OP_SUM, ZCOLL_OP_MAX, ZCOLL_OP_MIN, ZCOLL_OP_PROD};
   size_t n_algos = 0;
@@ -263,6 +258,7 @@ int main() {
       }
     }
   }
-  std::printf("zcoll in-process algorithm tests: %ld checks, %ld failures\n", g_checks, g_failures);
-  return g_failures == 0 ? 0 : 1;
+  return zcoll_test::finish("zcoll in-process algorithm tests", zcoll_test::g_checks,
+                            zcoll_test::g_failures,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
