@@ -1,0 +1,177 @@
+// model_test.cc — the pure functions of the collectives, without MPI: the
+// size rule, the cost model and AUTO's pick, and the error-bound derivation
+// from a configured bound to the bound of one compression.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "coll/algorithms.h"
+#include "coll/cost_model.h"
+#include "coll/error_bound.h"
+
+using namespace zcoll::coll;
+
+namespace {
+
+zcoll_model test_model() {
+  zcoll_model m{};
+  m.struct_size = sizeof m;
+  m.latency = 20e-6;
+  m.bandwidth = 125e6;  // 1 Gbit/s
+  m.compress_bw = 1e9;
+  m.decompress_bw = 2e9;
+  m.hom_bw = 3e9;
+  m.reduce_bw = 4e9;
+  m.overlap = 0.5;
+  m.growth_bits = 0.5;
+  m.mpi_scale = 1;
+  m.mpi_scale_small = 1;
+  m.threads = 1;
+  return m;
+}
+
+CostQuery query(zcoll_collective coll, int size, size_t values, double ratio) {
+  CostQuery q;
+  q.coll = coll;
+  q.size = size;
+  q.total_values = values;
+  q.vsize = 4;
+  q.ratio = ratio;
+  q.seg_values = 65536;
+  q.sum = true;
+  return q;
+}
+
+ModelIn model_in(int size, zcoll_mode mode, zcoll_op op) {
+  ModelIn m;
+  m.size = size;
+  m.mode = mode;
+  m.op = op;
+  m.hom = mode == ZCOLL_MODE_HOM && op == ZCOLL_OP_SUM;
+  m.max_abs = 10;
+  return m;
+}
+
+}  // namespace
+
+TEST(SizeRule, AllreduceRingFrom256KiBPerRank) {
+  // 4 ranks x 65536 floats = 256 KiB per rank: ring; one value less: recursive doubling
+  EXPECT_EQ(default_algorithm(ZCOLL_COLL_ALLREDUCE, 4 * 65536, 4, 4), ZCOLL_ALGO_RING);
+  EXPECT_EQ(default_algorithm(ZCOLL_COLL_ALLREDUCE, 4 * 65536 - 4, 4, 4),
+            ZCOLL_ALGO_RECURSIVE_DOUBLING);
+  EXPECT_EQ(default_algorithm(ZCOLL_COLL_REDUCE_SCATTER, 10, 4, 4), ZCOLL_ALGO_RING);
+  EXPECT_EQ(default_algorithm(ZCOLL_COLL_ALLGATHER, 10, 4, 4), ZCOLL_ALGO_RING);
+  for (zcoll_collective c : {ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE,
+                             ZCOLL_COLL_GATHER})
+    EXPECT_EQ(default_algorithm(c, 1 << 20, 8, 5), ZCOLL_ALGO_BINOMIAL);
+}
+
+TEST(CostModel, RejectsUnusableModelsAndMissingPairs) {
+  zcoll_model m = test_model();
+  const CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 22, 4);
+  EXPECT_GT(predict_seconds(m, q, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING), 0);
+  EXPECT_LT(predict_seconds(m, q, ZCOLL_MODE_HOM, ZCOLL_ALGO_BINOMIAL), 0);
+  EXPECT_LT(predict_seconds(m, query(ZCOLL_COLL_BCAST, 4, 1 << 22, 4), ZCOLL_MODE_DOC,
+                            ZCOLL_ALGO_RING),
+            0);
+  m.bandwidth = 0;
+  EXPECT_FALSE(model_usable(m));
+  EXPECT_LT(predict_seconds(m, q, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING), 0);
+}
+
+TEST(CostModel, RawRingAllreduceIsTheAlphaBetaFormula) {
+  // With no codec and no overlap question (raw), a ring allreduce of D bytes
+  // costs 2(N-1) alpha + 2 (N-1)/N D beta + the reduction, pipelined with
+  // the transfers: at least the transfer term, at most transfer + reduce.
+  zcoll_model m = test_model();
+  const int N = 4;
+  const CostQuery q = query(ZCOLL_COLL_ALLREDUCE, N, 1 << 24, 1);
+  const double D = (1 << 24) * 4.0, f = (N - 1.0) / N;
+  const double wire = 2 * (N - 1) * m.latency + 2 * f * D / m.bandwidth;
+  const double reduce = f * D / m.reduce_bw;
+  const double t = predict_seconds(m, q, ZCOLL_MODE_RAW, ZCOLL_ALGO_RING);
+  EXPECT_GE(t, wire * (1 - 1e-12));
+  EXPECT_LE(t, (wire + reduce) * (1 + 1e-12));
+}
+
+TEST(CostModel, CompressionPaysOnASlowLinkAndNotOnAFastOne) {
+  zcoll_model m = test_model();
+  const CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 24, 8);
+  Candidate c[16];
+  int best = 0;
+  int n = auto_candidates(m, q, c, &best);
+  ASSERT_GT(n, 1);
+  EXPECT_EQ(c[best].mode, ZCOLL_MODE_HOM) << "1 Gbit/s, ratio 8";
+  m.bandwidth = 100e9;  // a link far faster than the codec
+  n = auto_candidates(m, q, c, &best);
+  EXPECT_EQ(c[best].mode, ZCOLL_MODE_MPI);
+  // a higher ratio never predicts a slower compressed call
+  const double t8 = predict_seconds(test_model(), q, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING);
+  CostQuery q2 = q;
+  q2.ratio = 16;
+  EXPECT_LE(predict_seconds(test_model(), q2, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING), t8);
+}
+
+TEST(CostModel, NoHomCandidateForOtherOps) {
+  CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 24, 8);
+  q.sum = false;
+  Candidate c[16];
+  int best = 0;
+  const int n = auto_candidates(test_model(), q, c, &best);
+  for (int i = 0; i < n; ++i) EXPECT_NE(c[i].mode, ZCOLL_MODE_HOM);
+}
+
+TEST(AutoPick, MarginAndTiesAndForcedAlgorithm) {
+  const Candidate c[] = {{ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE, 1.00},
+                         {ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 0.98},
+                         {ZCOLL_MODE_HOM, ZCOLL_ALGO_RECURSIVE_DOUBLING, 0.975}};
+  // 2% faster than MPI is inside the margin: MPI
+  EXPECT_EQ(pick_candidate(c, 3, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO), 0);
+  const Candidate d[] = {{ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE, 1.00},
+                         {ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 0.50},
+                         {ZCOLL_MODE_HOM, ZCOLL_ALGO_RECURSIVE_DOUBLING, 0.49}};
+  // a near-tie among zcoll's candidates goes to the earlier one (ring)
+  EXPECT_EQ(pick_candidate(d, 3, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO), 1);
+  // a forced algorithm restricts the choice to it
+  EXPECT_EQ(pick_candidate(d, 3, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RECURSIVE_DOUBLING), 2);
+}
+
+TEST(ErrorBound, TargetFromAbsAndRel) {
+  EXPECT_EQ(target_bound(ZCOLL_EB_ABS, 1e-3, -5, 5), 1e-3);
+  EXPECT_DOUBLE_EQ(target_bound(ZCOLL_EB_REL, 1e-3, -5, 5), 1e-2);
+  // a constant field: relative to its magnitude (at least 1)
+  EXPECT_DOUBLE_EQ(target_bound(ZCOLL_EB_REL, 1e-3, 7, 7), 7e-3);
+  EXPECT_DOUBLE_EQ(target_bound(ZCOLL_EB_REL, 1e-3, 0.5, 0.5), 1e-3);
+  // no finite value anywhere (min > max): the value itself
+  EXPECT_EQ(target_bound(ZCOLL_EB_REL, 1e-3, INFINITY, -INFINITY), 1e-3);
+}
+
+TEST(ErrorBound, PerCompressionKeepsTheValue) {
+  const Algorithm* a = find_algorithm(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING);
+  ASSERT_NE(a, nullptr);
+  const ModelIn m = model_in(5, ZCOLL_MODE_HOM, ZCOLL_OP_SUM);
+  EXPECT_EQ(per_compression_bound(a->model, m, 0.25, ZCOLL_BOUND_PER_COMPRESSION), 0.25);
+  // hom ring SUM over N ranks: N compressions add up
+  EXPECT_DOUBLE_EQ(result_bound(a->model, m, 0.25), 5 * 0.25);
+  EXPECT_EQ(per_compression_bound(a->model, m, 0, ZCOLL_BOUND_PER_COMPRESSION), 0);
+  EXPECT_EQ(per_compression_bound(a->model, m, NAN, ZCOLL_BOUND_RESULT), 0);
+}
+
+TEST(ErrorBound, ResultSemanticsHoldsTheTargetForEveryAlgorithm) {
+  size_t n = 0;
+  const Algorithm* algs = algorithms(&n);
+  for (size_t i = 0; i < n; ++i)
+    for (int N : {1, 2, 3, 5, 16})
+      for (zcoll_mode mode : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+        for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_MAX, ZCOLL_OP_PROD})
+          for (double target : {1e-6, 1e-3, 0.7}) {
+            const ModelIn m = model_in(N, mode, op);
+            const double eb = per_compression_bound(algs[i].model, m, target, ZCOLL_BOUND_RESULT);
+            ASSERT_GT(eb, 0) << algs[i].name << " N=" << N;
+            EXPECT_LE(result_bound(algs[i].model, m, eb), target) << algs[i].name << " N=" << N;
+            // and not needlessly small: within 1e-9 (linear) / 1e-6 (PROD) of the target
+            EXPECT_GE(result_bound(algs[i].model, m, eb), target * (op == ZCOLL_OP_PROD ? 0.999999 : 0.999999999) -
+                                                              (N == 1 ? target : 0))
+                << algs[i].name << " N=" << N << " op " << op;
+          }
+}
