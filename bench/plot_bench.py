@@ -25,7 +25,9 @@ import os
 import re
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "common"))
+import zcoll_units  # noqa: E402  (tools/common/zcoll_units.py)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -37,24 +39,21 @@ MODE_STYLE = {  # stable colours and markers per mode
 
 
 def parse_size(s):
-    m = re.fullmatch(r"([0-9.]+)\s*([KMG]?)(i?B)?", s.strip(), re.I)
-    if not m:
-        raise argparse.ArgumentTypeError(f"bad size {s!r}")
-    return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2).upper()])
+    try:
+        return zcoll_units.parse_size(s)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
-def human(b):
-    for sh, suf in ((30, "G"), (20, "M"), (10, "K")):
-        if b >= (1 << sh) and b % (1 << sh) == 0:
-            return f"{b >> sh}{suf}"
-    return str(b)
+human = zcoll_units.format_size
 
 
 def rate_bps(r):
-    m = re.fullmatch(r"([0-9.]+)\s*(|bit|kbit|mbit|gbit|tbit)", str(r).strip().lower())
-    if not m:
+    """A run's link rate in bit/s, None when unknown."""
+    try:
+        return zcoll_units.rate_bps(str(r))
+    except ValueError:
         return None
-    return float(m.group(1)) * {"": 1, "bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12}[m.group(2)]
 
 
 def load(inputs):

@@ -18,12 +18,10 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "common"))
+import zcoll_units  # noqa: E402  (tools/common/zcoll_units.py)
 
-def human(b):
-    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if b >= scale and b % scale == 0:
-            return f"{b // scale}{unit}"
-    return str(b)
+human = zcoll_units.format_size
 
 
 def load(results):

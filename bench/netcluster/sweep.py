@@ -32,6 +32,8 @@ import time
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NETCLUSTER = os.path.join(REPO, "tools", "netcluster", "netcluster.sh")
 DEFAULT_DATA = os.path.join(REPO, "data", "ferret_fnoc-uwnd_132x73x144.f32")
+sys.path.insert(0, os.path.join(REPO, "tools", "common"))
+import zcoll_units  # noqa: E402  (tools/common/zcoll_units.py)
 
 
 def csv_list(s):
@@ -39,10 +41,15 @@ def csv_list(s):
 
 
 def rate_bps(r):
-    m = re.fullmatch(r"([0-9.]+)\s*(|bit|kbit|mbit|gbit|tbit)", r.strip().lower())
-    if not m:
-        raise argparse.ArgumentTypeError(f"bad rate {r!r} (e.g. 500mbit, 1gbit)")
-    return int(float(m.group(1)) * {"": 1, "bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12}[m.group(2)])
+    """A link rate for tc, in bit/s. The units are tools/common/zcoll_units.py's; the rate must
+    be given in bits (500mbit, 1gbit), as tc reads a bare number or "bps" differently."""
+    try:
+        bps = zcoll_units.rate_bps(r)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{e} (e.g. 500mbit, 1gbit)")
+    if not r.lower().endswith(("bit", "bits")):
+        raise argparse.ArgumentTypeError(f"bad rate {r!r}: give tc the rate in bits (500mbit, 1gbit)")
+    return int(bps)
 
 
 def parse_args():

@@ -2,11 +2,14 @@
 // checks and the run-time choice of kernels.
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <strings.h>
 
 #include "codec/chunk_scalar.h"
+#include "core/config.h"
 
 namespace zcoll {
 
@@ -87,8 +90,11 @@ const ChunkKernels kScalar = {"scalar", scalar_compress_f32, scalar_compress_f64
                               scalar_decompress_f32, scalar_decompress_f64};
 
 const ChunkKernels& choose_kernels() {
-  const char* env = std::getenv("ZCOLL_SIMD");
-  if (env && std::strcmp(env, "scalar") == 0) return kScalar;
+  const char* simd = "auto";
+  if (config::get_choice(config::kSimd, &simd) != ZCOLL_SUCCESS)
+    std::fprintf(stderr, "zcoll WARN %s; using auto\n", zcoll_last_error());
+  else if (strcasecmp(simd, "scalar") == 0)
+    return kScalar;
 #if defined(__x86_64__) || defined(__i386__)
   const ChunkKernels* avx2 = avx2_kernels();
   if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return *avx2;

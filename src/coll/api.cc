@@ -11,6 +11,7 @@
 #include "coll/cost_model.h"
 #include "coll/sim_cost.h"
 #include "coll/comm.h"
+#include "coll/comm_config.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -105,15 +106,10 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
       std::memcpy(&cfg, config, config->struct_size);
     cfg.struct_size = sizeof cfg;
   }
-  if (local == ZCOLL_SUCCESS) local = zcoll::config::apply_env(&cfg);
-  if (local == ZCOLL_SUCCESS) local = zcoll::config::validate(cfg);
+  if (local == ZCOLL_SUCCESS) local = zcoll::coll::apply_env(&cfg);
+  if (local == ZCOLL_SUCCESS) local = zcoll::coll::validate(cfg);
   zcoll_model model_fixed{};
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::model_from_env(&model_fixed);
-  if (local == ZCOLL_SUCCESS) {
-    const char* al = std::getenv("ZCOLL_AUTO_LOCAL");
-    if (al && *al && strcasecmp(al, "model") != 0 && strcasecmp(al, "mpi") != 0)
-      local = fail(ZCOLL_ERR_INVALID_ARG, "ZCOLL_AUTO_LOCAL=%s: expected mpi|model", al);
-  }
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -138,10 +134,7 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   zc->cfg = cfg;
   zc->ws.set_source(zcoll::coll::sim::make_buffer_source());  // nullptr outside SMPI builds
   zc->model_fixed = model_fixed;
-  {
-    const char* al = std::getenv("ZCOLL_AUTO_LOCAL");
-    zc->local_model = al && strcasecmp(al, "model") == 0;
-  }
+  zc->local_model = zcoll::coll::auto_local_model();
   zc->report.struct_size = sizeof zc->report;
   zc->counts.reserve(zc->tp->size());
   zc->displs.reserve(zc->tp->size());

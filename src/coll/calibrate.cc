@@ -3,7 +3,6 @@
 #include "coll/calibrate.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -17,8 +16,10 @@
 
 #include "coll/comm.h"
 #include "coll/cost_model.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/units.h"
 #include "transport/clock.h"
 
 namespace zcoll::coll {
@@ -28,83 +29,39 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kProbeTag = 77;
 constexpr int kScaleSmall = 256 * 1024, kScaleLarge = 4 * 1024 * 1024;  // MPI scale probes (bytes)
+// A variable's default as declared in the registry (core/config.cc).
+double declared_default(config::Var v) {
+  double x = 0;
+  units::parse_number(config::decl(v).def, &x);
+  return x;
+}
 // Share of the shorter of transfer and codec time that pipelined modes hide.
 // 1 would be perfect overlap; on the emulated cluster the codec competes with
-// TCP for the same cores and measured times sit between o = 0 and o = 1.
-constexpr double kDefaultOverlap = 0.5;
+// TCP for the same cores and measured times sit between o = 0 and o = 1 (0.5).
+const double kDefaultOverlap = declared_default(config::kModelOverlap);
 // Bits per value a compressed sum grows by per doubling of its terms: fitted
 // on ring Allreduce of the FNOC wind fields at REL 1e-4 (2 and 4 ranks:
 // 3.50 and 3.27 measured ratios give b1 = 8.8 bits, growth 0.7).
-constexpr double kDefaultGrowth = 0.7;
+const double kDefaultGrowth = declared_default(config::kModelGrowth);
 
-// "5us", "2ms", "1e-6", "0" -> seconds.
-bool parse_seconds(const char* t, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(t, &end);
-  if (errno || end == t || !(v >= 0) || !std::isfinite(v)) return false;
-  std::string u(end);
-  double mult = 1;
-  if (u.empty() || u == "s") mult = 1;
-  else if (u == "ms") mult = 1e-3;
-  else if (u == "us") mult = 1e-6;
-  else if (u == "ns") mult = 1e-9;
-  else return false;
-  *out = v * mult;
-  return true;
-}
-
-// "1gbit", "500mbit", "12.5GB", "3e9" (bytes/s) -> bytes per second; an
-// optional "/s" or "ps" suffix is accepted. Decimal prefixes (network style).
-bool parse_rate(const char* t, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(t, &end);
-  if (errno || end == t || !(v > 0) || !std::isfinite(v)) return false;
-  std::string u(end);
-  for (char& ch : u) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (u.size() >= 2 && (u.compare(u.size() - 2, 2, "/s") == 0 || u.compare(u.size() - 2, 2, "ps") == 0))
-    u.resize(u.size() - 2);
-  double mult = 1;
-  size_t i = 0;
-  if (i < u.size() && (u[i] == 'k' || u[i] == 'm' || u[i] == 'g' || u[i] == 't')) {
-    mult = u[i] == 'k' ? 1e3 : u[i] == 'm' ? 1e6 : u[i] == 'g' ? 1e9 : 1e12;
-    ++i;
-  }
-  const std::string unit = u.substr(i);
-  if (unit == "bit" || unit == "bits") mult /= 8;
-  else if (unit.empty() || unit == "b" || unit == "byte" || unit == "bytes") mult *= 1;
-  else return false;
-  *out = v * mult;
-  return true;
-}
-
-bool parse_number(const char* t, double lo, double hi, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(t, &end);
-  if (errno || end == t || *end || !(v >= lo && v <= hi)) return false;
-  *out = v;
-  return true;
-}
-
+// The model's fields, their variables (declared with their parsers and ranges
+// in core/config.cc) and, in the same order, their keys in a tuning file.
 struct EnvField {
-  const char* name;
+  config::Var var;
   double zcoll_model::*field;
-  enum Kind { kSeconds, kRate, kFraction, kBits, kScale } kind;
 };
 const EnvField kEnv[] = {
-    {"ZCOLL_NET_LATENCY", &zcoll_model::latency, EnvField::kSeconds},
-    {"ZCOLL_NET_SYNC_LATENCY", &zcoll_model::sync_latency, EnvField::kSeconds},
-    {"ZCOLL_NET_BANDWIDTH", &zcoll_model::bandwidth, EnvField::kRate},
-    {"ZCOLL_COMPRESS_BW", &zcoll_model::compress_bw, EnvField::kRate},
-    {"ZCOLL_DECOMPRESS_BW", &zcoll_model::decompress_bw, EnvField::kRate},
-    {"ZCOLL_HOM_BW", &zcoll_model::hom_bw, EnvField::kRate},
-    {"ZCOLL_REDUCE_BW", &zcoll_model::reduce_bw, EnvField::kRate},
-    {"ZCOLL_MODEL_OVERLAP", &zcoll_model::overlap, EnvField::kFraction},
-    {"ZCOLL_MODEL_GROWTH", &zcoll_model::growth_bits, EnvField::kBits},
-    {"ZCOLL_MODEL_MPI_SCALE", &zcoll_model::mpi_scale, EnvField::kScale},
-    {"ZCOLL_MODEL_MPI_SCALE_SMALL", &zcoll_model::mpi_scale_small, EnvField::kScale},
+    {config::kNetLatency, &zcoll_model::latency},
+    {config::kNetSyncLatency, &zcoll_model::sync_latency},
+    {config::kNetBandwidth, &zcoll_model::bandwidth},
+    {config::kCompressBw, &zcoll_model::compress_bw},
+    {config::kDecompressBw, &zcoll_model::decompress_bw},
+    {config::kHomBw, &zcoll_model::hom_bw},
+    {config::kReduceBw, &zcoll_model::reduce_bw},
+    {config::kModelOverlap, &zcoll_model::overlap},
+    {config::kModelGrowth, &zcoll_model::growth_bits},
+    {config::kModelMpiScale, &zcoll_model::mpi_scale},
+    {config::kModelMpiScaleSmall, &zcoll_model::mpi_scale_small},
 };
 
 const char* const kJsonKeys[] = {"latency", "sync_latency", "bandwidth", "compress_bw", "decompress_bw",
@@ -319,10 +276,12 @@ zcoll_status read_tune_file(const char* path, zcoll_model* m) {
   for (size_t i = 0; i < sizeof kJsonKeys / sizeof kJsonKeys[0]; ++i) {
     if (!j.contains(kJsonKeys[i])) continue;
     const nlohmann::json& v = j[kJsonKeys[i]];
-    const bool frac = kEnv[i].kind == EnvField::kFraction;
-    if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>()) ||
-        (frac && v.get<double>() > 1) ||
-        (kEnv[i].kind == EnvField::kRate && !(v.get<double>() > 0)))
+    // what the probe measured: finite and >= 0 (its MPI scales are 0 on one
+    // rank), rates > 0, the overlap in [0, 1]
+    const double x = v.is_number() ? v.get<double>() : -1;
+    if (!(x >= 0) || !std::isfinite(x) ||
+        (config::decl(kEnv[i].var).kind == config::Kind::kRate && !(x > 0)) ||
+        (kEnv[i].var == config::kModelOverlap && x > 1))
       return fail(ZCOLL_ERR_INVALID_ARG, "ZCOLL_TUNE_FILE=%s: bad value for \"%s\"", path,
                   kJsonKeys[i]);
     m->*(kEnv[i].field) = v.get<double>();
@@ -345,23 +304,14 @@ zcoll_status write_tune_file(const char* path, const zcoll_model& m) {
 
 zcoll_status model_from_env(zcoll_model* partial) {
   zcoll_model m = unset_model();
-  const char* file = std::getenv("ZCOLL_TUNE_FILE");
-  if (file && *file) ZCOLL_CHECK(read_tune_file(file, &m));
+  const char* file = nullptr;
+  ZCOLL_CHECK(config::get_path(config::kTuneFile, &file));
+  if (file) ZCOLL_CHECK(read_tune_file(file, &m));
   for (const EnvField& f : kEnv) {
-    const char* t = std::getenv(f.name);
-    if (!t || !*t) continue;
     double v = 0;
-    bool ok = false;
-    const char* expect = "";
-    switch (f.kind) {
-      case EnvField::kSeconds: ok = parse_seconds(t, &v); expect = "a time (2us, 1ms, 1e-6)"; break;
-      case EnvField::kRate: ok = parse_rate(t, &v); expect = "a rate (1gbit, 500mbit, 12.5GB, 3e9)"; break;
-      case EnvField::kFraction: ok = parse_number(t, 0, 1, &v); expect = "a number in [0, 1]"; break;
-      case EnvField::kBits: ok = parse_number(t, 0, 64, &v); expect = "bits in [0, 64]"; break;
-      case EnvField::kScale: ok = parse_number(t, 0.01, 100, &v); expect = "a factor in [0.01, 100]"; break;
-    }
-    if (!ok) return fail(ZCOLL_ERR_INVALID_ARG, "%s=%s: expected %s", f.name, t, expect);
-    m.*(f.field) = v;
+    bool set = false;
+    ZCOLL_CHECK(config::get_double(f.var, &v, &set));
+    if (set) m.*(f.field) = v;
   }
   *partial = m;
   return ZCOLL_SUCCESS;
@@ -422,7 +372,7 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   zcoll_model m = unset_model();
   merge(zc->model_fixed, &m);
   m.threads = zc->cfg.threads;
-  m.source = std::getenv("ZCOLL_TUNE_FILE") && *std::getenv("ZCOLL_TUNE_FILE") ? 2 : 3;
+  m.source = config::env_text(config::kTuneFile) ? 2 : 3;
   zc->model = m;
   zc->model_ready = true;
   return ZCOLL_SUCCESS;

@@ -14,9 +14,11 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <strings.h>
 #include <vector>
 
 #include "coll/context.h"
+#include "core/config.h"
 #include "zcoll.h"
 
 namespace zcoll::coll::sim {
@@ -55,14 +57,14 @@ struct Profile {
 const Profile& profile() {
   static Profile p = [] {
     Profile q;
-    const char* m = std::getenv("ZCOLL_SIM_CODEC");
-    const std::string mode = m ? m : "off";
-    if (mode == "off" || mode.empty()) return q;
-    if (mode == "charge") q.mode = 1;
-    else if (mode == "model") q.mode = 2;
-    else die("ZCOLL_SIM_CODEC must be off, charge or model, not '" + mode + "'");
-    const char* path = std::getenv("ZCOLL_SIM_PROFILE");
-    if (!path || !*path) die("ZCOLL_SIM_CODEC=" + mode + " needs ZCOLL_SIM_PROFILE");
+    const char* m = "off";
+    if (config::get_choice(config::kSimCodec, &m) != ZCOLL_SUCCESS) die(zcoll_last_error());
+    const std::string mode = m;
+    if (strcasecmp(m, "off") == 0) return q;
+    q.mode = strcasecmp(m, "charge") == 0 ? 1 : 2;
+    const char* path = nullptr;
+    config::get_path(config::kSimProfile, &path);
+    if (!path) die("ZCOLL_SIM_CODEC=" + mode + " needs ZCOLL_SIM_PROFILE");
     std::ifstream f(path);
     if (!f) die(std::string("cannot read ZCOLL_SIM_PROFILE ") + path);
     std::string line;

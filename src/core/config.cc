@@ -1,217 +1,433 @@
-// config.cc — ZCOLL_* environment registry for the MPI collectives.
+// config.cc — the registry of ZCOLL_* environment variables (see config.h):
+// the table, the typed reads, and the help text and docs generated from it.
+// This is the only place in src/ that calls getenv.
 #include "core/config.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <strings.h>
 
 #include "core/error.h"
-#include "core/log.h"
+#include "core/units.h"
+
+extern char** environ;
 
 namespace zcoll::config {
 
-bool parse_size(const char* t, size_t* out) {
-  if (!t || !*t) return false;
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(t, &end);
-  if (errno || end == t || !(v >= 0)) return false;
-  double mult = 1;
-  if (*end) {
-    switch (*end) {
-      case 'k': case 'K': mult = 1024.0; break;
-      case 'm': case 'M': mult = 1024.0 * 1024; break;
-      case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
-      default: return false;
-    }
-    ++end;
-    if (*end == 'i' || *end == 'I') ++end;
-    if (*end == 'b' || *end == 'B') ++end;
-    if (*end) return false;
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPositive = std::numeric_limits<double>::denorm_min();  // "> 0"
+constexpr const char* kLib = "libzcoll";
+constexpr const char* kMpi = "libzcoll_mpi";
+constexpr const char* kSmpi = "SMPI builds";
+
+// clang-format off
+const Decl kTable[kVarCount] = {
+  // ---- the handle's configuration (zcoll_comm_config; src/coll/comm_config.cc)
+  {kMode, "ZCOLL_MODE", Kind::kChoice, "auto|mpi|raw|cpr_p2p|doc|hom", 0, 0, "auto", nullptr, kMpi,
+   "mode of every call: `auto` runs, per call, whichever of the MPI library's collective, `hom` "
+   "and `doc` (with either Allreduce algorithm) the cost model predicts fastest "
+   "(docs/algorithms.md, \"Cost model\"); `mpi` the MPI library's collective; `raw` zcoll's "
+   "algorithm without compression; `cpr_p2p` compress before every send and decompress after "
+   "every receive (baseline); `doc` C-Coll (compress once for data movement, "
+   "decompress-operate-compress with polling for reductions); `hom` hZCCL (homomorphic sums; "
+   "MAX/MIN/PROD run as `doc`)"},
+  {kEbMode, "ZCOLL_EB_MODE", Kind::kChoice, "abs|rel", 0, 0, "rel", nullptr, kMpi,
+   "error-bound kind; `rel` = value x (max - min) of the finite inputs of all ranks, one "
+   "absolute bound agreed on by all ranks"},
+  {kErrorBound, "ZCOLL_ERROR_BOUND", Kind::kNumber, "number > 0", kPositive, kInf, "1e-4",
+   nullptr, kMpi, "the error-bound value"},
+  {kBound, "ZCOLL_BOUND", Kind::kChoice, "per_compression|result", 0, 0, "per_compression",
+   nullptr, kMpi,
+   "the bound applies to each compression (as in the papers; the reported result bound grows "
+   "with the algorithm), or to the final result (the library divides it by the algorithm's "
+   "accumulation factor)"},
+  {kThreads, "ZCOLL_THREADS", Kind::kInteger, "integer in [0, 4096]", 0, 4096, "1", nullptr, kMpi,
+   "OpenMP threads per rank for compression, decompression, homomorphic additions and local "
+   "reductions (`0` = `omp_get_max_threads()`)"},
+  {kMinBytes, "ZCOLL_MIN_BYTES", Kind::kSize, "size (65536, 64K, 1M)", 0, kInf, "65536", nullptr,
+   kMpi, "calls whose buffer has fewer bytes go to the plain MPI collective (`0` = never)"},
+  {kChunkSize, "ZCOLL_CHUNK_SIZE", Kind::kSize, "multiple of 32 in [1024, 1048576]", 1024, 1048576,
+   "16384", nullptr, kMpi,
+   "codec chunk size in values (the unit of raw escape, threading and polling)"},
+  {kPipelineValues, "ZCOLL_PIPELINE_VALUES", Kind::kSize, "count of values (0 = 4 chunks)", 0,
+   kInf, "0", nullptr, kMpi,
+   "pipeline segment: values per compressed stream in flight (rounded up to a multiple of 32); "
+   "`cpr_p2p` ignores it (one stream per message)"},
+  // ---- algorithm per collective
+  {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto|ring|rd|recursive_doubling", 0, 0,
+   "auto", nullptr, kMpi,
+   "Allreduce algorithm; `auto` takes the ring when a rank's block (count x size / N) is at "
+   "least 256 KiB, recursive doubling (`rd`) below"},
+  {kReduceScatterAlgo, "ZCOLL_REDUCE_SCATTER_ALGO", Kind::kChoice, "auto|ring", 0, 0, "auto",
+   nullptr, kMpi, "Reduce_scatter and Reduce_scatter_block algorithm (`auto`: the ring)"},
+  {kAllgatherAlgo, "ZCOLL_ALLGATHER_ALGO", Kind::kChoice, "auto|ring", 0, 0, "auto", nullptr, kMpi,
+   "Allgather algorithm (`auto`: the ring)"},
+  {kBcastAlgo, "ZCOLL_BCAST_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+   "Bcast algorithm (`auto`: the binomial tree)"},
+  {kScatterAlgo, "ZCOLL_SCATTER_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+   "Scatter algorithm (`auto`: the binomial tree)"},
+  {kReduceAlgo, "ZCOLL_REDUCE_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+   "Reduce algorithm (`auto`: the binomial tree)"},
+  {kGatherAlgo, "ZCOLL_GATHER_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+   "Gather algorithm (`auto`: the binomial tree)"},
+  // ---- mode auto and the cost model (src/coll/calibrate.cc)
+  {kAutoLocal, "ZCOLL_AUTO_LOCAL", Kind::kChoice, "mpi|model", 0, 0, "mpi", nullptr, kMpi,
+   "`auto` when all ranks share one node: run MPI (memory beats any codec), or model the node "
+   "like a network (testing)"},
+  {kTuneFile, "ZCOLL_TUNE_FILE", Kind::kPath, "path", 0, 0, nullptr, "none", kMpi,
+   "the cost model's parameters from a file written by `zcoll-tune -o FILE` (JSON) instead of "
+   "the handle's probe; a missing or malformed file fails `zcoll_comm_create`"},
+  {kNetLatency, "ZCOLL_NET_LATENCY", Kind::kTime, "time (2us, 1ms, 1e-6)", 0, kInf, nullptr,
+   "probe", kMpi, "cost model α: seconds per message"},
+  {kNetSyncLatency, "ZCOLL_NET_SYNC_LATENCY", Kind::kTime, "time", 0, kInf, nullptr,
+   "probe; else 2·⌈log₂N⌉·α", kMpi,
+   "cost model: zcoll's per-call agreement (one max-allreduce of ~35 doubles)"},
+  {kNetBandwidth, "ZCOLL_NET_BANDWIDTH", Kind::kRate, "rate (1gbit, 500mbit, 12.5GB, 3e9)", 0,
+   kInf, nullptr, "probe", kMpi,
+   "cost model 1/β: bytes per second a rank sends while it receives"},
+  {kCompressBw, "ZCOLL_COMPRESS_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
+   "cost model: compression throughput (uncompressed bytes/s, at the handle's threads)"},
+  {kDecompressBw, "ZCOLL_DECOMPRESS_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
+   "cost model: decompression throughput"},
+  {kHomBw, "ZCOLL_HOM_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
+   "cost model: homomorphic addition of two streams (uncompressed bytes/s)"},
+  {kReduceBw, "ZCOLL_REDUCE_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
+   "cost model: local reduction of two float arrays"},
+  {kModelOverlap, "ZCOLL_MODEL_OVERLAP", Kind::kNumber, "number in [0, 1]", 0, 1, "0.5", nullptr,
+   kMpi,
+   "cost model: share of the shorter of transfer and codec time that pipelined modes hide "
+   "(1 = perfect overlap)"},
+  {kModelGrowth, "ZCOLL_MODEL_GROWTH", Kind::kNumber, "bits in [0, 64]", 0, 64, "0.7", nullptr,
+   kMpi, "cost model: bits per value a compressed k-term sum grows per doubling of k"},
+  {kModelMpiScale, "ZCOLL_MODEL_MPI_SCALE", Kind::kNumber, "factor in [0.01, 100]", 0.01, 100,
+   nullptr, "probe", kMpi,
+   "cost model: measured / modelled time of the MPI library's collectives for long messages "
+   "(the probe times a 4 MiB `MPI_Allreduce`)"},
+  {kModelMpiScaleSmall, "ZCOLL_MODEL_MPI_SCALE_SMALL", Kind::kNumber, "factor in [0.01, 100]",
+   0.01, 100, nullptr, "probe", kMpi,
+   "the same for short messages (256 KiB); in between the factor is interpolated on log size"},
+  // ---- diagnostics and kernels
+  {kDebug, "ZCOLL_DEBUG", Kind::kChoice, "NONE|WARN|INFO|TRACE|0|1|2|3", 0, 0, "NONE", nullptr,
+   kMpi,
+   "`INFO`: one line per call on rank 0 (collective, count, mode, algorithm and why, error "
+   "bound, bytes sent / uncompressed, time); `TRACE`: the same on every rank plus handle "
+   "creation; `0`..`3` are the same levels"},
+  {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar", 0, 0, "auto", nullptr, kLib,
+   "codec kernels: `scalar` forces the portable reference kernels (streams are identical)"},
+  // ---- the simulated cluster (docs/scale.md; ZCOLL_SMPI=ON builds only)
+  {kSimCodec, "ZCOLL_SIM_CODEC", Kind::kChoice, "off|charge|model", 0, 0, "off", nullptr, kSmpi,
+   "simulated codec: `off` runs it uncharged, `charge` runs it and charges the profile's "
+   "measured cost, `model` skips the data work and models stream sizes from the profile"},
+  {kSimProfile, "ZCOLL_SIM_PROFILE", Kind::kPath, "path", 0, 0, nullptr, "none", kSmpi,
+   "the calibration profile (`zcoll-calibrate --profile`) that `charge` and `model` read"},
+};
+// clang-format on
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::kChoice: return "choice";
+    case Kind::kInteger: return "integer";
+    case Kind::kNumber: return "number";
+    case Kind::kSize: return "size";
+    case Kind::kRate: return "rate";
+    case Kind::kTime: return "time";
+    case Kind::kPath: return "path";
   }
-  double r = v * mult;
-  if (r > 1.8e19 || r != std::floor(r)) return false;
-  *out = static_cast<size_t>(r);
+  return "?";
+}
+
+// Whether `word` is one of the '|'-separated words of `list` (any case).
+bool in_list(const char* list, const char* word) {
+  const size_t n = std::strlen(word);
+  if (n == 0) return false;
+  for (const char* p = list;;) {
+    const char* bar = std::strchr(p, '|');
+    const size_t len = bar ? static_cast<size_t>(bar - p) : std::strlen(p);
+    if (len == n && strncasecmp(p, word, n) == 0) return true;
+    if (!bar) return false;
+    p = bar + 1;
+  }
+}
+
+// Parse text as d's kind; numeric kinds give *x. False on junk or out of range.
+bool parse(const Decl& d, const char* text, double* x, uint64_t* size) {
+  if (!text || !*text) return false;
+  double v = 0;
+  uint64_t s = 0;
+  switch (d.kind) {
+    case Kind::kChoice: return in_list(d.values, text);
+    case Kind::kPath: return true;
+    case Kind::kInteger:
+      if (!units::parse_number(text, &v) || v != std::floor(v)) return false;
+      break;
+    case Kind::kNumber:
+      if (!units::parse_number(text, &v)) return false;
+      break;
+    case Kind::kSize:
+      if (!units::parse_size(text, &s)) return false;
+      v = static_cast<double>(s);
+      break;
+    case Kind::kRate:
+      if (!units::parse_rate(text, &v)) return false;
+      break;
+    case Kind::kTime:
+      if (!units::parse_time(text, &v)) return false;
+      break;
+  }
+  if (!in_range(d.var, v)) return false;
+  if (x) *x = v;
+  if (size) *size = s;
   return true;
 }
 
-namespace {
-
-zcoll_status bad(const char* name, const char* text, const char* expected) {
-  return fail(ZCOLL_ERR_INVALID_ARG, "%s=%s: expected %s", name, text, expected);
+zcoll_status bad_value(const Decl& d, const char* text) {
+  return fail(ZCOLL_ERR_INVALID_ARG, "%s=%s: expected %s", d.name, text, d.values);
 }
 
-zcoll_status set_mode(const char* t, zcoll_comm_config* c) {
-  zcoll_mode m;
-  if (zcoll_mode_from_name(t, &m) != ZCOLL_SUCCESS || m == ZCOLL_MODE_DEFAULT)
-    return bad("ZCOLL_MODE", t, "auto|mpi|raw|cpr_p2p|doc|hom");
-  c->mode = m;
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_eb_mode(const char* t, zcoll_comm_config* c) {
-  if (strcasecmp(t, "abs") == 0) c->eb_mode = ZCOLL_EB_ABS;
-  else if (strcasecmp(t, "rel") == 0) c->eb_mode = ZCOLL_EB_REL;
-  else return bad("ZCOLL_EB_MODE", t, "abs|rel");
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_error_bound(const char* t, zcoll_comm_config* c) {
-  char* end = nullptr;
-  double v = std::strtod(t, &end);
-  if (end == t || *end || !(std::isfinite(v) && v > 0))
-    return bad("ZCOLL_ERROR_BOUND", t, "a positive number");
-  c->error_bound = v;
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_bound(const char* t, zcoll_comm_config* c) {
-  if (strcasecmp(t, "per_compression") == 0) c->bound = ZCOLL_BOUND_PER_COMPRESSION;
-  else if (strcasecmp(t, "result") == 0) c->bound = ZCOLL_BOUND_RESULT;
-  else return bad("ZCOLL_BOUND", t, "per_compression|result");
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_threads(const char* t, zcoll_comm_config* c) {
-  char* end = nullptr;
-  long v = std::strtol(t, &end, 10);
-  if (end == t || *end || v < 0 || v > 4096) return bad("ZCOLL_THREADS", t, "an integer >= 0");
-  c->threads = static_cast<int>(v);
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_min_bytes(const char* t, zcoll_comm_config* c) {
-  size_t v;
-  if (!parse_size(t, &v)) return bad("ZCOLL_MIN_BYTES", t, "a size (65536, 64K, 1M)");
-  c->min_bytes = v;
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_chunk(const char* t, zcoll_comm_config* c) {
-  size_t v;
-  if (!parse_size(t, &v) || v > ZCOLL_MAX_CHUNK_SIZE)
-    return bad("ZCOLL_CHUNK_SIZE", t, "a multiple of 32 in [1024, 1048576]");
-  c->chunk_size = static_cast<uint32_t>(v);
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_pipeline(const char* t, zcoll_comm_config* c) {
-  size_t v;
-  if (!parse_size(t, &v)) return bad("ZCOLL_PIPELINE_VALUES", t, "a count of values (0 = 4 chunks)");
-  c->pipeline_values = v;
-  return ZCOLL_SUCCESS;
-}
-zcoll_status set_algo(const char* t, zcoll_comm_config* c) {
-  if (strcasecmp(t, "auto") == 0) c->allreduce_algorithm = ZCOLL_ALGO_AUTO;
-  else if (strcasecmp(t, "ring") == 0) c->allreduce_algorithm = ZCOLL_ALGO_RING;
-  else if (strcasecmp(t, "rd") == 0 || strcasecmp(t, "recursive_doubling") == 0)
-    c->allreduce_algorithm = ZCOLL_ALGO_RECURSIVE_DOUBLING;
-  else return bad("ZCOLL_ALLREDUCE_ALGO", t, "auto|ring|rd");
+// The text to read for d (environment, else default) and whether it came from
+// the environment; nullptr when neither has one. Fails on a wrong-kind request.
+zcoll_status source(Var v, bool kind_ok, const char** text, bool* from_env) {
+  const Decl& d = decl(v);
+  if (!kind_ok)
+    return fail(ZCOLL_ERR_INTERNAL, "%s is a %s, read with the wrong getter", d.name,
+                kind_name(d.kind));
+  const char* e = env_text(v);
+  if (from_env) *from_env = e != nullptr;
+  *text = e ? e : d.def;
+  if (e && !parse(d, e, nullptr, nullptr)) return bad_value(d, e);
   return ZCOLL_SUCCESS;
 }
 
-const Param kParams[] = {
-    {"ZCOLL_MODE", "auto|mpi|raw|cpr_p2p|doc|hom", "auto",
-     "mode of every call (zcoll_comm_set_mode overrides per call); auto: the cost model's "
-     "fastest, plain MPI included", set_mode},
-    {"ZCOLL_EB_MODE", "abs|rel", "rel",
-     "error bound kind; rel = value * (max - min) of all ranks' inputs", set_eb_mode},
-    {"ZCOLL_ERROR_BOUND", "> 0", "1e-4", "error bound value", set_error_bound},
-    {"ZCOLL_BOUND", "per_compression|result", "per_compression",
-     "whether the bound is per compression (as the papers) or on the final result",
-     set_bound},
-    {"ZCOLL_THREADS", ">= 0", "1", "OpenMP threads per rank for codec and reduction (0 = all)",
-     set_threads},
-    {"ZCOLL_MIN_BYTES", "size (64K, 1M)", "65536",
-     "messages below this many bytes use the plain MPI collective", set_min_bytes},
-    {"ZCOLL_CHUNK_SIZE", "1024..1048576, multiple of 32", "16384", "codec chunk size in values",
-     set_chunk},
-    {"ZCOLL_PIPELINE_VALUES", "values (0 = 4 chunks)", "0",
-     "pipeline segment: values per compressed piece in flight", set_pipeline},
-    {"ZCOLL_ALLREDUCE_ALGO", "auto|ring|rd", "auto",
-     "Allreduce algorithm (auto: ring when a rank's block is >= 256 KiB, else rd)", set_algo},
-    {"ZCOLL_AUTO_LOCAL", "mpi|model", "mpi",
-     "auto when all ranks share one node: mpi (memory beats any codec), or model it like a network",
-     nullptr},
-    {"ZCOLL_TUNE_FILE", "path", "(none)",
-     "cost model parameters written by zcoll-tune (instead of the handle's probe)", nullptr},
-    {"ZCOLL_NET_LATENCY", "time (2us, 1ms)", "(probe)", "cost model: latency per message",
-     nullptr},
-    {"ZCOLL_NET_SYNC_LATENCY", "time", "(probe)",
-     "cost model: zcoll's per-call agreement (a small MPI_Allreduce)", nullptr},
-    {"ZCOLL_NET_BANDWIDTH", "rate (1gbit, 12.5GB)", "(probe)",
-     "cost model: bytes/s a rank sends while receiving", nullptr},
-    {"ZCOLL_COMPRESS_BW", "rate", "(probe)", "cost model: compression throughput", nullptr},
-    {"ZCOLL_DECOMPRESS_BW", "rate", "(probe)", "cost model: decompression throughput", nullptr},
-    {"ZCOLL_HOM_BW", "rate", "(probe)", "cost model: homomorphic addition throughput", nullptr},
-    {"ZCOLL_REDUCE_BW", "rate", "(probe)", "cost model: local float reduction throughput",
-     nullptr},
-    {"ZCOLL_MODEL_OVERLAP", "0..1", "0.5",
-     "cost model: share of codec time pipelined modes hide behind transfers", nullptr},
-    {"ZCOLL_MODEL_GROWTH", "bits", "0.7",
-     "cost model: bits per value a compressed sum grows per doubling of its terms", nullptr},
-    {"ZCOLL_MODEL_MPI_SCALE", "factor", "(probe)",
-     "cost model: measured / modelled time of MPI's collectives, long messages (4 MiB)", nullptr},
-    {"ZCOLL_MODEL_MPI_SCALE_SMALL", "factor", "(probe)",
-     "cost model: the same for short messages (256 KiB)", nullptr},
-    {"ZCOLL_DEBUG", "NONE|WARN|INFO|TRACE", "NONE",
-     "INFO logs mode, algorithm and why for each call (rank 0); TRACE logs all ranks", nullptr},
-    {"ZCOLL_SIMD", "auto|scalar", "auto", "codec kernels (libzcoll; scalar forces the reference)",
-     nullptr},
-};
+// Backticks are markdown; the plain-text help leaves them out.
+std::string plain(const char* s) {
+  std::string out;
+  for (; *s; ++s)
+    if (*s != '`') out += *s;
+  return out;
+}
+
+std::string values_md(const Decl& d) {
+  if (d.kind != Kind::kChoice) return d.values;
+  std::string out;
+  for (const char* p = d.values; *p; ++p) {
+    if (p == d.values) out += '`';
+    if (*p == '|') out += "`, `";
+    else out += *p;
+  }
+  return out + '`';
+}
+
+std::string default_text(const Decl& d) {
+  return d.def ? std::string(d.def) : "(" + std::string(d.unset) + ")";
+}
 
 }  // namespace
 
-const Param* params(size_t* count) {
-  *count = sizeof kParams / sizeof kParams[0];
-  return kParams;
+const Decl& decl(Var v) { return kTable[v]; }
+
+zcoll_status lookup(const char* name, Var* out) {
+  for (const Decl& d : kTable)
+    if (name && std::strcmp(d.name, name) == 0) {
+      *out = d.var;
+      return ZCOLL_SUCCESS;
+    }
+  return fail(ZCOLL_ERR_INVALID_ARG, "%s is not a zcoll variable (zcoll-env lists them)",
+              name ? name : "(null)");
 }
 
-zcoll_status apply_env(zcoll_comm_config* cfg) {
-  for (const Param& p : kParams) {
-    if (!p.apply) continue;
-    const char* v = std::getenv(p.name);
-    if (!v || !*v) continue;
-    ZCOLL_CHECK(p.apply(v, cfg));
+zcoll_status check(Var v, const char* text) {
+  const Decl& d = decl(v);
+  return parse(d, text, nullptr, nullptr) ? ZCOLL_SUCCESS : bad_value(d, text ? text : "");
+}
+
+bool in_range(Var v, double x) {
+  const Decl& d = decl(v);
+  switch (d.kind) {
+    case Kind::kRate: return x > 0 && std::isfinite(x);
+    case Kind::kTime: return x >= 0 && std::isfinite(x);
+    case Kind::kInteger:
+    case Kind::kNumber:
+    case Kind::kSize: return x >= d.lo && x <= d.hi;
+    case Kind::kChoice:
+    case Kind::kPath: return false;
   }
+  return false;
+}
+
+const char* env_text(Var v) {
+  const char* e = std::getenv(decl(v).name);
+  return e && *e ? e : nullptr;
+}
+
+zcoll_status get_choice(Var v, const char** word, bool* from_env) {
+  const char* t = nullptr;
+  ZCOLL_CHECK(source(v, decl(v).kind == Kind::kChoice, &t, from_env));
+  if (t) *word = t;
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status validate(const zcoll_comm_config& c) {
-  if (c.mode < ZCOLL_MODE_MPI || c.mode > ZCOLL_MODE_AUTO)
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.mode %d is not a mode", static_cast<int>(c.mode));
-  if (c.eb_mode != ZCOLL_EB_ABS && c.eb_mode != ZCOLL_EB_REL)
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.eb_mode %d is not ABS or REL",
-                static_cast<int>(c.eb_mode));
-  if (!(std::isfinite(c.error_bound) && c.error_bound > 0))
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.error_bound %g must be positive and finite",
-                c.error_bound);
-  if (c.bound != ZCOLL_BOUND_PER_COMPRESSION && c.bound != ZCOLL_BOUND_RESULT)
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.bound %d is not a bound semantics",
-                static_cast<int>(c.bound));
-  if (c.threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "config.threads must be >= 0");
-  uint32_t cs = c.chunk_size ? c.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
-  if (cs % ZCOLL_BLOCK_SIZE || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
-    return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
-                ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
-  if (c.allreduce_algorithm != ZCOLL_ALGO_AUTO && c.allreduce_algorithm != ZCOLL_ALGO_RING &&
-      c.allreduce_algorithm != ZCOLL_ALGO_RECURSIVE_DOUBLING)
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.allreduce_algorithm %d is not auto, ring or rd",
-                static_cast<int>(c.allreduce_algorithm));
+zcoll_status get_path(Var v, const char** out, bool* from_env) {
+  const char* t = nullptr;
+  ZCOLL_CHECK(source(v, decl(v).kind == Kind::kPath, &t, from_env));
+  if (t) *out = t;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status get_integer(Var v, long* out, bool* from_env) {
+  const char* t = nullptr;
+  ZCOLL_CHECK(source(v, decl(v).kind == Kind::kInteger, &t, from_env));
+  double x = 0;
+  if (t && parse(decl(v), t, &x, nullptr)) *out = static_cast<long>(x);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status get_size(Var v, uint64_t* out, bool* from_env) {
+  const char* t = nullptr;
+  ZCOLL_CHECK(source(v, decl(v).kind == Kind::kSize, &t, from_env));
+  uint64_t s = 0;
+  if (t && parse(decl(v), t, nullptr, &s)) *out = s;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status get_double(Var v, double* out, bool* from_env) {
+  const Kind k = decl(v).kind;
+  const char* t = nullptr;
+  ZCOLL_CHECK(source(v, k == Kind::kNumber || k == Kind::kRate || k == Kind::kTime, &t, from_env));
+  double x = 0;
+  if (t && parse(decl(v), t, &x, nullptr)) *out = x;
   return ZCOLL_SUCCESS;
 }
 
 const char* help_text() {
   static const std::string text = [] {
     std::string s;
-    char line[512];
-    std::snprintf(line, sizeof line, "%-22s %-30s %-16s %s\n", "variable", "values", "default",
+    char line[1024];
+    std::snprintf(line, sizeof line, "%-28s %-36s %-16s %s\n", "variable", "values", "default",
                   "meaning");
     s += line;
-    for (const Param& p : kParams) {
-      std::snprintf(line, sizeof line, "%-22s %-30s %-16s %s\n", p.name, p.values, p.def, p.doc);
+    for (const Decl& d : kTable) {
+      std::snprintf(line, sizeof line, "%-28s %-36s %-16s %s\n", d.name, d.values,
+                    default_text(d).c_str(), plain(d.doc).c_str());
       s += line;
     }
     return s;
   }();
   return text.c_str();
+}
+
+std::string markdown() {
+  std::string s =
+      "# Environment variables\n"
+      "\n"
+      "<!-- Generated from src/core/config.cc by `zcoll-env --markdown`: edit the registry,\n"
+      "     then regenerate (`BUILD/tools/zcoll_env/zcoll-env --markdown > docs/env.md`).\n"
+      "     The test `docs.env_md` fails when this file is stale. -->\n"
+      "\n"
+      "Every `ZCOLL_*` variable is declared once, in the registry of `src/core/config.cc`\n"
+      "(name, parser, default, meaning); this page, `zcoll_mpi_env_help()` and `zcoll-env`\n"
+      "are generated from it. `zcoll-env` lists every variable with its value in the\n"
+      "current environment and flags malformed values and unknown `ZCOLL_*` names.\n"
+      "\n"
+      "The variables of `libzcoll_mpi` are read when a handle is created\n"
+      "(`zcoll_comm_create`) and override the `zcoll_comm_config` passed to it; the\n"
+      "per-call setters (`zcoll_comm_set_mode`, `_set_algorithm`, `_set_error_bound`,\n"
+      "`_set_average`) override both. A malformed value makes `zcoll_comm_create` fail\n"
+      "with `ZCOLL_ERR_INVALID_ARG` on every rank (the ranks agree on the outcome), with\n"
+      "a message that names the variable. All ranks must see the same values (mode and\n"
+      "`ZCOLL_MIN_BYTES` in particular: a rank that sends a call to MPI while another runs\n"
+      "a zcoll algorithm is the same error as calling different collectives; differing\n"
+      "error bounds are detected and reported as `ZCOLL_ERR_MISMATCH`). `ZCOLL_SIMD` is\n"
+      "read by `libzcoll` and `ZCOLL_DEBUG` by `libzcoll_mpi`, once per process.\n"
+      "\n"
+      "## Units\n"
+      "\n"
+      "Sizes, rates and times follow one set of rules in every variable and every tool\n"
+      "option (`src/core/units.h`; `tools/common/zcoll_units.py` for the Python scripts):\n"
+      "\n"
+      "* **number**: digits with an optional fraction and exponent (`64`, `2.5`, `1e-6`);\n"
+      "  no sign, spaces, hex, `inf` or `nan`.\n"
+      "* **size** (bytes, or a count of values): a number, then an optional prefix `K`,\n"
+      "  `M`, `G`, `T` (either case), optional `i`, optional `B`. A bare prefix or one with\n"
+      "  `i` is binary: `64K` = `64KiB` = 65536, `1M` = `1MiB` = 2^20. A prefix followed by\n"
+      "  `B` without `i` is decimal (SI): `1MB` = 1 000 000, `646MB` = 646 000 000. The\n"
+      "  result must be a whole number below 2^64 (`1.5K` = 1536; `0.5` is refused).\n"
+      "  A lowercase `b` is refused.\n"
+      "* **rate** (bytes per second): a number, an optional prefix, a unit, an optional\n"
+      "  `/s`. Units: `B` (bytes) or `bit`/`bits` (any case). Prefixes are decimal unless\n"
+      "  followed by `i`: `1gbit` = 1.25e8, `2.5Gbit/s` = 3.125e8, `100MB/s` = 1e8,\n"
+      "  `1GiB/s` = 2^30. A bare number is bytes/s (`3e9`). A prefix needs its unit (`1G`\n"
+      "  is refused: bits or bytes?), and `b`, `bps` and `Bps` are refused (tc reads `bps`\n"
+      "  as bytes/s, most people as bits/s). A rate must be > 0.\n"
+      "* **time** (seconds): a number, then an optional `s`, `ms`, `us` or `ns` (either\n"
+      "  case): `2us`, `10ms`, `1e-6`.\n"
+      "\n"
+      "## Variables\n"
+      "\n"
+      "| variable | values | default | read by | meaning |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  for (const Decl& d : kTable) {
+    s += "| `";
+    s += d.name;
+    s += "` | " + values_md(d) + " | ";
+    s += d.def ? "`" + std::string(d.def) + "`" : default_text(d);
+    s += " | ";
+    s += d.reader;
+    s += " | ";
+    s += d.doc;
+    s += " |\n";
+  }
+  s +=
+      "\n"
+      "The algorithm variables other than `ZCOLL_ALLREDUCE_ALGO` are checked when a handle\n"
+      "is created; each of those collectives has one algorithm today.\n"
+      "\n"
+      "The cost-model variables override the tuning file, which replaces the probe;\n"
+      "when latency, bandwidth and the four throughputs are all given, no probe runs.\n"
+      "Every rank must see the same values: the first `auto` call checks it and\n"
+      "returns `ZCOLL_ERR_MISMATCH` on every rank otherwise.\n"
+      "\n"
+      "Example:\n"
+      "\n"
+      "```\n"
+      "ZCOLL_MODE=doc ZCOLL_EB_MODE=abs ZCOLL_ERROR_BOUND=1e-3 ZCOLL_DEBUG=INFO \\\n"
+      "  mpirun -np 4 ./app\n"
+      "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring (config mode doc; auto: block >= "
+      "256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
+      "```\n";
+  return s;
+}
+
+std::string current_values() {
+  std::string s;
+  char line[1024];
+  for (const Decl& d : kTable) {
+    const char* e = env_text(d.var);
+    std::string state;
+    if (!e) state = d.def ? "(default " + std::string(d.def) + ")" : "(unset: " + std::string(d.unset) + ")";
+    else if (parse(d, e, nullptr, nullptr)) state = e;
+    else state = std::string(e) + "   <- INVALID: expected " + d.values;
+    std::snprintf(line, sizeof line, "%-28s %s\n", d.name, state.c_str());
+    s += line;
+  }
+  for (char** p = environ; p && *p; ++p) {
+    if (std::strncmp(*p, "ZCOLL_", 6) != 0) continue;
+    const char* eq = std::strchr(*p, '=');
+    const std::string name(*p, eq ? static_cast<size_t>(eq - *p) : std::strlen(*p));
+    bool known = false;
+    for (const Decl& d : kTable) known = known || name == d.name;
+    if (!known) {
+      std::snprintf(line, sizeof line, "%-28s %s   <- UNKNOWN: not a zcoll variable\n",
+                    name.c_str(), eq ? eq + 1 : "");
+      s += line;
+    }
+  }
+  return s;
 }
 
 }  // namespace zcoll::config

@@ -1,37 +1,118 @@
-// config.h — the one registry of ZCOLL_* environment variables. Each knob is
-// declared once (name, accepted values, default, meaning, how it applies to a
-// zcoll_comm_config); docs/env.md and zcoll_mpi_env_help() come from this table.
+// config.h — the one registry of ZCOLL_* environment variables (the NCCL_PARAM
+// idea): each is declared once in config.cc with its name, kind (which parser
+// reads it), accepted values, default and one doc line. Readers ask the
+// registry for a typed value and never call getenv themselves; docs/env.md,
+// zcoll_mpi_env_help() and the zcoll-env tool are generated from the table.
+//
+// The registry is generic (no MPI): it parses and validates. What a value does
+// is up to its reader: src/coll/comm_config.cc applies the handle's variables
+// to a zcoll_comm_config, calibrate.cc the cost model's, log.cc ZCOLL_DEBUG,
+// the codec ZCOLL_SIMD, sim_cost.cc and zcoll-simscale the ZCOLL_SIM_* ones.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
-#include "zcoll_mpi.h"
+#include "zcoll.h"
 
 namespace zcoll::config {
 
-struct Param {
-  const char* name;      // ZCOLL_...
-  const char* values;    // accepted values
-  const char* def;       // default
-  const char* doc;       // one-line meaning
-  // Parse text into cfg; nullptr for variables read elsewhere (ZCOLL_DEBUG, ZCOLL_SIMD).
-  zcoll_status (*apply)(const char* text, zcoll_comm_config* cfg);
+// Every variable, in the table's order (docs/env.md follows it).
+enum Var {
+  kMode,
+  kEbMode,
+  kErrorBound,
+  kBound,
+  kThreads,
+  kMinBytes,
+  kChunkSize,
+  kPipelineValues,
+  kAllreduceAlgo,
+  kReduceScatterAlgo,
+  kAllgatherAlgo,
+  kBcastAlgo,
+  kScatterAlgo,
+  kReduceAlgo,
+  kGatherAlgo,
+  kAutoLocal,
+  kTuneFile,
+  kNetLatency,
+  kNetSyncLatency,
+  kNetBandwidth,
+  kCompressBw,
+  kDecompressBw,
+  kHomBw,
+  kReduceBw,
+  kModelOverlap,
+  kModelGrowth,
+  kModelMpiScale,
+  kModelMpiScaleSmall,
+  kDebug,
+  kSimd,
+  kSimCodec,
+  kSimProfile,
+  kVarCount
 };
 
-// The table (static storage).
-const Param* params(size_t* count);
+// Which parser reads a variable (src/core/units.h has the size, rate and time rules).
+enum class Kind {
+  kChoice,   // one of the words in `values` ('|'-separated, any case)
+  kInteger,  // a whole number in [lo, hi]
+  kNumber,   // a plain number in [lo, hi]
+  kSize,     // a size (64K, 1M, 65536) in [lo, hi]
+  kRate,     // a rate in bytes/s (1gbit, 12.5GB, 3e9), > 0
+  kTime,     // a time in seconds (2us, 1ms, 1e-6), >= 0
+  kPath,     // any non-empty text
+};
 
-// Apply every set ZCOLL_* variable to cfg. A bad value fails with
-// ZCOLL_ERR_INVALID_ARG naming the variable.
-zcoll_status apply_env(zcoll_comm_config* cfg);
+struct Decl {
+  Var var;             // its index in the table
+  const char* name;    // ZCOLL_...
+  Kind kind;
+  const char* values;  // kChoice: the accepted words; else the accepted values in words
+  double lo, hi;       // kInteger, kNumber, kSize: the accepted range (inclusive)
+  const char* def;     // the default, as text its parser accepts; nullptr: none
+  const char* unset;   // when def is nullptr: what happens instead ("probe", "none")
+  const char* reader;  // "libzcoll", "libzcoll_mpi" or "SMPI builds"
+  const char* doc;     // one line
+};
 
-// Validate a configuration (after the environment).
-zcoll_status validate(const zcoll_comm_config& cfg);
+// The table (static storage, kVarCount entries, decl(v).var == v).
+const Decl& decl(Var v);
 
-// "1M", "64K", "65536", "2G" -> bytes/values; false on junk.
-bool parse_size(const char* text, size_t* out);
+// The variable called `name`; ZCOLL_ERR_INVALID_ARG when no variable has that
+// name (the registry refuses lookups of undeclared names).
+zcoll_status lookup(const char* name, Var* out);
 
-// The help table (static, built once).
+// Check `text` against v's parser: ZCOLL_ERR_INVALID_ARG naming the variable
+// and what it accepts when it does not parse or is out of range.
+zcoll_status check(Var v, const char* text);
+
+// Whether a number (from a tuning file, say) is in v's accepted range.
+bool in_range(Var v, double x);
+
+// The environment's text for v; nullptr when it is unset or empty.
+const char* env_text(Var v);
+
+// Typed reads. Each gives the environment's value when it is set, else the
+// default (*from_env = false); with neither (def == nullptr), *out is left
+// alone. A bad value in the environment is ZCOLL_ERR_INVALID_ARG naming the
+// variable; asking with the wrong getter for v's kind is ZCOLL_ERR_INTERNAL.
+// The environment is read at every call (handles created later see changes).
+zcoll_status get_choice(Var v, const char** word, bool* from_env = nullptr);
+zcoll_status get_integer(Var v, long* out, bool* from_env = nullptr);
+zcoll_status get_size(Var v, uint64_t* out, bool* from_env = nullptr);
+// kNumber, kRate (bytes/s) and kTime (seconds).
+zcoll_status get_double(Var v, double* out, bool* from_env = nullptr);
+zcoll_status get_path(Var v, const char** out, bool* from_env = nullptr);
+
+// The help table, one variable a line (static, built once): zcoll_mpi_env_help().
 const char* help_text();
+// docs/env.md, whole (zcoll-env --markdown writes it; a test compares).
+std::string markdown();
+// Every variable with its value in this process's environment, and the
+// ZCOLL_* variables set here that no one declared (zcoll-env with no options).
+std::string current_values();
 
 }  // namespace zcoll::config

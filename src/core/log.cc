@@ -3,9 +3,10 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <strings.h>
+
+#include "core/config.h"
 
 namespace zcoll::log {
 
@@ -25,11 +26,12 @@ bool parse_level(const char* t, Level* out) {
 Level level() {
   static const Level lvl = [] {
     Level l = kNone;
-    const char* e = std::getenv("ZCOLL_DEBUG");
-    if (e && !parse_level(e, &l)) {
-      std::fprintf(stderr, "zcoll WARN ZCOLL_DEBUG=%s is not NONE|WARN|INFO|TRACE; using WARN\n", e);
-      l = kWarn;
+    const char* word = "NONE";
+    if (config::get_choice(config::kDebug, &word) != ZCOLL_SUCCESS) {
+      std::fprintf(stderr, "zcoll WARN %s; using WARN\n", zcoll_last_error());
+      return kWarn;
     }
+    parse_level(word, &l);
     return l;
   }();
   return lvl;

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "../common/split.h"
+#include "core/units.h"
 #include "zcoll.h"
 
 namespace {
@@ -121,11 +122,11 @@ int main(int argc, char** argv) {
     else if (a == "--profile") profile = next();
     else if (a == "--rel") rel = std::stod(next());
     else if (a == "--values") {
-      std::string v = next();
-      double m = 1;
-      if (!v.empty() && v.back() == 'M') m = 1 << 20, v.pop_back();
-      else if (!v.empty() && v.back() == 'K') m = 1 << 10, v.pop_back();
-      values = static_cast<size_t>(std::stod(v) * m);
+      const std::string v = next();
+      uint64_t n = 0;
+      if (!zcoll::units::parse_size(v.c_str(), &n) || n == 0)
+        throw std::runtime_error("--values " + v + ": expected a count (4M, 65536)");
+      values = static_cast<size_t>(n);
     } else if (a == "--threads") threads_s = next();
     else if (a == "--terms") terms_s = next();
     else if (a == "--repeat") repeat = std::stoi(next());

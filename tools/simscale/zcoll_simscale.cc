@@ -39,6 +39,8 @@
 #include <vector>
 
 #include "../common/split.h"
+#include "core/config.h"
+#include "core/units.h"
 #include "zcoll_mpi.h"
 #ifdef ZCOLL_WITH_SMPI
 #include "coll/sim_cost.h"
@@ -54,19 +56,11 @@ std::string g_codec = "off";
 
 using zcoll::tools::split;
 
+// Sizes follow core/units.h: "64M" = 64 MiB, "646MB" = 646 000 000 bytes.
 size_t parse_size(const std::string& t) {
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  std::string suf(end);
-  double m = 1;
-  if (suf == "K" || suf == "KiB") m = 1024;
-  else if (suf == "M" || suf == "MiB") m = 1024.0 * 1024;
-  else if (suf == "G" || suf == "GiB") m = 1024.0 * 1024 * 1024;
-  else if (suf == "KB") m = 1e3;
-  else if (suf == "MB") m = 1e6;
-  else if (suf == "GB") m = 1e9;
-  else if (!suf.empty() && suf != "B") throw std::runtime_error("bad size " + t);
-  return static_cast<size_t>(v * m);
+  uint64_t v = 0;
+  if (!zcoll::units::parse_size(t.c_str(), &v)) throw std::runtime_error("bad size " + t);
+  return static_cast<size_t>(v);
 }
 
 // Float SUM whose cost is charged in the simulation (the `mpi` baseline).
@@ -90,7 +84,8 @@ void costed_sum(void* in, void* inout, int* len, MPI_Datatype* dt) {
 }
 
 double profile_reduce_gbps() {
-  const char* path = std::getenv("ZCOLL_SIM_PROFILE");
+  const char* path = nullptr;
+  zcoll::config::get_path(zcoll::config::kSimProfile, &path);
   if (!path) return 0;
   std::ifstream f(path);
   std::string line;
@@ -185,8 +180,12 @@ int main(int argc, char** argv) {
       return rc;
     }
   }
-  const char* codec = std::getenv("ZCOLL_SIM_CODEC");
-  g_codec = codec && *codec ? codec : "off";
+  const char* codec = "off";
+  if (zcoll::config::get_choice(zcoll::config::kSimCodec, &codec) != ZCOLL_SUCCESS) {
+    if (g_rank == 0) std::fprintf(stderr, "zcoll-simscale: %s\n", zcoll_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  g_codec = codec;
 #ifdef ZCOLL_WITH_SMPI
   g_model = zcoll::coll::sim::model();
   g_charge = zcoll::coll::sim::charging();

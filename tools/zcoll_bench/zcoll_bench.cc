@@ -42,33 +42,24 @@
 #include <vector>
 
 #include "../common/split.h"
+#include "core/units.h"
 #include "zcoll_mpi.h"
 
 namespace {
 
 int g_rank = 0, g_size = 1;
 
+// Sizes follow core/units.h ("64K", "1M" binary; "1MB" = 10^6).
 bool parse_size(const std::string& t, size_t* out) {
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  if (end == t.c_str() || !(v >= 0)) return false;
-  double m = 1;
-  std::string suf(end);
-  if (suf == "K" || suf == "k" || suf == "KB" || suf == "KiB") m = 1024;
-  else if (suf == "M" || suf == "m" || suf == "MB" || suf == "MiB") m = 1024.0 * 1024;
-  else if (suf == "G" || suf == "g" || suf == "GB" || suf == "GiB") m = 1024.0 * 1024 * 1024;
-  else if (!suf.empty() && suf != "B") return false;
-  *out = static_cast<size_t>(v * m);
+  uint64_t v = 0;
+  if (!zcoll::units::parse_size(t.c_str(), &v)) return false;
+  *out = static_cast<size_t>(v);
   return true;
 }
 
 std::string human(size_t b) {
-  char buf[32];
-  if (b >= (size_t{1} << 30) && b % (size_t{1} << 30) == 0) std::snprintf(buf, sizeof buf, "%zuG", b >> 30);
-  else if (b >= (size_t{1} << 20) && b % (size_t{1} << 20) == 0) std::snprintf(buf, sizeof buf, "%zuM", b >> 20);
-  else if (b >= 1024 && b % 1024 == 0) std::snprintf(buf, sizeof buf, "%zuK", b >> 10);
-  else std::snprintf(buf, sizeof buf, "%zu", b);
-  return buf;
+  char buf[24];
+  return zcoll::units::format_size(b, buf, sizeof buf);
 }
 
 using zcoll::tools::split;

@@ -19,23 +19,18 @@
 #include <string>
 #include <vector>
 
+#include "core/units.h"
 #include "zcoll_mpi.h"
 
 namespace {
 
 int g_rank = 0;
 
+// Sizes follow core/units.h ("64K", "1M" binary; "1MB" = 10^6); 0 is refused.
 bool parse_bytes(const std::string& t, size_t* out) {
-  char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
-  if (end == t.c_str() || !(v > 0)) return false;
-  std::string u(end);
-  double m = 1;
-  if (u == "K" || u == "KiB") m = 1024;
-  else if (u == "M" || u == "MiB") m = 1024.0 * 1024;
-  else if (u == "G" || u == "GiB") m = 1024.0 * 1024 * 1024;
-  else if (!u.empty() && u != "B") return false;
-  *out = static_cast<size_t>(v * m);
+  uint64_t v = 0;
+  if (!zcoll::units::parse_size(t.c_str(), &v) || v == 0) return false;
+  *out = static_cast<size_t>(v);
   return true;
 }
 
