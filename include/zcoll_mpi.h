@@ -95,12 +95,13 @@ typedef enum zcoll_algorithm {
 typedef enum zcoll_collective {
   ZCOLL_COLL_NONE = 0, /* no call made yet                                      */
   ZCOLL_COLL_ALLREDUCE = 1,
-  ZCOLL_COLL_REDUCE_SCATTER = 2, /* block and counts variants                  */
+  ZCOLL_COLL_REDUCE_SCATTER = 2, /* zcoll_reduce_scatter and _block           */
   ZCOLL_COLL_ALLGATHER = 3,
   ZCOLL_COLL_BCAST = 4,
   ZCOLL_COLL_SCATTER = 5,
   ZCOLL_COLL_REDUCE = 6,
-  ZCOLL_COLL_GATHER = 7
+  ZCOLL_COLL_GATHER = 7,
+  ZCOLL_COLL_COUNT = 8 /* the number of values above (not a collective)     */
 } zcoll_collective;
 
 typedef enum zcoll_bound_semantics {
@@ -134,12 +135,15 @@ typedef struct zcoll_comm_config {
   size_t pipeline_values;         /* ZCOLL_PIPELINE_VALUES: values per pipeline
                                      segment (each one compressed stream);
                                      0 = 4 chunks                              */
-  zcoll_algorithm allreduce_algorithm; /* ZCOLL_ALLREDUCE_ALGO auto|ring|rd    */
+  zcoll_algorithm algorithm[ZCOLL_COLL_COUNT]; /* per collective, indexed by
+                                     zcoll_collective: ZCOLL_<COLLECTIVE>_ALGO
+                                     (ZCOLL_ALLREDUCE_ALGO auto|ring|rd, ...);
+                                     ZCOLL_ALGO_AUTO = the library's choice   */
 } zcoll_comm_config;
 
 #define ZCOLL_COMM_CONFIG_INITIALIZER                                         \
   { sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4,           \
-    ZCOLL_BOUND_PER_COMPRESSION, 1, 65536, 0u, 0, ZCOLL_ALGO_AUTO }
+    ZCOLL_BOUND_PER_COMPRESSION, 1, 65536, 0u, 0, { ZCOLL_ALGO_AUTO } }
 
 /* Fill *config with the defaults above. */
 void zcoll_comm_config_init(zcoll_comm_config* config);
@@ -163,14 +167,17 @@ zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* conf
 /* Per-call settings: they apply to the following calls on this handle until
  * changed again (all ranks must set the same values).
  *   set_mode: ZCOLL_MODE_DEFAULT returns to the configured mode.
- *   set_algorithm: the Allreduce algorithm (AUTO, RING, RECURSIVE_DOUBLING);
- *     the other collectives have one algorithm each.
+ *   set_algorithm: the algorithm of one collective (ZCOLL_ALGO_AUTO: the
+ *     library's choice; otherwise one the collective has: Allreduce RING or
+ *     RECURSIVE_DOUBLING, Reduce_scatter and Allgather RING, the rooted
+ *     collectives BINOMIAL; anything else is ZCOLL_ERR_INVALID_ARG).
  *   set_error_bound: eb_mode + value for the following calls.
  *   set_average: with MPI_SUM, Allreduce / Reduce / Reduce_scatter return the
  *     sum divided by the communicator size (on compressed streams the divisor
  *     is applied at decompression); ignored for other ops. */
 zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
-zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_algorithm algorithm);
+zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
+                                      zcoll_algorithm algorithm);
 zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode,
                                         double error_bound);
 zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average);
@@ -210,63 +217,11 @@ typedef struct zcoll_report {
 
 zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
 
-/* ---- cost model and automatic selection ------------------------------------
- * An alpha-beta-gamma model of every algorithm and mode, and of the MPI
- * library's own collectives (docs/algorithms.md, "Cost model"). Mode AUTO
- * evaluates it per call and runs the fastest prediction. Its parameters come,
- * in this order of precedence, from the ZCOLL_NET_* / ZCOLL_*_BW environment
- * variables, a tuning file (ZCOLL_TUNE_FILE, written by zcoll-tune), or a
- * probe that the handle runs at its first AUTO call (a few ms: a ring exchange
- * of 8 B and 1 MiB, and the codec on 1 MiB of smooth data). All ranks agree on
- * one set of values (the slowest rank's), so all make the same choice.
- * Throughputs are bytes of uncompressed data per second with `threads`
- * OpenMP threads per rank.                                                   */
-typedef struct zcoll_model {
-  size_t struct_size;      /* sizeof(zcoll_model)                              */
-  double latency;          /* alpha: seconds per message                       */
-  double sync_latency;     /* seconds of zcoll's per-call agreement (one small
-                              MPI_Allreduce); 0 = 2 * ceil(log2 N) * latency */
-  double bandwidth;        /* 1/beta: bytes/s a rank sends while it receives   */
-  double compress_bw;      /* compression                                      */
-  double decompress_bw;    /* decompression                                    */
-  double hom_bw;           /* homomorphic addition of two streams              */
-  double reduce_bw;        /* local reduction of two float arrays              */
-  double overlap;          /* 0..1: how much of the codec time pipelined modes
-                              hide behind transfers (1 = all of the shorter) */
-  double growth_bits;      /* bits per value a k-term compressed sum grows by
-                              per doubling of k                             */
-  double mpi_scale;        /* measured / modelled time of the MPI library's
-                              collectives for long messages (the probe times
-                              a 4 MiB MPI_Allreduce); 0 = 1                 */
-  double mpi_scale_small;  /* the same at 256 KiB; in between, interpolated
-                              on log size; 0 = mpi_scale                    */
-  int threads;             /* threads the throughputs were measured with       */
-  int source;              /* 0 none, 1 probe, 2 tuning file, 3 set/env only  */
-} zcoll_model;
-
-/* Run the probe now (collective; also re-runs it). */
-zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);
-/* The handle's model (ZCOLL_ERR_INVALID_ARG if not calibrated yet). */
-zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model);
-/* Replace the handle's model (all ranks must pass the same values; AUTO
- * checks this with the settings of every call). */
-zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model);
-
-/* Save / load a model as a tuning file (JSON; what ZCOLL_TUNE_FILE reads). */
-zcoll_status zcoll_model_save(const zcoll_model* model, const char* path);
-zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
-
-/* Predicted seconds of one call: `count` as in the collective's call
- * (Allreduce/Bcast/Reduce: values; Reduce_scatter (block), Allgather,
- * Scatter, Gather: values per rank); ratio = compression ratio of one
- * compressed input (ignored for MPI and RAW); algorithm AUTO = the one the
- * library would select. Mode AUTO: the fastest mode, returned in *chosen_mode
- * and *chosen_algorithm (either may be NULL). Pure function, no MPI. */
-zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective,
-                           zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
-                           size_t count, zcoll_dtype dtype, double ratio,
-                           double* seconds, zcoll_mode* chosen_mode,
-                           zcoll_algorithm* chosen_algorithm);
+/* ---- cost model ---------------------------------------------------------------
+ * Mode AUTO chooses with a cost model whose parameters come from the
+ * environment (docs/env.md), a tuning file (ZCOLL_TUNE_FILE, written by
+ * zcoll-tune) or a probe. Inspecting and setting the model, and predicting a
+ * call's time, are in the experimental header zcoll_tuner.h.               */
 
 /* ---- collectives --------------------------------------------------------------
  * datatype: any MPI datatype (MPI_FLOAT and MPI_DOUBLE are compressed, others
@@ -283,15 +238,15 @@ zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
  * block i (recvcount values) of the reduction. sendbuf may be MPI_IN_PLACE
  * (input in recvbuf, which then holds size*recvcount values; the result is
  * written to its start). */
-zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf,
+zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf,
                                   void* recvbuf, size_t recvcount,
                                   MPI_Datatype datatype, MPI_Op op);
 
 /* MPI_Reduce_scatter: sendbuf holds sum(recvcounts) values; rank i gets the
  * recvcounts[i] values at offset sum(recvcounts[0..i-1]) of the reduction.
  * recvcounts has comm-size entries, identical on all ranks. MPI_IN_PLACE as
- * for zcoll_reduce_scatter. */
-zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf,
+ * for zcoll_reduce_scatter_block. */
+zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf,
                                          void* recvbuf, const size_t* recvcounts,
                                          MPI_Datatype datatype, MPI_Op op);
 

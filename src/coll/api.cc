@@ -57,6 +57,7 @@ const char* zcoll_collective_name(zcoll_collective c) {
     case ZCOLL_COLL_SCATTER: return "scatter";
     case ZCOLL_COLL_REDUCE: return "reduce";
     case ZCOLL_COLL_GATHER: return "gather";
+    case ZCOLL_COLL_COUNT: break;
   }
   return "?";
 }
@@ -98,7 +99,7 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   zcoll_status local = ZCOLL_SUCCESS;
   char msg[512] = "";
   if (config) {
-    if (config->struct_size < offsetof(zcoll_comm_config, allreduce_algorithm) + sizeof(int) ||
+    if (config->struct_size < offsetof(zcoll_comm_config, algorithm) + sizeof(zcoll_algorithm) * ZCOLL_COLL_COUNT ||
         config->struct_size > sizeof(zcoll_comm_config))
       local = fail(ZCOLL_ERR_INVALID_ARG, "config.struct_size %zu (use ZCOLL_COMM_CONFIG_INITIALIZER)",
                    config->struct_size);
@@ -171,13 +172,12 @@ zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode) {
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_algorithm algorithm) {
+zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
+                                      zcoll_algorithm algorithm) {
   zcoll::clear_error();
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
-  if (algorithm != ZCOLL_ALGO_AUTO && algorithm != ZCOLL_ALGO_RING &&
-      algorithm != ZCOLL_ALGO_RECURSIVE_DOUBLING)
-    return fail(ZCOLL_ERR_INVALID_ARG, "the Allreduce algorithm is auto, ring or recursive_doubling");
-  zc->algorithm = algorithm;
+  ZCOLL_CHECK(zcoll::coll::check_algorithm(collective, algorithm));
+  zc->algorithm[collective] = algorithm;
   return ZCOLL_SUCCESS;
 }
 
@@ -250,7 +250,7 @@ zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model) {
                 "model: latency >= 0, positive finite bandwidths, overlap in [0, 1] and "
                 "growth_bits >= 0 are required");
   zc->model = *model;
-  zc->model.source = 3;
+  zc->model.source = ZCOLL_MODEL_SOURCE_SET;
   zc->model_ready = true;
   return ZCOLL_SUCCESS;
 }
@@ -273,7 +273,7 @@ zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
   ZCOLL_CHECK(zcoll::coll::read_tune_file(path, &m));
   if (!zcoll::coll::model_usable(m))
     return fail(ZCOLL_ERR_INVALID_ARG, "%s: latency, bandwidth and the four throughputs are required", path);
-  m.source = 2;
+  m.source = ZCOLL_MODEL_SOURCE_TUNE_FILE;
   *model = m;
   return ZCOLL_SUCCESS;
 }
@@ -354,14 +354,14 @@ zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
   return run_call(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
 }
 
-zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                   size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
   return run_call(zc, k);
 }
 
-zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                          const size_t* recvcounts, MPI_Datatype datatype,
                                          MPI_Op op) {
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);

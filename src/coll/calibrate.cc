@@ -323,7 +323,7 @@ zcoll_status calibrate(zcoll_comm* zc) {
   ZCOLL_CHECK(run_probe(zc, &m));
   merge(zc->model_fixed, &m);
   m.threads = zc->cfg.threads;
-  m.source = 1;
+  m.source = ZCOLL_MODEL_SOURCE_PROBE;
   zc->model = m;
   zc->model_ready = true;
   if (zc->tp->rank() == 0)
@@ -372,7 +372,7 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   zcoll_model m = unset_model();
   merge(zc->model_fixed, &m);
   m.threads = zc->cfg.threads;
-  m.source = config::env_text(config::kTuneFile) ? 2 : 3;
+  m.source = config::env_text(config::kTuneFile) ? ZCOLL_MODEL_SOURCE_TUNE_FILE : ZCOLL_MODEL_SOURCE_SET;
   zc->model = m;
   zc->model_ready = true;
   return ZCOLL_SUCCESS;

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "zcoll_mpi.h"
+#include "zcoll_tuner.h"
 
 struct zcoll_comm;
 

@@ -10,12 +10,12 @@
 
 #include "coll/context.h"
 #include "transport/mpi_transport.h"
-#include "zcoll_mpi.h"
+#include "zcoll_tuner.h"
 
 namespace zcoll::coll {
 // Per-collective state is indexed by zcoll_collective (ZCOLL_COLL_NONE .. the
 // last collective); a new collective must come last in the enum.
-constexpr int kCollectives = static_cast<int>(ZCOLL_COLL_GATHER) + 1;
+constexpr int kCollectives = ZCOLL_COLL_COUNT;
 }  // namespace zcoll::coll
 
 struct zcoll_comm {
@@ -23,7 +23,7 @@ struct zcoll_comm {
   zcoll_comm_config cfg;
   // per-call settings (sticky until changed)
   zcoll_mode mode = ZCOLL_MODE_DEFAULT;
-  zcoll_algorithm algorithm = ZCOLL_ALGO_AUTO;
+  zcoll_algorithm algorithm[ZCOLL_COLL_COUNT] = {};  // per collective; AUTO = none
   bool eb_set = false;
   zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
   double error_bound = 0;

@@ -1,6 +1,8 @@
 // comm_config.cc — the handle's ZCOLL_* variables applied to a zcoll_comm_config.
 #include "coll/comm_config.h"
 
+#include "coll/algorithms.h"
+
 #include <cmath>
 #include <cstdint>
 #include <strings.h>
@@ -39,21 +41,41 @@ zcoll_status apply_env(zcoll_comm_config* c) {
   if (set) c->chunk_size = static_cast<uint32_t>(n);
   ZCOLL_CHECK(get_size(kPipelineValues, &n, &set));
   if (set) c->pipeline_values = static_cast<size_t>(n);
-  ZCOLL_CHECK(get_choice(kAllreduceAlgo, &w, &set));
-  if (set)
-    c->allreduce_algorithm = is(w, "auto")   ? ZCOLL_ALGO_AUTO
-                             : is(w, "ring") ? ZCOLL_ALGO_RING
-                                             : ZCOLL_ALGO_RECURSIVE_DOUBLING;
-  // declared for per-collective selection; each collective has one algorithm today
-  for (Var v : {kReduceScatterAlgo, kAllgatherAlgo, kBcastAlgo, kScatterAlgo, kReduceAlgo,
-                kGatherAlgo, kAutoLocal})
-    ZCOLL_CHECK(get_choice(v, &w));
+  // ZCOLL_<COLLECTIVE>_ALGO: the registry admits only the collective's own names
+  const struct {
+    Var var;
+    zcoll_collective coll;
+  } algo_vars[] = {{kAllreduceAlgo, ZCOLL_COLL_ALLREDUCE},
+                   {kReduceScatterAlgo, ZCOLL_COLL_REDUCE_SCATTER},
+                   {kAllgatherAlgo, ZCOLL_COLL_ALLGATHER},
+                   {kBcastAlgo, ZCOLL_COLL_BCAST},
+                   {kScatterAlgo, ZCOLL_COLL_SCATTER},
+                   {kReduceAlgo, ZCOLL_COLL_REDUCE},
+                   {kGatherAlgo, ZCOLL_COLL_GATHER}};
+  for (const auto& av : algo_vars) {
+    ZCOLL_CHECK(get_choice(av.var, &w, &set));
+    if (!set) continue;
+    zcoll_algorithm a = ZCOLL_ALGO_AUTO;
+    if (is(w, "ring")) a = ZCOLL_ALGO_RING;
+    else if (is(w, "rd") || is(w, "recursive_doubling")) a = ZCOLL_ALGO_RECURSIVE_DOUBLING;
+    else if (is(w, "binomial")) a = ZCOLL_ALGO_BINOMIAL;
+    c->algorithm[av.coll] = a;
+  }
+  ZCOLL_CHECK(get_choice(kAutoLocal, &w));
   return ZCOLL_SUCCESS;
 }
 
 bool auto_local_model() {
   const char* w = "mpi";
   return config::get_choice(config::kAutoLocal, &w) == ZCOLL_SUCCESS && is(w, "model");
+}
+
+zcoll_status check_algorithm(zcoll_collective coll, zcoll_algorithm algo) {
+  if (coll <= ZCOLL_COLL_NONE || coll >= ZCOLL_COLL_COUNT)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown collective %d", static_cast<int>(coll));
+  if (algo == ZCOLL_ALGO_AUTO || find_algorithm(coll, algo)) return ZCOLL_SUCCESS;
+  return fail(ZCOLL_ERR_INVALID_ARG, "%s has no algorithm %s (%d)", zcoll_collective_name(coll),
+              zcoll_algorithm_name(algo), static_cast<int>(algo));
 }
 
 zcoll_status validate(const zcoll_comm_config& c) {
@@ -73,10 +95,10 @@ zcoll_status validate(const zcoll_comm_config& c) {
   if (cs % ZCOLL_BLOCK_SIZE || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
                 ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
-  if (c.allreduce_algorithm != ZCOLL_ALGO_AUTO && c.allreduce_algorithm != ZCOLL_ALGO_RING &&
-      c.allreduce_algorithm != ZCOLL_ALGO_RECURSIVE_DOUBLING)
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.allreduce_algorithm %d is not auto, ring or rd",
-                static_cast<int>(c.allreduce_algorithm));
+  for (int k = ZCOLL_COLL_ALLREDUCE; k < ZCOLL_COLL_COUNT; ++k)
+    ZCOLL_CHECK(check_algorithm(static_cast<zcoll_collective>(k), c.algorithm[k]));
+  if (c.algorithm[ZCOLL_COLL_NONE] != ZCOLL_ALGO_AUTO)
+    return fail(ZCOLL_ERR_INVALID_ARG, "config.algorithm[ZCOLL_COLL_NONE] must be ZCOLL_ALGO_AUTO");
   return ZCOLL_SUCCESS;
 }
 

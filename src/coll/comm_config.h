@@ -14,6 +14,9 @@ namespace zcoll::coll {
 zcoll_status apply_env(zcoll_comm_config* cfg);
 
 // Validate a configuration (after the environment).
+// ZCOLL_SUCCESS if algo is AUTO or an algorithm the collective has.
+zcoll_status check_algorithm(zcoll_collective coll, zcoll_algorithm algo);
+
 zcoll_status validate(const zcoll_comm_config& cfg);
 
 // ZCOLL_AUTO_LOCAL=model (checked by apply_env).

@@ -98,7 +98,7 @@ double mpi_seconds(const Terms& t, const CostQuery& q) {
         return L * (t.a + D * t.b + D * t.g);
       return (2 * std::log2(P) + 2 * e) * t.a + (2.0 * (P - 1) / P + e) * D * t.b +
              ((P - 1.0) / P + e) * D * t.g;
-    case ZCOLL_COLL_NONE: break;
+    case ZCOLL_COLL_NONE: case ZCOLL_COLL_COUNT: break;
   }
   return -1;
 }
@@ -308,7 +308,7 @@ static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? scatter_gather_binomial(t, q, mode, true) : -1;
     case ZCOLL_COLL_REDUCE:
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? reduce_binomial(t, q, mode) : -1;
-    case ZCOLL_COLL_NONE: break;
+    case ZCOLL_COLL_NONE: case ZCOLL_COLL_COUNT: break;
   }
   return -1;
 }

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "zcoll_mpi.h"
+#include "zcoll_tuner.h"
 
 namespace zcoll::coll {
 

@@ -125,13 +125,8 @@ struct Resolved {
 
 // The algorithm the caller fixed for this collective (AUTO: none).
 zcoll_algorithm forced_algorithm(const zcoll_comm& zc, zcoll_collective coll, bool* from_call) {
-  *from_call = false;
-  if (coll != ZCOLL_COLL_ALLREDUCE) return ZCOLL_ALGO_AUTO;
-  if (zc.algorithm != ZCOLL_ALGO_AUTO) {
-    *from_call = true;
-    return zc.algorithm;
-  }
-  return zc.cfg.allreduce_algorithm;
+  *from_call = zc.algorithm[coll] != ZCOLL_ALGO_AUTO;
+  return *from_call ? zc.algorithm[coll] : zc.cfg.algorithm[coll];
 }
 
 zcoll_status resolve(const zcoll_comm& zc, const Call& k, Resolved* out) {

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "zcoll_mpi.h"
+#include "zcoll_tuner.h"
 
 namespace {
 
@@ -216,7 +217,7 @@ void t_allreduce(const Case& c, int nan_inf = 0) {
   std::vector<T> send = in[c.rank], recv(n + 1, T(-7));
   if (c.in_place) std::copy(send.begin(), send.end(), recv.begin());
   zcoll_comm_set_mode(c.zc, c.mode);
-  zcoll_comm_set_algorithm(c.zc, c.algo);
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_ALLREDUCE, c.algo);
   zcoll_comm_set_average(c.zc, c.average);
   zcoll_status s = zcoll_allreduce(c.zc, c.in_place ? MPI_IN_PLACE : send.data(), recv.data(), n,
                                    mpi_type<T>(), c.op);
@@ -256,9 +257,9 @@ void t_reduce_scatter(const Case& c, bool counts_variant) {
   zcoll_comm_set_average(c.zc, c.average);
   const void* sb = c.in_place ? MPI_IN_PLACE : send.data();
   zcoll_status s = counts_variant
-                       ? zcoll_reduce_scatter_counts(c.zc, sb, recv.data(), counts.data(),
+                       ? zcoll_reduce_scatter(c.zc, sb, recv.data(), counts.data(),
                                                      mpi_type<T>(), c.op)
-                       : zcoll_reduce_scatter(c.zc, sb, recv.data(), c.count, mpi_type<T>(), c.op);
+                       : zcoll_reduce_scatter_block(c.zc, sb, recv.data(), c.count, mpi_type<T>(), c.op);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, counts_variant ? "reduce_scatter_counts" : "reduce_scatter",
                               sizeof(T) == 4 ? "float" : "double");
@@ -466,8 +467,8 @@ void group_allreduce(const Env& e) {
       zcoll_comm_set_average(zc, 0);
     });
   }
-  zcoll_comm_set_algorithm(e.fine, ZCOLL_ALGO_AUTO);
-  zcoll_comm_set_algorithm(e.coarse, ZCOLL_ALGO_AUTO);
+  zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
+  zcoll_comm_set_algorithm(e.coarse, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
 }
 
 void group_reduce_scatter(const Env& e) {
@@ -608,10 +609,18 @@ void group_large(const Env& e) {
     t_scatter<float>(c);
     t_gather<float>(c);
   }
-  zcoll_comm_set_algorithm(e.coarse, ZCOLL_ALGO_AUTO);
+  zcoll_comm_set_algorithm(e.coarse, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
 }
 
 void group_special(const Env& e) {
+  // algorithms are chosen per collective, among the collective's own
+  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_RING) ==
+             ZCOLL_ERR_INVALID_ARG, "bcast has no ring algorithm");
+  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_COUNT, ZCOLL_ALGO_AUTO) ==
+             ZCOLL_ERR_INVALID_ARG, "ZCOLL_COLL_COUNT is not a collective");
+  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL) == ZCOLL_SUCCESS,
+         "bcast binomial: %s", zcoll_last_error());
+  zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
   // NaN / Inf through every mode (raw chunks carry them exactly; IEEE results)
   for (zcoll_mode m : kModes)
     for (int dt = 0; dt < 2; ++dt)
@@ -629,7 +638,7 @@ void group_special(const Env& e) {
         c.op = MPI_SUM;
         if (dt == 0) t_bcast<float>(c, 1); else t_bcast<double>(c, 1);
       }
-  zcoll_comm_set_algorithm(e.fine, ZCOLL_ALGO_AUTO);
+  zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
 
   // the final-result bound: error within the configured bound itself
   {
@@ -852,7 +861,7 @@ void group_auto(const Env& e) {
     m.struct_size = sizeof m;
     EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_ERR_INVALID_ARG, "no model before the probe");
     EXPECT(zcoll_comm_calibrate(zc) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
-    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == 1, "model after the probe");
+    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_PROBE, "model after the probe");
     EXPECT(m.latency >= 0 && m.bandwidth > 0 && m.compress_bw > 1e6 && m.decompress_bw > 1e6 &&
                m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 0.5 && m.mpi_scale > 0,
            "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
@@ -965,7 +974,7 @@ void group_auto(const Env& e) {
            "allreduce with an env model: %s", zcoll_last_error());
     zcoll_model m;
     m.struct_size = sizeof m;
-    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == 3 &&
+    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_SET &&
                std::fabs(m.bandwidth - 1.25e8) < 1 && std::fabs(m.latency - 2e-5) < 1e-12 &&
                m.reduce_bw == 6e9,
            "env model: bw %g lat %g source %d", m.bandwidth, m.latency, m.source);

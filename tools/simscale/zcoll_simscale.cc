@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
             case ZCOLL_COLL_REDUCE_SCATTER:
               rc = is_mpi ? MPI_Reduce_scatter_block(in, out, static_cast<int>(per), MPI_FLOAT, costed,
                                                      MPI_COMM_WORLD)
-                          : zcoll_reduce_scatter(zc, in, out, per, MPI_FLOAT, MPI_SUM);
+                          : zcoll_reduce_scatter_block(zc, in, out, per, MPI_FLOAT, MPI_SUM);
               break;
             case ZCOLL_COLL_ALLGATHER:
               rc = is_mpi ? MPI_Allgather(in, static_cast<int>(per), MPI_FLOAT, out, static_cast<int>(per),

@@ -44,6 +44,7 @@
 #include "../common/split.h"
 #include "core/units.h"
 #include "zcoll_mpi.h"
+#include "zcoll_tuner.h"
 
 namespace {
 
@@ -215,7 +216,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
       case Coll::kAllreduce:
         return zcoll_allreduce(zc, in.data(), out.data(), per, mpi_type<T>(), op);
       case Coll::kReduceScatter:
-        return zcoll_reduce_scatter(zc, in.data(), out.data(), per, mpi_type<T>(), op);
+        return zcoll_reduce_scatter_block(zc, in.data(), out.data(), per, mpi_type<T>(), op);
       case Coll::kAllgather:
         return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
       case Coll::kBcast:
@@ -486,9 +487,9 @@ int main(int argc, char** argv) {
     cfg.eb_mode = o.abs_eb > 0 ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
     cfg.error_bound = o.abs_eb > 0 ? o.abs_eb : o.rel;
     cfg.bound = o.bound == "result" ? ZCOLL_BOUND_RESULT : ZCOLL_BOUND_PER_COMPRESSION;
-    cfg.allreduce_algorithm = o.algo == "ring" ? ZCOLL_ALGO_RING
-                              : o.algo == "rd" ? ZCOLL_ALGO_RECURSIVE_DOUBLING
-                                               : ZCOLL_ALGO_AUTO;
+    cfg.algorithm[ZCOLL_COLL_ALLREDUCE] = o.algo == "ring" ? ZCOLL_ALGO_RING
+                                          : o.algo == "rd" ? ZCOLL_ALGO_RECURSIVE_DOUBLING
+                                                           : ZCOLL_ALGO_AUTO;
     zcoll_comm* zc = nullptr;
     if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS) {
       if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: %s\n", zcoll_last_error());

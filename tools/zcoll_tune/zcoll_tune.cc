@@ -21,6 +21,7 @@
 
 #include "core/units.h"
 #include "zcoll_mpi.h"
+#include "zcoll_tuner.h"
 
 namespace {
 
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
       if (zcoll_comm_get_model(z2, &got) != ZCOLL_SUCCESS) return die("model of the tune-file handle");
       for (auto f : fields)
         if (std::fabs(got.*f - m.*f) > 1e-9 * std::fabs(m.*f)) bad = 4;
-      if (got.source != 2) bad = 5;
+      if (got.source != ZCOLL_MODEL_SOURCE_TUNE_FILE) bad = 5;
       if (g_rank == 0) std::printf("# check: handle from %s: %s\n", out.c_str(), bad ? "FAILED" : "ok");
       zcoll_comm_free(z2);
     }

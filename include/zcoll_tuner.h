@@ -1,0 +1,90 @@
+/*
+ * zcoll_tuner.h — EXPERIMENTAL: the cost model behind mode AUTO (libzcoll_mpi).
+ *
+ * Kept out of zcoll_mpi.h on purpose (as NCCL keeps its tuner interface out of
+ * nccl.h): the model's parameters and the prediction call expose internals
+ * that will change as the model learns new effects. Nothing here is covered
+ * by the stability promise of zcoll_mpi.h; a program that uses it should
+ * check zcoll_get_version(). zcoll_model follows the struct_size rule of
+ * zcoll.h (set struct_size = sizeof(zcoll_model)).
+ */
+#ifndef ZCOLL_TUNER_H
+#define ZCOLL_TUNER_H
+
+#include "zcoll_mpi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- cost model and automatic selection ------------------------------------
+ * An alpha-beta-gamma model of every algorithm and mode, and of the MPI
+ * library's own collectives (docs/algorithms.md, "Cost model"). Mode AUTO
+ * evaluates it per call and runs the fastest prediction. Its parameters come,
+ * in this order of precedence, from the ZCOLL_NET_* / ZCOLL_*_BW environment
+ * variables, a tuning file (ZCOLL_TUNE_FILE, written by zcoll-tune), or a
+ * probe that the handle runs at its first AUTO call (a few ms: a ring exchange
+ * of 8 B and 1 MiB, and the codec on 1 MiB of smooth data). All ranks agree on
+ * one set of values (the slowest rank's), so all make the same choice.
+ * Throughputs are bytes of uncompressed data per second with `threads`
+ * OpenMP threads per rank.                                                   */
+typedef enum zcoll_model_source {
+  ZCOLL_MODEL_SOURCE_NONE = 0,      /* not calibrated                            */
+  ZCOLL_MODEL_SOURCE_PROBE = 1,     /* the handle's probe (and the environment) */
+  ZCOLL_MODEL_SOURCE_TUNE_FILE = 2, /* ZCOLL_TUNE_FILE (and the environment)    */
+  ZCOLL_MODEL_SOURCE_SET = 3        /* zcoll_comm_set_model, or the environment
+                                       alone                                    */
+} zcoll_model_source;
+
+typedef struct zcoll_model {
+  size_t struct_size;      /* sizeof(zcoll_model)                              */
+  double latency;          /* alpha: seconds per message                       */
+  double sync_latency;     /* seconds of zcoll's per-call agreement (one small
+                              MPI_Allreduce); 0 = 2 * ceil(log2 N) * latency */
+  double bandwidth;        /* 1/beta: bytes/s a rank sends while it receives   */
+  double compress_bw;      /* compression                                      */
+  double decompress_bw;    /* decompression                                    */
+  double hom_bw;           /* homomorphic addition of two streams              */
+  double reduce_bw;        /* local reduction of two float arrays              */
+  double overlap;          /* 0..1: how much of the codec time pipelined modes
+                              hide behind transfers (1 = all of the shorter) */
+  double growth_bits;      /* bits per value a k-term compressed sum grows by
+                              per doubling of k                             */
+  double mpi_scale;        /* measured / modelled time of the MPI library's
+                              collectives for long messages (the probe times
+                              a 4 MiB MPI_Allreduce); 0 = 1                 */
+  double mpi_scale_small;  /* the same at 256 KiB; in between, interpolated
+                              on log size; 0 = mpi_scale                    */
+  int threads;             /* threads the throughputs were measured with       */
+  zcoll_model_source source; /* where the values came from                   */
+} zcoll_model;
+
+/* Run the probe now (collective; also re-runs it). */
+zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);
+/* The handle's model (ZCOLL_ERR_INVALID_ARG if not calibrated yet). */
+zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model);
+/* Replace the handle's model (all ranks must pass the same values; AUTO
+ * checks this with the settings of every call). */
+zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model);
+
+/* Save / load a model as a tuning file (JSON; what ZCOLL_TUNE_FILE reads). */
+zcoll_status zcoll_model_save(const zcoll_model* model, const char* path);
+zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
+
+/* Predicted seconds of one call: `count` as in the collective's call
+ * (Allreduce/Bcast/Reduce: values; Reduce_scatter (block), Allgather,
+ * Scatter, Gather: values per rank); ratio = compression ratio of one
+ * compressed input (ignored for MPI and RAW); algorithm AUTO = the one the
+ * library would select. Mode AUTO: the fastest mode, returned in *chosen_mode
+ * and *chosen_algorithm (either may be NULL). Pure function, no MPI. */
+zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective,
+                           zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
+                           size_t count, zcoll_dtype dtype, double ratio,
+                           double* seconds, zcoll_mode* chosen_mode,
+                           zcoll_algorithm* chosen_algorithm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCOLL_TUNER_H */
