@@ -135,8 +135,8 @@ template <typename T>
 Quality compare_quality(const T* original, const T* reconstructed, size_t n) {
   std::string note;
   if (auto fn = optional_api().quality_compare) {
-    zcoll_quality zq;
-    zcoll_status s = fn(dtype_of<T>(), original, reconstructed, n, 0, &zq);
+    zcoll_quality zq = ZCOLL_QUALITY_INITIALIZER;
+    zcoll_status s = fn(dtype_of<T>(), original, reconstructed, n, 0, &zq, 0);
     if (s == ZCOLL_SUCCESS) {
       Quality q;
       q.max_abs_error = zq.max_abs_error;

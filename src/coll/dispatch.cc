@@ -625,17 +625,16 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     c.params.eb_mode = ZCOLL_EB_ABS;
     c.params.error_bound = eb;
     c.params.chunk_size = chunk;
-    c.params.threads = c.threads;
     // the quantum our streams carry (cached per dtype, eb, chunk)
     if (zc->q_eb != eb || zc->q_dtype != dtype || zc->q_chunk != chunk) {
       uint8_t probe[256];
       double zero = 0;
       float zf = 0;
       size_t psz = 0;
-      zcoll_info info;
+      zcoll_info info = ZCOLL_INFO_INITIALIZER;
       zcoll_status s = zcoll_compress(&c.params, dtype,
                                       dtype == ZCOLL_FLOAT32 ? static_cast<const void*>(&zf) : &zero,
-                                      1, probe, sizeof probe, &psz);
+                                      1, probe, sizeof probe, &psz, c.threads);
       if (s == ZCOLL_SUCCESS) s = zcoll_inspect(probe, psz, &info);
       if (s != ZCOLL_SUCCESS) {
         why_eb = "; the error bound cannot be a quantization step: raw";

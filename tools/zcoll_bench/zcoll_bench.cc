@@ -382,12 +382,11 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     p.struct_size = sizeof p;
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = rep.eb_per_compression;
-    p.threads = threads;
     const size_t cnt = coll == Coll::kScatter || coll == Coll::kReduceScatter ? n_in : per;
     std::vector<uint8_t> buf(zcoll_compress_bound(cnt, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64));
     size_t sz = 0;
     if (zcoll_compress(&p, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, in.data(), cnt, buf.data(),
-                       buf.size(), &sz) == ZCOLL_SUCCESS && sz > 0)
+                       buf.size(), &sz, threads) == ZCOLL_SUCCESS && sz > 0)
       ratio_in = static_cast<double>(cnt * vs) / static_cast<double>(sz);
   }
   double rmin = ratio_in > 0 ? ratio_in : 1e300;
