@@ -502,7 +502,8 @@ zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b, size_t b
 
 zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out, size_t cap,
                               size_t* out_size, int threads) {
-  return guarded("zcoll_hom_negate", [&] { return hom_negate(in, in_size, out, cap, out_size, threads); });
+  return guarded("zcoll_hom_negate",
+                 [&] { return hom_negate(in, in_size, out, cap, out_size, threads); });
 }
 
 zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* acc_new_size,

@@ -1,5 +1,6 @@
 // api.cc — the public C API of libzcoll_mpi: the handle, its settings, the
-// report, and the collectives, each a thin wrapper over run_call().
+// report, and the collectives, each a thin wrapper over run_call() (through
+// guarded_call: no exception crosses the C API).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +17,14 @@
 
 using zcoll::fail;
 using zcoll::coll::Call;
-using zcoll::coll::run_call;
+
+namespace {
+// Every collective enters here: no exception crosses the C API (bad_alloc ->
+// ZCOLL_ERR_NO_MEMORY, anything else -> ZCOLL_ERR_INTERNAL; core/error.h).
+zcoll_status guarded_call(zcoll_comm* zc, const Call& call) noexcept {
+  return zcoll::guarded("zcoll collective", [&] { return zcoll::coll::run_call(zc, call); });
+}
+}  // namespace
 
 extern "C" {
 
@@ -356,14 +364,15 @@ extern "C" {
 
 zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype, MPI_Op op) {
-  return run_call(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
+  return guarded_call(zc,
+                      make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
 }
 
 zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                   size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
-  return run_call(zc, k);
+  return guarded_call(zc, k);
 }
 
 zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
@@ -372,34 +381,35 @@ zcoll_status zcoll_reduce_scatter_counts(zcoll_comm* zc, const void* sendbuf, vo
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
   k.recvcounts = recvcounts;
   if (zc && recvcounts) k.count = recvcounts[zc->tp->rank()];
-  return run_call(zc, k);
+  return guarded_call(zc, k);
 }
 
 zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype) {
-  return run_call(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
+  return guarded_call(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
 }
 
 zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
                          int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL,
+  return guarded_call(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL,
                                 root));
 }
 
 zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype,
+  return guarded_call(zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype,
                                 MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, MPI_Op op, int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
+  return guarded_call(zc,
+                      make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
 }
 
 zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype,
+  return guarded_call(zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype,
                                 MPI_OP_NULL, root));
 }
 

@@ -88,7 +88,8 @@ zcoll_status quality_compare(zcoll_dtype dtype, const void* original, const void
   const size_t vb = zcoll_dtype_size(dtype);
   if (vb == 0)
     return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
-  ZCOLL_CHECK(check_out_struct(out, ZCOLL_STRUCT_V1_SIZE(zcoll_quality, bits_per_value), "quality"));
+  ZCOLL_CHECK(
+      check_out_struct(out, ZCOLL_STRUCT_V1_SIZE(zcoll_quality, bits_per_value), "quality"));
   if (n && (original == nullptr || reconstructed == nullptr))
     return fail(ZCOLL_ERR_INVALID_ARG, "NULL data pointer with n = %zu", n);
   if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0, got %d", threads);
@@ -103,7 +104,8 @@ zcoll_status quality_compare(zcoll_dtype dtype, const void* original, const void
   if (compressed_bytes > 0) {
     q.compression_ratio = static_cast<double>(n) * static_cast<double>(vb) /
                           static_cast<double>(compressed_bytes);
-    if (n > 0) q.bits_per_value = 8.0 * static_cast<double>(compressed_bytes) / static_cast<double>(n);
+    if (n > 0)
+      q.bits_per_value = 8.0 * static_cast<double>(compressed_bytes) / static_cast<double>(n);
   }
   write_struct(out, q);
   return ZCOLL_SUCCESS;
