@@ -124,8 +124,9 @@ Quality local_quality(const T* x, const T* y, size_t n) {
 
 template <typename T>
 Quality compare_quality(const T* original, const T* reconstructed, size_t n) {
-  zcoll_quality zq;
-  const zcoll_status s = zcoll_quality_compare(dtype_of<T>(), original, reconstructed, n, 0, &zq);
+  zcoll_quality zq = ZCOLL_QUALITY_INITIALIZER;
+  const zcoll_status s =
+      zcoll_quality_compare(dtype_of<T>(), original, reconstructed, n, 0, &zq, 0);
   if (s == ZCOLL_SUCCESS) {
     Quality q;
     q.max_abs_error = zq.max_abs_error;

@@ -137,13 +137,12 @@ constexpr const char* dtype_name() {
 std::string api_error(const char* what, zcoll_status s);
 
 // Codec parameters for a relative bound, as every benchmark mode sets them up.
-inline zcoll_params rel_params(double rel, uint32_t chunk_size, int threads) {
+inline zcoll_params rel_params(double rel, uint32_t chunk_size) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.eb_mode = ZCOLL_EB_REL;
   p.error_bound = rel;
   p.chunk_size = chunk_size;
-  p.threads = threads;
   return p;
 }
 

@@ -39,9 +39,9 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
     record_failure(r, row, where, msg, {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
   };
 
-  zcoll_params prel = rel_params(rel, o.chunk_size, threads);
+  zcoll_params prel = rel_params(rel, o.chunk_size);
   double eb = 0;
-  zcoll_status s = zcoll_resolve_error_bound(&prel, dt, x.data(), n, &eb);
+  zcoll_status s = zcoll_resolve_error_bound(&prel, dt, x.data(), n, &eb, threads);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_resolve_error_bound", s));
   zcoll_params pabs = prel;
   pabs.eb_mode = ZCOLL_EB_ABS;
@@ -53,16 +53,16 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   zcoll_status st_rel = ZCOLL_SUCCESS, st_abs = ZCOLL_SUCCESS, st_dec = ZCOLL_SUCCESS;
   auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), x.data(), bytes, threads); };
   auto op_rel = [&] {
-    st_rel = zcoll_compress(&prel, dt, x.data(), n, buf.s_rel.data(), buf.s_rel.size(), &size_rel);
+    st_rel = zcoll_compress(&prel, dt, x.data(), n, buf.s_rel.data(), buf.s_rel.size(), &size_rel, threads);
   };
   auto op_abs = [&] {
-    st_abs = zcoll_compress(&pabs, dt, x.data(), n, buf.s_abs.data(), buf.s_abs.size(), &size_abs);
+    st_abs = zcoll_compress(&pabs, dt, x.data(), n, buf.s_abs.data(), buf.s_abs.size(), &size_abs, threads);
   };
   auto op_dec = [&] {
     st_dec = zcoll_decompress(buf.s_abs.data(), size_abs, out.data(), n, threads);
   };
   double mn = 0, mx = 0;  // the min/max pass alone: explains cREL vs cABS
-  auto op_range = [&] { zcoll_value_range(dt, x.data(), n, threads, &mn, &mx); };
+  auto op_range = [&] { zcoll_value_range(dt, x.data(), n, &mn, &mx, threads); };
 
   for (int w = 0; w < o.warmup; ++w) {
     op_memcpy();
@@ -107,7 +107,7 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
     ok = false;
     r->failures.push_back(where + ": stream differs from the one of another thread count");
   }
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   s = zcoll_inspect(buf.s_abs.data(), size_abs, &info);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_inspect", s));
   const Quality q = compare_quality(x.data(), out.data(), n);

@@ -62,16 +62,16 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   };
 
   // one absolute bound for both inputs: REL of the first
-  zcoll_params p = rel_params(rel, o.chunk_size, threads);
+  zcoll_params p = rel_params(rel, o.chunk_size);
   double eb = 0;
-  zcoll_status s = zcoll_resolve_error_bound(&p, dt, in.a.data(), n, &eb);
+  zcoll_status s = zcoll_resolve_error_bound(&p, dt, in.a.data(), n, &eb, threads);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_resolve_error_bound", s));
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = eb;
   row["abs_eb"] = eb;
   size_t na = 0, nb = 0;
-  if ((s = zcoll_compress(&p, dt, in.a.data(), n, buf.sa.data(), cap, &na)) != ZCOLL_SUCCESS ||
-      (s = zcoll_compress(&p, dt, in.b.data(), n, buf.sb.data(), cap, &nb)) != ZCOLL_SUCCESS)
+  if ((s = zcoll_compress(&p, dt, in.a.data(), n, buf.sa.data(), cap, &na, threads)) != ZCOLL_SUCCESS ||
+      (s = zcoll_compress(&p, dt, in.b.data(), n, buf.sb.data(), cap, &nb, threads)) != ZCOLL_SUCCESS)
     return fail_row(api_error("zcoll_compress", s));
 
   size_t n_hom = 0, n_doc = 0, n_acc = 0, n_fused = 0;
@@ -80,7 +80,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), in.a.data(), bytes, threads); };
   auto op_hom = [&] {
     st_hom = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom,
-                           threads, nullptr);
+                           nullptr, threads);
   };
   // DOC: decompress both, add in the value type, compress the sum at the same bound
   auto op_doc = [&] {
@@ -89,7 +89,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
       st_doc = zcoll_decompress(buf.sb.data(), nb, w.addend.data(), n, threads);
     if (st_doc != ZCOLL_SUCCESS) return;
     add_into(w.sum.data(), w.addend.data(), n, threads);
-    st_doc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc.data(), cap, &n_doc);
+    st_doc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc.data(), cap, &n_doc, threads);
   };
   // DOCacc: the same with the add fused into decoding b (zcoll_decompress_accumulate):
   // one pass less, the strongest DOC built from public calls
@@ -98,7 +98,7 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
     if (st_acc == ZCOLL_SUCCESS)
       st_acc = zcoll_decompress_accumulate(buf.sb.data(), nb, w.sum.data(), n, threads);
     if (st_acc == ZCOLL_SUCCESS)
-      st_acc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc_acc.data(), cap, &n_acc);
+      st_acc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc_acc.data(), cap, &n_acc, threads);
   };
   auto op_fused = [&] {
     st_fused = zcoll_doc_combine(buf.sa.data(), na, buf.sb.data(), nb, ZCOLL_OP_SUM,
@@ -134,14 +134,14 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   const bool fused_ok = st_fused == ZCOLL_SUCCESS;
 
   // pipeline counts from one more (untimed) call
-  zcoll_hom_stats hs{};
+  zcoll_hom_stats hs = ZCOLL_HOM_STATS_INITIALIZER;
   size_t n_hom2 = 0;
-  s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, threads, &hs);
+  s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, &hs, threads);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_hom_add (stats)", s));
 
   // ---- correctness against the exact double sum ----
   bool ok = true;
-  zcoll_info hinfo;
+  zcoll_info hinfo = ZCOLL_INFO_INITIALIZER;
   if ((s = zcoll_inspect(buf.hom.data(), n_hom2, &hinfo)) != ZCOLL_SUCCESS)
     return fail_row(api_error("zcoll_inspect (hom output)", s));
   std::vector<T>& check = w.check;

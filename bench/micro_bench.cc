@@ -25,7 +25,6 @@ zcoll_params params() {
   zcoll_params_init(&p);
   p.eb_mode = ZCOLL_EB_REL;
   p.error_bound = kRel;
-  p.threads = 1;
   return p;
 }
 
@@ -36,7 +35,7 @@ void BM_Compress(benchmark::State& state) {
   size_t size = 0;
   for (auto _ : state) {
     zcoll_status s =
-        zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), out.data(), out.size(), &size);
+        zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), out.data(), out.size(), &size, 1);
     if (s != ZCOLL_SUCCESS) {
       state.SkipWithError(zcoll_last_error());
       break;
@@ -53,7 +52,7 @@ void BM_Decompress(benchmark::State& state) {
   const zcoll_params p = params();
   std::vector<uint8_t> stream(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
   size_t size = 0;
-  if (zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), stream.data(), stream.size(), &size) !=
+  if (zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), stream.data(), stream.size(), &size, 1) !=
       ZCOLL_SUCCESS) {
     state.SkipWithError(zcoll_last_error());
     return;

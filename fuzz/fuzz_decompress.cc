@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int threads = 1 + ((ctl >> 1) & 3);
   const uint8_t* p = s.empty() ? nullptr : s.data();
 
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   const zcoll_status si = zcoll_inspect(p, s.size(), &info);
   if (si != ZCOLL_SUCCESS) ZFUZZ_CHECK(zcoll_last_error()[0] != '\0');
   size_t ss = 0;
@@ -94,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint64_t first = (ctl >> 3) % info.chunks;
     const uint64_t last = first + 1 + (ctl >> 5) % (info.chunks - first);
     std::vector<uint8_t> part(bytes + kGuard, kGuardByte);
-    ZFUZZ_CHECK(zcoll_decompress_chunks(p, s.size(), first, last, part.data(), info.n, 0,
+    ZFUZZ_CHECK(zcoll_decompress_chunks(p, s.size(), first, last, part.data(), info.n,
                                         threads) == ZCOLL_SUCCESS);
     const size_t lo = first * info.chunk_size * vb;
     const size_t hi = std::min<size_t>(last * info.chunk_size, info.n) * vb;

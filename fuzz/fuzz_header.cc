@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* p = s.empty() ? nullptr : s.data();
   const size_t n_bytes = s.size();
 
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   const zcoll_status si = zcoll_inspect(p, n_bytes, &info);
   if (si != ZCOLL_SUCCESS) ZFUZZ_CHECK(zcoll_last_error()[0] != '\0');
   size_t ss = 0;
@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // trailing bytes are ignored
     std::vector<uint8_t> longer(s.begin(), s.end());
     longer.push_back(0xAB);
-    zcoll_info info2;
+    zcoll_info info2 = ZCOLL_INFO_INITIALIZER;
     ZFUZZ_CHECK(zcoll_inspect(longer.data(), longer.size(), &info2) == ZCOLL_SUCCESS);
     ZFUZZ_CHECK(info2.stream_size == info.stream_size);
     // one byte short of the stream is truncated
@@ -53,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     // an empty chunk range decodes nothing
     ZFUZZ_CHECK(zcoll_decompress_chunks(p, n_bytes, info.chunks, info.chunks, nullptr, info.n,
-                                        0, 1) == (info.n ? ZCOLL_ERR_INVALID_ARG : ZCOLL_SUCCESS));
-    ZFUZZ_CHECK(zcoll_decompress_chunks(p, n_bytes, 0, info.chunks + 1, nullptr, info.n, 0, 1) ==
+                                        1) == (info.n ? ZCOLL_ERR_INVALID_ARG : ZCOLL_SUCCESS));
+    ZFUZZ_CHECK(zcoll_decompress_chunks(p, n_bytes, 0, info.chunks + 1, nullptr, info.n, 1) ==
                 ZCOLL_ERR_INVALID_ARG);
   } else {
     // the decoder reports the same failure, except that it checks the output

@@ -37,10 +37,9 @@ std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, doubl
   p.eb_mode = mode;
   p.error_bound = eb;
   p.chunk_size = cs;
-  p.threads = 1;
   std::vector<uint8_t> z(zcoll_compress_bound(x.size(), dt));
   size_t zs = 0;
-  if (zcoll_compress(&p, dt, x.data(), x.size(), z.data(), z.size(), &zs) != ZCOLL_SUCCESS) {
+  if (zcoll_compress(&p, dt, x.data(), x.size(), z.data(), z.size(), &zs, 1) != ZCOLL_SUCCESS) {
     std::fprintf(stderr, "seedgen: compression failed: %s\n", zcoll_last_error());
     std::exit(1);
   }
@@ -108,8 +107,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> b = compress(neg, ZCOLL_EB_ABS, 1e-3, 1024);
     std::vector<uint8_t> sum(zcoll_compress_bound(smooth.size(), ZCOLL_FLOAT32));
     size_t ss = 0;
-    if (zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), sum.data(), sum.size(), &ss, 1,
-                      nullptr) == ZCOLL_SUCCESS) {
+    if (zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), sum.data(), sum.size(), &ss, nullptr,
+                      1) == ZCOLL_SUCCESS) {
       sum.resize(ss);
       zcoll_hom_set_divisor(sum.data(), sum.size(), 2);
       stream_seed("hom_sum_f32", sum);

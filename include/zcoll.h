@@ -6,13 +6,29 @@
  * zcoll_last_error() gives the detailed message of the last failure on the calling
  * thread. No function aborts or exits.
  *
- * Thread safety: all functions are reentrant; parallelism inside a call uses an
- * OpenMP team of `threads` threads (0 = omp_get_max_threads()). The bytes produced
+ * Threads: all functions are reentrant. Every call that runs an OpenMP team
+ * takes the team size as its last argument, `int threads` (0 =
+ * omp_get_max_threads()); no struct carries a thread count. The bytes produced
  * never depend on the thread count or on the SIMD path taken.
  *
  * Buffers: all pointers are host memory. Compressed streams need no alignment on
  * the host (8-byte alignment is recommended; the format keeps every field aligned
  * relative to the stream start so that a GPU decoder can use word loads).
+ *
+ * Extensible structs (zcoll_params, zcoll_info, zcoll_quality, zcoll_hom_stats,
+ * and the structs of zcoll_mpi.h) begin with `size_t struct_size`. One rule for
+ * all of them:
+ *   - the caller sets struct_size = sizeof(T), or starts from the struct's
+ *     ZCOLL_*_INITIALIZER or *_init function, which do;
+ *   - the library reads and writes only the first min(struct_size, its own
+ *     sizeof(T)) bytes, so a program built against an older header (smaller
+ *     struct) works with a newer library and the other way round;
+ *   - a smaller (older) struct is accepted: fields it lacks take their defaults
+ *     (input) or are not written (output);
+ *   - a larger (newer) struct is accepted if its tail unknown to the library is
+ *     all zero (input); for output the library zeroes that tail;
+ *   - struct_size below the size of the struct's first version (zcoll 1.0) is
+ *     ZCOLL_ERR_INVALID_ARG.
  */
 #ifndef ZCOLL_H
 #define ZCOLL_H
@@ -20,13 +36,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zcoll_export.h"
+#include "zcoll_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define ZCOLL_VERSION_MAJOR 0
-#define ZCOLL_VERSION_MINOR 1
-#define ZCOLL_VERSION_PATCH 0
 /* Version of the compressed format written by this library (docs/format.md). */
 #define ZCOLL_FORMAT_VERSION 1
 
@@ -40,15 +56,23 @@ typedef enum zcoll_status {
   ZCOLL_ERR_UNSUPPORTED = 5,      /* unknown format version, dtype or op          */
   ZCOLL_ERR_MISMATCH = 6,         /* streams that cannot be combined (dtype, n,
                                      chunk size or quantization step differ)      */
-  ZCOLL_ERR_NO_MEMORY = 7,
-  ZCOLL_ERR_INTERNAL = 8,
+  ZCOLL_ERR_NO_MEMORY = 7,        /* an allocation failed                          */
+  ZCOLL_ERR_INTERNAL = 8,         /* a bug: an unexpected internal failure         */
   ZCOLL_ERR_MPI = 9 /* an MPI call failed (zcoll_mpi.h only)                      */
 } zcoll_status;
 
 /* Short fixed text for a status code (never NULL). */
-const char* zcoll_status_string(zcoll_status status);
+ZCOLL_API const char* zcoll_status_string(zcoll_status status);
 /* Detailed message of the last failing call on this thread ("" if none). */
-const char* zcoll_last_error(void);
+ZCOLL_API const char* zcoll_last_error(void);
+
+/* ---- version --------------------------------------------------------------
+ * ZCOLL_VERSION_MAJOR/MINOR/PATCH, ZCOLL_VERSION_CODE and ZCOLL_VERSION_STRING
+ * (zcoll_version.h) describe the headers; these describe the library loaded. */
+/* *version = ZCOLL_VERSION_CODE of the library (major*10000 + minor*100 + patch). */
+ZCOLL_API zcoll_status zcoll_get_version(int* version);
+/* "major.minor.patch" of the library (static, never NULL). */
+ZCOLL_API const char* zcoll_version_string(void);
 
 /* ---- data types and error-bound modes ------------------------------------ */
 typedef enum zcoll_dtype { ZCOLL_FLOAT32 = 1, ZCOLL_FLOAT64 = 2 } zcoll_dtype;
@@ -70,60 +94,60 @@ typedef struct zcoll_params {
   zcoll_eb_mode eb_mode;   /* ABS or REL                                          */
   double error_bound;      /* > 0 and finite                                      */
   uint32_t chunk_size;     /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
-  int threads;             /* 0 = omp_get_max_threads()                           */
 } zcoll_params;
 
 #define ZCOLL_PARAMS_INITIALIZER \
-  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0 }
+  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u }
 
-/* Fill *params with the defaults (REL 1e-3, default chunk size, all threads). */
-void zcoll_params_init(zcoll_params* params);
+/* Fill *params with the defaults (REL 1e-3, default chunk size). */
+ZCOLL_API void zcoll_params_init(zcoll_params* params);
 
 /* ---- sizes ---------------------------------------------------------------- */
 /* Bytes of a single value of dtype (4 or 8; 0 for an unknown dtype). */
-size_t zcoll_dtype_size(zcoll_dtype dtype);
+ZCOLL_API size_t zcoll_dtype_size(zcoll_dtype dtype);
 /* Upper bound on the compressed size of n values of dtype, valid for every
  * allowed chunk size: 64 + 16*ceil(n/1024) + n*sizeof(value). */
-size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype);
+ZCOLL_API size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype);
 /* Number of chunks of a stream of n values (chunk_size 0 = the default; 0 for an
  * invalid chunk size). */
-size_t zcoll_chunk_count(size_t n, uint32_t chunk_size);
+ZCOLL_API size_t zcoll_chunk_count(size_t n, uint32_t chunk_size);
 /* Bytes of the header plus the chunk index, where chunk data begins. */
-size_t zcoll_header_size(size_t n, uint32_t chunk_size);
+ZCOLL_API size_t zcoll_header_size(size_t n, uint32_t chunk_size);
 
 /* ---- error bounds --------------------------------------------------------- */
 /* Minimum and maximum over the finite values (NaN and +-Inf are skipped).
  * With no finite value, *min = *max = 0. */
-zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n,
-                               int threads, double* min, double* max);
+ZCOLL_API zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n,
+                                         double* min, double* max, int threads);
 /* The absolute bound that params give for this data: error_bound for ABS,
  * error_bound * (max - min) for REL. For REL on constant data (max == min) the
  * bound is error_bound * max(|min|, 1) so that it stays positive; a REL bound is
  * clamped into [smallest subnormal, DBL_MAX] (extreme ranges still compress, with
  * the chunks that cannot be quantized stored raw). */
-zcoll_status zcoll_resolve_error_bound(const zcoll_params* params,
-                                       zcoll_dtype dtype, const void* src,
-                                       size_t n, double* abs_bound);
+ZCOLL_API zcoll_status zcoll_resolve_error_bound(const zcoll_params* params,
+                                                 zcoll_dtype dtype, const void* src,
+                                                 size_t n, double* abs_bound, int threads);
 
 /* ---- whole-stream compression -------------------------------------------- */
 /* Compress n values at src into dst. dst_capacity must be at least
  * zcoll_compress_bound(n, dtype). On success *dst_size holds the stream size. */
-zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype,
-                            const void* src, size_t n, void* dst,
-                            size_t dst_capacity, size_t* dst_size);
+ZCOLL_API zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype,
+                                      const void* src, size_t n, void* dst,
+                                      size_t dst_capacity, size_t* dst_size, int threads);
 
 /* Decompress a stream into dst, which holds room for dst_count values of the
  * stream's dtype (dst_count >= the stream's n). */
-zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst,
-                              size_t dst_count, int threads);
+ZCOLL_API zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst,
+                                        size_t dst_count, int threads);
 
 /* Fused decompress-and-accumulate: dst[i] += x'[i] in one pass. */
-zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size,
-                                         void* dst, size_t dst_count,
-                                         int threads);
+ZCOLL_API zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size,
+                                                   void* dst, size_t dst_count,
+                                                   int threads);
 
 /* ---- header inspection ---------------------------------------------------- */
 typedef struct zcoll_info {
+  size_t struct_size;     /* set by the caller: sizeof(zcoll_info)                */
   uint32_t format_version;
   zcoll_dtype dtype;
   uint32_t block_size;
@@ -142,74 +166,85 @@ typedef struct zcoll_info {
   uint64_t stream_size;   /* total bytes of the stream                             */
 } zcoll_info;
 
+#define ZCOLL_INFO_INITIALIZER \
+  { sizeof(zcoll_info), 0u, (zcoll_dtype)0, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u, 0u, 0u }
+
 /* Validate the header, the index and every chunk's framing, and describe the
  * stream. src_size may exceed the stream (trailing bytes are ignored). */
-zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_info* info);
+ZCOLL_API zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_info* info);
 
 /* The total stream size from its header and index alone (needs only the first
  * zcoll_header_size() bytes; does not look at chunk data). */
-zcoll_status zcoll_stream_size(const void* src, size_t src_size,
-                               size_t* stream_size);
+ZCOLL_API zcoll_status zcoll_stream_size(const void* src, size_t src_size,
+                                         size_t* stream_size);
 
 /* ---- chunk-range API (for interleaving with communication) ---------------
  * A stream is built as: header+index (zcoll_header_size bytes), then chunk data.
  *   pos = zcoll_header_size(n, cs);
  *   for each range [a,b): zcoll_compress_chunks(p, dt, src, n, a, b,
- *                              dst + pos, cap - pos, &w, sizes + a); pos += w;
+ *                              dst + pos, cap - pos, &w, sizes + a, threads);
+ *                         pos += w;
  *   zcoll_compress_finish(p, dt, n, sizes, dst, cap);
  * params->eb_mode must be ZCOLL_EB_ABS (resolve REL first), and every range
  * must use the same params. chunk_sizes receives one entry per chunk of the
  * range. The stream is then identical to what zcoll_compress produces.       */
-zcoll_status zcoll_compress_chunks(const zcoll_params* params,
-                                   zcoll_dtype dtype, const void* src, size_t n,
-                                   size_t first_chunk, size_t last_chunk,
-                                   void* dst, size_t dst_capacity,
-                                   size_t* written, uint32_t* chunk_sizes);
-zcoll_status zcoll_compress_finish(const zcoll_params* params,
-                                   zcoll_dtype dtype, size_t n,
-                                   const uint32_t* chunk_sizes, void* dst,
-                                   size_t dst_capacity);
+ZCOLL_API zcoll_status zcoll_compress_chunks(const zcoll_params* params,
+                                             zcoll_dtype dtype, const void* src, size_t n,
+                                             size_t first_chunk, size_t last_chunk,
+                                             void* dst, size_t dst_capacity,
+                                             size_t* written, uint32_t* chunk_sizes,
+                                             int threads);
+ZCOLL_API zcoll_status zcoll_compress_finish(const zcoll_params* params,
+                                             zcoll_dtype dtype, size_t n,
+                                             const uint32_t* chunk_sizes, void* dst,
+                                             size_t dst_capacity);
 
 /* Decode chunks [first_chunk, last_chunk) of a stream into dst, which is the
- * base of the whole output array (chunk c lands at dst + c*chunk_size values).
- * accumulate != 0 adds into dst instead of storing. */
-zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size,
-                                     size_t first_chunk, size_t last_chunk,
-                                     void* dst, size_t dst_count,
-                                     int accumulate, int threads);
+ * base of the whole output array (chunk c lands at dst + c*chunk_size values). */
+ZCOLL_API zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size,
+                                               size_t first_chunk, size_t last_chunk,
+                                               void* dst, size_t dst_count, int threads);
+/* The same, adding into dst instead of storing (as zcoll_decompress_accumulate). */
+ZCOLL_API zcoll_status zcoll_decompress_accumulate_chunks(const void* src, size_t src_size,
+                                                          size_t first_chunk,
+                                                          size_t last_chunk, void* dst,
+                                                          size_t dst_count, int threads);
 
 /* ---- homomorphic operations (compressed in, compressed out) --------------
  * Two streams combine when dtype, n, chunk size, quantum and divisor match.
  * Output capacity must be at least zcoll_compress_bound(n, dtype).          */
 typedef struct zcoll_hom_stats {
+  size_t struct_size;        /* set by the caller: sizeof(zcoll_hom_stats)       */
   uint64_t pipeline[4];      /* blocks by pipeline: 0 both constant, 1 only a
                                 constant, 2 only b constant, 3 both non-constant */
   uint64_t raw_chunks;       /* chunks that went through floats (escape/raw)     */
   uint64_t widened_chunks;   /* chunks whose code range overflowed -> raw        */
 } zcoll_hom_stats;
 
+#define ZCOLL_HOM_STATS_INITIALIZER { sizeof(zcoll_hom_stats), {0u, 0u, 0u, 0u}, 0u, 0u }
+
 /* out = a + b. stats may be NULL; counts are added to it. */
-zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b,
-                           size_t b_size, void* out, size_t out_capacity,
-                           size_t* out_size, int threads,
-                           zcoll_hom_stats* stats);
+ZCOLL_API zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b,
+                                     size_t b_size, void* out, size_t out_capacity,
+                                     size_t* out_size, zcoll_hom_stats* stats,
+                                     int threads);
 /* out = a - b. */
-zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b,
-                           size_t b_size, void* out, size_t out_capacity,
-                           size_t* out_size, int threads,
-                           zcoll_hom_stats* stats);
+ZCOLL_API zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b,
+                                     size_t b_size, void* out, size_t out_capacity,
+                                     size_t* out_size, zcoll_hom_stats* stats,
+                                     int threads);
 /* acc = acc + b, written back into acc (through a temporary stream of
  * zcoll_compress_bound bytes). If the sum does not fit in acc_capacity, acc is
  * left unchanged and ZCOLL_ERR_BUFFER_TOO_SMALL is returned. */
-zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_capacity,
-                                  size_t* acc_new_size, const void* b, size_t b_size,
-                                  int threads, zcoll_hom_stats* stats);
+ZCOLL_API zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_capacity,
+                                            size_t* acc_new_size, const void* b, size_t b_size,
+                                            zcoll_hom_stats* stats, int threads);
 /* out = -in, without decoding (the planes go through the same adder). */
-zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out,
-                              size_t out_capacity, size_t* out_size, int threads);
+ZCOLL_API zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out,
+                                        size_t out_capacity, size_t* out_size, int threads);
 /* Set the divisor in place: decompression yields the represented sum divided by
  * it (divisor = terms gives the mean of a sum); error_bound scales with it. */
-zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor);
+ZCOLL_API zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor);
 
 /* Reduction operators for the decompress-operate-compress (DOC) path. */
 typedef enum zcoll_op {
@@ -220,7 +255,7 @@ typedef enum zcoll_op {
 } zcoll_op;
 
 /* "SUM", "PROD", "MAX", "MIN" ("?" if unknown; static, never NULL). */
-const char* zcoll_op_name(zcoll_op op);
+ZCOLL_API const char* zcoll_op_name(zcoll_op op);
 
 /* out = compress(decompress(a) op decompress(b)), chunk by chunk in one fused
  * pass, at the quantum of a (b must match a as for zcoll_hom_add); the output has
@@ -228,13 +263,14 @@ const char* zcoll_op_name(zcoll_op op);
  * decodes to floats. The output's error_bound: SUM ea+eb, MAX/MIN max(ea,eb),
  * PROD max_i(|b'_i| ea + (|a'_i| + ea) eb), plus one compression bound; the
  * rounding of the operation itself in float (half an ulp) comes on top. */
-zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b,
-                               size_t b_size, zcoll_op op, void* out,
-                               size_t out_capacity, size_t* out_size,
-                               int threads);
+ZCOLL_API zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b,
+                                         size_t b_size, zcoll_op op, void* out,
+                                         size_t out_capacity, size_t* out_size,
+                                         int threads);
 
 /* ---- quality metrics ------------------------------------------------------ */
 typedef struct zcoll_quality {
+  size_t struct_size;       /* set by the caller: sizeof(zcoll_quality)         */
   uint64_t n;               /* values compared                                  */
   uint64_t nonfinite;       /* positions where the original is NaN or +-Inf     */
   uint64_t nonfinite_mismatch; /* of those, positions not reproduced bit-exactly */
@@ -247,11 +283,15 @@ typedef struct zcoll_quality {
   double bits_per_value;    /* 8*compressed_bytes / n (0 if unknown)             */
 } zcoll_quality;
 
+#define ZCOLL_QUALITY_INITIALIZER \
+  { sizeof(zcoll_quality), 0u, 0u, 0u, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }
+
 /* Compare reconstructed values with the originals. compressed_bytes may be 0
  * (ratio and bits per value are then left 0). */
-zcoll_status zcoll_quality_compare(zcoll_dtype dtype, const void* original,
-                                   const void* reconstructed, size_t n,
-                                   size_t compressed_bytes, zcoll_quality* q);
+ZCOLL_API zcoll_status zcoll_quality_compare(zcoll_dtype dtype, const void* original,
+                                             const void* reconstructed, size_t n,
+                                             size_t compressed_bytes, zcoll_quality* q,
+                                             int threads);
 
 #ifdef __cplusplus
 }

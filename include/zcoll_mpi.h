@@ -67,6 +67,7 @@
 #include <stdint.h>
 
 #include "zcoll.h"
+#include "zcoll_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,11 +111,11 @@ typedef enum zcoll_bound_semantics {
 } zcoll_bound_semantics;
 
 /* Names ("hom", "ring", "allreduce", ...); never NULL ("?" if unknown). */
-const char* zcoll_mode_name(zcoll_mode mode);
-const char* zcoll_algorithm_name(zcoll_algorithm algorithm);
-const char* zcoll_collective_name(zcoll_collective collective);
+ZCOLL_API const char* zcoll_mode_name(zcoll_mode mode);
+ZCOLL_API const char* zcoll_algorithm_name(zcoll_algorithm algorithm);
+ZCOLL_API const char* zcoll_collective_name(zcoll_collective collective);
 /* Parse a mode name ("mpi", "raw", "cpr_p2p", "doc", "hom", "auto"). */
-zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
+ZCOLL_API zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
 
 /* ---- configuration ---------------------------------------------------------
  * Every field can be overridden by a ZCOLL_* environment variable when the
@@ -146,23 +147,23 @@ typedef struct zcoll_comm_config {
     ZCOLL_BOUND_PER_COMPRESSION, 1, 65536, 0u, 0, { ZCOLL_ALGO_AUTO } }
 
 /* Fill *config with the defaults above. */
-void zcoll_comm_config_init(zcoll_comm_config* config);
+ZCOLL_API void zcoll_comm_config_init(zcoll_comm_config* config);
 
 /* A text table of every ZCOLL_* environment variable: name, default, meaning
  * (static storage, never NULL). */
-const char* zcoll_mpi_env_help(void);
+ZCOLL_API const char* zcoll_mpi_env_help(void);
 
 /* ---- the handle -------------------------------------------------------------
  * Collective over comm (an intra-communicator): duplicates comm, applies the
  * environment to *config (NULL = defaults) and validates the result. The handle
  * owns the duplicate, its reusable buffers and the settings. */
 typedef struct zcoll_comm zcoll_comm;
-zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config,
+ZCOLL_API zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config,
                                zcoll_comm** out);
 /* Collective over the communicator (frees the duplicate). NULL is a no-op. */
-zcoll_status zcoll_comm_free(zcoll_comm* zc);
+ZCOLL_API zcoll_status zcoll_comm_free(zcoll_comm* zc);
 /* The effective configuration (after the environment). */
-zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* config);
+ZCOLL_API zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* config);
 
 /* Per-call settings: they apply to the following calls on this handle until
  * changed again (all ranks must set the same values).
@@ -175,14 +176,14 @@ zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* conf
  *   set_average: with MPI_SUM, Allreduce / Reduce / Reduce_scatter return the
  *     sum divided by the communicator size (on compressed streams the divisor
  *     is applied at decompression); ignored for other ops. */
-zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
-zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
+ZCOLL_API zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
+ZCOLL_API zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
                                       zcoll_algorithm algorithm);
-zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode,
+ZCOLL_API zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode,
                                         double error_bound);
-zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average);
-zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size);
-zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
+ZCOLL_API zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average);
+ZCOLL_API zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size);
+ZCOLL_API zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
 
 /* ---- per-call report --------------------------------------------------------
  * Filled by every call (also by one that fails) and readable after it. Times
@@ -215,7 +216,12 @@ typedef struct zcoll_report {
   double ratio_estimate;       /* compression ratio the model used (0: none)   */
 } zcoll_report;
 
-zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
+/* A zcoll_report ready for zcoll_comm_last_report (struct_size set). */
+#define ZCOLL_REPORT_INITIALIZER                                              \
+  { sizeof(zcoll_report), ZCOLL_COLL_NONE, ZCOLL_MODE_DEFAULT, ZCOLL_ALGO_AUTO,  \
+    ZCOLL_SUCCESS, 0, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
 
 /* ---- cost model ---------------------------------------------------------------
  * Mode AUTO chooses with a cost model whose parameters come from the
@@ -231,14 +237,14 @@ zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
 /* recvbuf = op over ranks of sendbuf (count values). sendbuf may be
  * MPI_IN_PLACE (input taken from recvbuf). Every rank gets a bit-identical
  * result (cpr_p2p: see docs/algorithms.md). */
-zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+ZCOLL_API zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                              size_t count, MPI_Datatype datatype, MPI_Op op);
 
 /* MPI_Reduce_scatter_block: sendbuf holds size*recvcount values; rank i gets
  * block i (recvcount values) of the reduction. sendbuf may be MPI_IN_PLACE
  * (input in recvbuf, which then holds size*recvcount values; the result is
  * written to its start). */
-zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf,
+ZCOLL_API zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf,
                                   void* recvbuf, size_t recvcount,
                                   MPI_Datatype datatype, MPI_Op op);
 
@@ -246,34 +252,34 @@ zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf,
  * recvcounts[i] values at offset sum(recvcounts[0..i-1]) of the reduction.
  * recvcounts has comm-size entries, identical on all ranks. MPI_IN_PLACE as
  * for zcoll_reduce_scatter_block. */
-zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf,
+ZCOLL_API zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf,
                                          void* recvbuf, const size_t* recvcounts,
                                          MPI_Datatype datatype, MPI_Op op);
 
 /* recvbuf (size*count values) = every rank's sendbuf in rank order. sendbuf
  * may be MPI_IN_PLACE (each rank's block already at recvbuf + rank*count). */
-zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+ZCOLL_API zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                              size_t count, MPI_Datatype datatype);
 
 /* buffer (count values) of root to every rank. */
-zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count,
+ZCOLL_API zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count,
                          MPI_Datatype datatype, int root);
 
 /* Root's sendbuf (size*count values, significant at root only): block i goes
  * to rank i's recvbuf (count values). At root recvbuf may be MPI_IN_PLACE
  * (root's block stays in sendbuf). */
-zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+ZCOLL_API zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                            size_t count, MPI_Datatype datatype, int root);
 
 /* recvbuf at root = op over ranks of sendbuf (count values); recvbuf is
  * significant at root only. At root sendbuf may be MPI_IN_PLACE. */
-zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+ZCOLL_API zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                           size_t count, MPI_Datatype datatype, MPI_Op op,
                           int root);
 
 /* Root's recvbuf (size*count values) = every rank's sendbuf in rank order. At
  * root sendbuf may be MPI_IN_PLACE (root's block already in place). */
-zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+ZCOLL_API zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                           size_t count, MPI_Datatype datatype, int root);
 
 #ifdef __cplusplus

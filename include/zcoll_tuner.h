@@ -59,17 +59,21 @@ typedef struct zcoll_model {
   zcoll_model_source source; /* where the values came from                   */
 } zcoll_model;
 
+/* A zcoll_model with struct_size set and every value 0 (to be filled). */
+#define ZCOLL_MODEL_INITIALIZER                                               \
+  { sizeof(zcoll_model), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_MODEL_SOURCE_NONE }
+
 /* Run the probe now (collective; also re-runs it). */
-zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);
+ZCOLL_API zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);
 /* The handle's model (ZCOLL_ERR_INVALID_ARG if not calibrated yet). */
-zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model);
+ZCOLL_API zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model);
 /* Replace the handle's model (all ranks must pass the same values; AUTO
  * checks this with the settings of every call). */
-zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model);
+ZCOLL_API zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model);
 
 /* Save / load a model as a tuning file (JSON; what ZCOLL_TUNE_FILE reads). */
-zcoll_status zcoll_model_save(const zcoll_model* model, const char* path);
-zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
+ZCOLL_API zcoll_status zcoll_model_save(const zcoll_model* model, const char* path);
+ZCOLL_API zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
 
 /* Predicted seconds of one call: `count` as in the collective's call
  * (Allreduce/Bcast/Reduce: values; Reduce_scatter (block), Allgather,
@@ -77,7 +81,7 @@ zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
  * compressed input (ignored for MPI and RAW); algorithm AUTO = the one the
  * library would select. Mode AUTO: the fastest mode, returned in *chosen_mode
  * and *chosen_algorithm (either may be NULL). Pure function, no MPI. */
-zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective,
+ZCOLL_API zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective,
                            zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
                            size_t count, zcoll_dtype dtype, double ratio,
                            double* seconds, zcoll_mode* chosen_mode,

@@ -25,6 +25,7 @@
 #include "codec/format.h"
 #include "codec/stream_internal.h"
 #include "core/error.h"
+#include "core/struct_io.h"
 
 namespace zcoll {
 namespace {
@@ -266,12 +267,15 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
       });
   finish_stream(dst, h, sizes);
   *out_size = begin + written;
-  if (stats) {
+  if (stats) {  // in and out: the caller's counts (as far as its struct goes) plus ours
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
+    read_struct_prefix(stats, sizeof st, &st);
     for (const Counts& k : counts) {
-      for (int i = 0; i < 4; ++i) stats->pipeline[i] += k.pipeline[i];
-      stats->raw_chunks += k.raw;
-      stats->widened_chunks += k.widened;
+      for (int i = 0; i < 4; ++i) st.pipeline[i] += k.pipeline[i];
+      st.raw_chunks += k.raw;
+      st.widened_chunks += k.widened;
     }
+    write_struct(stats, st);
   }
   return ZCOLL_SUCCESS;
 }
@@ -293,11 +297,18 @@ zcoll_status make_zero_stream(const Header& like, std::vector<uint8_t>* out) {
   return ZCOLL_SUCCESS;
 }
 
+// stats may be NULL; otherwise its struct_size must be that of a known version.
+zcoll_status check_stats(const zcoll_hom_stats* stats) {
+  if (!stats) return ZCOLL_SUCCESS;
+  return check_out_struct(stats, ZCOLL_STRUCT_V1_SIZE(zcoll_hom_stats, widened_chunks), "stats");
+}
+
 zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
-                       size_t cap, size_t* out_size, int threads, zcoll_hom_stats* stats,
+                       size_t cap, size_t* out_size, zcoll_hom_stats* stats, int threads,
                        bool subtract) {
   clear_error();
-  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  ZCOLL_CHECK(check_threads(threads));
+  ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
   ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
@@ -388,27 +399,12 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
   return ZCOLL_SUCCESS;
 }
 
-}  // namespace
-}  // namespace zcoll
+// ---- the entry points' bodies ----------------------------------------------
 
-using namespace zcoll;
-
-extern "C" {
-
-zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
-                           size_t cap, size_t* out_size, int threads, zcoll_hom_stats* stats) {
-  return hom_entry(a, a_size, b, b_size, out, cap, out_size, threads, stats, false);
-}
-
-zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
-                           size_t cap, size_t* out_size, int threads, zcoll_hom_stats* stats) {
-  return hom_entry(a, a_size, b, b_size, out, cap, out_size, threads, stats, true);
-}
-
-zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out, size_t cap,
-                              size_t* out_size, int threads) {
+zcoll_status hom_negate(const void* in, size_t in_size, void* out, size_t cap, size_t* out_size,
+                        int threads) {
   clear_error();
-  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  ZCOLL_CHECK(check_threads(threads));
   StreamView v;
   ZCOLL_CHECK(parse_stream(in, in_size, &v));
   ZCOLL_CHECK(validate_all_chunks(v));
@@ -433,12 +429,12 @@ zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out, size_t 
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* acc_new_size,
-                                  const void* b, size_t b_size, int threads,
-                                  zcoll_hom_stats* stats) {
+zcoll_status hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* acc_new_size,
+                            const void* b, size_t b_size, zcoll_hom_stats* stats, int threads) {
   clear_error();
   if (!acc || !acc_new_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
-  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  ZCOLL_CHECK(check_threads(threads));
+  ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
   ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
   std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
@@ -455,7 +451,7 @@ zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, si
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor) {
+zcoll_status hom_set_divisor(void* stream, size_t size, uint32_t divisor) {
   clear_error();
   if (divisor == 0) return fail(ZCOLL_ERR_INVALID_ARG, "divisor must be >= 1");
   StreamView v;
@@ -466,6 +462,60 @@ zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor) 
   h.divisor = divisor;
   write_header(static_cast<uint8_t*>(stream), h);
   return ZCOLL_SUCCESS;
+}
+
+zcoll_status doc_combine(const void* a, size_t a_size, const void* b, size_t b_size, zcoll_op op,
+                         void* out, size_t cap, size_t* out_size, int threads) {
+  clear_error();
+  if (op != ZCOLL_OP_SUM && op != ZCOLL_OP_PROD && op != ZCOLL_OP_MAX && op != ZCOLL_OP_MIN)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", static_cast<int>(op));
+  ZCOLL_CHECK(check_threads(threads));
+  StreamView va, vb;
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
+  auto* d = static_cast<uint8_t*>(out);
+  if (va.h.dtype == ZCOLL_FLOAT32) return doc_typed<float>(va, vb, op, d, out_size, threads);
+  return doc_typed<double>(va, vb, op, d, out_size, threads);
+}
+
+
+}  // namespace
+}  // namespace zcoll
+
+using namespace zcoll;
+
+extern "C" {
+
+zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
+                           size_t cap, size_t* out_size, zcoll_hom_stats* stats, int threads) {
+  return guarded("zcoll_hom_add", [&] {
+    return hom_entry(a, a_size, b, b_size, out, cap, out_size, stats, threads, false);
+  });
+}
+
+zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b, size_t b_size, void* out,
+                           size_t cap, size_t* out_size, zcoll_hom_stats* stats, int threads) {
+  return guarded("zcoll_hom_sub", [&] {
+    return hom_entry(a, a_size, b, b_size, out, cap, out_size, stats, threads, true);
+  });
+}
+
+zcoll_status zcoll_hom_negate(const void* in, size_t in_size, void* out, size_t cap,
+                              size_t* out_size, int threads) {
+  return guarded("zcoll_hom_negate",
+                 [&] { return hom_negate(in, in_size, out, cap, out_size, threads); });
+}
+
+zcoll_status zcoll_hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* acc_new_size,
+                                  const void* b, size_t b_size, zcoll_hom_stats* stats,
+                                  int threads) {
+  return guarded("zcoll_hom_accumulate", [&] {
+    return hom_accumulate(acc, acc_size, acc_cap, acc_new_size, b, b_size, stats, threads);
+  });
+}
+
+zcoll_status zcoll_hom_set_divisor(void* stream, size_t size, uint32_t divisor) {
+  return guarded("zcoll_hom_set_divisor", [&] { return hom_set_divisor(stream, size, divisor); });
 }
 
 const char* zcoll_op_name(zcoll_op op) {
@@ -481,16 +531,9 @@ const char* zcoll_op_name(zcoll_op op) {
 zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b, size_t b_size,
                                zcoll_op op, void* out, size_t cap, size_t* out_size,
                                int threads) {
-  clear_error();
-  if (op != ZCOLL_OP_SUM && op != ZCOLL_OP_PROD && op != ZCOLL_OP_MAX && op != ZCOLL_OP_MIN)
-    return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", static_cast<int>(op));
-  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
-  StreamView va, vb;
-  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
-  ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
-  auto* d = static_cast<uint8_t*>(out);
-  if (va.h.dtype == ZCOLL_FLOAT32) return doc_typed<float>(va, vb, op, d, out_size, threads);
-  return doc_typed<double>(va, vb, op, d, out_size, threads);
+  return guarded("zcoll_doc_combine", [&] {
+    return doc_combine(a, a_size, b, b_size, op, out, cap, out_size, threads);
+  });
 }
 
 }  // extern "C"

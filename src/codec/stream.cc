@@ -13,6 +13,7 @@
 #include "codec/format.h"
 #include "codec/stream_internal.h"
 #include "core/error.h"
+#include "core/struct_io.h"
 
 namespace zcoll {
 
@@ -22,11 +23,9 @@ int resolve_threads(int threads, uint64_t work_items) {
   return std::max(t, 1);
 }
 
-zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size) {
-  if (p == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "params is NULL");
-  if (p->struct_size < sizeof(zcoll_params))
-    return fail(ZCOLL_ERR_INVALID_ARG, "params.struct_size is %zu, expected %zu (use zcoll_params_init)",
-                p->struct_size, sizeof(zcoll_params));
+zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size) {
+  *p = ZCOLL_PARAMS_INITIALIZER;
+  ZCOLL_CHECK(read_struct(in, ZCOLL_STRUCT_V1_SIZE(zcoll_params, chunk_size), "params", p));
   // read as an int: a C caller may store any value, which is not a valid C++ enum load
   static_assert(sizeof(zcoll_eb_mode) == sizeof(int), "enum size");
   int mode;
@@ -41,8 +40,12 @@ zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size) {
     return fail(ZCOLL_ERR_INVALID_ARG,
                 "chunk size %u must be a multiple of 32 in [%u, %u]", cs, ZCOLL_MIN_CHUNK_SIZE,
                 ZCOLL_MAX_CHUNK_SIZE);
-  if (p->threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
   *chunk_size = cs;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status check_threads(int threads) {
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0, got %d", threads);
   return ZCOLL_SUCCESS;
 }
 
@@ -141,7 +144,7 @@ zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, u
     return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output holds %zu values, the stream has %llu",
                 dst_count, static_cast<unsigned long long>(v.h.n));
   if (v.h.n && dst == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "output pointer is NULL");
-  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0");
+  ZCOLL_CHECK(check_threads(threads));
   ZCOLL_CHECK(validate_chunks(v, first, last));
   if (first == last) return ZCOLL_SUCCESS;
   if (v.h.dtype == ZCOLL_FLOAT32)
@@ -194,69 +197,23 @@ void range_typed(const T* x, size_t n, int threads, double* mn, double* mx) {
 
 }  // namespace
 
-zcoll_status validate_all_chunks(const StreamView& v) { return validate_chunks(v, 0, v.chunks); }
+namespace {
 
-}  // namespace zcoll
-
-using namespace zcoll;
-
-extern "C" {
-
-void zcoll_params_init(zcoll_params* p) {
-  if (!p) return;
-  zcoll_params d = ZCOLL_PARAMS_INITIALIZER;
-  *p = d;
-}
-
-size_t zcoll_dtype_size(zcoll_dtype dtype) {
-  return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
-}
-
-size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
-  size_t vb = zcoll_dtype_size(dtype);
-  if (vb == 0) return 0;
-  return 64 + 16 * ((n + ZCOLL_MIN_CHUNK_SIZE - 1) / ZCOLL_MIN_CHUNK_SIZE) + n * vb;
-}
-
-size_t zcoll_chunk_count(size_t n, uint32_t cs) {
-  if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
-  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
-  return (n + cs - 1) / cs;
-}
-
-size_t zcoll_header_size(size_t n, uint32_t cs) {
-  if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
-  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
-  return header_and_index_bytes((n + cs - 1) / cs);
-}
-
-zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, int threads,
-                               double* mn, double* mx) {
-  clear_error();
-  ZCOLL_CHECK(check_dtype(dtype));
-  if ((n && !src) || !mn || !mx) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
-  if (dtype == ZCOLL_FLOAT32)
-    range_typed(static_cast<const float*>(src), n, threads, mn, mx);
-  else
-    range_typed(static_cast<const double*>(src), n, threads, mn, mx);
-  return ZCOLL_SUCCESS;
-}
-
-zcoll_status zcoll_resolve_error_bound(const zcoll_params* p, zcoll_dtype dtype, const void* src,
-                                       size_t n, double* abs_bound) {
-  clear_error();
-  uint32_t cs;
-  ZCOLL_CHECK(check_params(p, &cs));
-  ZCOLL_CHECK(check_dtype(dtype));
-  if (!abs_bound) return fail(ZCOLL_ERR_INVALID_ARG, "abs_bound is NULL");
-  if (p->eb_mode == ZCOLL_EB_ABS) {
-    *abs_bound = p->error_bound;
+// The absolute bound of params p (already checked) for this data.
+zcoll_status resolve_bound(const zcoll_params& p, zcoll_dtype dtype, const void* src, size_t n,
+                           int threads, double* abs_bound) {
+  if (p.eb_mode == ZCOLL_EB_ABS) {
+    *abs_bound = p.error_bound;
     return ZCOLL_SUCCESS;
   }
+  if (n && !src) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
   double mn, mx;
-  ZCOLL_CHECK(zcoll_value_range(dtype, src, n, p->threads, &mn, &mx));
+  if (dtype == ZCOLL_FLOAT32)
+    range_typed(static_cast<const float*>(src), n, threads, &mn, &mx);
+  else
+    range_typed(static_cast<const double*>(src), n, threads, &mn, &mx);
   const double range = mx - mn;
-  const double rel = p->error_bound;
+  const double rel = p.error_bound;
   double eb = range > 0 ? rel * range : rel * std::max(std::fabs(mn), 1.0);
   if (std::isinf(range)) eb = rel * mx - rel * mn;  // the range itself overflows double
   // clamp into (0, DBL_MAX]: any positive finite bound compresses (chunks that
@@ -267,33 +224,10 @@ zcoll_status zcoll_resolve_error_bound(const zcoll_params* p, zcoll_dtype dtype,
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_compress(const zcoll_params* p, zcoll_dtype dtype, const void* src, size_t n,
-                            void* dst, size_t cap, size_t* dst_size) {
-  clear_error();
-  uint32_t cs;
-  ZCOLL_CHECK(check_params(p, &cs));
-  ZCOLL_CHECK(check_dtype(dtype));
-  if ((n && !src) || !dst || !dst_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
-  size_t bound = zcoll_compress_bound(n, dtype);
-  if (cap < bound)
-    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu", cap,
-                bound);
-  double eb;
-  ZCOLL_CHECK(zcoll_resolve_error_bound(p, dtype, src, n, &eb));
-  auto* d = static_cast<uint8_t*>(dst);
-  if (dtype == ZCOLL_FLOAT32)
-    return compress_typed(static_cast<const float*>(src), n, eb, cs, p->threads, d, dst_size);
-  return compress_typed(static_cast<const double*>(src), n, eb, cs, p->threads, d, dst_size);
-}
-
-zcoll_status zcoll_compress_chunks(const zcoll_params* p, zcoll_dtype dtype, const void* src,
-                                   size_t n, size_t first, size_t last, void* dst, size_t cap,
-                                   size_t* written, uint32_t* sizes) {
-  clear_error();
-  uint32_t cs;
-  ZCOLL_CHECK(check_params(p, &cs));
-  ZCOLL_CHECK(check_dtype(dtype));
-  if (p->eb_mode != ZCOLL_EB_ABS)
+zcoll_status compress_chunks_impl(const zcoll_params& p, uint32_t cs, zcoll_dtype dtype,
+                                  const void* src, size_t n, size_t first, size_t last, void* dst,
+                                  size_t cap, size_t* written, uint32_t* sizes, int threads) {
+  if (p.eb_mode != ZCOLL_EB_ABS)
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk-range compression needs an absolute bound");
   if ((n && !src) || !written || (last > first && (!dst || !sizes)))
     return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
@@ -315,46 +249,40 @@ zcoll_status zcoll_compress_chunks(const zcoll_params* p, zcoll_dtype dtype, con
   auto* d = static_cast<uint8_t*>(dst);
   if (dtype == ZCOLL_FLOAT32) {
     Quantizer<float> qz;
-    if (!make_quantizer<float>(p->error_bound, &qz))
-      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p->error_bound);
-    compress_range<float>(static_cast<const float*>(src), h, qz, first, last, d, p->threads,
-                          written, sizes);
+    if (!make_quantizer<float>(p.error_bound, &qz))
+      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
+    compress_range<float>(static_cast<const float*>(src), h, qz, first, last, d, threads, written,
+                          sizes);
   } else {
     Quantizer<double> qz;
-    if (!make_quantizer<double>(p->error_bound, &qz))
-      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p->error_bound);
-    compress_range<double>(static_cast<const double*>(src), h, qz, first, last, d, p->threads,
+    if (!make_quantizer<double>(p.error_bound, &qz))
+      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
+    compress_range<double>(static_cast<const double*>(src), h, qz, first, last, d, threads,
                            written, sizes);
   }
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_compress_finish(const zcoll_params* p, zcoll_dtype dtype, size_t n,
-                                   const uint32_t* sizes, void* dst, size_t cap) {
-  clear_error();
-  uint32_t cs;
-  ZCOLL_CHECK(check_params(p, &cs));
-  ZCOLL_CHECK(check_dtype(dtype));
-  if (p->eb_mode != ZCOLL_EB_ABS)
+zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtype dtype, size_t n,
+                                  const uint32_t* sizes, void* dst, size_t cap) {
+  if (p.eb_mode != ZCOLL_EB_ABS)
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk-range compression needs an absolute bound");
   Header h;
   h.dtype = dtype;
   h.chunk_size = cs;
   h.n = n;
-  h.eb = p->error_bound;
-  bool ok = dtype == ZCOLL_FLOAT32 ? [&] {
+  h.eb = p.error_bound;
+  bool ok;
+  if (dtype == ZCOLL_FLOAT32) {
     Quantizer<float> q;
-    bool r = make_quantizer<float>(p->error_bound, &q);
+    ok = make_quantizer<float>(p.error_bound, &q);
     h.quantum = q.quantum;
-    return r;
-  }()
-                                   : [&] {
-                                       Quantizer<double> q;
-                                       bool r = make_quantizer<double>(p->error_bound, &q);
-                                       h.quantum = q.quantum;
-                                       return r;
-                                     }();
-  if (!ok) return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p->error_bound);
+  } else {
+    Quantizer<double> q;
+    ok = make_quantizer<double>(p.error_bound, &q);
+    h.quantum = q.quantum;
+  }
+  if (!ok) return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
   const uint64_t chunks = h.chunks();
   if (!dst || (chunks && !sizes)) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
   if (cap < header_and_index_bytes(chunks))
@@ -366,27 +294,7 @@ zcoll_status zcoll_compress_finish(const zcoll_params* p, zcoll_dtype dtype, siz
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst, size_t dst_count,
-                              int threads) {
-  clear_error();
-  return decompress_impl(src, src_size, 0, 0, true, dst, dst_count, false, threads);
-}
-
-zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size, void* dst,
-                                         size_t dst_count, int threads) {
-  clear_error();
-  return decompress_impl(src, src_size, 0, 0, true, dst, dst_count, true, threads);
-}
-
-zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size, size_t first, size_t last,
-                                     void* dst, size_t dst_count, int accumulate, int threads) {
-  clear_error();
-  return decompress_impl(src, src_size, first, last, false, dst, dst_count, accumulate != 0,
-                         threads);
-}
-
-zcoll_status zcoll_stream_size(const void* src, size_t src_size, size_t* stream_size) {
-  clear_error();
+zcoll_status stream_size_impl(const void* src, size_t src_size, size_t* stream_size) {
   if (!stream_size) return fail(ZCOLL_ERR_INVALID_ARG, "stream_size is NULL");
   Header h;
   ZCOLL_CHECK(parse_header(src, src_size, &h));
@@ -403,27 +311,195 @@ zcoll_status zcoll_stream_size(const void* src, size_t src_size, size_t* stream_
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_info* info) {
-  clear_error();
-  if (!info) return fail(ZCOLL_ERR_INVALID_ARG, "info is NULL");
+zcoll_status inspect_impl(const void* src, size_t src_size, zcoll_info* out) {
+  ZCOLL_CHECK(check_out_struct(out, ZCOLL_STRUCT_V1_SIZE(zcoll_info, stream_size), "info"));
   StreamView v;
   ZCOLL_CHECK(parse_stream(src, src_size, &v));
   ZCOLL_CHECK(validate_chunks(v, 0, v.chunks));
-  std::memset(info, 0, sizeof *info);
-  info->format_version = v.h.version;
-  info->dtype = v.h.dtype;
-  info->block_size = kBlock;
-  info->chunk_size = v.h.chunk_size;
-  info->n = v.h.n;
-  info->chunks = v.chunks;
-  for (uint64_t c = 0; c < v.chunks; ++c) info->raw_chunks += v.chunk(c)[0] == kChunkRaw;
-  info->error_bound = v.h.eb;
-  info->quantum = v.h.quantum;
-  info->divisor = v.h.divisor;
-  info->terms = v.h.terms;
-  info->header_size = v.data_begin;
-  info->stream_size = v.stream_size;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
+  info.format_version = v.h.version;
+  info.dtype = v.h.dtype;
+  info.block_size = kBlock;
+  info.chunk_size = v.h.chunk_size;
+  info.n = v.h.n;
+  info.chunks = v.chunks;
+  for (uint64_t c = 0; c < v.chunks; ++c) info.raw_chunks += v.chunk(c)[0] == kChunkRaw;
+  info.error_bound = v.h.eb;
+  info.quantum = v.h.quantum;
+  info.divisor = v.h.divisor;
+  info.terms = v.h.terms;
+  info.header_size = v.data_begin;
+  info.stream_size = v.stream_size;
+  write_struct(out, info);
   return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+
+zcoll_status validate_all_chunks(const StreamView& v) { return validate_chunks(v, 0, v.chunks); }
+
+}  // namespace zcoll
+
+using namespace zcoll;
+
+extern "C" {
+
+void zcoll_params_init(zcoll_params* p) {
+  if (!p) return;
+  *p = ZCOLL_PARAMS_INITIALIZER;
+}
+
+size_t zcoll_dtype_size(zcoll_dtype dtype) {
+  return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
+}
+
+size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
+  const size_t vb = zcoll_dtype_size(dtype);
+  if (vb == 0) return 0;
+  const size_t index = 16 * (n / ZCOLL_MIN_CHUNK_SIZE + 1);  // >= 16*ceil(n/1024), no overflow
+  if (n > (SIZE_MAX - 64 - index) / vb) return 0;           // not representable in size_t
+  return 64 + 16 * ((n + ZCOLL_MIN_CHUNK_SIZE - 1) / ZCOLL_MIN_CHUNK_SIZE) + n * vb;
+}
+
+size_t zcoll_chunk_count(size_t n, uint32_t cs) {
+  if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
+  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
+  return (n + cs - 1) / cs;
+}
+
+size_t zcoll_header_size(size_t n, uint32_t cs) {
+  if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
+  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE) return 0;
+  return header_and_index_bytes((n + cs - 1) / cs);
+}
+
+zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, double* mn,
+                               double* mx, int threads) {
+  return guarded("zcoll_value_range", [&] {
+    clear_error();
+    ZCOLL_CHECK(check_dtype(dtype));
+    ZCOLL_CHECK(check_threads(threads));
+    if ((n && !src) || !mn || !mx) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+    if (dtype == ZCOLL_FLOAT32)
+      range_typed(static_cast<const float*>(src), n, threads, mn, mx);
+    else
+      range_typed(static_cast<const double*>(src), n, threads, mn, mx);
+    return ZCOLL_SUCCESS;
+  });
+}
+
+zcoll_status zcoll_resolve_error_bound(const zcoll_params* params, zcoll_dtype dtype,
+                                       const void* src, size_t n, double* abs_bound,
+                                       int threads) {
+  return guarded("zcoll_resolve_error_bound", [&] {
+    clear_error();
+    zcoll_params p;
+    uint32_t cs = 0;
+    ZCOLL_CHECK(check_params(params, &p, &cs));
+    ZCOLL_CHECK(check_dtype(dtype));
+    ZCOLL_CHECK(check_threads(threads));
+    if (!abs_bound) return fail(ZCOLL_ERR_INVALID_ARG, "abs_bound is NULL");
+    return resolve_bound(p, dtype, src, n, threads, abs_bound);
+  });
+}
+
+zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const void* src,
+                            size_t n, void* dst, size_t cap, size_t* dst_size, int threads) {
+  return guarded("zcoll_compress", [&] {
+    clear_error();
+    zcoll_params p;
+    uint32_t cs = 0;
+    ZCOLL_CHECK(check_params(params, &p, &cs));
+    ZCOLL_CHECK(check_dtype(dtype));
+    ZCOLL_CHECK(check_threads(threads));
+    if ((n && !src) || !dst || !dst_size)
+      return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+    const size_t bound = zcoll_compress_bound(n, dtype);
+    if (bound == 0) return fail(ZCOLL_ERR_INVALID_ARG, "%zu values exceed any stream size", n);
+    if (cap < bound)
+      return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu",
+                  cap, bound);
+    double eb;
+    ZCOLL_CHECK(resolve_bound(p, dtype, src, n, threads, &eb));
+    auto* d = static_cast<uint8_t*>(dst);
+    if (dtype == ZCOLL_FLOAT32)
+      return compress_typed(static_cast<const float*>(src), n, eb, cs, threads, d, dst_size);
+    return compress_typed(static_cast<const double*>(src), n, eb, cs, threads, d, dst_size);
+  });
+}
+
+zcoll_status zcoll_compress_chunks(const zcoll_params* params, zcoll_dtype dtype, const void* src,
+                                   size_t n, size_t first, size_t last, void* dst, size_t cap,
+                                   size_t* written, uint32_t* sizes, int threads) {
+  return guarded("zcoll_compress_chunks", [&] {
+    clear_error();
+    zcoll_params p;
+    uint32_t cs = 0;
+    ZCOLL_CHECK(check_params(params, &p, &cs));
+    ZCOLL_CHECK(check_dtype(dtype));
+    ZCOLL_CHECK(check_threads(threads));
+    return compress_chunks_impl(p, cs, dtype, src, n, first, last, dst, cap, written, sizes,
+                                threads);
+  });
+}
+
+zcoll_status zcoll_compress_finish(const zcoll_params* params, zcoll_dtype dtype, size_t n,
+                                   const uint32_t* sizes, void* dst, size_t cap) {
+  return guarded("zcoll_compress_finish", [&] {
+    clear_error();
+    zcoll_params p;
+    uint32_t cs = 0;
+    ZCOLL_CHECK(check_params(params, &p, &cs));
+    ZCOLL_CHECK(check_dtype(dtype));
+    return compress_finish_impl(p, cs, dtype, n, sizes, dst, cap);
+  });
+}
+
+zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst, size_t dst_count,
+                              int threads) {
+  return guarded("zcoll_decompress", [&] {
+    clear_error();
+    return decompress_impl(src, src_size, 0, 0, true, dst, dst_count, false, threads);
+  });
+}
+
+zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size, void* dst,
+                                         size_t dst_count, int threads) {
+  return guarded("zcoll_decompress_accumulate", [&] {
+    clear_error();
+    return decompress_impl(src, src_size, 0, 0, true, dst, dst_count, true, threads);
+  });
+}
+
+zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size, size_t first, size_t last,
+                                     void* dst, size_t dst_count, int threads) {
+  return guarded("zcoll_decompress_chunks", [&] {
+    clear_error();
+    return decompress_impl(src, src_size, first, last, false, dst, dst_count, false, threads);
+  });
+}
+
+zcoll_status zcoll_decompress_accumulate_chunks(const void* src, size_t src_size, size_t first,
+                                                size_t last, void* dst, size_t dst_count,
+                                                int threads) {
+  return guarded("zcoll_decompress_accumulate_chunks", [&] {
+    clear_error();
+    return decompress_impl(src, src_size, first, last, false, dst, dst_count, true, threads);
+  });
+}
+
+zcoll_status zcoll_stream_size(const void* src, size_t src_size, size_t* stream_size) {
+  return guarded("zcoll_stream_size", [&] {
+    clear_error();
+    return stream_size_impl(src, src_size, stream_size);
+  });
+}
+
+zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_info* info) {
+  return guarded("zcoll_inspect", [&] {
+    clear_error();
+    return inspect_impl(src, src_size, info);
+  });
 }
 
 }  // extern "C"

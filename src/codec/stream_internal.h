@@ -9,14 +9,18 @@
 
 #include "codec/chunk_codec.h"
 #include "codec/format.h"
+#include "core/error.h"
 #include "zcoll.h"
 
 namespace zcoll {
 
 // threads (0 = OpenMP default), capped by the number of work items, at least 1.
 int resolve_threads(int threads, uint64_t work_items);
-// Validate params; on success *chunk_size is the effective chunk size.
-zcoll_status check_params(const zcoll_params* p, uint32_t* chunk_size);
+// Read the caller's params (the struct_size rule) into *p and validate them; on
+// success *chunk_size is the effective chunk size.
+zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size);
+// threads >= 0 (0 = omp_get_max_threads()).
+zcoll_status check_threads(int threads);
 zcoll_status check_dtype(zcoll_dtype dtype);
 // Framing check of every chunk (kind byte, raw size, code lengths vs size).
 zcoll_status validate_all_chunks(const StreamView& v);
@@ -48,7 +52,8 @@ void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool
 // chunk_fn(c, out) writes chunk c at out (room: worst(c) bytes) and returns its size.
 // Threads take contiguous runs of chunks, write each run compactly at the run's
 // worst-case offset, then the runs are moved together in order, so the bytes do
-// not depend on the thread count. dst must hold sum(worst(c)).
+// not depend on the thread count. dst must hold sum(worst(c)). An exception of
+// chunk_fn is rethrown after the parallel region.
 template <typename WorstFn, typename ChunkFn>
 size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, uint32_t* sizes,
                       WorstFn worst, ChunkFn chunk_fn) {
@@ -63,8 +68,9 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) w += worst(c);
     run_from[t + 1] = run_from[t] + w;
   }
+  TeamErrors errors;  // chunk_fn may allocate (scratch buffers): nothing leaves the region
 #pragma omp parallel num_threads(nt)
-  {
+  errors.run([&] {
     const int t = omp_get_thread_num();
     size_t pos = run_from[t];
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
@@ -73,7 +79,8 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
       pos += bytes;
     }
     run_bytes[t] = pos - run_from[t];
-  }
+  });
+  errors.rethrow();
   size_t out = 0;
   for (int t = 0; t < nt; ++t) {
     if (run_from[t] != out && run_bytes[t]) std::memmove(dst + out, dst + run_from[t], run_bytes[t]);

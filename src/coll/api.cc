@@ -1,5 +1,6 @@
 // api.cc — the public C API of libzcoll_mpi: the handle, its settings, the
-// report, and the collectives, each a thin wrapper over run_call().
+// report, and the collectives, each a thin wrapper over run_call() (through
+// guarded_call: no exception crosses the C API).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,11 +15,26 @@
 #include "coll/comm_config.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/struct_io.h"
 #include "core/log.h"
 
 using zcoll::fail;
+
+namespace {
+// First-version sizes of the extensible structs (the struct_size rule, zcoll.h).
+constexpr size_t kConfigV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_comm_config, algorithm);
+constexpr size_t kReportV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_report, ratio_estimate);
+constexpr size_t kModelV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_model, source);
+}  // namespace
 using zcoll::coll::Call;
-using zcoll::coll::run_call;
+
+namespace {
+// Every collective enters here: no exception crosses the C API (bad_alloc ->
+// ZCOLL_ERR_NO_MEMORY, anything else -> ZCOLL_ERR_INTERNAL; core/error.h).
+zcoll_status guarded_call(zcoll_comm* zc, const Call& call) noexcept {
+  return zcoll::guarded("zcoll collective", [&] { return zcoll::coll::run_call(zc, call); });
+}
+}  // namespace
 
 extern "C" {
 
@@ -81,7 +97,7 @@ void zcoll_comm_config_init(zcoll_comm_config* c) {
 
 const char* zcoll_mpi_env_help(void) { return zcoll::config::help_text(); }
 
-zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_comm** out) {
+static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_config* config, zcoll_comm** out) {
   zcoll::clear_error();
   if (!out) return fail(ZCOLL_ERR_INVALID_ARG, "out is NULL");
   *out = nullptr;
@@ -98,15 +114,8 @@ zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, z
   zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
   zcoll_status local = ZCOLL_SUCCESS;
   char msg[512] = "";
-  if (config) {
-    if (config->struct_size < offsetof(zcoll_comm_config, algorithm) + sizeof(zcoll_algorithm) * ZCOLL_COLL_COUNT ||
-        config->struct_size > sizeof(zcoll_comm_config))
-      local = fail(ZCOLL_ERR_INVALID_ARG, "config.struct_size %zu (use ZCOLL_COMM_CONFIG_INITIALIZER)",
-                   config->struct_size);
-    else
-      std::memcpy(&cfg, config, config->struct_size);
-    cfg.struct_size = sizeof cfg;
-  }
+  if (config)  // the struct_size rule (struct_io.h); the defaults fill what an older struct lacks
+    local = zcoll::read_struct(config, kConfigV1, "zcoll_comm_config", &cfg);
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::apply_env(&cfg);
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::validate(cfg);
   zcoll_model model_fixed{};
@@ -159,7 +168,8 @@ zcoll_status zcoll_comm_free(zcoll_comm* zc) {
 zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* config) {
   zcoll::clear_error();
   if (!zc || !config) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
-  *config = zc->cfg;
+  ZCOLL_CHECK(zcoll::check_out_struct(config, kConfigV1, "zcoll_comm_config"));
+  zcoll::write_struct(config, zc->cfg);
   return ZCOLL_SUCCESS;
 }
 
@@ -215,14 +225,12 @@ zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank) {
 zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report) {
   zcoll::clear_error();
   if (!zc || !report) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
-  size_t n = report->struct_size;
-  if (n == 0 || n > sizeof(zcoll_report)) n = sizeof(zcoll_report);
-  std::memcpy(report, &zc->report, n);
-  report->struct_size = n;
+  ZCOLL_CHECK(zcoll::check_out_struct(report, kReportV1, "zcoll_report"));
+  zcoll::write_struct(report, zc->report);
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_comm_calibrate(zcoll_comm* zc) {
+static zcoll_status zcoll_comm_calibrate_unguarded(zcoll_comm* zc) {
   zcoll::clear_error();
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
   return zcoll::coll::calibrate(zc);
@@ -234,16 +242,17 @@ zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model) {
   if (!zc->model_ready)
     return fail(ZCOLL_ERR_INVALID_ARG,
                 "no model yet: call zcoll_comm_calibrate or run a collective in mode auto");
-  *model = zc->model;
+  ZCOLL_CHECK(zcoll::check_out_struct(model, kModelV1, "zcoll_model"));
+  zcoll::write_struct(model, zc->model);
   return ZCOLL_SUCCESS;
 }
 
 zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model) {
   zcoll::clear_error();
   if (!zc || !model) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
-  if (model->struct_size != sizeof(zcoll_model))
-    return fail(ZCOLL_ERR_INVALID_ARG, "model.struct_size %zu (expected %zu)", model->struct_size,
-                sizeof(zcoll_model));
+  zcoll_model in{};
+  ZCOLL_CHECK(zcoll::read_struct(model, kModelV1, "zcoll_model", &in));
+  model = &in;
   if (!zcoll::coll::model_usable(*model) || model->overlap < 0 || model->overlap > 1 ||
       model->growth_bits < 0)
     return fail(ZCOLL_ERR_INVALID_ARG,
@@ -255,14 +264,17 @@ zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model) {
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_model_save(const zcoll_model* model, const char* path) {
+static zcoll_status zcoll_model_save_unguarded(const zcoll_model* model, const char* path) {
   zcoll::clear_error();
   if (!model || !path) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  zcoll_model in{};
+  ZCOLL_CHECK(zcoll::read_struct(model, kModelV1, "zcoll_model", &in));
+  model = &in;
   if (!zcoll::coll::model_usable(*model)) return fail(ZCOLL_ERR_INVALID_ARG, "model has unusable values");
   return zcoll::coll::write_tune_file(path, *model);
 }
 
-zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
+static zcoll_status zcoll_model_load_unguarded(const char* path, zcoll_model* model) {
   zcoll::clear_error();
   if (!model || !path) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
   zcoll_model m{};
@@ -274,17 +286,21 @@ zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
   if (!zcoll::coll::model_usable(m))
     return fail(ZCOLL_ERR_INVALID_ARG, "%s: latency, bandwidth and the four throughputs are required", path);
   m.source = ZCOLL_MODEL_SOURCE_TUNE_FILE;
-  *model = m;
+  ZCOLL_CHECK(zcoll::check_out_struct(model, kModelV1, "zcoll_model"));
+  zcoll::write_struct(model, m);
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
+static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
                            zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype,
                            double ratio, double* seconds, zcoll_mode* chosen_mode,
                            zcoll_algorithm* chosen_algorithm) {
   zcoll::clear_error();
   using namespace zcoll::coll;
   if (!model || !seconds) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  zcoll_model in{};
+  ZCOLL_CHECK(zcoll::read_struct(model, kModelV1, "zcoll_model", &in));
+  model = &in;
   if (!model_usable(*model)) return fail(ZCOLL_ERR_INVALID_ARG, "model has unusable values");
   if (nranks < 1) return fail(ZCOLL_ERR_INVALID_ARG, "nranks %d < 1", nranks);
   if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
@@ -351,14 +367,15 @@ extern "C" {
 
 zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype, MPI_Op op) {
-  return run_call(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
+  return guarded_call(zc,
+                      make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
 }
 
 zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                   size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
-  return run_call(zc, k);
+  return guarded_call(zc, k);
 }
 
 zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
@@ -367,35 +384,61 @@ zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* rec
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
   k.recvcounts = recvcounts;
   if (zc && recvcounts) k.count = recvcounts[zc->tp->rank()];
-  return run_call(zc, k);
+  return guarded_call(zc, k);
 }
 
 zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype) {
-  return run_call(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
+  return guarded_call(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
 }
 
 zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
                          int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL,
+  return guarded_call(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL,
                                 root));
 }
 
 zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype,
+  return guarded_call(zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype,
                                 MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, MPI_Op op, int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
+  return guarded_call(zc,
+                      make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
 }
 
 zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, int root) {
-  return run_call(zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype,
+  return guarded_call(zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype,
                                 MPI_OP_NULL, root));
+}
+
+
+// The entry points above that allocate or read files, under the exception guard.
+zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_comm** out) {
+  return zcoll::guarded("zcoll_comm_create", [&] { return zcoll_comm_create_unguarded(comm, config, out); });
+}
+
+zcoll_status zcoll_comm_calibrate(zcoll_comm* zc) {
+  return zcoll::guarded("zcoll_comm_calibrate", [&] { return zcoll_comm_calibrate_unguarded(zc); });
+}
+
+zcoll_status zcoll_model_save(const zcoll_model* model, const char* path) {
+  return zcoll::guarded("zcoll_model_save", [&] { return zcoll_model_save_unguarded(model, path); });
+}
+
+zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
+  return zcoll::guarded("zcoll_model_load", [&] { return zcoll_model_load_unguarded(path, model); });
+}
+
+zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
+                           zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype,
+                           double ratio, double* seconds, zcoll_mode* chosen_mode,
+                           zcoll_algorithm* chosen_algorithm) {
+  return zcoll::guarded("zcoll_predict", [&] { return zcoll_predict_unguarded(model, collective, mode, algorithm, nranks, count, dtype, ratio, seconds, chosen_mode, chosen_algorithm); });
 }
 
 }  // extern "C"

@@ -113,7 +113,6 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = 1e-4 * 214.0;  // REL 1e-4 of the signals' range
   p.chunk_size = zc->cfg.chunk_size;
-  p.threads = threads;
   const size_t cap = zcoll_compress_bound(n, ZCOLL_FLOAT32);
   std::vector<uint8_t> a(cap), b(cap), c(2 * cap);
   size_t asz = 0, bsz = 0, csz = 0;
@@ -131,11 +130,11 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
     }
     return std::max(median(t), 1e-9);
   };
-  const double tc = timed([&] { st = st ? st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz); });
-  if (st == ZCOLL_SUCCESS) st = zcoll_compress(&p, ZCOLL_FLOAT32, y.data(), n, b.data(), cap, &bsz);
+  const double tc = timed([&] { st = st ? st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz, threads); });
+  if (st == ZCOLL_SUCCESS) st = zcoll_compress(&p, ZCOLL_FLOAT32, y.data(), n, b.data(), cap, &bsz, threads);
   const double td = timed([&] { st = st ? st : zcoll_decompress(a.data(), asz, z.data(), n, threads); });
   const double th = timed([&] {
-    st = st ? st : zcoll_hom_add(a.data(), asz, b.data(), bsz, c.data(), c.size(), &csz, threads, nullptr);
+    st = st ? st : zcoll_hom_add(a.data(), asz, b.data(), bsz, c.data(), c.size(), &csz, nullptr, threads);
   });
   const double tg = timed([&] {
     const int nt = std::max(1, threads);
@@ -388,7 +387,6 @@ double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) 
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = eb;
   p.chunk_size = static_cast<uint32_t>(win);
-  p.threads = 1;
   thread_local std::vector<uint8_t> buf;
   buf.resize(zcoll_compress_bound(win, dtype));
   double in = 0, out = 0;
@@ -399,7 +397,7 @@ double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) 
     const size_t len = std::min(win, n - start);
     size_t sz = 0;
     if (zcoll_compress(&p, dtype, static_cast<const uint8_t*>(data) + start * vs, len, buf.data(),
-                       buf.size(), &sz) != ZCOLL_SUCCESS)
+                       buf.size(), &sz, 1) != ZCOLL_SUCCESS)
       return 0;
     in += static_cast<double>(len * vs);
     out += static_cast<double>(sz - zcoll_header_size(len, p.chunk_size));

@@ -73,7 +73,7 @@ struct Ctx {
   zcoll_op op = ZCOLL_OP_SUM;
   zcoll_mode mode = ZCOLL_MODE_RAW;  // effective mode (MPI, RAW, CPR_P2P, DOC, HOM)
   bool average = false;              // SUM: divide by size
-  zcoll_params params{};             // ABS bound eb, chunk size, threads
+  zcoll_params params{};             // ABS bound eb, chunk size
   double eb = 0;                     // per-compression absolute bound
   double max_abs = 0;                // max |x| over all inputs (PROD model)
   double quantum = 0;                // expected quantum of our streams

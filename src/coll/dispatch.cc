@@ -528,9 +528,10 @@ bool ensure_quantum(zcoll_comm* zc, const Ctx& c, uint32_t chunk) {
   const double zero = 0;
   const float zf = 0;
   size_t psz = 0;
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   const void* one = c.dtype == ZCOLL_FLOAT32 ? static_cast<const void*>(&zf) : &zero;
-  if (zcoll_compress(&c.params, c.dtype, one, 1, probe, sizeof probe, &psz) != ZCOLL_SUCCESS ||
+  if (zcoll_compress(&c.params, c.dtype, one, 1, probe, sizeof probe, &psz, c.threads) !=
+          ZCOLL_SUCCESS ||
       zcoll_inspect(probe, psz, &info) != ZCOLL_SUCCESS)
     return false;
   zc->q_eb = c.params.error_bound;
@@ -559,7 +560,6 @@ void derive_bound(zcoll_comm* zc, const Resolved& s, const Agreed& g, const Sele
     c.params.eb_mode = ZCOLL_EB_ABS;
     c.params.error_bound = eb;
     c.params.chunk_size = s.chunk;
-    c.params.threads = c.threads;
     if (ensure_quantum(zc, c, s.chunk)) {
       c.quantum = zc->q_quantum;
     } else {

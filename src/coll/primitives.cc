@@ -76,7 +76,7 @@ zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t ca
     *size = sim::stream_size(c, n, c.piece_terms);
     return ZCOLL_SUCCESS;
   }
-  if (!c.poll()) return zcoll_compress(&c.params, c.dtype, src, n, dst, cap, size);
+  if (!c.poll()) return zcoll_compress(&c.params, c.dtype, src, n, dst, cap, size, c.threads);
   // Chunk ranges with progress polling in between (PIPE-SZx).
   const uint32_t cs = c.params.chunk_size;
   const size_t chunks = zcoll_chunk_count(n, cs);
@@ -88,7 +88,7 @@ zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t ca
     size_t b = std::min(chunks, a + step);
     size_t w = 0;
     ZCOLL_CHECK(zcoll_compress_chunks(&c.params, c.dtype, src, n, a, b, dst + pos, cap - pos, &w,
-                                      sizes + a));
+                                      sizes + a, c.threads));
     pos += w;
     if (b < chunks) poll(c);
   }
@@ -102,7 +102,7 @@ zcoll_status decompress(Ctx& c, const uint8_t* src, size_t size, void* dst, size
   Timed t(&c.t_codec);
   sim::charge(c, accumulate ? sim::kAccumulate : sim::kDecompress, n * c.vsize);
   if (sim::model()) return ZCOLL_SUCCESS;
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   ZCOLL_CHECK(zcoll_inspect(src, size, &info));
   if (info.dtype != c.dtype || info.n != n || info.chunk_size != c.params.chunk_size ||
       info.quantum != c.quantum)
@@ -114,14 +114,14 @@ zcoll_status decompress(Ctx& c, const uint8_t* src, size_t size, void* dst, size
                 info.chunk_size, info.quantum, static_cast<int>(c.dtype), n, c.params.chunk_size,
                 c.quantum);
   if (!c.poll() || info.chunks <= 2) {
-    if (accumulate) return zcoll_decompress_accumulate(src, size, dst, n, c.params.threads);
-    return zcoll_decompress(src, size, dst, n, c.params.threads);
+    if (accumulate) return zcoll_decompress_accumulate(src, size, dst, n, c.threads);
+    return zcoll_decompress(src, size, dst, n, c.threads);
   }
   const size_t step = static_cast<size_t>(std::max(c.threads, 1)) * 2;
   for (size_t a = 0; a < info.chunks; a += step) {
     size_t b = std::min<size_t>(info.chunks, a + step);
-    ZCOLL_CHECK(zcoll_decompress_chunks(src, size, a, b, dst, n, accumulate ? 1 : 0,
-                                        c.params.threads));
+    ZCOLL_CHECK(accumulate ? zcoll_decompress_accumulate_chunks(src, size, a, b, dst, n, c.threads)
+                           : zcoll_decompress_chunks(src, size, a, b, dst, n, c.threads));
     if (b < info.chunks) poll(c);
   }
   return ZCOLL_SUCCESS;
@@ -173,7 +173,7 @@ zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t a_size, const uint8_t* b, 
       return ZCOLL_SUCCESS;
     }
   }
-  return zcoll_hom_add(a, a_size, b, b_size, out, cap, out_size, c.params.threads, nullptr);
+  return zcoll_hom_add(a, a_size, b, b_size, out, cap, out_size, nullptr, c.threads);
 }
 
 zcoll_status doc_finish(Ctx& c, const uint8_t* in, size_t in_size, const void* local, size_t n,

@@ -1,41 +1,40 @@
-// error.cc — status strings and the per-thread last-error message.
+// error.cc — fail() / clear_error() and the exception-to-status mapping. The
+// message slot itself is libzcoll's (zcoll_internal_set_error, library.cc).
 #include "core/error.h"
 
 #include <cstdarg>
 #include <cstdio>
+#include <stdexcept>
 
 namespace zcoll {
 
-namespace {
-thread_local char t_last_error[512] = "";
-}
-
 zcoll_status fail(zcoll_status status, const char* fmt, ...) {
+  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(t_last_error, sizeof t_last_error, fmt, ap);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  zcoll_internal_set_error(msg);
   return status;
 }
 
-void clear_error() { t_last_error[0] = '\0'; }
+void clear_error() { zcoll_internal_set_error(nullptr); }
 
-}  // namespace zcoll
-
-extern "C" const char* zcoll_status_string(zcoll_status status) {
-  switch (status) {
-    case ZCOLL_SUCCESS: return "success";
-    case ZCOLL_ERR_INVALID_ARG: return "invalid argument";
-    case ZCOLL_ERR_BUFFER_TOO_SMALL: return "output buffer too small";
-    case ZCOLL_ERR_CORRUPT: return "corrupt compressed stream";
-    case ZCOLL_ERR_TRUNCATED: return "truncated compressed stream";
-    case ZCOLL_ERR_UNSUPPORTED: return "unsupported format version, type or operation";
-    case ZCOLL_ERR_MISMATCH: return "streams cannot be combined (settings differ)";
-    case ZCOLL_ERR_NO_MEMORY: return "out of memory";
-    case ZCOLL_ERR_INTERNAL: return "internal error";
-    case ZCOLL_ERR_MPI: return "MPI error";
+zcoll_status status_of_current_exception(const char* where) noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return fail(ZCOLL_ERR_NO_MEMORY, "%s: out of memory", where);
+  } catch (const std::exception& e) {
+    return fail(ZCOLL_ERR_INTERNAL, "%s: internal error: %s", where, e.what());
+  } catch (...) {
+    return fail(ZCOLL_ERR_INTERNAL, "%s: internal error (unknown exception)", where);
   }
-  return "unknown status code";
 }
 
-extern "C" const char* zcoll_last_error(void) { return zcoll::t_last_error; }
+void TeamErrors::keep(std::exception_ptr e) noexcept {
+#pragma omp critical(zcoll_team_errors)
+  if (!first_) first_ = e;
+}
+
+}  // namespace zcoll

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/struct_io.h"
 #include "zcoll.h"
 
 namespace zcoll {
@@ -53,10 +54,11 @@ Partial compare_block(const T* x, const T* y, size_t n) {
 }
 
 template <typename T>
-void compare_typed(const T* x, const T* y, size_t n, zcoll_quality* q) {
+void compare_typed(const T* x, const T* y, size_t n, int threads, zcoll_quality* q) {
   const size_t blocks = (n + kQualityBlock - 1) / kQualityBlock;
   std::vector<Partial> parts(blocks);
-#pragma omp parallel for schedule(static)
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t b = 0; b < static_cast<int64_t>(blocks); ++b) {
     const size_t begin = static_cast<size_t>(b) * kQualityBlock;
     parts[b] = compare_block(x + begin, y + begin, std::min(kQualityBlock, n - begin));
@@ -81,33 +83,43 @@ void compare_typed(const T* x, const T* y, size_t n, zcoll_quality* q) {
                         : std::numeric_limits<double>::infinity();
 }
 
-}  // namespace
-}  // namespace zcoll
-
-using namespace zcoll;
-
-extern "C" zcoll_status zcoll_quality_compare(zcoll_dtype dtype, const void* original,
-                                              const void* reconstructed, size_t n,
-                                              size_t compressed_bytes, zcoll_quality* q) {
-  clear_error();
+zcoll_status quality_compare(zcoll_dtype dtype, const void* original, const void* reconstructed,
+                             size_t n, size_t compressed_bytes, zcoll_quality* out, int threads) {
   const size_t vb = zcoll_dtype_size(dtype);
   if (vb == 0)
     return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
-  if (q == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "quality output pointer is NULL");
+  ZCOLL_CHECK(
+      check_out_struct(out, ZCOLL_STRUCT_V1_SIZE(zcoll_quality, bits_per_value), "quality"));
   if (n && (original == nullptr || reconstructed == nullptr))
     return fail(ZCOLL_ERR_INVALID_ARG, "NULL data pointer with n = %zu", n);
-  std::memset(q, 0, sizeof *q);
-  q->n = n;
+  if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0, got %d", threads);
+  zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
+  q.n = n;
   if (dtype == ZCOLL_FLOAT32)
     compare_typed(static_cast<const float*>(original), static_cast<const float*>(reconstructed),
-                  n, q);
+                  n, threads, &q);
   else
     compare_typed(static_cast<const double*>(original),
-                  static_cast<const double*>(reconstructed), n, q);
+                  static_cast<const double*>(reconstructed), n, threads, &q);
   if (compressed_bytes > 0) {
-    q->compression_ratio = static_cast<double>(n) * static_cast<double>(vb) /
-                           static_cast<double>(compressed_bytes);
-    if (n > 0) q->bits_per_value = 8.0 * static_cast<double>(compressed_bytes) / static_cast<double>(n);
+    q.compression_ratio = static_cast<double>(n) * static_cast<double>(vb) /
+                          static_cast<double>(compressed_bytes);
+    if (n > 0)
+      q.bits_per_value = 8.0 * static_cast<double>(compressed_bytes) / static_cast<double>(n);
   }
+  write_struct(out, q);
   return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace zcoll
+
+extern "C" zcoll_status zcoll_quality_compare(zcoll_dtype dtype, const void* original,
+                                              const void* reconstructed, size_t n,
+                                              size_t compressed_bytes, zcoll_quality* q,
+                                              int threads) {
+  return zcoll::guarded("zcoll_quality_compare", [&] {
+    zcoll::clear_error();
+    return zcoll::quality_compare(dtype, original, reconstructed, n, compressed_bytes, q, threads);
+  });
 }

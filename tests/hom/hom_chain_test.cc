@@ -27,7 +27,7 @@ void run_chain(const std::vector<std::vector<T>>& x, const std::vector<Bytes>& z
   std::vector<const std::vector<T>*> terms{&x[0]};
   for (int k = 1; k < K; ++k) {
     const std::string w = what + " k=" + std::to_string(k + 1);
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes prev = acc;
     if (k % 2) {
       acc = hom_add(prev, z[k], threads, &st);
@@ -154,7 +154,7 @@ void divisor_streams_add(int threads) {
   ASSERT_EQ(zcoll_hom_set_divisor(za.data(), za.size(), 3), ZCOLL_SUCCESS);
   ASSERT_EQ(zcoll_hom_set_divisor(zb.data(), zb.size(), 3), ZCOLL_SUCCESS);
   EXPECT_EQ(inspect(za).error_bound, 1e-3 * 1.0 / 3.0);
-  zcoll_hom_stats st;
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes s = hom_add(za, zb, threads, &st);
   check_hom_model<T>(za, zb, s, Op::kAdd, &st, "divisor 3 + divisor 3");
   const zcoll_info info = inspect(s);

@@ -198,7 +198,7 @@ void doc_specials() {
               ZCOLL_SUCCESS)
         << w;
     out.resize(size);
-    zcoll_info info;
+    zcoll_info info = ZCOLL_INFO_INITIALIZER;
     const zcoll_status s = zcoll_inspect(out.data(), out.size(), &info);
     EXPECT_EQ(s, ZCOLL_SUCCESS) << w << ": zcoll_doc_combine returned success but its output "
                                 << "is not a valid stream: " << zcoll_last_error();

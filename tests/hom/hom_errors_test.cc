@@ -40,8 +40,8 @@ Outcome call(Fn f, const Bytes& a, size_t a_size, const Bytes& b, size_t b_size,
     Bytes acc(std::max(cap, a.size()), 0xA5);
     std::memcpy(acc.data(), a.data(), a.size());
     const Bytes before = acc;
-    o.status = zcoll_hom_accumulate(acc.data(), a_size, cap, &out_size, b.data(), b_size, threads,
-                                    nullptr);
+    o.status = zcoll_hom_accumulate(acc.data(), a_size, cap, &out_size, b.data(), b_size, nullptr,
+                                    threads);
     o.msg = zcoll_last_error();
     if (o.status != ZCOLL_SUCCESS) {
       EXPECT_EQ(acc, before) << fn_name(f) << ": the accumulator changed on failure";
@@ -53,11 +53,11 @@ Outcome call(Fn f, const Bytes& a, size_t a_size, const Bytes& b, size_t b_size,
   switch (f) {
     case Fn::kAdd:
       o.status = zcoll_hom_add(a.data(), a_size, b.data(), b_size, out.data(), cap, &out_size,
-                               threads, nullptr);
+                               nullptr, threads);
       break;
     case Fn::kSub:
       o.status = zcoll_hom_sub(a.data(), a_size, b.data(), b_size, out.data(), cap, &out_size,
-                               threads, nullptr);
+                               nullptr, threads);
       break;
     default:
       o.status = zcoll_doc_combine(a.data(), a_size, b.data(), b_size, ZCOLL_OP_SUM, out.data(),
@@ -279,15 +279,15 @@ void buffers_and_args(int threads) {
   EXPECT_EQ(size, 7u);
   EXPECT_EQ(out, Bytes(bound, 0xA5));
   // NULL pointers and negative thread counts
-  EXPECT_EQ(zcoll_hom_add(nullptr, a.size(), b.data(), b.size(), out.data(), bound, &size, threads, nullptr),
+  EXPECT_EQ(zcoll_hom_add(nullptr, a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), nullptr, b.size(), out.data(), bound, &size, threads, nullptr),
+  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), nullptr, b.size(), out.data(), bound, &size, nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), nullptr, bound, &size, threads, nullptr),
+  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), nullptr, bound, &size, nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_sub(a.data(), a.size(), b.data(), b.size(), out.data(), bound, nullptr, threads, nullptr),
+  EXPECT_EQ(zcoll_hom_sub(a.data(), a.size(), b.data(), b.size(), out.data(), bound, nullptr, nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, -1, nullptr),
+  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, -1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_EQ(zcoll_hom_negate(a.data(), a.size(), out.data(), bound, &size, -1), ZCOLL_ERR_INVALID_ARG);
   EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), ZCOLL_OP_SUM, out.data(), bound,
@@ -295,9 +295,9 @@ void buffers_and_args(int threads) {
             ZCOLL_ERR_INVALID_ARG);
   size_t acc_size = 0;
   Bytes acc = a;
-  EXPECT_EQ(zcoll_hom_accumulate(nullptr, a.size(), a.size(), &acc_size, b.data(), b.size(), threads, nullptr),
+  EXPECT_EQ(zcoll_hom_accumulate(nullptr, a.size(), a.size(), &acc_size, b.data(), b.size(), nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_accumulate(acc.data(), a.size(), a.size(), nullptr, b.data(), b.size(), threads, nullptr),
+  EXPECT_EQ(zcoll_hom_accumulate(acc.data(), a.size(), a.size(), nullptr, b.data(), b.size(), nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
   // unknown op
   EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), static_cast<zcoll_op>(9), out.data(),
@@ -310,7 +310,7 @@ void buffers_and_args(int threads) {
   EXPECT_TRUE(contains(zcoll_last_error(), "divisor")) << zcoll_last_error();
   EXPECT_EQ(c, a);
   // the error message is cleared by the next successful call
-  ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, threads, nullptr),
+  ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, threads),
             ZCOLL_SUCCESS);
   EXPECT_STREQ(zcoll_last_error(), "");
 }
@@ -333,23 +333,21 @@ void accumulate_capacity(int threads) {
   Bytes acc(sum.size(), 0);
   std::memcpy(acc.data(), a.data(), a.size());
   size_t new_size = 0;
-  zcoll_hom_stats st;
-  std::memset(&st, 0, sizeof st);
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   ASSERT_EQ(zcoll_hom_accumulate(acc.data(), a.size(), acc.size(), &new_size, b.data(), b.size(),
-                                 threads, &st),
+                                 &st, threads),
             ZCOLL_SUCCESS)
       << zcoll_last_error();
   EXPECT_EQ(new_size, sum.size());
   EXPECT_EQ(acc, sum);
   EXPECT_EQ(st.pipeline[1], 4u * 32u);  // a constant everywhere, b noisy
   // a failed accumulate that also counts stats must not count anything
-  zcoll_hom_stats st2;
-  std::memset(&st2, 0, sizeof st2);
+  zcoll_hom_stats st2 = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes small(a.size());
   std::memcpy(small.data(), a.data(), a.size());
   size_t ns = 0;
   EXPECT_EQ(zcoll_hom_accumulate(small.data(), a.size(), small.size(), &ns, b.data(), b.size(),
-                                 threads, &st2),
+                                 &st2, threads),
             ZCOLL_ERR_BUFFER_TOO_SMALL);
   EXPECT_EQ(small, a);
   (void)st2;  // counts of a failed call are not specified
@@ -374,22 +372,22 @@ TEST(HomErrorMessage, PrefixKeepsTheCause) {
   const Bytes a = compress(make_data<float>(Kind::kSmooth, 2048, 1), 1e-3, 1024);
   Bytes bad = a;
   bad[41] ^= 0x01;  // terms 1 -> 257: only the header checksum can tell
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   ASSERT_EQ(zcoll_inspect(bad.data(), bad.size(), &info), ZCOLL_ERR_CORRUPT);
   const std::string cause = zcoll_last_error();
   ASSERT_EQ(cause, "header/index checksum mismatch");
   Bytes out(bound_of(a));
   size_t size = 0;
   ASSERT_EQ(zcoll_hom_add(bad.data(), bad.size(), a.data(), a.size(), out.data(), out.size(),
-                          &size, 1, nullptr),
+                          &size, nullptr, 1),
             ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(std::string(zcoll_last_error()), "first stream: " + cause);
   ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), bad.data(), bad.size(), out.data(), out.size(),
-                          &size, 1, nullptr),
+                          &size, nullptr, 1),
             ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(std::string(zcoll_last_error()), "second stream: " + cause);
-  ASSERT_EQ(zcoll_hom_add(a.data(), 20, a.data(), a.size(), out.data(), out.size(), &size, 1,
-                          nullptr),
+  ASSERT_EQ(zcoll_hom_add(a.data(), 20, a.data(), a.size(), out.data(), out.size(), &size, nullptr,
+                          1),
             ZCOLL_ERR_TRUNCATED);
   EXPECT_EQ(std::string(zcoll_last_error()),
             "first stream: stream has 20 bytes, the header alone needs 48");

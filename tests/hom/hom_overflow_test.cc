@@ -41,7 +41,7 @@ void near_limit_chain_f64(int threads) {
   const int K = 64;
   for (int k = 2; k <= K; ++k) {
     const std::string w = "near-limit f64 k=" + std::to_string(k);
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes prev = acc;
     if (k % 2)
       accumulate(acc, z, threads, &st);
@@ -88,7 +88,7 @@ void near_limit_chain_f64(int threads) {
   std::vector<double> mx(n);
   for (size_t i = 0; i < n; ++i) mx[i] = -x[i];
   Bytes zm = compress(mx, eb, 1024, threads);
-  zcoll_hom_stats st;
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes d2 = hom_sub(z, zm, threads, &st);
   check_hom_model<double>(z, zm, d2, Op::kSub, &st, "x - (-x)");
   EXPECT_EQ(st.widened_chunks, 0u);
@@ -143,7 +143,7 @@ void boundary(int threads) {
   check_invariants(dump(zb), "crafted b");
   for (Op op : {Op::kAdd, Op::kSub}) {
     const std::string w = std::string("boundary ") + (op == Op::kAdd ? "add" : "sub");
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes out = hom(op, za, zb, threads, &st);
     ASSERT_FALSE(out.empty()) << w;
     check_hom_model<T>(za, zb, out, op, &st, w);
@@ -180,7 +180,7 @@ void boundary(int threads) {
     c.codes.assign(cs, 1);
   }
   Bytes zc = craft_stream<T>(n, cs, q, q, 1, 1, cc);
-  zcoll_hom_stats st;
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes s3 = hom_add(s, zc, threads, &st);
   check_hom_model<T>(s, zc, s3, Op::kAdd, &st, "limit + 1");
   EXPECT_EQ(st.widened_chunks, 2u);  // chunks 0 and 2 (1 and 3 are raw already)
@@ -222,7 +222,7 @@ void many_accumulations(int threads) {
   std::vector<const std::vector<T>*> terms{&xr[0]};
   for (int k = 2; k <= K; ++k) {
     const std::string w = "many accumulations k=" + std::to_string(k);
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes prev = acc;
     accumulate(acc, z[k - 1], threads, &st);
     check_hom_model<T>(prev, z[k - 1], acc, Op::kAdd, &st, w);

@@ -55,7 +55,7 @@ void run_pattern(const std::vector<T>& xa, const std::vector<T>& xb, double eb, 
   ASSERT_EQ(inspect(zb).raw_chunks, 0u) << what;
   for (Op op : {Op::kAdd, Op::kSub}) {
     const std::string w = what + (op == Op::kAdd ? " add" : " sub");
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes out = hom(op, za, zb, threads, &st);
     ASSERT_FALSE(out.empty()) << w;
     for (int i = 0; i < 4; ++i) EXPECT_EQ(st.pipeline[i], expect[i]) << w << ": pipeline[" << i << "]";
@@ -152,20 +152,19 @@ void stats_accumulate(int threads) {
   make_pattern<T>(2 * kCs, 1e-3, [](size_t j) { return j % 2 == 0; }, [](size_t) { return false; },
                   &xa, &xb, 11);
   Bytes za = compress(xa, 1e-3, kCs), zb = compress(xb, 1e-3, kCs);
-  zcoll_hom_stats st;
-  std::memset(&st, 0, sizeof st);
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes out(bound_of(za));
   size_t size = 0;
   for (int rep = 0; rep < 3; ++rep)
     ASSERT_EQ(zcoll_hom_add(za.data(), za.size(), zb.data(), zb.size(), out.data(), out.size(),
-                            &size, threads, &st),
+                            &size, &st, threads),
               ZCOLL_SUCCESS);
   EXPECT_EQ(st.pipeline[1], 3u * 32u);
   EXPECT_EQ(st.pipeline[3], 3u * 32u);
   EXPECT_EQ(st.pipeline[0] + st.pipeline[2] + st.raw_chunks + st.widened_chunks, 0u);
   // and a NULL stats pointer is accepted
   ASSERT_EQ(zcoll_hom_add(za.data(), za.size(), zb.data(), zb.size(), out.data(), out.size(),
-                          &size, threads, nullptr),
+                          &size, nullptr, threads),
             ZCOLL_SUCCESS);
 }
 TEST_P(HomPipeline, StatsAreAddedToTheCallersCounters) { HT_DISPATCH(GetParam(), stats_accumulate); }

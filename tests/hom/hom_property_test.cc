@@ -33,7 +33,7 @@ void check_pair(const std::vector<T>& xa, const std::vector<T>& xb, double eb, u
   const std::vector<T> da = decompress<T>(za), db = decompress<T>(zb);
   for (Op op : {Op::kAdd, Op::kSub}) {
     const std::string w = what + (op == Op::kAdd ? " add" : " sub");
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes out = hom(op, za, zb, threads, &st);
     ASSERT_FALSE(out.empty()) << w;
     check_hom_model<T>(za, zb, out, op, &st, w);
@@ -210,7 +210,7 @@ template <typename T>
 void self_difference(int threads) {
   const std::vector<T> x = make_data<T>(Kind::kNoisy, 4 * 1024, 4242, 3.0);
   Bytes z = compress(x, 1e-3, 1024, threads);
-  zcoll_hom_stats st;
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes d = hom_sub(z, z, threads, &st);
   check_hom_model<T>(z, z, d, Op::kSub, &st, "a - a");
   for (T v : decompress<T>(d)) ASSERT_EQ(v, T(0));
@@ -237,7 +237,7 @@ void thread_independence() {
   struct Result {
     Bytes add, sub, neg, acc;
     Bytes doc[4];
-    zcoll_hom_stats st_add, st_sub, st_acc;
+    zcoll_hom_stats st_add = ZCOLL_HOM_STATS_INITIALIZER, st_sub = st_add, st_acc = st_add;
   };
   auto run = [&](int t) {
     Result r;

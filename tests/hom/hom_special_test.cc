@@ -38,7 +38,7 @@ void nan_inf(int threads) {
   ASSERT_EQ(inspect(zb).raw_chunks, 3u);  // chunks 2, 4, 5
   for (Op op : {Op::kAdd, Op::kSub}) {
     const std::string w = std::string("NaN/Inf ") + (op == Op::kAdd ? "add" : "sub");
-    zcoll_hom_stats st;
+    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes out = hom(op, za, zb, threads, &st);
     ASSERT_FALSE(out.empty()) << w;
     check_hom_model<T>(za, zb, out, op, &st, w);
@@ -88,7 +88,7 @@ void huge_values(int threads) {
   xb[10] = big;  // overflows to +Inf in T
   xa[20] = static_cast<T>(1e20);
   Bytes za = compress(xa, 1e-3, 1024, threads), zb = compress(xb, 1e-3, 1024, threads);
-  zcoll_hom_stats st;
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes out = hom_add(za, zb, threads, &st);
   check_hom_model<T>(za, zb, out, Op::kAdd, &st, "huge");
   EXPECT_EQ(st.raw_chunks, 1u);

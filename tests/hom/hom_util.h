@@ -247,11 +247,10 @@ Bytes compress(const std::vector<T>& x, double abs_eb, uint32_t chunk_size = 102
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = abs_eb;
   p.chunk_size = chunk_size;
-  p.threads = threads;
   Bytes out(zcoll_compress_bound(x.size(), dtype_of<T>()));
   size_t size = 0;
   zcoll_status s =
-      zcoll_compress(&p, dtype_of<T>(), x.data(), x.size(), out.data(), out.size(), &size);
+      zcoll_compress(&p, dtype_of<T>(), x.data(), x.size(), out.data(), out.size(), &size, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   if (s != ZCOLL_SUCCESS) return {};
   out.resize(size);
@@ -259,8 +258,7 @@ Bytes compress(const std::vector<T>& x, double abs_eb, uint32_t chunk_size = 102
 }
 
 inline zcoll_info inspect(const Bytes& z) {
-  zcoll_info info;
-  std::memset(&info, 0, sizeof info);
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   zcoll_status s = zcoll_inspect(z.data(), z.size(), &info);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   return info;
@@ -287,11 +285,11 @@ inline Bytes hom(Op op, const Bytes& a, const Bytes& b, int threads,
                  zcoll_hom_stats* stats = nullptr) {
   Bytes out(bound_of(a));
   size_t size = 0;
-  if (stats) std::memset(stats, 0, sizeof *stats);
+  if (stats) *stats = ZCOLL_HOM_STATS_INITIALIZER;
   zcoll_status s = op == Op::kAdd ? zcoll_hom_add(a.data(), a.size(), b.data(), b.size(),
-                                                  out.data(), out.size(), &size, threads, stats)
+                                                  out.data(), out.size(), &size, stats, threads)
                                   : zcoll_hom_sub(a.data(), a.size(), b.data(), b.size(),
-                                                  out.data(), out.size(), &size, threads, stats);
+                                                  out.data(), out.size(), &size, stats, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   if (s != ZCOLL_SUCCESS) return {};
   out.resize(size);
@@ -317,9 +315,9 @@ inline void accumulate(Bytes& acc, const Bytes& b, int threads, zcoll_hom_stats*
   const size_t size = acc.size();
   acc.resize(bound_of(acc));
   size_t new_size = 0;
-  if (stats) std::memset(stats, 0, sizeof *stats);
+  if (stats) *stats = ZCOLL_HOM_STATS_INITIALIZER;
   zcoll_status s = zcoll_hom_accumulate(acc.data(), size, acc.size(), &new_size, b.data(),
-                                        b.size(), threads, stats);
+                                        b.size(), stats, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   acc.resize(s == ZCOLL_SUCCESS ? new_size : size);
 }

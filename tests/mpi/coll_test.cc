@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cfloat>
+#include <cstddef>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -76,7 +77,7 @@ uint64_t hash_bytes(const void* p, size_t n) {
 }
 
 zcoll_report last(zcoll_comm* zc) {
-  zcoll_report r;
+  zcoll_report r = ZCOLL_REPORT_INITIALIZER;
   r.struct_size = sizeof r;
   zcoll_comm_last_report(zc, &r);
   return r;
@@ -621,6 +622,22 @@ void group_special(const Env& e) {
   EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL) == ZCOLL_SUCCESS,
          "bcast binomial: %s", zcoll_last_error());
   zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
+  // the struct_size rule on the MPI side: a struct smaller than the first
+  // version is refused; a newer (larger) one gets its unknown tail zeroed
+  {
+    zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+    rep.struct_size = sizeof(size_t);
+    EXPECT(zcoll_comm_last_report(e.fine, &rep) == ZCOLL_ERR_INVALID_ARG, "tiny report accepted");
+    struct {
+      zcoll_report r;
+      double newer_field;
+    } big;
+    std::memset(&big, 0xff, sizeof big);
+    big.r.struct_size = sizeof big;
+    EXPECT(zcoll_comm_last_report(e.fine, &big.r) == ZCOLL_SUCCESS && big.newer_field == 0 &&
+               big.r.struct_size == sizeof big,
+           "newer report: %s", zcoll_last_error());
+  }
   // NaN / Inf through every mode (raw chunks carry them exactly; IEEE results)
   for (zcoll_mode m : kModes)
     for (int dt = 0; dt < 2; ++dt)
@@ -743,7 +760,7 @@ void group_special(const Env& e) {
     zcoll_comm* zc = nullptr;
     EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create with env: %s",
            zcoll_last_error());
-    zcoll_comm_config got;
+    zcoll_comm_config got = ZCOLL_COMM_CONFIG_INITIALIZER;
     zcoll_comm_get_config(zc, &got);
     EXPECT(got.mode == ZCOLL_MODE_DOC && got.min_bytes == 0, "env not applied");
     std::vector<float> x(3000, 2.0f), y(3000);
@@ -857,7 +874,7 @@ void group_auto(const Env& e) {
   // the probe gives a usable model on every rank, the same everywhere
   {
     zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
-    zcoll_model m;
+    zcoll_model m = ZCOLL_MODEL_INITIALIZER;
     m.struct_size = sizeof m;
     EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_ERR_INVALID_ARG, "no model before the probe");
     EXPECT(zcoll_comm_calibrate(zc) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
@@ -972,7 +989,7 @@ void group_auto(const Env& e) {
     std::vector<float> x(50000, 1.0f), y(50000);
     EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
            "allreduce with an env model: %s", zcoll_last_error());
-    zcoll_model m;
+    zcoll_model m = ZCOLL_MODEL_INITIALIZER;
     m.struct_size = sizeof m;
     EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_SET &&
                std::fabs(m.bandwidth - 1.25e8) < 1 && std::fabs(m.latency - 2e-5) < 1e-12 &&

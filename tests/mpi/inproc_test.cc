@@ -59,9 +59,9 @@ double quantum_of(zcoll_params p, zcoll_dtype dt) {
   float zf = 0;
   uint8_t probe[256];
   size_t psz = 0;
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   zcoll_compress(&p, dt, dt == ZCOLL_FLOAT32 ? static_cast<const void*>(&zf) : &zero, 1, probe,
-                 sizeof probe, &psz);
+                 sizeof probe, &psz, 1);
   zcoll_inspect(probe, psz, &info);
   return info.quantum;
 }
@@ -97,7 +97,6 @@ void run(int N, Setup s) {
   params.eb_mode = ZCOLL_EB_ABS;
   params.error_bound = eb;
   params.chunk_size = 1024;
-  params.threads = 1;
   const double quantum = quantum_of(params, dt);
   zcoll_params params0 = params;
   if (s.mismatch) params0.error_bound = 10 * eb;

@@ -242,7 +242,7 @@ void reference_agrees(uint64_t seed) {
     double eb = mode == ZCOLL_EB_ABS ? (r.coin() ? 1e-3 : 0.5) : 1e-3;
     std::vector<T> x = zt::make_case<T>(kind, n, r, mode, eb, cs);
     double mn, mx;
-    zcoll_value_range(zt::dtype_of<T>(), x.data(), n, 1, &mn, &mx);
+    zcoll_value_range(zt::dtype_of<T>(), x.data(), n, &mn, &mx, 1);
     if (mode == ZCOLL_EB_REL && !(std::isfinite(mx - mn) && (mx - mn) * eb > 1e-300)) continue;
     std::vector<uint8_t> z = zt::compress(x, mode, eb, cs, 2);
     ASSERT_FALSE(z.empty());

@@ -34,7 +34,7 @@ bool settings_usable(const std::vector<T>& x, zcoll_eb_mode mode, double eb) {
   double b = eb;
   if (mode == ZCOLL_EB_REL) {
     double mn = 0, mx = 0;
-    if (zcoll_value_range(zt::dtype_of<T>(), x.data(), x.size(), 1, &mn, &mx) != ZCOLL_SUCCESS)
+    if (zcoll_value_range(zt::dtype_of<T>(), x.data(), x.size(), &mn, &mx, 1) != ZCOLL_SUCCESS)
       return false;
     double range = mx - mn;
     b = range > 0 ? eb * range : eb * std::max(std::fabs(mn), 1.0);
@@ -302,7 +302,7 @@ TEST(RelativeBound, ConstantDataUsesMagnitude) {
     zcoll_params_init(&p);
     p.error_bound = 1e-3;
     double eb = 0;
-    ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, xd.data(), xd.size(), &eb), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, xd.data(), xd.size(), &eb, 1), ZCOLL_SUCCESS);
     EXPECT_EQ(eb, 1e-3 * std::max(std::fabs(c), 1.0));
     std::vector<uint8_t> zf = zt::roundtrip_check(xf, ZCOLL_EB_REL, 1e-3, 1024, 1, "const f32");
     std::vector<uint8_t> zd = zt::roundtrip_check(xd, ZCOLL_EB_REL, 1e-3, 1024, 2, "const f64");
@@ -319,17 +319,17 @@ TEST(RelativeBound, NonFiniteValuesDoNotWidenTheRange) {
   zcoll_params_init(&p);
   p.error_bound = 0.01;
   double eb = 0;
-  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, x.data(), x.size(), &eb), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, x.data(), x.size(), &eb, 1), ZCOLL_SUCCESS);
   EXPECT_EQ(eb, 0.01 * 2.0);
   // all non-finite: range [0, 0] -> bound error_bound * 1
   std::vector<float> y = {NAN, INFINITY, -INFINITY};
-  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb, 1), ZCOLL_SUCCESS);
   EXPECT_EQ(eb, 0.01);
   zt::roundtrip_check(y, ZCOLL_EB_REL, 0.01, 1024, 1, "all non-finite");
   // ABS resolves to itself
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = 0.125;
-  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb, 1), ZCOLL_SUCCESS);
   EXPECT_EQ(eb, 0.125);
 }
 

@@ -76,14 +76,13 @@ void chunk_ranges_match(size_t n, uint32_t cs, double eb, zcoll_eb_mode mode,
   p.chunk_size = cs;
   if (mode == ZCOLL_EB_REL) {  // resolve first, as the API asks
     double abs_eb;
-    ASSERT_EQ(zcoll_resolve_error_bound(&p, zt::dtype_of<T>(), x.data(), n, &abs_eb), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_resolve_error_bound(&p, zt::dtype_of<T>(), x.data(), n, &abs_eb, 1), ZCOLL_SUCCESS);
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = abs_eb;
   }
   const size_t chunks = zcoll_chunk_count(n, cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE);
   for (const auto& split : splits) {  // split: range boundaries, 0 ... chunks
     for (int threads : {1, 2}) {
-      p.threads = threads;
       const size_t cap = zcoll_compress_bound(n, zt::dtype_of<T>());
       std::vector<uint8_t> out(cap, 0xEE);
       std::vector<uint32_t> sizes(chunks, 0);
@@ -92,7 +91,7 @@ void chunk_ranges_match(size_t n, uint32_t cs, double eb, zcoll_eb_mode mode,
         size_t a = std::min(split[i], chunks), b = std::min(split[i + 1], chunks);
         size_t w = 12345;
         ASSERT_EQ(zcoll_compress_chunks(&p, zt::dtype_of<T>(), x.data(), n, a, b, out.data() + pos,
-                                        cap - pos, &w, sizes.data() + a),
+                                        cap - pos, &w, sizes.data() + a, threads),
                   ZCOLL_SUCCESS)
             << zcoll_last_error();
         if (a == b) {
@@ -131,22 +130,22 @@ TEST(ChunkRangeApi, RejectsBadRanges) {
   std::vector<uint8_t> out(zcoll_compress_bound(3000, ZCOLL_FLOAT32));
   std::vector<uint32_t> sizes(3);
   size_t w;
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 4, out.data(), out.size(), &w, sizes.data()),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 4, out.data(), out.size(), &w, sizes.data(), 1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 1, out.data(), out.size(), &w, sizes.data()),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 1, out.data(), out.size(), &w, sizes.data(), 1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
   // capacity below the raw size of the range
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(), 2 * (8 + 4096) - 1, &w, sizes.data()),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(), 2 * (8 + 4096) - 1, &w, sizes.data(), 1),
             ZCOLL_ERR_BUFFER_TOO_SMALL);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(), 2 * (8 + 4096), &w, sizes.data()),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(), 2 * (8 + 4096), &w, sizes.data(), 1),
             ZCOLL_SUCCESS);
   EXPECT_STREQ(zcoll_last_error(), "");
   // REL must be resolved first
   p.eb_mode = ZCOLL_EB_REL;
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 1, out.data(), out.size(), &w, sizes.data()),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 1, out.data(), out.size(), &w, sizes.data(), 1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
   EXPECT_EQ(zcoll_compress_finish(&p, ZCOLL_FLOAT32, 3000, sizes.data(), out.data(), out.size()),
@@ -174,7 +173,7 @@ void decompress_subranges(size_t n, uint32_t cs) {
   for (size_t a = 0; a <= chunks; ++a) {
     for (size_t b = a; b <= chunks; ++b) {
       std::vector<T> y(n, sentinel);
-      ASSERT_EQ(zcoll_decompress_chunks(z.data(), z.size(), a, b, y.data(), n, 0, 2), ZCOLL_SUCCESS)
+      ASSERT_EQ(zcoll_decompress_chunks(z.data(), z.size(), a, b, y.data(), n, 2), ZCOLL_SUCCESS)
           << zcoll_last_error();
       for (size_t i = 0; i < n; ++i) {
         size_t c = i / cs;
@@ -185,16 +184,16 @@ void decompress_subranges(size_t n, uint32_t cs) {
   }
   // accumulate over a sub-range adds only there
   std::vector<T> y(n, T(1.5));
-  ASSERT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 1, chunks, y.data(), n, 1, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_decompress_accumulate_chunks(z.data(), z.size(), 1, chunks, y.data(), n, 1), ZCOLL_SUCCESS);
   for (size_t i = 0; i < n; ++i) {
     T want = i < cs ? T(1.5) : static_cast<T>(T(1.5) + full[i]);
     ASSERT_EQ(zt::bits_of(y[i]), zt::bits_of(want)) << i;
   }
   // out-of-range chunk ranges
   std::vector<T> w(n);
-  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 0, chunks + 1, w.data(), n, 0, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 0, chunks + 1, w.data(), n, 1), ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 2, 1, w.data(), n, 0, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 2, 1, w.data(), n, 1), ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
 }
 
@@ -242,7 +241,7 @@ TEST(Decompress, LargerOutputAndTrailingBytes) {
   // trailing garbage after the stream is ignored
   std::vector<uint8_t> zz = z;
   for (int i = 0; i < 100; ++i) zz.push_back(static_cast<uint8_t>(i * 37));
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   ASSERT_EQ(zcoll_inspect(zz.data(), zz.size(), &info), ZCOLL_SUCCESS);
   EXPECT_EQ(info.stream_size, z.size());
   size_t ss = 0;
@@ -275,11 +274,10 @@ TEST(Compress, UnalignedOutputBuffer) {
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = 1e-3;
   p.chunk_size = 1024;
-  p.threads = 2;
   for (size_t shift = 1; shift < 8; ++shift) {
     std::vector<uint8_t> buf(bound + 8);
     size_t size = 0;
-    ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT64, x.data(), x.size(), buf.data() + shift, bound, &size),
+    ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT64, x.data(), x.size(), buf.data() + shift, bound, &size, 2),
               ZCOLL_SUCCESS);
     ASSERT_EQ(size, ref.size());
     EXPECT_EQ(std::memcmp(buf.data() + shift, ref.data(), size), 0) << "shift " << shift;
@@ -320,11 +318,10 @@ void bound_holds(size_t n, uint32_t cs, int kind, Rng& r) {
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = 1e-6;
   p.chunk_size = cs;
-  p.threads = 2;
   // canary bytes after the bound must survive
   std::vector<uint8_t> out(bound + 64, 0xA5);
   size_t size = 0;
-  ASSERT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, out.data(), bound, &size), ZCOLL_SUCCESS)
+  ASSERT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, out.data(), bound, &size, 2), ZCOLL_SUCCESS)
       << zcoll_last_error();
   EXPECT_LE(size, bound);
   for (size_t i = bound; i < out.size(); ++i) ASSERT_EQ(out[i], 0xA5) << "wrote past the bound, n=" << n;
@@ -338,14 +335,14 @@ void bound_holds(size_t n, uint32_t cs, int kind, Rng& r) {
   EXPECT_LE(size, all_raw);
   EXPECT_LE(all_raw, bound);
   if (kind == zt::kRandomBits || kind == zt::kWhiteNoise) {
-    zcoll_info info;
+    zcoll_info info = ZCOLL_INFO_INITIALIZER;
     ASSERT_EQ(zcoll_inspect(out.data(), size, &info), ZCOLL_SUCCESS);
     EXPECT_EQ(info.raw_chunks, info.chunks);
     EXPECT_EQ(size, all_raw);
   }
   // one byte less than the bound is refused
   if (n > 0) {
-    EXPECT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, out.data(), bound - 1, &size),
+    EXPECT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, out.data(), bound - 1, &size, 2),
               ZCOLL_ERR_BUFFER_TOO_SMALL);
     EXPECT_STRNE(zcoll_last_error(), "");
   }
@@ -394,21 +391,20 @@ TEST(Sizes, HelperFunctions) {
   EXPECT_EQ(p.eb_mode, ZCOLL_EB_REL);
   EXPECT_EQ(p.error_bound, 1e-3);
   EXPECT_EQ(p.chunk_size, 0u);
-  EXPECT_EQ(p.threads, 0);
   zcoll_params_init(nullptr);  // no crash
 }
 
 TEST(ValueRange, SkipsNonFinite) {
   std::vector<float> f = {NAN, 3.0f, -INFINITY, -2.0f, INFINITY, 7.5f, -NAN};
   double mn = 1, mx = 1;
-  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT32, f.data(), f.size(), 1, &mn, &mx), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT32, f.data(), f.size(), &mn, &mx, 1), ZCOLL_SUCCESS);
   EXPECT_EQ(mn, -2.0);
   EXPECT_EQ(mx, 7.5);
   std::vector<double> d = {INFINITY, NAN, -INFINITY};
-  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT64, d.data(), d.size(), 2, &mn, &mx), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT64, d.data(), d.size(), &mn, &mx, 2), ZCOLL_SUCCESS);
   EXPECT_EQ(mn, 0.0);
   EXPECT_EQ(mx, 0.0);
-  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT64, nullptr, 0, 1, &mn, &mx), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT64, nullptr, 0, &mn, &mx, 1), ZCOLL_SUCCESS);
   EXPECT_EQ(mn, 0.0);
   EXPECT_EQ(mx, 0.0);
   // large, threaded, extremes in the middle
@@ -421,19 +417,19 @@ TEST(ValueRange, SkipsNonFinite) {
   big[6] = -INFINITY;
   big[299999] = INFINITY;
   for (int t : {1, 2, 4, 0}) {
-    ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT64, big.data(), big.size(), t, &mn, &mx), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT64, big.data(), big.size(), &mn, &mx, t), ZCOLL_SUCCESS);
     EXPECT_EQ(mn, -5.0);
     EXPECT_EQ(mx, 9.0);
   }
   // denormals and -0 are finite
   std::vector<float> s = {-0.0f, 1e-45f, NAN};
-  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT32, s.data(), s.size(), 1, &mn, &mx), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_value_range(ZCOLL_FLOAT32, s.data(), s.size(), &mn, &mx, 1), ZCOLL_SUCCESS);
   EXPECT_EQ(mn, 0.0);
   EXPECT_EQ(mx, static_cast<double>(1e-45f));
-  EXPECT_EQ(zcoll_value_range(ZCOLL_FLOAT32, nullptr, 3, 1, &mn, &mx), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_value_range(ZCOLL_FLOAT32, nullptr, 3, &mn, &mx, 1), ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_value_range(ZCOLL_FLOAT32, s.data(), 3, 1, nullptr, &mx), ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_value_range(static_cast<zcoll_dtype>(9), s.data(), 3, 1, &mn, &mx), ZCOLL_ERR_UNSUPPORTED);
+  EXPECT_EQ(zcoll_value_range(ZCOLL_FLOAT32, s.data(), 3, nullptr, &mx, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_value_range(static_cast<zcoll_dtype>(9), s.data(), 3, &mn, &mx, 1), ZCOLL_ERR_UNSUPPORTED);
   EXPECT_STRNE(zcoll_last_error(), "");
 }
 

@@ -94,11 +94,10 @@ std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, doubl
   p.eb_mode = mode;
   p.error_bound = eb;
   p.chunk_size = chunk_size;
-  p.threads = threads;
   size_t cap = zcoll_compress_bound(x.size(), dtype_of<T>());
   std::vector<uint8_t> out(cap);
   size_t size = 0;
-  zcoll_status s = zcoll_compress(&p, dtype_of<T>(), x.data(), x.size(), out.data(), cap, &size);
+  zcoll_status s = zcoll_compress(&p, dtype_of<T>(), x.data(), x.size(), out.data(), cap, &size, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   if (s != ZCOLL_SUCCESS) return {};
   EXPECT_LE(size, cap);
@@ -115,8 +114,7 @@ std::vector<T> decompress(const std::vector<uint8_t>& z, size_t n, int threads =
 }
 
 inline zcoll_info inspect(const std::vector<uint8_t>& z) {
-  zcoll_info info;
-  std::memset(&info, 0, sizeof info);
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   zcoll_status s = zcoll_inspect(z.data(), z.size(), &info);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   return info;
@@ -168,7 +166,7 @@ std::vector<uint8_t> roundtrip_check(const std::vector<T>& x, zcoll_eb_mode mode
     p.eb_mode = mode;
     p.error_bound = eb;
     double abs_eb = 0;
-    EXPECT_EQ(zcoll_resolve_error_bound(&p, dtype_of<T>(), x.data(), x.size(), &abs_eb),
+    EXPECT_EQ(zcoll_resolve_error_bound(&p, dtype_of<T>(), x.data(), x.size(), &abs_eb, 1),
               ZCOLL_SUCCESS);
     EXPECT_EQ(info.error_bound, abs_eb) << what;
   }

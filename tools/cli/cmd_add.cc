@@ -16,7 +16,7 @@ namespace {
 struct Input {
   std::string path;
   Buffer bytes;
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
 };
 
 // Name the first header field that keeps a and b from being combined, as
@@ -62,13 +62,13 @@ int run_add(const AddOptions& o) {
   const size_t cap = zcoll_compress_bound(static_cast<size_t>(first.n), first.dtype);
   Buffer sum(cap), next(cap);
   size_t sum_size = 0;
-  zcoll_hom_stats stats = {};
+  zcoll_hom_stats stats = ZCOLL_HOM_STATS_INITIALIZER;
   for (size_t i = 1; i < in.size(); ++i) {
     const uint8_t* a = i == 1 ? in[0].bytes.data() : sum.data();
     const size_t a_size = i == 1 ? in[0].bytes.size() : sum_size;
     size_t out_size = 0;
     check(zcoll_hom_add(a, a_size, in[i].bytes.data(), in[i].bytes.size(), next.data(), cap,
-                        &out_size, o.threads, &stats),
+                        &out_size, &stats, o.threads),
           "adding '" + in[i].path + "'");
     std::swap(sum, next);
     sum_size = out_size;

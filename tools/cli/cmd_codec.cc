@@ -6,12 +6,11 @@
 
 namespace zcoll_cli {
 
-zcoll_params make_params(const BoundOptions& bound, int threads, uint32_t chunk_size) {
+zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.eb_mode = bound.rel > 0 ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
   p.error_bound = bound.rel > 0 ? bound.rel : bound.abs;
-  p.threads = threads;
   p.chunk_size = chunk_size;
   return p;
 }
@@ -20,17 +19,17 @@ int run_compress(const CompressOptions& o) {
   const zcoll_dtype dtype = parse_dtype(o.type);
   size_t n = 0;
   const Buffer in = read_raw_values(o.input, dtype, &n);
-  const zcoll_params p = make_params(o.bound, o.threads, o.chunk_size);
+  const zcoll_params p = make_params(o.bound, o.chunk_size);
   Buffer out(zcoll_compress_bound(n, dtype));
   size_t written = 0;
-  check(zcoll_compress(&p, dtype, in.data(), n, out.data(), out.size(), &written),
+  check(zcoll_compress(&p, dtype, in.data(), n, out.data(), out.size(), &written, o.threads),
         "compressing '" + o.input + "'");
   write_file(o.output, out.data(), written);
   return 0;
 }
 
 int run_decompress(const DecompressOptions& o) {
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   const Buffer in = read_stream(o.input, &info);
   if (info.stream_size < in.size())
     std::fprintf(stderr, "zcoll: warning: '%s': %llu bytes after the end of the stream ignored\n",

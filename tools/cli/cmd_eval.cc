@@ -17,7 +17,7 @@ int run_eval(const EvalOptions& o) {
   size_t n = 0;
   const Buffer in = read_raw_values(o.input, dtype, &n);
   if (n == 0) throw Error("'" + o.input + "' is empty: nothing to evaluate");
-  const zcoll_params p = make_params(o.bound, o.threads, o.chunk_size);
+  const zcoll_params p = make_params(o.bound, o.chunk_size);
   const double raw_bytes = static_cast<double>(in.size());
 
   // Best of `repeat` runs: the first run also pays for page faults on the
@@ -27,11 +27,11 @@ int run_eval(const EvalOptions& o) {
   double t_comp = std::numeric_limits<double>::infinity();
   for (int r = 0; r < o.repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    check(zcoll_compress(&p, dtype, in.data(), n, comp.data(), comp.size(), &comp_size),
+    check(zcoll_compress(&p, dtype, in.data(), n, comp.data(), comp.size(), &comp_size, o.threads),
           "compressing '" + o.input + "'");
     t_comp = std::min(t_comp, seconds_since(t0));
   }
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   check(zcoll_inspect(comp.data(), comp_size, &info), "inspecting the compressed stream");
 
   Buffer out(in.size());
@@ -42,8 +42,8 @@ int run_eval(const EvalOptions& o) {
     t_decomp = std::min(t_decomp, seconds_since(t0));
   }
 
-  zcoll_quality q;
-  check(zcoll_quality_compare(dtype, in.data(), out.data(), n, comp_size, &q), "comparing");
+  zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
+  check(zcoll_quality_compare(dtype, in.data(), out.data(), n, comp_size, &q, o.threads), "comparing");
   const double eb = info.error_bound;  // the absolute bound the stream guarantees
   const double err_over_eb = q.max_abs_error / eb;
   const bool bound_ok = q.max_abs_error <= eb && q.nonfinite_mismatch == 0;

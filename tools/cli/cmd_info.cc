@@ -9,7 +9,7 @@
 namespace zcoll_cli {
 
 int run_info(const InfoOptions& o) {
-  zcoll_info info;
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
   const Buffer in = read_stream(o.input, &info);
   const double raw_bytes = static_cast<double>(info.n) * zcoll_dtype_size(info.dtype);
   const double ratio = info.stream_size ? raw_bytes / static_cast<double>(info.stream_size) : 0;

@@ -54,7 +54,7 @@ struct AddOptions {
 
 // zcoll_params for an error bound, thread count and chunk size (shared by
 // compress and eval; the library validates the values).
-zcoll_params make_params(const BoundOptions& bound, int threads, uint32_t chunk_size);
+zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size);
 
 int run_compress(const CompressOptions& o);
 int run_decompress(const DecompressOptions& o);

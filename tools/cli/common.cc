@@ -85,6 +85,7 @@ Buffer read_raw_values(const std::string& path, zcoll_dtype dtype, size_t* n) {
 
 Buffer read_stream(const std::string& path, zcoll_info* info) {
   Buffer buf = read_file(path);
+  info->struct_size = sizeof *info;
   check(zcoll_inspect(buf.data(), buf.size(), info), "'" + path + "'");
   return buf;
 }

@@ -8,10 +8,10 @@
 # explicitly with SMPI_SHARED_MALLOC), and its macros break C++ headers.
 add_compile_definitions(SMPI_NO_OVERRIDE_MALLOC=1)
 add_compile_options("SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
-target_compile_definitions(zcoll_shared PRIVATE SMPI_NO_OVERRIDE_MALLOC=1)
-target_compile_definitions(zcoll_static PRIVATE SMPI_NO_OVERRIDE_MALLOC=1)
-target_compile_options(zcoll_shared PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
-target_compile_options(zcoll_static PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
+foreach(_t zcoll_objects zcoll_core)
+  target_compile_definitions(${_t} PRIVATE SMPI_NO_OVERRIDE_MALLOC=1)
+  target_compile_options(${_t} PRIVATE "SHELL:-include ${PROJECT_SOURCE_DIR}/tools/simscale/smpi_undef.h")
+endforeach()
 
 # smpicxx provides mpi.h and libsimgrid: an empty MPI target for src/coll.
 add_library(MPI::MPI_CXX INTERFACE IMPORTED)
@@ -20,8 +20,8 @@ set(ZCOLL_HAVE_MPI ON)
 set(_zcoll_tests ${ZCOLL_BUILD_TESTS})
 set(ZCOLL_BUILD_TESTS OFF)  # the gtest/mpiexec tests cannot run under SMPI
 add_subdirectory(${PROJECT_SOURCE_DIR}/src/coll ${PROJECT_BINARY_DIR}/src/coll)
-target_sources(zcoll_mpi PRIVATE ${PROJECT_SOURCE_DIR}/src/coll/sim_cost.cc)
-target_compile_definitions(zcoll_mpi PRIVATE ZCOLL_WITH_SMPI=1)
+target_sources(zcoll_mpi_objects PRIVATE ${PROJECT_SOURCE_DIR}/src/coll/sim_cost.cc)
+target_compile_definitions(zcoll_mpi_objects PRIVATE ZCOLL_WITH_SMPI=1)
 add_subdirectory(${PROJECT_SOURCE_DIR}/tools/zcoll_bench ${PROJECT_BINARY_DIR}/tools/zcoll_bench)
 set(ZCOLL_BUILD_TESTS ${_zcoll_tests})
 if(ZCOLL_BUILD_TESTS)

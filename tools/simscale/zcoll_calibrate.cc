@@ -84,10 +84,10 @@ Streams alloc_streams(size_t n) {
   return s;
 }
 
-void compress_all(const zcoll_params& p, const float* x, size_t n, Streams& s) {
+void compress_all(const zcoll_params& p, const float* x, size_t n, Streams& s, int threads) {
   for (size_t k = 0; k < nsegs(n); ++k)
     check(zcoll_compress(&p, ZCOLL_FLOAT32, x + k * kSeg, seglen(n, k), s.buf.data() + s.off[k],
-                         zcoll_compress_bound(seglen(n, k), ZCOLL_FLOAT32), &s.size[k]),
+                         zcoll_compress_bound(seglen(n, k), ZCOLL_FLOAT32), &s.size[k], threads),
           "compress");
 }
 
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     std::memcpy(src.data(), bytes.data(), src.size() * 4);
     if (src.empty()) throw std::runtime_error(data + " holds no values");
     double lo = 0, hi = 0;
-    check(zcoll_value_range(ZCOLL_FLOAT32, src.data(), src.size(), 1, &lo, &hi), "range");
+    check(zcoll_value_range(ZCOLL_FLOAT32, src.data(), src.size(), &lo, &hi, 1), "range");
     const double eb = rel * (hi - lo);
     std::vector<int> threads, terms;
     for (auto& t : split(threads_s, ',')) threads.push_back(std::stoi(t));
@@ -164,7 +164,6 @@ int main(int argc, char** argv) {
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = eb;
     p.chunk_size = 0;
-    p.threads = 1;
 
     auto input = [&](int r, std::vector<float>& x) {
       const size_t start = static_cast<size_t>(r) * (m / K) + static_cast<size_t>(r) * 7919;
@@ -179,21 +178,21 @@ int main(int argc, char** argv) {
     std::map<int, std::string> pipelines;
     // one input's stream, for the hom_add measurement
     input(K - 1, x);
-    compress_all(p, x.data(), n, one);
+    compress_all(p, x.data(), n, one, 1);
     const std::vector<uint8_t> one_copy = one.buf;
 
     size_t ti = 0;
     for (int k = 1; k <= K; ++k) {
       input(k - 1, x);
       if (k == 1) {
-        compress_all(p, x.data(), n, sum);
+        compress_all(p, x.data(), n, sum, 1);
       } else {
-        compress_all(p, x.data(), n, work);
+        compress_all(p, x.data(), n, work, 1);
         for (size_t s = 0; s < nsegs(n); ++s)
           check(zcoll_hom_add(sum.buf.data() + sum.off[s], sum.size[s], work.buf.data() + work.off[s],
                               work.size[s], nxt.buf.data() + nxt.off[s],
-                              zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &nxt.size[s], 1,
-                              nullptr),
+                              zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &nxt.size[s], nullptr,
+                              1),
                 "hom_add");
         std::swap(sum, nxt);
       }
@@ -206,10 +205,8 @@ int main(int argc, char** argv) {
                                seglen(n, s), 1),
               "decompress");
       for (int t : threads) {
-        zcoll_params pt = p;
-        pt.threads = t;
         auto& T = tput[t];
-        T["compress"][k] = best_gbps(n * 4, repeat, [&] { compress_all(pt, vals.data(), n, work); });
+        T["compress"][k] = best_gbps(n * 4, repeat, [&] { compress_all(p, vals.data(), n, work, t); });
         T["decompress"][k] = best_gbps(n * 4, repeat, [&] {
           for (size_t s = 0; s < nsegs(n); ++s)
             check(zcoll_decompress(sum.buf.data() + sum.off[s], sum.size[s], tmp.data() + s * kSeg,
@@ -226,8 +223,8 @@ int main(int argc, char** argv) {
           for (size_t s = 0; s < nsegs(n); ++s)
             check(zcoll_hom_add(sum.buf.data() + sum.off[s], sum.size[s], one_copy.data() + one.off[s],
                                 one.size[s], work.buf.data() + work.off[s],
-                                zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &work.size[s], t,
-                                nullptr),
+                                zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &work.size[s], nullptr,
+                                t),
                   "hom_add");
         });
         if (k == 1) {

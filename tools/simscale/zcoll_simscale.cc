@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
     const size_t per = count / N;
     double t_mpi = 0;
     for (int th : threads) {
-      zcoll_comm_config cfg;
+      zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
       zcoll_comm_config_init(&cfg);
       cfg.eb_mode = ZCOLL_EB_ABS;
       cfg.error_bound = eb;
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "rank %d: zcoll_comm_create: %s\n", g_rank, zcoll_last_error());
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
-      zcoll_comm_config eff;
+      zcoll_comm_config eff = ZCOLL_COMM_CONFIG_INITIALIZER;
       zcoll_comm_config_init(&eff);
       zcoll_comm_get_config(zc, &eff);  // after the ZCOLL_* environment
       const size_t pipeline = eff.pipeline_values ? eff.pipeline_values
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
         if (!is_mpi) zcoll_comm_set_mode(zc, mode);
         double t_best = 1e300, charged[8] = {0};
         unsigned long long sent = 0, logical = 0;
-        zcoll_report rep;
+        zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
         std::memset(&rep, 0, sizeof rep);
         rep.struct_size = sizeof rep;
         int st = 0;

@@ -239,7 +239,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   std::vector<double> times;
   double comp = 0, mpi = 0, red = 0, tot = 0;
   uint64_t sent = 0, logical = 0;
-  zcoll_report rep;
+  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
   rep.struct_size = sizeof rep;
   for (int it = 0; it < o.iters && st == ZCOLL_SUCCESS; ++it) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -374,12 +374,11 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     p.struct_size = sizeof p;
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = rep.eb_per_compression;
-    p.threads = threads;
     const size_t cnt = coll == Coll::kScatter || coll == Coll::kReduceScatter ? n_in : per;
     std::vector<uint8_t> buf(zcoll_compress_bound(cnt, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64));
     size_t sz = 0;
     if (zcoll_compress(&p, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, in.data(), cnt, buf.data(),
-                       buf.size(), &sz) == ZCOLL_SUCCESS && sz > 0)
+                       buf.size(), &sz, threads) == ZCOLL_SUCCESS && sz > 0)
       ratio_in = static_cast<double>(cnt * vs) / static_cast<double>(sz);
   }
   double rmin = ratio_in > 0 ? ratio_in : 1e300;
@@ -388,7 +387,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   if (mode == ZCOLL_MODE_AUTO) {
     row.t_model = rep.time_predicted * 1e6;
   } else {
-    zcoll_model model;
+    zcoll_model model = ZCOLL_MODEL_INITIALIZER;
     model.struct_size = sizeof model;
     double secs = 0;
     if (zcoll_comm_get_model(zc, &model) == ZCOLL_SUCCESS &&

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   std::vector<zcoll_model> runs;
   for (int i = 0; i < repeat; ++i) {
     if (zcoll_comm_calibrate(zc) != ZCOLL_SUCCESS) return die("probe");
-    zcoll_model m;
+    zcoll_model m = ZCOLL_MODEL_INITIALIZER;
     m.struct_size = sizeof m;
     if (zcoll_comm_get_model(zc, &m) != ZCOLL_SUCCESS) return die("model");
     runs.push_back(m);
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
       if (zcoll_model_save(&m, out.c_str()) != ZCOLL_SUCCESS) bad = 1;
       else std::printf("# wrote %s (use: ZCOLL_TUNE_FILE=%s)\n", out.c_str(), out.c_str());
       if (!bad && check) {
-        zcoll_model back;
+        zcoll_model back = ZCOLL_MODEL_INITIALIZER;
         if (zcoll_model_load(out.c_str(), &back) != ZCOLL_SUCCESS) bad = 2;
         for (auto f : fields)
           if (!bad && std::fabs(back.*f - m.*f) > 1e-12 * std::fabs(m.*f)) bad = 3;
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
       std::vector<float> x(1 << 16, 1.0f), y(1 << 16);
       if (zcoll_allreduce(z2, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) != ZCOLL_SUCCESS)
         return die("allreduce with the tune file");
-      zcoll_model got;
+      zcoll_model got = ZCOLL_MODEL_INITIALIZER;
       got.struct_size = sizeof got;
       if (zcoll_comm_get_model(z2, &got) != ZCOLL_SUCCESS) return die("model of the tune-file handle");
       for (auto f : fields)

@@ -1,0 +1,40 @@
+# check_exports.cmake — the dynamic symbol table of a shared library holds the
+# zcoll_* C API only (no C++ internals, no std:: template instances).
+#   cmake -DNM=nm -DLIB=libzcoll.so -DEXPECT=zcoll_compress,...  -P check_exports.cmake
+# EXPECT: comma-separated symbols that must be among the exports (a check that
+# the symbol list is read at all).
+cmake_minimum_required(VERSION 3.25)
+execute_process(COMMAND ${NM} -D --defined-only ${LIB} RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "${NM} -D ${LIB} failed: ${err}")
+endif()
+string(REPLACE "\n" ";" lines "${out}")
+set(bad "")
+set(names "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9a-fA-F]* *[A-Za-z] ([^ ]+)$")
+    set(sym "${CMAKE_MATCH_1}")
+    string(REGEX REPLACE "@.*$" "" sym "${sym}")
+    list(APPEND names "${sym}")
+    # linker-defined markers that every shared object may carry
+    if(sym MATCHES "^(_init|_fini|__bss_start|_edata|_end)$")
+      continue()
+    endif()
+    if(NOT sym MATCHES "^zcoll_")
+      list(APPEND bad "${sym}")
+    endif()
+  endif()
+endforeach()
+string(REPLACE "," ";" expect "${EXPECT}")
+foreach(want IN LISTS expect)
+  if(NOT want IN_LIST names)
+    message(FATAL_ERROR "${LIB}: ${want} is not exported")
+  endif()
+endforeach()
+if(bad)
+  list(JOIN bad "\n  " text)
+  message(FATAL_ERROR "${LIB} exports symbols outside the zcoll_* API:\n  ${text}")
+endif()
+list(LENGTH names count)
+message(STATUS "${LIB}: ${count} exported symbols, all zcoll_*")

@@ -1,0 +1,121 @@
+// nomem_test.cc — no exception crosses the C API: every allocation that a call
+// makes is failed in turn (a replaced operator new that throws std::bad_alloc
+// at the k-th allocation) and the call must return ZCOLL_ERR_NO_MEMORY, never
+// terminate. Allocations inside OpenMP regions (the per-thread scratch of the
+// homomorphic and DOC paths) are among them: the test checks that some failed
+// allocation happened inside a parallel region.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "zcoll.h"
+
+namespace {
+std::atomic<long> g_countdown{-1};  // < 0: never fail
+std::atomic<bool> g_failed{false};
+std::atomic<bool> g_failed_in_parallel{false};
+
+void* allocate(size_t n) {
+  if (g_countdown.load(std::memory_order_relaxed) >= 0 &&
+      g_countdown.fetch_sub(1, std::memory_order_relaxed) == 0) {
+    g_failed = true;
+    if (omp_in_parallel()) g_failed_in_parallel = true;
+    throw std::bad_alloc();
+  }
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(size_t n) { return allocate(n); }
+void* operator new[](size_t n) { return allocate(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+
+namespace {
+
+// Fail the 0th, 1st, ... allocation of call() until a run needs no more; every
+// failed run must return ZCOLL_ERR_NO_MEMORY with a message.
+void sweep(const char* what, const std::function<zcoll_status()>& call, int* failures) {
+  for (long k = 0; k < 10000; ++k) {
+    g_failed = false;
+    g_countdown = k;
+    const zcoll_status s = call();
+    g_countdown = -1;
+    if (!g_failed) {
+      EXPECT_EQ(s, ZCOLL_SUCCESS) << what << ": " << zcoll_last_error();
+      return;
+    }
+    ++*failures;
+    EXPECT_EQ(s, ZCOLL_ERR_NO_MEMORY) << what << ", allocation " << k << ": " << zcoll_last_error();
+    EXPECT_NE(std::string(zcoll_last_error()).find("out of memory"), std::string::npos) << what;
+  }
+  ADD_FAILURE() << what << ": never completed";
+}
+
+TEST(NoMemory, EveryAllocationFailureIsReported) {
+  const size_t n = 4 * 1024 + 100;
+  std::vector<float> a(n), b(n), y(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<float>(i % 101) * 0.5f;
+    b[i] = static_cast<float>((i * 7) % 53) - 20.0f;
+  }
+  const int threads = 4;
+  zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
+  p.eb_mode = ZCOLL_EB_ABS;
+  p.error_bound = 0.01;
+  p.chunk_size = 1024;
+  const size_t cap = zcoll_compress_bound(n, ZCOLL_FLOAT32);
+  std::vector<uint8_t> za(cap), zb(cap), out(cap), acc(cap);
+  size_t sa = 0, sb = 0, so = 0;
+  ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT32, a.data(), n, za.data(), cap, &sa, threads),
+            ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT32, b.data(), n, zb.data(), cap, &sb, threads),
+            ZCOLL_SUCCESS);
+  int failures = 0;
+  g_failed_in_parallel = false;
+  sweep("compress", [&] {
+    return zcoll_compress(&p, ZCOLL_FLOAT32, a.data(), n, out.data(), cap, &so, threads);
+  }, &failures);
+  sweep("decompress", [&] {
+    return zcoll_decompress(za.data(), sa, y.data(), n, threads);
+  }, &failures);
+  sweep("inspect", [&] {
+    zcoll_info info = ZCOLL_INFO_INITIALIZER;
+    return zcoll_inspect(za.data(), sa, &info);
+  }, &failures);
+  sweep("hom_add", [&] {
+    return zcoll_hom_add(za.data(), sa, zb.data(), sb, out.data(), cap, &so, nullptr, threads);
+  }, &failures);
+  sweep("hom_accumulate", [&] {
+    std::copy(za.begin(), za.begin() + static_cast<long>(sa), acc.begin());
+    size_t ns = 0;
+    return zcoll_hom_accumulate(acc.data(), sa, cap, &ns, zb.data(), sb, nullptr, threads);
+  }, &failures);
+  sweep("hom_negate", [&] {
+    return zcoll_hom_negate(za.data(), sa, out.data(), cap, &so, threads);
+  }, &failures);
+  sweep("doc_combine", [&] {
+    return zcoll_doc_combine(za.data(), sa, zb.data(), sb, ZCOLL_OP_MAX, out.data(), cap, &so,
+                             threads);
+  }, &failures);
+  sweep("quality_compare", [&] {
+    zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
+    return zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), n, 0, &q, threads);
+  }, &failures);
+  EXPECT_GT(failures, 10);
+  // the scratch buffers of the homomorphic / DOC paths are allocated inside the
+  // OpenMP team: those failures went through the in-region catch
+  EXPECT_TRUE(g_failed_in_parallel.load());
+}
+
+}  // namespace
