@@ -36,7 +36,8 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   row["rel"] = rel;
 
   auto fail_row = [&](const std::string& msg) {
-    record_failure(r, row, where, msg, {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
+    record_failure(r, row, where, msg,
+                   {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
   };
 
   zcoll_params prel = rel_params(rel, o.chunk_size);
@@ -53,10 +54,12 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   zcoll_status st_rel = ZCOLL_SUCCESS, st_abs = ZCOLL_SUCCESS, st_dec = ZCOLL_SUCCESS;
   auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), x.data(), bytes, threads); };
   auto op_rel = [&] {
-    st_rel = zcoll_compress(&prel, dt, x.data(), n, buf.s_rel.data(), buf.s_rel.size(), &size_rel, threads);
+    st_rel = zcoll_compress(&prel, dt, x.data(), n, buf.s_rel.data(), buf.s_rel.size(), &size_rel,
+                            threads);
   };
   auto op_abs = [&] {
-    st_abs = zcoll_compress(&pabs, dt, x.data(), n, buf.s_abs.data(), buf.s_abs.size(), &size_abs, threads);
+    st_abs = zcoll_compress(&pabs, dt, x.data(), n, buf.s_abs.data(), buf.s_abs.size(), &size_abs,
+                            threads);
   };
   auto op_dec = [&] {
     st_dec = zcoll_decompress(buf.s_abs.data(), size_abs, out.data(), n, threads);
@@ -91,8 +94,8 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
 
   // ---- correctness: the benchmark is also a check ----
   bool ok = true;
-  const bool same_streams =
-      size_rel == size_abs && std::memcmp(buf.s_rel.data(), buf.s_abs.data(), size_abs) == 0;
+  const bool same_streams = size_rel == size_abs &&
+                            std::memcmp(buf.s_rel.data(), buf.s_abs.data(), size_abs) == 0;
   if (!same_streams) {
     ok = false;
     r->failures.push_back(where + ": REL and ABS calls with the same bound gave different streams");

@@ -108,17 +108,14 @@ std::vector<DatasetSpec> select_datasets(const std::vector<DatasetSpec>& all,
 
 std::vector<float> load_dataset(const DatasetSpec& d) {
   switch (d.source) {
-    case Source::kSmooth:
-      return smooth_field(d.dims[0], d.dims[1], 0);
-    case Source::kNoise:
-      return white_noise(d.count(), 0x5eed0001);
+    case Source::kSmooth: return smooth_field(d.dims[0], d.dims[1], 0);
+    case Source::kNoise: return white_noise(d.count(), 0x5eed0001);
     case Source::kSmoothNan: {
       std::vector<float> x = smooth_field(d.dims[0], d.dims[1], 0);
       sprinkle_nans(x, kNanSpacing, 1000);
       return x;
     }
-    case Source::kFile:
-      break;
+    case Source::kFile: break;
   }
   // raw little-endian float32 (every supported host is little-endian)
   std::vector<float> x(d.count());
@@ -149,8 +146,7 @@ InputPair make_input_pair(const DatasetSpec& d) {
       sprinkle_nans(p.b, kNanSpacing, kNanSpacing / 2 + 1000);
       p.how = "smooth snapshots 0 and 1, NaNs in different chunks of a and b";
       return p;
-    case Source::kFile:
-      break;
+    case Source::kFile: break;
   }
   std::vector<float> x = load_dataset(d);
   if (d.dims.size() >= 3 && d.dims[0] >= 2) {

@@ -58,7 +58,8 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   row["threads"] = threads;
   row["rel"] = rel;
   auto fail_row = [&](const std::string& msg) {
-    record_failure(r, row, where, msg, {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
+    record_failure(r, row, where, msg,
+                   {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel)});
   };
 
   // one absolute bound for both inputs: REL of the first
@@ -70,8 +71,10 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   p.error_bound = eb;
   row["abs_eb"] = eb;
   size_t na = 0, nb = 0;
-  if ((s = zcoll_compress(&p, dt, in.a.data(), n, buf.sa.data(), cap, &na, threads)) != ZCOLL_SUCCESS ||
-      (s = zcoll_compress(&p, dt, in.b.data(), n, buf.sb.data(), cap, &nb, threads)) != ZCOLL_SUCCESS)
+  if ((s = zcoll_compress(&p, dt, in.a.data(), n, buf.sa.data(), cap, &na, threads)) !=
+          ZCOLL_SUCCESS ||
+      (s = zcoll_compress(&p, dt, in.b.data(), n, buf.sb.data(), cap, &nb, threads)) !=
+          ZCOLL_SUCCESS)
     return fail_row(api_error("zcoll_compress", s));
 
   size_t n_hom = 0, n_doc = 0, n_acc = 0, n_fused = 0;
@@ -136,7 +139,8 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
   // pipeline counts from one more (untimed) call
   zcoll_hom_stats hs = ZCOLL_HOM_STATS_INITIALIZER;
   size_t n_hom2 = 0;
-  s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, &hs, threads);
+  s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, &hs,
+                    threads);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_hom_add (stats)", s));
 
   // ---- correctness against the exact double sum ----
@@ -153,8 +157,8 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
     return fail_row(api_error("zcoll_decompress (DOC output)", s));
   const double doc_err = max_error_vs(in.exact.data(), check.data(), n, &doc_mismatch);
   // DOC and DOCacc add the same values in the same type: the streams must agree
-  const bool doc_variants_identical =
-      n_doc == n_acc && std::memcmp(buf.doc.data(), buf.doc_acc.data(), n_doc) == 0;
+  const bool doc_variants_identical = n_doc == n_acc &&
+                                      std::memcmp(buf.doc.data(), buf.doc_acc.data(), n_doc) == 0;
   double fused_err = std::numeric_limits<double>::quiet_NaN();
   uint64_t fused_mismatch = 0;
   if (fused_ok &&
@@ -337,8 +341,8 @@ void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, Mo
     const double sp_best = row["speedup_hom_over_best_doc"];
     const double share = row["cpu_share"];
     // rows whose threads were descheduled: their timings say little
-    const std::string suspect =
-        share < 0.8 ? strf(" [cpu %.0f%%: suspect, re-run]", 100 * share) : std::string();
+    const std::string suspect = share < 0.8 ? strf(" [cpu %.0f%%: suspect, re-run]", 100 * share)
+                                            : std::string();
     const std::string name = row["dataset"].get<std::string>() + " " +
                              row["dtype"].get<std::string>() +
                              " thr=" + std::to_string(row["threads"].get<int>()) +

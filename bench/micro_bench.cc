@@ -52,8 +52,8 @@ void BM_Decompress(benchmark::State& state) {
   const zcoll_params p = params();
   std::vector<uint8_t> stream(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
   size_t size = 0;
-  if (zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), stream.data(), stream.size(), &size, 1) !=
-      ZCOLL_SUCCESS) {
+  if (zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), stream.data(), stream.size(), &size,
+                     1) != ZCOLL_SUCCESS) {
     state.SkipWithError(zcoll_last_error());
     return;
   }

@@ -38,8 +38,8 @@ struct ModeResult {
 
 // A row that failed: its message goes to the failures and into the row (which
 // is kept, marked not ok), and the table gets an error line with these cells.
-inline void record_failure(ModeResult* r, Json row, const std::string& where, const std::string& msg,
-                           const std::vector<std::string>& cells) {
+inline void record_failure(ModeResult* r, Json row, const std::string& where,
+                           const std::string& msg, const std::vector<std::string>& cells) {
   r->failures.push_back(where + ": " + msg);
   row["ok"] = false;
   row["error"] = msg;

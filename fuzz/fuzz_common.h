@@ -17,9 +17,9 @@ namespace zfuzz {
   std::fprintf(stderr, "zcoll fuzz: %s (last error: \"%s\")\n", what, zcoll_last_error());
   std::abort();
 }
-#define ZFUZZ_CHECK(cond)                                           \
-  do {                                                              \
-    if (!(cond)) ::zfuzz::die("check failed: " #cond);              \
+#define ZFUZZ_CHECK(cond)                              \
+  do {                                                 \
+    if (!(cond)) ::zfuzz::die("check failed: " #cond); \
   } while (0)
 
 // If the bytes hold a plausible header and the whole index, rewrite the

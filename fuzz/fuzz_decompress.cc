@@ -94,8 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint64_t first = (ctl >> 3) % info.chunks;
     const uint64_t last = first + 1 + (ctl >> 5) % (info.chunks - first);
     std::vector<uint8_t> part(bytes + kGuard, kGuardByte);
-    ZFUZZ_CHECK(zcoll_decompress_chunks(p, s.size(), first, last, part.data(), info.n,
-                                        threads) == ZCOLL_SUCCESS);
+    ZFUZZ_CHECK(zcoll_decompress_chunks(p, s.size(), first, last, part.data(), info.n, threads) ==
+                ZCOLL_SUCCESS);
     const size_t lo = first * info.chunk_size * vb;
     const size_t hi = std::min<size_t>(last * info.chunk_size, info.n) * vb;
     for (size_t i = 0; i < part.size(); ++i) {

@@ -52,8 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ZFUZZ_CHECK(zcoll_decompress(p, n_bytes, nullptr, info.n, 1) == ZCOLL_ERR_INVALID_ARG);
     }
     // an empty chunk range decodes nothing
-    ZFUZZ_CHECK(zcoll_decompress_chunks(p, n_bytes, info.chunks, info.chunks, nullptr, info.n,
-                                        1) == (info.n ? ZCOLL_ERR_INVALID_ARG : ZCOLL_SUCCESS));
+    ZFUZZ_CHECK(zcoll_decompress_chunks(p, n_bytes, info.chunks, info.chunks, nullptr, info.n, 1) ==
+                (info.n ? ZCOLL_ERR_INVALID_ARG : ZCOLL_SUCCESS));
     ZFUZZ_CHECK(zcoll_decompress_chunks(p, n_bytes, 0, info.chunks + 1, nullptr, info.n, 1) ==
                 ZCOLL_ERR_INVALID_ARG);
   } else {

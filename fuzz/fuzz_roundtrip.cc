@@ -100,7 +100,8 @@ void run(const uint8_t* v, size_t nbytes, uint8_t prm, uint8_t rep) {
   threads = 3 - threads;
   std::vector<uint8_t> z2(bound);
   size_t zs2 = 0;
-  ZFUZZ_CHECK(zcoll_compress(&p, dt, x.data(), n, z2.data(), bound, &zs2, threads) == ZCOLL_SUCCESS);
+  ZFUZZ_CHECK(zcoll_compress(&p, dt, x.data(), n, z2.data(), bound, &zs2, threads) ==
+              ZCOLL_SUCCESS);
   ZFUZZ_CHECK(zs2 == zs && std::memcmp(z.data(), z2.data(), zs) == 0);
 }
 

@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   std::vector<float> mixed = smooth;
   mixed[1500] = fnan;  // chunk 1 of 3 raw
   std::vector<double> dsmooth(1100), noisy(300);
-  for (size_t i = 0; i < dsmooth.size(); ++i) dsmooth[i] = 100 * std::cos(0.003 * i) + 1e-3 * (i % 7);
+  for (size_t i = 0; i < dsmooth.size(); ++i)
+    dsmooth[i] = 100 * std::cos(0.003 * i) + 1e-3 * (i % 7);
   uint32_t s = 12345;
   for (auto& v : noisy) {
     s = s * 1664525u + 1013904223u;
@@ -122,7 +123,8 @@ int main(int argc, char** argv) {
   roundtrip_seed("five_abs", five, 0x0C, 0);
   roundtrip_seed("nan_inf", std::vector<float>{1, fnan, -INFINITY, 3e38f, 1e-40f, -0.0f}, 0x04, 1);
   roundtrip_seed("f64_noise", noisy, 0x08 | 0x40, 2);
-  roundtrip_seed("f64_rel", std::vector<double>(dsmooth.begin(), dsmooth.begin() + 400), 0x02 | 0x10, 4);
+  roundtrip_seed("f64_rel", std::vector<double>(dsmooth.begin(), dsmooth.begin() + 400),
+                 0x02 | 0x10, 4);
   std::vector<float> steps(512);
   for (size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<float>((i / 37) % 5) * 0.75f;
   roundtrip_seed("steps_chunk1056", steps, 0x40 | 0x0C, 7);

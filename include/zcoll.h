@@ -58,7 +58,7 @@ typedef enum zcoll_status {
                                      chunk size or quantization step differ)      */
   ZCOLL_ERR_NO_MEMORY = 7,        /* an allocation failed                          */
   ZCOLL_ERR_INTERNAL = 8,         /* a bug: an unexpected internal failure         */
-  ZCOLL_ERR_MPI = 9 /* an MPI call failed (zcoll_mpi.h only)                      */
+  ZCOLL_ERR_MPI = 9               /* an MPI call failed (zcoll_mpi.h only)                      */
 } zcoll_status;
 
 /* Short fixed text for a status code (never NULL). */
@@ -90,10 +90,10 @@ typedef enum zcoll_eb_mode {
 #define ZCOLL_MAX_CHUNK_SIZE 1048576u
 
 typedef struct zcoll_params {
-  size_t struct_size;      /* sizeof(zcoll_params): lets the struct grow          */
-  zcoll_eb_mode eb_mode;   /* ABS or REL                                          */
-  double error_bound;      /* > 0 and finite                                      */
-  uint32_t chunk_size;     /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
+  size_t struct_size;    /* sizeof(zcoll_params): lets the struct grow          */
+  zcoll_eb_mode eb_mode; /* ABS or REL                                          */
+  double error_bound;    /* > 0 and finite                                      */
+  uint32_t chunk_size;   /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
 } zcoll_params;
 
 #define ZCOLL_PARAMS_INITIALIZER \
@@ -117,23 +117,23 @@ ZCOLL_API size_t zcoll_header_size(size_t n, uint32_t chunk_size);
 /* ---- error bounds --------------------------------------------------------- */
 /* Minimum and maximum over the finite values (NaN and +-Inf are skipped).
  * With no finite value, *min = *max = 0. */
-ZCOLL_API zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n,
-                                         double* min, double* max, int threads);
+ZCOLL_API zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, double* min,
+                                         double* max, int threads);
 /* The absolute bound that params give for this data: error_bound for ABS,
  * error_bound * (max - min) for REL. For REL on constant data (max == min) the
  * bound is error_bound * max(|min|, 1) so that it stays positive; a REL bound is
  * clamped into [smallest subnormal, DBL_MAX] (extreme ranges still compress, with
  * the chunks that cannot be quantized stored raw). */
-ZCOLL_API zcoll_status zcoll_resolve_error_bound(const zcoll_params* params,
-                                                 zcoll_dtype dtype, const void* src,
-                                                 size_t n, double* abs_bound, int threads);
+ZCOLL_API zcoll_status zcoll_resolve_error_bound(const zcoll_params* params, zcoll_dtype dtype,
+                                                 const void* src, size_t n, double* abs_bound,
+                                                 int threads);
 
 /* ---- whole-stream compression -------------------------------------------- */
 /* Compress n values at src into dst. dst_capacity must be at least
  * zcoll_compress_bound(n, dtype). On success *dst_size holds the stream size. */
 ZCOLL_API zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype,
-                                      const void* src, size_t n, void* dst,
-                                      size_t dst_capacity, size_t* dst_size, int threads);
+                                      const void* src, size_t n, void* dst, size_t dst_capacity,
+                                      size_t* dst_size, int threads);
 
 /* Decompress a stream into dst, which holds room for dst_count values of the
  * stream's dtype (dst_count >= the stream's n). */
@@ -141,29 +141,28 @@ ZCOLL_API zcoll_status zcoll_decompress(const void* src, size_t src_size, void* 
                                         size_t dst_count, int threads);
 
 /* Fused decompress-and-accumulate: dst[i] += x'[i] in one pass. */
-ZCOLL_API zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size,
-                                                   void* dst, size_t dst_count,
-                                                   int threads);
+ZCOLL_API zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size, void* dst,
+                                                   size_t dst_count, int threads);
 
 /* ---- header inspection ---------------------------------------------------- */
 typedef struct zcoll_info {
-  size_t struct_size;     /* set by the caller: sizeof(zcoll_info)                */
+  size_t struct_size; /* set by the caller: sizeof(zcoll_info)                */
   uint32_t format_version;
   zcoll_dtype dtype;
   uint32_t block_size;
   uint32_t chunk_size;
-  uint64_t n;             /* values in the stream                                 */
+  uint64_t n; /* values in the stream                                 */
   uint64_t chunks;
-  uint64_t raw_chunks;    /* chunks stored uncompressed (escape)                   */
-  double error_bound;     /* guaranteed |x - x'| of the represented data (for a
+  uint64_t raw_chunks;  /* chunks stored uncompressed (escape)                   */
+  double error_bound;   /* guaranteed |x - x'| of the represented data (for a
                              homomorphic sum of k streams: the sum of their bounds,
                              divided by the divisor)                               */
-  double quantum;         /* quantization step (bin width) shared by combinable
+  double quantum;       /* quantization step (bin width) shared by combinable
                              streams                                               */
-  uint32_t divisor;       /* decompression divides by this (mean of a sum)         */
-  uint32_t terms;         /* number of compressed inputs summed into this stream   */
-  uint64_t header_size;   /* header + index bytes                                  */
-  uint64_t stream_size;   /* total bytes of the stream                             */
+  uint32_t divisor;     /* decompression divides by this (mean of a sum)         */
+  uint32_t terms;       /* number of compressed inputs summed into this stream   */
+  uint64_t header_size; /* header + index bytes                                  */
+  uint64_t stream_size; /* total bytes of the stream                             */
 } zcoll_info;
 
 #define ZCOLL_INFO_INITIALIZER \
@@ -175,8 +174,7 @@ ZCOLL_API zcoll_status zcoll_inspect(const void* src, size_t src_size, zcoll_inf
 
 /* The total stream size from its header and index alone (needs only the first
  * zcoll_header_size() bytes; does not look at chunk data). */
-ZCOLL_API zcoll_status zcoll_stream_size(const void* src, size_t src_size,
-                                         size_t* stream_size);
+ZCOLL_API zcoll_status zcoll_stream_size(const void* src, size_t src_size, size_t* stream_size);
 
 /* ---- chunk-range API (for interleaving with communication) ---------------
  * A stream is built as: header+index (zcoll_header_size bytes), then chunk data.
@@ -188,51 +186,46 @@ ZCOLL_API zcoll_status zcoll_stream_size(const void* src, size_t src_size,
  * params->eb_mode must be ZCOLL_EB_ABS (resolve REL first), and every range
  * must use the same params. chunk_sizes receives one entry per chunk of the
  * range. The stream is then identical to what zcoll_compress produces.       */
-ZCOLL_API zcoll_status zcoll_compress_chunks(const zcoll_params* params,
-                                             zcoll_dtype dtype, const void* src, size_t n,
-                                             size_t first_chunk, size_t last_chunk,
-                                             void* dst, size_t dst_capacity,
-                                             size_t* written, uint32_t* chunk_sizes,
-                                             int threads);
-ZCOLL_API zcoll_status zcoll_compress_finish(const zcoll_params* params,
-                                             zcoll_dtype dtype, size_t n,
-                                             const uint32_t* chunk_sizes, void* dst,
+ZCOLL_API zcoll_status zcoll_compress_chunks(const zcoll_params* params, zcoll_dtype dtype,
+                                             const void* src, size_t n, size_t first_chunk,
+                                             size_t last_chunk, void* dst, size_t dst_capacity,
+                                             size_t* written, uint32_t* chunk_sizes, int threads);
+ZCOLL_API zcoll_status zcoll_compress_finish(const zcoll_params* params, zcoll_dtype dtype,
+                                             size_t n, const uint32_t* chunk_sizes, void* dst,
                                              size_t dst_capacity);
 
 /* Decode chunks [first_chunk, last_chunk) of a stream into dst, which is the
  * base of the whole output array (chunk c lands at dst + c*chunk_size values). */
-ZCOLL_API zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size,
-                                               size_t first_chunk, size_t last_chunk,
-                                               void* dst, size_t dst_count, int threads);
+ZCOLL_API zcoll_status zcoll_decompress_chunks(const void* src, size_t src_size, size_t first_chunk,
+                                               size_t last_chunk, void* dst, size_t dst_count,
+                                               int threads);
 /* The same, adding into dst instead of storing (as zcoll_decompress_accumulate). */
 ZCOLL_API zcoll_status zcoll_decompress_accumulate_chunks(const void* src, size_t src_size,
-                                                          size_t first_chunk,
-                                                          size_t last_chunk, void* dst,
-                                                          size_t dst_count, int threads);
+                                                          size_t first_chunk, size_t last_chunk,
+                                                          void* dst, size_t dst_count, int threads);
 
 /* ---- homomorphic operations (compressed in, compressed out) --------------
  * Two streams combine when dtype, n, chunk size, quantum and divisor match.
  * Output capacity must be at least zcoll_compress_bound(n, dtype).          */
 typedef struct zcoll_hom_stats {
-  size_t struct_size;        /* set by the caller: sizeof(zcoll_hom_stats)       */
-  uint64_t pipeline[4];      /* blocks by pipeline: 0 both constant, 1 only a
+  size_t struct_size;      /* set by the caller: sizeof(zcoll_hom_stats)       */
+  uint64_t pipeline[4];    /* blocks by pipeline: 0 both constant, 1 only a
                                 constant, 2 only b constant, 3 both non-constant */
-  uint64_t raw_chunks;       /* chunks that went through floats (escape/raw)     */
-  uint64_t widened_chunks;   /* chunks whose code range overflowed -> raw        */
+  uint64_t raw_chunks;     /* chunks that went through floats (escape/raw)     */
+  uint64_t widened_chunks; /* chunks whose code range overflowed -> raw        */
 } zcoll_hom_stats;
 
-#define ZCOLL_HOM_STATS_INITIALIZER { sizeof(zcoll_hom_stats), {0u, 0u, 0u, 0u}, 0u, 0u }
+#define ZCOLL_HOM_STATS_INITIALIZER \
+  { sizeof(zcoll_hom_stats), {0u, 0u, 0u, 0u}, 0u, 0u }
 
 /* out = a + b. stats may be NULL; counts are added to it. */
-ZCOLL_API zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b,
-                                     size_t b_size, void* out, size_t out_capacity,
-                                     size_t* out_size, zcoll_hom_stats* stats,
-                                     int threads);
+ZCOLL_API zcoll_status zcoll_hom_add(const void* a, size_t a_size, const void* b, size_t b_size,
+                                     void* out, size_t out_capacity, size_t* out_size,
+                                     zcoll_hom_stats* stats, int threads);
 /* out = a - b. */
-ZCOLL_API zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b,
-                                     size_t b_size, void* out, size_t out_capacity,
-                                     size_t* out_size, zcoll_hom_stats* stats,
-                                     int threads);
+ZCOLL_API zcoll_status zcoll_hom_sub(const void* a, size_t a_size, const void* b, size_t b_size,
+                                     void* out, size_t out_capacity, size_t* out_size,
+                                     zcoll_hom_stats* stats, int threads);
 /* acc = acc + b, written back into acc (through a temporary stream of
  * zcoll_compress_bound bytes). If the sum does not fit in acc_capacity, acc is
  * left unchanged and ZCOLL_ERR_BUFFER_TOO_SMALL is returned. */
@@ -263,18 +256,17 @@ ZCOLL_API const char* zcoll_op_name(zcoll_op op);
  * decodes to floats. The output's error_bound: SUM ea+eb, MAX/MIN max(ea,eb),
  * PROD max_i(|b'_i| ea + (|a'_i| + ea) eb), plus one compression bound; the
  * rounding of the operation itself in float (half an ulp) comes on top. */
-ZCOLL_API zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b,
-                                         size_t b_size, zcoll_op op, void* out,
-                                         size_t out_capacity, size_t* out_size,
-                                         int threads);
+ZCOLL_API zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b, size_t b_size,
+                                         zcoll_op op, void* out, size_t out_capacity,
+                                         size_t* out_size, int threads);
 
 /* ---- quality metrics ------------------------------------------------------ */
 typedef struct zcoll_quality {
-  size_t struct_size;       /* set by the caller: sizeof(zcoll_quality)         */
-  uint64_t n;               /* values compared                                  */
-  uint64_t nonfinite;       /* positions where the original is NaN or +-Inf     */
+  size_t struct_size;          /* set by the caller: sizeof(zcoll_quality)         */
+  uint64_t n;                  /* values compared                                  */
+  uint64_t nonfinite;          /* positions where the original is NaN or +-Inf     */
   uint64_t nonfinite_mismatch; /* of those, positions not reproduced bit-exactly */
-  double max_abs_error;     /* over finite originals, computed in double         */
+  double max_abs_error;        /* over finite originals, computed in double         */
   double rmse;
   double value_range;       /* max - min of the finite originals                 */
   double nrmse;             /* rmse / value_range (0 if the range is 0)          */

@@ -121,19 +121,19 @@ ZCOLL_API zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
  * Every field can be overridden by a ZCOLL_* environment variable when the
  * handle is created (docs/env.md; zcoll_mpi_env_help() prints the table).    */
 typedef struct zcoll_comm_config {
-  size_t struct_size;             /* sizeof(zcoll_comm_config)                 */
-  zcoll_mode mode;                /* ZCOLL_MODE (default AUTO)                 */
-  zcoll_eb_mode eb_mode;          /* ZCOLL_EB_MODE abs|rel (default REL)       */
-  double error_bound;             /* ZCOLL_ERROR_BOUND (default 1e-4)          */
-  zcoll_bound_semantics bound;    /* ZCOLL_BOUND per_compression|result        */
-  int threads;                    /* ZCOLL_THREADS: OpenMP team per rank for the
+  size_t struct_size;                          /* sizeof(zcoll_comm_config)                 */
+  zcoll_mode mode;                             /* ZCOLL_MODE (default AUTO)                 */
+  zcoll_eb_mode eb_mode;                       /* ZCOLL_EB_MODE abs|rel (default REL)       */
+  double error_bound;                          /* ZCOLL_ERROR_BOUND (default 1e-4)          */
+  zcoll_bound_semantics bound;                 /* ZCOLL_BOUND per_compression|result        */
+  int threads;                                 /* ZCOLL_THREADS: OpenMP team per rank for the
                                      codec and local reductions (default 1;
                                      0 = omp_get_max_threads())                */
-  size_t min_bytes;               /* ZCOLL_MIN_BYTES: messages of fewer bytes
+  size_t min_bytes;                            /* ZCOLL_MIN_BYTES: messages of fewer bytes
                                      go to MPI (default 65536; 0 = never)      */
-  uint32_t chunk_size;            /* ZCOLL_CHUNK_SIZE: codec chunk in values
+  uint32_t chunk_size;                         /* ZCOLL_CHUNK_SIZE: codec chunk in values
                                      (0 = ZCOLL_DEFAULT_CHUNK_SIZE)            */
-  size_t pipeline_values;         /* ZCOLL_PIPELINE_VALUES: values per pipeline
+  size_t pipeline_values;                      /* ZCOLL_PIPELINE_VALUES: values per pipeline
                                      segment (each one compressed stream);
                                      0 = 4 chunks                              */
   zcoll_algorithm algorithm[ZCOLL_COLL_COUNT]; /* per collective, indexed by
@@ -142,9 +142,13 @@ typedef struct zcoll_comm_config {
                                      ZCOLL_ALGO_AUTO = the library's choice   */
 } zcoll_comm_config;
 
-#define ZCOLL_COMM_CONFIG_INITIALIZER                                         \
-  { sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4,           \
-    ZCOLL_BOUND_PER_COMPRESSION, 1, 65536, 0u, 0, { ZCOLL_ALGO_AUTO } }
+#define ZCOLL_COMM_CONFIG_INITIALIZER                                                            \
+  {                                                                                              \
+    sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4, ZCOLL_BOUND_PER_COMPRESSION, \
+        1, 65536, 0u, 0, {                                                                       \
+      ZCOLL_ALGO_AUTO                                                                            \
+    }                                                                                            \
+  }
 
 /* Fill *config with the defaults above. */
 ZCOLL_API void zcoll_comm_config_init(zcoll_comm_config* config);
@@ -159,7 +163,7 @@ ZCOLL_API const char* zcoll_mpi_env_help(void);
  * owns the duplicate, its reusable buffers and the settings. */
 typedef struct zcoll_comm zcoll_comm;
 ZCOLL_API zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config,
-                               zcoll_comm** out);
+                                         zcoll_comm** out);
 /* Collective over the communicator (frees the duplicate). NULL is a no-op. */
 ZCOLL_API zcoll_status zcoll_comm_free(zcoll_comm* zc);
 /* The effective configuration (after the environment). */
@@ -178,9 +182,9 @@ ZCOLL_API zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_co
  *     is applied at decompression); ignored for other ops. */
 ZCOLL_API zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
 ZCOLL_API zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
-                                      zcoll_algorithm algorithm);
+                                                zcoll_algorithm algorithm);
 ZCOLL_API zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode,
-                                        double error_bound);
+                                                  double error_bound);
 ZCOLL_API zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average);
 ZCOLL_API zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size);
 ZCOLL_API zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
@@ -189,9 +193,9 @@ ZCOLL_API zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
  * Filled by every call (also by one that fails) and readable after it. Times
  * and byte counts are this rank's. */
 typedef struct zcoll_report {
-  size_t struct_size;          /* set by the caller: sizeof(zcoll_report)       */
+  size_t struct_size; /* set by the caller: sizeof(zcoll_report)       */
   zcoll_collective collective;
-  zcoll_mode mode;             /* the mode that ran (after fallbacks)           */
+  zcoll_mode mode; /* the mode that ran (after fallbacks)           */
   zcoll_algorithm algorithm;
   zcoll_status status;
   int comm_size;
@@ -217,9 +221,11 @@ typedef struct zcoll_report {
 } zcoll_report;
 
 /* A zcoll_report ready for zcoll_comm_last_report (struct_size set). */
-#define ZCOLL_REPORT_INITIALIZER                                              \
-  { sizeof(zcoll_report), ZCOLL_COLL_NONE, ZCOLL_MODE_DEFAULT, ZCOLL_ALGO_AUTO,  \
-    ZCOLL_SUCCESS, 0, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define ZCOLL_REPORT_INITIALIZER                                                                  \
+  {                                                                                               \
+    sizeof(zcoll_report), ZCOLL_COLL_NONE, ZCOLL_MODE_DEFAULT, ZCOLL_ALGO_AUTO, ZCOLL_SUCCESS, 0, \
+        "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0                                              \
+  }
 
 ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);
 
@@ -238,49 +244,48 @@ ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report
  * MPI_IN_PLACE (input taken from recvbuf). Every rank gets a bit-identical
  * result (cpr_p2p: see docs/algorithms.md). */
 ZCOLL_API zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                             size_t count, MPI_Datatype datatype, MPI_Op op);
+                                       size_t count, MPI_Datatype datatype, MPI_Op op);
 
 /* MPI_Reduce_scatter_block: sendbuf holds size*recvcount values; rank i gets
  * block i (recvcount values) of the reduction. sendbuf may be MPI_IN_PLACE
  * (input in recvbuf, which then holds size*recvcount values; the result is
  * written to its start). */
 ZCOLL_API zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf,
-                                  void* recvbuf, size_t recvcount,
-                                  MPI_Datatype datatype, MPI_Op op);
+                                                  void* recvbuf, size_t recvcount,
+                                                  MPI_Datatype datatype, MPI_Op op);
 
 /* MPI_Reduce_scatter: sendbuf holds sum(recvcounts) values; rank i gets the
  * recvcounts[i] values at offset sum(recvcounts[0..i-1]) of the reduction.
  * recvcounts has comm-size entries, identical on all ranks. MPI_IN_PLACE as
  * for zcoll_reduce_scatter_block. */
-ZCOLL_API zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf,
-                                         void* recvbuf, const size_t* recvcounts,
-                                         MPI_Datatype datatype, MPI_Op op);
+ZCOLL_API zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                            const size_t* recvcounts, MPI_Datatype datatype,
+                                            MPI_Op op);
 
 /* recvbuf (size*count values) = every rank's sendbuf in rank order. sendbuf
  * may be MPI_IN_PLACE (each rank's block already at recvbuf + rank*count). */
 ZCOLL_API zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                             size_t count, MPI_Datatype datatype);
+                                       size_t count, MPI_Datatype datatype);
 
 /* buffer (count values) of root to every rank. */
 ZCOLL_API zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count,
-                         MPI_Datatype datatype, int root);
+                                   MPI_Datatype datatype, int root);
 
 /* Root's sendbuf (size*count values, significant at root only): block i goes
  * to rank i's recvbuf (count values). At root recvbuf may be MPI_IN_PLACE
  * (root's block stays in sendbuf). */
 ZCOLL_API zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                           size_t count, MPI_Datatype datatype, int root);
+                                     size_t count, MPI_Datatype datatype, int root);
 
 /* recvbuf at root = op over ranks of sendbuf (count values); recvbuf is
  * significant at root only. At root sendbuf may be MPI_IN_PLACE. */
 ZCOLL_API zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                          size_t count, MPI_Datatype datatype, MPI_Op op,
-                          int root);
+                                    size_t count, MPI_Datatype datatype, MPI_Op op, int root);
 
 /* Root's recvbuf (size*count values) = every rank's sendbuf in rank order. At
  * root sendbuf may be MPI_IN_PLACE (root's block already in place). */
 ZCOLL_API zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                          size_t count, MPI_Datatype datatype, int root);
+                                    size_t count, MPI_Datatype datatype, int root);
 
 #ifdef __cplusplus
 }

@@ -37,30 +37,30 @@ typedef enum zcoll_model_source {
 } zcoll_model_source;
 
 typedef struct zcoll_model {
-  size_t struct_size;      /* sizeof(zcoll_model)                              */
-  double latency;          /* alpha: seconds per message                       */
-  double sync_latency;     /* seconds of zcoll's per-call agreement (one small
+  size_t struct_size;        /* sizeof(zcoll_model)                              */
+  double latency;            /* alpha: seconds per message                       */
+  double sync_latency;       /* seconds of zcoll's per-call agreement (one small
                               MPI_Allreduce); 0 = 2 * ceil(log2 N) * latency */
-  double bandwidth;        /* 1/beta: bytes/s a rank sends while it receives   */
-  double compress_bw;      /* compression                                      */
-  double decompress_bw;    /* decompression                                    */
-  double hom_bw;           /* homomorphic addition of two streams              */
-  double reduce_bw;        /* local reduction of two float arrays              */
-  double overlap;          /* 0..1: how much of the codec time pipelined modes
+  double bandwidth;          /* 1/beta: bytes/s a rank sends while it receives   */
+  double compress_bw;        /* compression                                      */
+  double decompress_bw;      /* decompression                                    */
+  double hom_bw;             /* homomorphic addition of two streams              */
+  double reduce_bw;          /* local reduction of two float arrays              */
+  double overlap;            /* 0..1: how much of the codec time pipelined modes
                               hide behind transfers (1 = all of the shorter) */
-  double growth_bits;      /* bits per value a k-term compressed sum grows by
+  double growth_bits;        /* bits per value a k-term compressed sum grows by
                               per doubling of k                             */
-  double mpi_scale;        /* measured / modelled time of the MPI library's
+  double mpi_scale;          /* measured / modelled time of the MPI library's
                               collectives for long messages (the probe times
                               a 4 MiB MPI_Allreduce); 0 = 1                 */
-  double mpi_scale_small;  /* the same at 256 KiB; in between, interpolated
+  double mpi_scale_small;    /* the same at 256 KiB; in between, interpolated
                               on log size; 0 = mpi_scale                    */
-  int threads;             /* threads the throughputs were measured with       */
+  int threads;               /* threads the throughputs were measured with       */
   zcoll_model_source source; /* where the values came from                   */
 } zcoll_model;
 
 /* A zcoll_model with struct_size set and every value 0 (to be filled). */
-#define ZCOLL_MODEL_INITIALIZER                                               \
+#define ZCOLL_MODEL_INITIALIZER \
   { sizeof(zcoll_model), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_MODEL_SOURCE_NONE }
 
 /* Run the probe now (collective; also re-runs it). */
@@ -82,10 +82,9 @@ ZCOLL_API zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
  * library would select. Mode AUTO: the fastest mode, returned in *chosen_mode
  * and *chosen_algorithm (either may be NULL). Pure function, no MPI. */
 ZCOLL_API zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective,
-                           zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
-                           size_t count, zcoll_dtype dtype, double ratio,
-                           double* seconds, zcoll_mode* chosen_mode,
-                           zcoll_algorithm* chosen_algorithm);
+                                     zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
+                                     size_t count, zcoll_dtype dtype, double ratio, double* seconds,
+                                     zcoll_mode* chosen_mode, zcoll_algorithm* chosen_algorithm);
 
 #ifdef __cplusplus
 }

@@ -41,9 +41,7 @@ ZCOLL_HD inline uint32_t code_length(uint32_t or_of_deltas, uint32_t or_of_folde
   return or_of_deltas ? bit_width(or_of_folded) + 1u : 0u;
 }
 
-ZCOLL_HD inline uint32_t fold_sign(int32_t d) {
-  return static_cast<uint32_t>(d ^ (d >> 31));
-}
+ZCOLL_HD inline uint32_t fold_sign(int32_t d) { return static_cast<uint32_t>(d ^ (d >> 31)); }
 
 ZCOLL_HD inline void put_word(uint8_t* p, uint32_t w) {
   p[0] = static_cast<uint8_t>(w);

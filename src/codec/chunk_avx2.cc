@@ -294,8 +294,7 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
 size_t avx2_compress_f32(const float* x, uint32_t len, const Quantizer<float>& qz, uint8_t* out) {
   return compress_chunk_avx2(x, len, qz, out);
 }
-size_t avx2_compress_f64(const double* x, uint32_t len, const Quantizer<double>& qz,
-                         uint8_t* out) {
+size_t avx2_compress_f64(const double* x, uint32_t len, const Quantizer<double>& qz, uint8_t* out) {
   return compress_chunk_avx2(x, len, qz, out);
 }
 zcoll_status avx2_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,

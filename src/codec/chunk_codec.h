@@ -32,8 +32,7 @@ struct ChunkKernels {
   // Encode len values (1..chunk size) into out, which has room for
   // raw_chunk_bytes(len, sizeof(T)). Returns the chunk's byte size (a multiple of 8).
   size_t (*compress_f32)(const float* x, uint32_t len, const Quantizer<float>& qz, uint8_t* out);
-  size_t (*compress_f64)(const double* x, uint32_t len, const Quantizer<double>& qz,
-                         uint8_t* out);
+  size_t (*compress_f64)(const double* x, uint32_t len, const Quantizer<double>& qz, uint8_t* out);
   // Decode a chunk of `bytes` bytes holding len values; accumulate adds into out.
   zcoll_status (*decompress_f32)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                  float* out, bool accumulate);
@@ -63,15 +62,13 @@ template <typename T>
 inline zcoll_status decompress_chunk(const ChunkKernels& k, const uint8_t* in, size_t bytes,
                                      uint32_t len, double factor, T* out, bool acc);
 template <>
-inline zcoll_status decompress_chunk<float>(const ChunkKernels& k, const uint8_t* in,
-                                            size_t bytes, uint32_t len, double factor,
-                                            float* out, bool acc) {
+inline zcoll_status decompress_chunk<float>(const ChunkKernels& k, const uint8_t* in, size_t bytes,
+                                            uint32_t len, double factor, float* out, bool acc) {
   return k.decompress_f32(in, bytes, len, factor, out, acc);
 }
 template <>
-inline zcoll_status decompress_chunk<double>(const ChunkKernels& k, const uint8_t* in,
-                                             size_t bytes, uint32_t len, double factor,
-                                             double* out, bool acc) {
+inline zcoll_status decompress_chunk<double>(const ChunkKernels& k, const uint8_t* in, size_t bytes,
+                                             uint32_t len, double factor, double* out, bool acc) {
   return k.decompress_f64(in, bytes, len, factor, out, acc);
 }
 

@@ -69,20 +69,19 @@ size_t validate_quantized_chunk(const uint8_t* in, size_t bytes, uint32_t len) {
 
 namespace {
 
-size_t scalar_compress_f32(const float* x, uint32_t len, const Quantizer<float>& qz,
-                           uint8_t* out) {
+size_t scalar_compress_f32(const float* x, uint32_t len, const Quantizer<float>& qz, uint8_t* out) {
   return compress_chunk_scalar(x, len, qz, out);
 }
 size_t scalar_compress_f64(const double* x, uint32_t len, const Quantizer<double>& qz,
                            uint8_t* out) {
   return compress_chunk_scalar(x, len, qz, out);
 }
-zcoll_status scalar_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len,
-                                   double factor, float* out, bool acc) {
+zcoll_status scalar_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                   float* out, bool acc) {
   return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
 }
-zcoll_status scalar_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len,
-                                   double factor, double* out, bool acc) {
+zcoll_status scalar_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                   double* out, bool acc) {
   return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
 }
 

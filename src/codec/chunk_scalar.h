@@ -59,8 +59,8 @@ inline void write_quant_chunk_header(uint8_t* out, int32_t anchor, uint32_t qmax
 // Finish a quantized chunk whose payload ends at pos: zero-pad to 8 bytes, or fall
 // back to a raw chunk when that would not be smaller.
 template <typename T>
-inline size_t finish_quant_chunk(const T* x, uint32_t len, uint8_t* out, size_t pos,
-                                 int32_t anchor, uint32_t qmax) {
+inline size_t finish_quant_chunk(const T* x, uint32_t len, uint8_t* out, size_t pos, int32_t anchor,
+                                 uint32_t qmax) {
   size_t raw = raw_chunk_bytes(len, sizeof(T));
   size_t end = align8(pos);
   if (end >= raw) return write_raw_chunk(x, len, out);
@@ -72,8 +72,8 @@ inline size_t finish_quant_chunk(const T* x, uint32_t len, uint8_t* out, size_t 
 // Codes and deltas of one block (n_here <= 32 values; the tail repeats the last
 // code so its deltas are 0). Updates *prev and *qmax. false = escape the chunk.
 template <typename T>
-inline bool block_deltas_scalar(const T* x, uint32_t n_here, const Quantizer<T>& qz,
-                                int32_t* prev, uint32_t* qmax, int32_t d[32]) {
+inline bool block_deltas_scalar(const T* x, uint32_t n_here, const Quantizer<T>& qz, int32_t* prev,
+                                uint32_t* qmax, int32_t d[32]) {
   int32_t p = *prev;
   uint32_t m = *qmax;
   for (uint32_t i = 0; i < 32; ++i) {
@@ -155,8 +155,8 @@ zcoll_status decompress_raw_chunk(const uint8_t* in, size_t bytes, uint32_t len,
 }
 
 template <typename T>
-zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t len,
-                                     double factor, T* out, bool accumulate) {
+zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                     T* out, bool accumulate) {
   if (bytes < kRawChunkHeaderBytes) return fail(ZCOLL_ERR_CORRUPT, "chunk too short");
   if (in[0] == kChunkRaw) return decompress_raw_chunk(in, bytes, len, out, accumulate);
   if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);

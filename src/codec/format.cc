@@ -25,8 +25,8 @@ const Crc32cTable kCrc;
 
 // Offsets of the header fields (docs/format.md, "Stream header").
 constexpr size_t kOffVersion = 4, kOffDtype = 5, kOffBlockLog2 = 6, kOffFlags = 7,
-                 kOffChunkSize = 8, kOffDivisor = 12, kOffN = 16, kOffEb = 24,
-                 kOffQuantum = 32, kOffTerms = 40, kOffCrc = 44;
+                 kOffChunkSize = 8, kOffDivisor = 12, kOffN = 16, kOffEb = 24, kOffQuantum = 32,
+                 kOffTerms = 40, kOffCrc = 44;
 
 // Largest n accepted: keeps every byte count far from size_t overflow.
 constexpr uint64_t kMaxN = uint64_t{1} << 56;
@@ -74,8 +74,8 @@ zcoll_status parse_header(const void* src, size_t src_size, Header* h) {
   if (src == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "stream pointer is NULL");
   const auto* s = static_cast<const uint8_t*>(src);
   if (src_size < kHeaderBytes)
-    return fail(ZCOLL_ERR_TRUNCATED, "stream has %zu bytes, the header alone needs %zu",
-                src_size, kHeaderBytes);
+    return fail(ZCOLL_ERR_TRUNCATED, "stream has %zu bytes, the header alone needs %zu", src_size,
+                kHeaderBytes);
   if (std::memcmp(s, kMagic, 4) != 0)
     return fail(ZCOLL_ERR_CORRUPT, "not a zcoll stream (bad magic)");
   if (s[kOffVersion] != ZCOLL_FORMAT_VERSION)
@@ -100,8 +100,9 @@ zcoll_status parse_header(const void* src, size_t src_size, Header* h) {
     return fail(ZCOLL_ERR_CORRUPT, "invalid chunk size %u", h->chunk_size);
   if (h->divisor == 0) return fail(ZCOLL_ERR_CORRUPT, "divisor is 0");
   if (h->terms == 0) return fail(ZCOLL_ERR_CORRUPT, "term count is 0");
-  if (h->n > kMaxN) return fail(ZCOLL_ERR_CORRUPT, "value count %llu is out of range",
-                                static_cast<unsigned long long>(h->n));
+  if (h->n > kMaxN)
+    return fail(ZCOLL_ERR_CORRUPT, "value count %llu is out of range",
+                static_cast<unsigned long long>(h->n));
   if (!(std::isfinite(h->eb) && h->eb > 0) || !(std::isfinite(h->quantum) && h->quantum > 0))
     return fail(ZCOLL_ERR_CORRUPT, "error bound or quantum is not a positive finite number");
   return ZCOLL_SUCCESS;

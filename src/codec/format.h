@@ -61,9 +61,7 @@ struct Header {
 };
 
 inline size_t index_bytes(uint64_t chunks) { return align8(chunks * 4); }
-inline size_t header_and_index_bytes(uint64_t chunks) {
-  return kHeaderBytes + index_bytes(chunks);
-}
+inline size_t header_and_index_bytes(uint64_t chunks) { return kHeaderBytes + index_bytes(chunks); }
 
 // Raw chunk size for len values of vbytes each.
 inline size_t raw_chunk_bytes(uint32_t len, size_t vbytes) {

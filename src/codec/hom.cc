@@ -125,9 +125,15 @@ size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, 
   decode_chunk<T>(va, c, ta.data(), false, false);
   decode_chunk<T>(vb, c, tb.data(), false, false);
   switch (op) {
-    case HomOp::kAdd: for (uint32_t i = 0; i < len; ++i) ta[i] += tb[i]; break;
-    case HomOp::kSub: for (uint32_t i = 0; i < len; ++i) ta[i] -= tb[i]; break;
-    case HomOp::kNegate: for (uint32_t i = 0; i < len; ++i) ta[i] = -tb[i]; break;  // keeps -0.0
+    case HomOp::kAdd:
+      for (uint32_t i = 0; i < len; ++i) ta[i] += tb[i];
+      break;
+    case HomOp::kSub:
+      for (uint32_t i = 0; i < len; ++i) ta[i] -= tb[i];
+      break;
+    case HomOp::kNegate:
+      for (uint32_t i = 0; i < len; ++i) ta[i] = -tb[i];
+      break;  // keeps -0.0
   }
   out[0] = kChunkRaw;
   std::memset(out + 1, 0, kRawChunkHeaderBytes - 1);
@@ -229,8 +235,8 @@ zcoll_status check_out(void* out, size_t cap, size_t* out_size, const Header& h)
   if (!out || !out_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL output argument");
   const size_t bound = zcoll_compress_bound(h.n, h.dtype);
   if (cap < bound)
-    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu",
-                cap, bound);
+    return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu", cap,
+                bound);
   return ZCOLL_SUCCESS;
 }
 
@@ -314,7 +320,8 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
   const HomOp op = subtract ? HomOp::kSub : HomOp::kAdd;
-  if (va.h.dtype == ZCOLL_FLOAT32) return hom_binary<float>(va, vb, op, d, out_size, threads, stats);
+  if (va.h.dtype == ZCOLL_FLOAT32)
+    return hom_binary<float>(va, vb, op, d, out_size, threads, stats);
   return hom_binary<double>(va, vb, op, d, out_size, threads, stats);
 }
 
@@ -325,8 +332,12 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
 template <typename T>
 void apply_op(zcoll_op op, T* x, const T* y, uint32_t len) {
   switch (op) {
-    case ZCOLL_OP_SUM: for (uint32_t i = 0; i < len; ++i) x[i] += y[i]; break;
-    case ZCOLL_OP_PROD: for (uint32_t i = 0; i < len; ++i) x[i] *= y[i]; break;
+    case ZCOLL_OP_SUM:
+      for (uint32_t i = 0; i < len; ++i) x[i] += y[i];
+      break;
+    case ZCOLL_OP_PROD:
+      for (uint32_t i = 0; i < len; ++i) x[i] *= y[i];
+      break;
     case ZCOLL_OP_MAX:
       for (uint32_t i = 0; i < len; ++i) {
         const T a = x[i], b = y[i];
@@ -529,8 +540,7 @@ const char* zcoll_op_name(zcoll_op op) {
 }
 
 zcoll_status zcoll_doc_combine(const void* a, size_t a_size, const void* b, size_t b_size,
-                               zcoll_op op, void* out, size_t cap, size_t* out_size,
-                               int threads) {
+                               zcoll_op op, void* out, size_t cap, size_t* out_size, int threads) {
   return guarded("zcoll_doc_combine", [&] {
     return doc_combine(a, a_size, b, b_size, op, out, cap, out_size, threads);
   });

@@ -19,7 +19,8 @@ namespace zcoll {
 
 int resolve_threads(int threads, uint64_t work_items) {
   int t = threads > 0 ? threads : omp_get_max_threads();
-  if (work_items < static_cast<uint64_t>(t)) t = static_cast<int>(std::max<uint64_t>(work_items, 1));
+  if (work_items < static_cast<uint64_t>(t))
+    t = static_cast<int>(std::max<uint64_t>(work_items, 1));
   return std::max(t, 1);
 }
 
@@ -37,9 +38,8 @@ zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chu
                 p->error_bound);
   uint32_t cs = p->chunk_size ? p->chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
   if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
-    return fail(ZCOLL_ERR_INVALID_ARG,
-                "chunk size %u must be a multiple of 32 in [%u, %u]", cs, ZCOLL_MIN_CHUNK_SIZE,
-                ZCOLL_MAX_CHUNK_SIZE);
+    return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
+                ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
   *chunk_size = cs;
   return ZCOLL_SUCCESS;
 }
@@ -60,8 +60,7 @@ namespace {
 // Compress chunks [first, last) compactly into dst (chunk data only).
 template <typename T>
 void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint64_t first,
-                    uint64_t last, uint8_t* dst, int threads, size_t* written,
-                    uint32_t* sizes) {
+                    uint64_t last, uint8_t* dst, int threads, size_t* written, uint32_t* sizes) {
   const ChunkKernels& k = active_kernels();
   *written = produce_chunks(
       first, last, threads, dst, sizes,
@@ -87,7 +86,8 @@ zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, int 
   const size_t begin = header_and_index_bytes(chunks);
   std::vector<uint32_t> sizes(chunks);
   size_t written = 0;
-  if (chunks) compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data());
+  if (chunks)
+    compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data());
   for (uint64_t c = 0; c < chunks; ++c) store_u32(dst + kHeaderBytes + 4 * c, sizes[c]);
   write_header(dst, h);
   *dst_size = begin + written;
@@ -173,7 +173,8 @@ void range_of(const T* x, size_t n, T* lo_out, T* hi_out) {
     const T v = x[i];
     if ((v - v) == T(0)) lo[0] = v < lo[0] ? v : lo[0], hi[0] = v > hi[0] ? v : hi[0];
   }
-  for (int k = 1; k < kLanes; ++k) lo[0] = lo[k] < lo[0] ? lo[k] : lo[0], hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];
+  for (int k = 1; k < kLanes; ++k)
+    lo[0] = lo[k] < lo[0] ? lo[k] : lo[0], hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];
   *lo_out = lo[0];
   *hi_out = hi[0];
 }
@@ -257,8 +258,8 @@ zcoll_status compress_chunks_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
     Quantizer<double> qz;
     if (!make_quantizer<double>(p.error_bound, &qz))
       return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
-    compress_range<double>(static_cast<const double*>(src), h, qz, first, last, d, threads,
-                           written, sizes);
+    compress_range<double>(static_cast<const double*>(src), h, qz, first, last, d, threads, written,
+                           sizes);
   }
   return ZCOLL_SUCCESS;
 }
@@ -357,7 +358,7 @@ size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
   const size_t vb = zcoll_dtype_size(dtype);
   if (vb == 0) return 0;
   const size_t index = 16 * (n / ZCOLL_MIN_CHUNK_SIZE + 1);  // >= 16*ceil(n/1024), no overflow
-  if (n > (SIZE_MAX - 64 - index) / vb) return 0;           // not representable in size_t
+  if (n > (SIZE_MAX - 64 - index) / vb) return 0;            // not representable in size_t
   return 64 + 16 * ((n + ZCOLL_MIN_CHUNK_SIZE - 1) / ZCOLL_MIN_CHUNK_SIZE) + n * vb;
 }
 
@@ -373,8 +374,8 @@ size_t zcoll_header_size(size_t n, uint32_t cs) {
   return header_and_index_bytes((n + cs - 1) / cs);
 }
 
-zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, double* mn,
-                               double* mx, int threads) {
+zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, double* mn, double* mx,
+                               int threads) {
   return guarded("zcoll_value_range", [&] {
     clear_error();
     ZCOLL_CHECK(check_dtype(dtype));
@@ -389,8 +390,7 @@ zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, dou
 }
 
 zcoll_status zcoll_resolve_error_bound(const zcoll_params* params, zcoll_dtype dtype,
-                                       const void* src, size_t n, double* abs_bound,
-                                       int threads) {
+                                       const void* src, size_t n, double* abs_bound, int threads) {
   return guarded("zcoll_resolve_error_bound", [&] {
     clear_error();
     zcoll_params p;

@@ -83,7 +83,8 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
   errors.rethrow();
   size_t out = 0;
   for (int t = 0; t < nt; ++t) {
-    if (run_from[t] != out && run_bytes[t]) std::memmove(dst + out, dst + run_from[t], run_bytes[t]);
+    if (run_from[t] != out && run_bytes[t])
+      std::memmove(dst + out, dst + run_from[t], run_bytes[t]);
     out += run_bytes[t];
   }
   return out;

@@ -16,9 +16,9 @@ struct Args {
   const void* in = nullptr;  // this rank's input values
   void* out = nullptr;       // output values
   bool in_place = false;
-  size_t count = 0;                 // allreduce/bcast/reduce: values; gather family: per rank
-  const size_t* counts = nullptr;   // reduce_scatter: values per rank (size entries)
-  const size_t* displs = nullptr;   // reduce_scatter: offsets (size entries)
+  size_t count = 0;                // allreduce/bcast/reduce: values; gather family: per rank
+  const size_t* counts = nullptr;  // reduce_scatter: values per rank (size entries)
+  const size_t* displs = nullptr;  // reduce_scatter: offsets (size entries)
   int root = 0;
 };
 
@@ -39,7 +39,7 @@ using ModelFn = ErrState (*)(const ModelIn&);
 struct Algorithm {
   zcoll_collective coll;
   zcoll_algorithm algo;
-  const char* name;          // file name = function name, e.g. "allreduce_ring"
+  const char* name;  // file name = function name, e.g. "allreduce_ring"
   const char* restrictions;
   const char* description;
   RunFn run;
@@ -92,15 +92,15 @@ ErrState gather_binomial_model(const ModelIn&);
 // ---- shared building blocks of the ring algorithms --------------------------
 // Where the ring reduce-scatter leaves this rank's reduced block.
 struct RingRsOut {
-  void* values = nullptr;     // T values (counts[rank]); or nullptr
+  void* values = nullptr;  // T values (counts[rank]); or nullptr
   // Allreduce in compressed modes: the reduced block as consecutive segment
   // streams in `pieces` (capacity pieces_cap), total bytes in *pieces_size.
   uint8_t* pieces = nullptr;
   size_t pieces_cap = 0;
   size_t pieces_size = 0;
 };
-zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
-                                 const size_t* displs, RingRsOut* out);
+zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, const size_t* displs,
+                                 RingRsOut* out);
 
 // Pipelined ring allgather of variable-size byte pieces (C-Coll's data
 // movement framework): piece r lives at buf + offs[r] (sizes[r] bytes, all
@@ -108,8 +108,8 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
 // fixed-size segments of `segment` bytes. on_piece(r) runs as soon as piece r
 // has fully arrived (decompression overlaps the remaining transfers).
 template <typename F>
-zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes,
-                                  const uint64_t* offs, size_t segment, F on_piece);
+zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes, const uint64_t* offs,
+                                  size_t segment, F on_piece);
 
 // Ring allgather phases over blocks (counts[b] values at displs[b] of out;
 // this rank's block r already in out):

@@ -97,7 +97,8 @@ void zcoll_comm_config_init(zcoll_comm_config* c) {
 
 const char* zcoll_mpi_env_help(void) { return zcoll::config::help_text(); }
 
-static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_config* config, zcoll_comm** out) {
+static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_config* config,
+                                                zcoll_comm** out) {
   zcoll::clear_error();
   if (!out) return fail(ZCOLL_ERR_INVALID_ARG, "out is NULL");
   *out = nullptr;
@@ -270,7 +271,8 @@ static zcoll_status zcoll_model_save_unguarded(const zcoll_model* model, const c
   zcoll_model in{};
   ZCOLL_CHECK(zcoll::read_struct(model, kModelV1, "zcoll_model", &in));
   model = &in;
-  if (!zcoll::coll::model_usable(*model)) return fail(ZCOLL_ERR_INVALID_ARG, "model has unusable values");
+  if (!zcoll::coll::model_usable(*model))
+    return fail(ZCOLL_ERR_INVALID_ARG, "model has unusable values");
   return zcoll::coll::write_tune_file(path, *model);
 }
 
@@ -284,17 +286,19 @@ static zcoll_status zcoll_model_load_unguarded(const char* path, zcoll_model* mo
   m.growth_bits = 0.7;
   ZCOLL_CHECK(zcoll::coll::read_tune_file(path, &m));
   if (!zcoll::coll::model_usable(m))
-    return fail(ZCOLL_ERR_INVALID_ARG, "%s: latency, bandwidth and the four throughputs are required", path);
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "%s: latency, bandwidth and the four throughputs are required", path);
   m.source = ZCOLL_MODEL_SOURCE_TUNE_FILE;
   ZCOLL_CHECK(zcoll::check_out_struct(model, kModelV1, "zcoll_model"));
   zcoll::write_struct(model, m);
   return ZCOLL_SUCCESS;
 }
 
-static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
-                           zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype,
-                           double ratio, double* seconds, zcoll_mode* chosen_mode,
-                           zcoll_algorithm* chosen_algorithm) {
+static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_collective collective,
+                                            zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
+                                            size_t count, zcoll_dtype dtype, double ratio,
+                                            double* seconds, zcoll_mode* chosen_mode,
+                                            zcoll_algorithm* chosen_algorithm) {
   zcoll::clear_error();
   using namespace zcoll::coll;
   if (!model || !seconds) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
@@ -331,7 +335,8 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
       ca = cand[best].algo;
     }
   } else {
-    if (mode == ZCOLL_MODE_MPI) ca = ZCOLL_ALGO_NATIVE;
+    if (mode == ZCOLL_MODE_MPI)
+      ca = ZCOLL_ALGO_NATIVE;
     else if (algorithm == ZCOLL_ALGO_AUTO)
       ca = default_algorithm(collective, q.total_values, q.vsize, nranks);
     s = predict_seconds(*model, q, mode, mode == ZCOLL_MODE_MPI ? ZCOLL_ALGO_AUTO : algorithm);
@@ -367,20 +372,18 @@ extern "C" {
 
 zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype, MPI_Op op) {
-  return guarded_call(zc,
-                      make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
+  return guarded_call(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
 }
 
 zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                                  size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
+                                        size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
   return guarded_call(zc, k);
 }
 
 zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
-                                         const size_t* recvcounts, MPI_Datatype datatype,
-                                         MPI_Op op) {
+                                  const size_t* recvcounts, MPI_Datatype datatype, MPI_Op op) {
   Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
   k.recvcounts = recvcounts;
   if (zc && recvcounts) k.count = recvcounts[zc->tp->rank()];
@@ -394,14 +397,14 @@ zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
 
 zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
                          int root) {
-  return guarded_call(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL,
-                                root));
+  return guarded_call(
+      zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, int root) {
-  return guarded_call(zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype,
-                                MPI_OP_NULL, root));
+  return guarded_call(
+      zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
@@ -412,14 +415,15 @@ zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, si
 
 zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, int root) {
-  return guarded_call(zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype,
-                                MPI_OP_NULL, root));
+  return guarded_call(
+      zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root));
 }
 
 
 // The entry points above that allocate or read files, under the exception guard.
 zcoll_status zcoll_comm_create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_comm** out) {
-  return zcoll::guarded("zcoll_comm_create", [&] { return zcoll_comm_create_unguarded(comm, config, out); });
+  return zcoll::guarded("zcoll_comm_create",
+                        [&] { return zcoll_comm_create_unguarded(comm, config, out); });
 }
 
 zcoll_status zcoll_comm_calibrate(zcoll_comm* zc) {
@@ -427,18 +431,23 @@ zcoll_status zcoll_comm_calibrate(zcoll_comm* zc) {
 }
 
 zcoll_status zcoll_model_save(const zcoll_model* model, const char* path) {
-  return zcoll::guarded("zcoll_model_save", [&] { return zcoll_model_save_unguarded(model, path); });
+  return zcoll::guarded("zcoll_model_save",
+                        [&] { return zcoll_model_save_unguarded(model, path); });
 }
 
 zcoll_status zcoll_model_load(const char* path, zcoll_model* model) {
-  return zcoll::guarded("zcoll_model_load", [&] { return zcoll_model_load_unguarded(path, model); });
+  return zcoll::guarded("zcoll_model_load",
+                        [&] { return zcoll_model_load_unguarded(path, model); });
 }
 
 zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
                            zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype,
                            double ratio, double* seconds, zcoll_mode* chosen_mode,
                            zcoll_algorithm* chosen_algorithm) {
-  return zcoll::guarded("zcoll_predict", [&] { return zcoll_predict_unguarded(model, collective, mode, algorithm, nranks, count, dtype, ratio, seconds, chosen_mode, chosen_algorithm); });
+  return zcoll::guarded("zcoll_predict", [&] {
+    return zcoll_predict_unguarded(model, collective, mode, algorithm, nranks, count, dtype, ratio,
+                                   seconds, chosen_mode, chosen_algorithm);
+  });
 }
 
 }  // extern "C"

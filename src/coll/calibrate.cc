@@ -64,9 +64,9 @@ const EnvField kEnv[] = {
     {config::kModelMpiScaleSmall, &zcoll_model::mpi_scale_small},
 };
 
-const char* const kJsonKeys[] = {"latency", "sync_latency", "bandwidth", "compress_bw", "decompress_bw",
-                                 "hom_bw", "reduce_bw", "overlap", "growth_bits", "mpi_scale",
-                                 "mpi_scale_small"};
+const char* const kJsonKeys[] = {"latency",       "sync_latency", "bandwidth",      "compress_bw",
+                                 "decompress_bw", "hom_bw",       "reduce_bw",      "overlap",
+                                 "growth_bits",   "mpi_scale",    "mpi_scale_small"};
 
 zcoll_model unset_model() {
   zcoll_model m;
@@ -130,11 +130,17 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
     }
     return std::max(median(t), 1e-9);
   };
-  const double tc = timed([&] { st = st ? st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz, threads); });
-  if (st == ZCOLL_SUCCESS) st = zcoll_compress(&p, ZCOLL_FLOAT32, y.data(), n, b.data(), cap, &bsz, threads);
-  const double td = timed([&] { st = st ? st : zcoll_decompress(a.data(), asz, z.data(), n, threads); });
+  const double tc = timed([&] {
+    st = st ? st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz, threads);
+  });
+  if (st == ZCOLL_SUCCESS)
+    st = zcoll_compress(&p, ZCOLL_FLOAT32, y.data(), n, b.data(), cap, &bsz, threads);
+  const double td =
+      timed([&] { st = st ? st : zcoll_decompress(a.data(), asz, z.data(), n, threads); });
   const double th = timed([&] {
-    st = st ? st : zcoll_hom_add(a.data(), asz, b.data(), bsz, c.data(), c.size(), &csz, nullptr, threads);
+    st = st ? st
+            : zcoll_hom_add(a.data(), asz, b.data(), bsz, c.data(), c.size(), &csz, nullptr,
+                            threads);
   });
   const double tg = timed([&] {
     const int nt = std::max(1, threads);
@@ -168,7 +174,8 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
       small.push_back(ring(s8, r8, 8, 20));
       large.push_back(ring(sb.data(), rb.data(), big, 2));
     }
-    if (*std::min_element(small.begin(), small.end()) < 0 || *std::min_element(large.begin(), large.end()) < 0)
+    if (*std::min_element(small.begin(), small.end()) < 0 ||
+        *std::min_element(large.begin(), large.end()) < 0)
       return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
     lat = median(small);
     // the agreement every compressed call starts with: a max-allreduce of
@@ -206,8 +213,8 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
     sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
   }
   // The slowest rank's values, so that every rank computes the same choices.
-  double v[9] = {lat, sec_per_byte, tc / bytes, td / bytes, th / bytes, tg / bytes, sync_lat,
-                 mpi_small, mpi_large};
+  double v[9] = {lat,        sec_per_byte, tc / bytes, td / bytes, th / bytes,
+                 tg / bytes, sync_lat,     mpi_small,  mpi_large};
   if (MPI_Allreduce(MPI_IN_PLACE, v, 9, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
     return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
   m->latency = v[0];
@@ -228,7 +235,8 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
       q.size = N;
       q.total_values = bytes / 4;
       q.vsize = 4;
-      const double model = predict_seconds(*m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);  // scale 1 here
+      const double model =
+          predict_seconds(*m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);  // scale 1 here
       return model > 0 && measured > 0 ? std::min(2.0, std::max(0.5, measured / model)) : 1.0;
     };
     const double small = scale(kScaleSmall, v[7]), large = scale(kScaleLarge, v[8]);
@@ -285,7 +293,8 @@ zcoll_status read_tune_file(const char* path, zcoll_model* m) {
                   kJsonKeys[i]);
     m->*(kEnv[i].field) = v.get<double>();
   }
-  if (j.contains("threads") && j["threads"].is_number_integer()) m->threads = j["threads"].get<int>();
+  if (j.contains("threads") && j["threads"].is_number_integer())
+    m->threads = j["threads"].get<int>();
   return ZCOLL_SUCCESS;
 }
 
@@ -326,12 +335,15 @@ zcoll_status calibrate(zcoll_comm* zc) {
   zc->model = m;
   zc->model_ready = true;
   if (zc->tp->rank() == 0)
-    ZCOLL_LOG(log::kInfo, 0, zc->tp->size(),
-            "model probe (%.1f ms): latency %.2f us, sync %.2f us, bandwidth %.3g GB/s, compress %.3g GB/s, "
-            "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, MPI scale %.2f (256K) %.2f (4M), "
-              "threads %d",
-            (now_seconds() - t0) * 1e3, m.latency * 1e6, m.sync_latency * 1e6, m.bandwidth * 1e-9, m.compress_bw * 1e-9,
-            m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9, m.mpi_scale_small, m.mpi_scale, m.threads);
+    ZCOLL_LOG(
+        log::kInfo, 0, zc->tp->size(),
+        "model probe (%.1f ms): latency %.2f us, sync %.2f us, bandwidth %.3g GB/s, compress %.3g "
+        "GB/s, "
+        "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, MPI scale %.2f (256K) %.2f (4M), "
+        "threads %d",
+        (now_seconds() - t0) * 1e3, m.latency * 1e6, m.sync_latency * 1e6, m.bandwidth * 1e-9,
+        m.compress_bw * 1e-9, m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9,
+        m.mpi_scale_small, m.mpi_scale, m.threads);
   return ZCOLL_SUCCESS;
 }
 
@@ -371,7 +383,8 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   zcoll_model m = unset_model();
   merge(zc->model_fixed, &m);
   m.threads = zc->cfg.threads;
-  m.source = config::env_text(config::kTuneFile) ? ZCOLL_MODEL_SOURCE_TUNE_FILE : ZCOLL_MODEL_SOURCE_SET;
+  m.source = config::env_text(config::kTuneFile) ? ZCOLL_MODEL_SOURCE_TUNE_FILE
+                                                 : ZCOLL_MODEL_SOURCE_SET;
   zc->model = m;
   zc->model_ready = true;
   return ZCOLL_SUCCESS;

@@ -45,20 +45,21 @@ zcoll_status apply_env(zcoll_comm_config* c) {
   const struct {
     Var var;
     zcoll_collective coll;
-  } algo_vars[] = {{kAllreduceAlgo, ZCOLL_COLL_ALLREDUCE},
-                   {kReduceScatterAlgo, ZCOLL_COLL_REDUCE_SCATTER},
-                   {kAllgatherAlgo, ZCOLL_COLL_ALLGATHER},
-                   {kBcastAlgo, ZCOLL_COLL_BCAST},
-                   {kScatterAlgo, ZCOLL_COLL_SCATTER},
-                   {kReduceAlgo, ZCOLL_COLL_REDUCE},
-                   {kGatherAlgo, ZCOLL_COLL_GATHER}};
+  } algo_vars[] = {
+      {kAllreduceAlgo, ZCOLL_COLL_ALLREDUCE}, {kReduceScatterAlgo, ZCOLL_COLL_REDUCE_SCATTER},
+      {kAllgatherAlgo, ZCOLL_COLL_ALLGATHER}, {kBcastAlgo, ZCOLL_COLL_BCAST},
+      {kScatterAlgo, ZCOLL_COLL_SCATTER},     {kReduceAlgo, ZCOLL_COLL_REDUCE},
+      {kGatherAlgo, ZCOLL_COLL_GATHER}};
   for (const auto& av : algo_vars) {
     ZCOLL_CHECK(get_choice(av.var, &w, &set));
     if (!set) continue;
     zcoll_algorithm a = ZCOLL_ALGO_AUTO;
-    if (is(w, "ring")) a = ZCOLL_ALGO_RING;
-    else if (is(w, "rd") || is(w, "recursive_doubling")) a = ZCOLL_ALGO_RECURSIVE_DOUBLING;
-    else if (is(w, "binomial")) a = ZCOLL_ALGO_BINOMIAL;
+    if (is(w, "ring"))
+      a = ZCOLL_ALGO_RING;
+    else if (is(w, "rd") || is(w, "recursive_doubling"))
+      a = ZCOLL_ALGO_RECURSIVE_DOUBLING;
+    else if (is(w, "binomial"))
+      a = ZCOLL_ALGO_BINOMIAL;
     c->algorithm[av.coll] = a;
   }
   ZCOLL_CHECK(get_choice(kAutoLocal, &w));

@@ -30,8 +30,23 @@ class BufferSource {
 class Workspace {
  public:
   enum Slot {
-    kSendA, kSendB, kRecvA, kRecvB, kValuesA, kValuesB, kStreamA, kStreamB, kStreamC,
-    kPieces, kTable, kSizes, kReqs, kWindow, kTemp, kCounts, kCount
+    kSendA,
+    kSendB,
+    kRecvA,
+    kRecvB,
+    kValuesA,
+    kValuesB,
+    kStreamA,
+    kStreamB,
+    kStreamC,
+    kPieces,
+    kTable,
+    kSizes,
+    kReqs,
+    kWindow,
+    kTemp,
+    kCounts,
+    kCount
   };
   void set_source(std::unique_ptr<BufferSource> source) { source_ = std::move(source); }
   uint8_t* get(Slot s, size_t bytes) {

@@ -91,14 +91,16 @@ double mpi_seconds(const Terms& t, const CostQuery& q) {
     case ZCOLL_COLL_BCAST:
       if (D < 12288 || N < 8) return L * (t.a + D * t.b);  // binomial
       return (L + N - 1) * t.a + 2 * f * D * t.b;          // scatter + ring allgather
-    case ZCOLL_COLL_SCATTER: case ZCOLL_COLL_GATHER:  // binomial
+    case ZCOLL_COLL_SCATTER:
+    case ZCOLL_COLL_GATHER:  // binomial
       return L * t.a + f * D * t.b;
     case ZCOLL_COLL_REDUCE:
       if (D <= 2048 || q.total_values < static_cast<size_t>(P))
         return L * (t.a + D * t.b + D * t.g);
       return (2 * std::log2(P) + 2 * e) * t.a + (2.0 * (P - 1) / P + e) * D * t.b +
              ((P - 1.0) / P + e) * D * t.g;
-    case ZCOLL_COLL_NONE: case ZCOLL_COLL_COUNT: break;
+    case ZCOLL_COLL_NONE:
+    case ZCOLL_COLL_COUNT: break;
   }
   return -1;
 }
@@ -172,7 +174,8 @@ double bcast_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const int N = q.size;
   const double D = static_cast<double>(q.total_values * q.vsize);
   const double L = ceil_log2(N);
-  const double S = std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
+  const double S =
+      std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
   // segments stream down the tree: latency once per level, and a segment's
   // transfer time per level to fill the pipeline
   if (mode == ZCOLL_MODE_RAW) return L * t.a + (L + S - 1) * D / S * t.b;
@@ -195,7 +198,7 @@ double scatter_gather_binomial(const Terms& t, const CostQuery& q, zcoll_mode mo
   const double inv = inv_ratio_k(t, q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return L * t.a + f * D * inv * t.b + L * D * (t.cc + t.cd) / 2;
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
-  const double serial = D / N * (gather ? t.cc : t.cd);       // own block, outside the pipeline
+  const double serial = D / N * (gather ? t.cc : t.cd);      // own block, outside the pipeline
   const double overlapped = f * D * (gather ? t.cd : t.cc);  // the others', during the transfers
   return 2 * L * t.a + serial + pipe(t, f * D * inv * t.b, overlapped);
 }
@@ -204,7 +207,8 @@ double reduce_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const int N = q.size;
   const double D = static_cast<double>(q.total_values * q.vsize);
   const double L = ceil_log2(N);
-  const double S = std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
+  const double S =
+      std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
   if (mode == ZCOLL_MODE_RAW) return L * t.a + pipe(t, (L + S - 1) * D / S * t.b, L * D * t.g);
   // a rank at depth d of the tree forwards sums of its subtree: up to 2^(L-1) terms
   const double inv = inv_ratio_k(t, q, std::max(1.0, std::ldexp(1.0, static_cast<int>(L) - 1)));
@@ -213,7 +217,8 @@ double reduce_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
     case ZCOLL_MODE_DOC:
       return L * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, L * D * (t.cc + t.cd + t.g));
     case ZCOLL_MODE_HOM:
-      return L * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, D * t.cc + L * D * t.ch + L * D * t.cd);
+      return L * t.a +
+             pipe(t, (L + S - 1) * D * inv / S * t.b, D * t.cc + L * D * t.ch + L * D * t.cd);
     default: return -1;
   }
 }
@@ -221,7 +226,8 @@ double reduce_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
 }  // namespace
 
 // zcoll's algorithms without the per-call agreement (below predict_seconds).
-static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode, zcoll_algorithm algo);
+static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
+                            zcoll_algorithm algo);
 
 bool model_usable(const zcoll_model& m) {
   auto pos = [](double v) { return std::isfinite(v) && v > 0; };
@@ -244,13 +250,13 @@ zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, si
     case ZCOLL_COLL_ALLREDUCE:
       return allreduce_ring_by_size(total_values, vsize, size) ? ZCOLL_ALGO_RING
                                                                : ZCOLL_ALGO_RECURSIVE_DOUBLING;
-    case ZCOLL_COLL_REDUCE_SCATTER: case ZCOLL_COLL_ALLGATHER:
-      return ZCOLL_ALGO_RING;
-    case ZCOLL_COLL_BCAST: case ZCOLL_COLL_SCATTER: case ZCOLL_COLL_REDUCE:
-    case ZCOLL_COLL_GATHER:
-      return ZCOLL_ALGO_BINOMIAL;
-    default:
-      return ZCOLL_ALGO_NONE;
+    case ZCOLL_COLL_REDUCE_SCATTER:
+    case ZCOLL_COLL_ALLGATHER: return ZCOLL_ALGO_RING;
+    case ZCOLL_COLL_BCAST:
+    case ZCOLL_COLL_SCATTER:
+    case ZCOLL_COLL_REDUCE:
+    case ZCOLL_COLL_GATHER: return ZCOLL_ALGO_BINOMIAL;
+    default: return ZCOLL_ALGO_NONE;
   }
 }
 
@@ -280,35 +286,46 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q0, zcoll_mode mod
   }
   if (mode == ZCOLL_MODE_HOM && !q.sum) mode = ZCOLL_MODE_DOC;  // as the library runs it
   // every zcoll call starts with one small allreduce (settings, bound, ratio)
-  const double sync = q.size > 1 ? (m.sync_latency > 0 ? m.sync_latency : 2 * ceil_log2(q.size) * t.a) : 0;
+  const double sync =
+      q.size > 1 ? (m.sync_latency > 0 ? m.sync_latency : 2 * ceil_log2(q.size) * t.a) : 0;
   const double s = zcoll_seconds(t, q, mode, algo);
   return s < 0 ? s : s + sync;
 }
 
-static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode, zcoll_algorithm algo) {
+static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
+                            zcoll_algorithm algo) {
   if (q.size == 1) {  // no messages: a copy (raw), or the local codec round trip
     const double D = static_cast<double>(q.total_values * q.vsize);
     return mode == ZCOLL_MODE_RAW ? 0 : D * (t.cc + t.cd);
   }
   switch (q.coll) {
     case ZCOLL_COLL_ALLREDUCE:
-      if (algo == ZCOLL_ALGO_AUTO) algo = default_algorithm(q.coll, q.total_values, q.vsize, q.size);
+      if (algo == ZCOLL_ALGO_AUTO)
+        algo = default_algorithm(q.coll, q.total_values, q.vsize, q.size);
       if (algo == ZCOLL_ALGO_RING) return allreduce_ring(t, q, mode);
       if (algo == ZCOLL_ALGO_RECURSIVE_DOUBLING) return allreduce_rd(t, q, mode);
       return -1;
     case ZCOLL_COLL_REDUCE_SCATTER:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_RING ? reduce_scatter_ring(t, q, mode) : -1;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_RING ? reduce_scatter_ring(t, q, mode)
+                                                                : -1;
     case ZCOLL_COLL_ALLGATHER:
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_RING ? allgather_ring(t, q, mode) : -1;
     case ZCOLL_COLL_BCAST:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? bcast_binomial(t, q, mode) : -1;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? bcast_binomial(t, q, mode)
+                                                                    : -1;
     case ZCOLL_COLL_SCATTER:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? scatter_gather_binomial(t, q, mode, false) : -1;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL
+                 ? scatter_gather_binomial(t, q, mode, false)
+                 : -1;
     case ZCOLL_COLL_GATHER:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? scatter_gather_binomial(t, q, mode, true) : -1;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL
+                 ? scatter_gather_binomial(t, q, mode, true)
+                 : -1;
     case ZCOLL_COLL_REDUCE:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? reduce_binomial(t, q, mode) : -1;
-    case ZCOLL_COLL_NONE: case ZCOLL_COLL_COUNT: break;
+      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? reduce_binomial(t, q, mode)
+                                                                    : -1;
+    case ZCOLL_COLL_NONE:
+    case ZCOLL_COLL_COUNT: break;
   }
   return -1;
 }
@@ -350,11 +367,9 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, in
         add(mode, ZCOLL_ALGO_RING);
         add(mode, ZCOLL_ALGO_RECURSIVE_DOUBLING);
         break;
-      case ZCOLL_COLL_REDUCE_SCATTER: case ZCOLL_COLL_ALLGATHER:
-        add(mode, ZCOLL_ALGO_RING);
-        break;
-      default:
-        add(mode, ZCOLL_ALGO_BINOMIAL);
+      case ZCOLL_COLL_REDUCE_SCATTER:
+      case ZCOLL_COLL_ALLGATHER: add(mode, ZCOLL_ALGO_RING); break;
+      default: add(mode, ZCOLL_ALGO_BINOMIAL);
     }
   }
   *best = pick_candidate(out, n, ZCOLL_COLL_NONE, ZCOLL_ALGO_AUTO);

@@ -14,12 +14,12 @@ namespace zcoll::coll {
 struct CostQuery {
   zcoll_collective coll = ZCOLL_COLL_ALLREDUCE;
   int size = 1;
-  size_t total_values = 0;   // the buffer D in values (allreduce/bcast/reduce: count;
-                             // reduce_scatter/allgather/scatter/gather: all ranks')
-  size_t vsize = 4;          // bytes per value
-  double ratio = 1;          // compression ratio of one compressed input
-  size_t seg_values = 65536; // pipeline segment (values)
-  bool sum = true;           // op is SUM (hom possible)
+  size_t total_values = 0;    // the buffer D in values (allreduce/bcast/reduce: count;
+                              // reduce_scatter/allgather/scatter/gather: all ranks')
+  size_t vsize = 4;           // bytes per value
+  double ratio = 1;           // compression ratio of one compressed input
+  size_t seg_values = 65536;  // pipeline segment (values)
+  bool sum = true;            // op is SUM (hom possible)
 };
 
 struct Candidate {

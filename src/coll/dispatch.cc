@@ -51,18 +51,26 @@ bool is_rooted(zcoll_collective c) {
 }
 
 bool classify_dtype(MPI_Datatype dt, zcoll_dtype* out) {
-  if (dt == MPI_FLOAT) *out = ZCOLL_FLOAT32;
-  else if (dt == MPI_DOUBLE) *out = ZCOLL_FLOAT64;
-  else return false;
+  if (dt == MPI_FLOAT)
+    *out = ZCOLL_FLOAT32;
+  else if (dt == MPI_DOUBLE)
+    *out = ZCOLL_FLOAT64;
+  else
+    return false;
   return true;
 }
 
 bool classify_op(MPI_Op op, zcoll_op* out) {
-  if (op == MPI_SUM) *out = ZCOLL_OP_SUM;
-  else if (op == MPI_PROD) *out = ZCOLL_OP_PROD;
-  else if (op == MPI_MAX) *out = ZCOLL_OP_MAX;
-  else if (op == MPI_MIN) *out = ZCOLL_OP_MIN;
-  else return false;
+  if (op == MPI_SUM)
+    *out = ZCOLL_OP_SUM;
+  else if (op == MPI_PROD)
+    *out = ZCOLL_OP_PROD;
+  else if (op == MPI_MAX)
+    *out = ZCOLL_OP_MAX;
+  else if (op == MPI_MIN)
+    *out = ZCOLL_OP_MIN;
+  else
+    return false;
   return true;
 }
 
@@ -114,13 +122,13 @@ struct Resolved {
   size_t vsize = 0;            // 0 for a datatype zcoll does not compress
   bool average = false;        // SUM divided by the communicator size
   zcoll_mode mode = ZCOLL_MODE_AUTO;
-  bool mode_from_call = false;  // zcoll_comm_set_mode, not the configuration
+  bool mode_from_call = false;               // zcoll_comm_set_mode, not the configuration
   zcoll_algorithm forced = ZCOLL_ALGO_AUTO;  // explicit algorithm, AUTO if none
   bool forced_from_call = false;
   zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
   double eb_value = 0;
-  uint32_t chunk = 0;       // codec chunk (values)
-  size_t seg_values = 0;    // pipeline segment (values)
+  uint32_t chunk = 0;     // codec chunk (values)
+  size_t seg_values = 0;  // pipeline segment (values)
 };
 
 // The algorithm the caller fixed for this collective (AUTO: none).
@@ -137,16 +145,16 @@ zcoll_status resolve(const zcoll_comm& zc, const Call& k, Resolved* out) {
     return fail(ZCOLL_ERR_INVALID_ARG, "recvcounts is NULL");
   Resolved& s = *out;
   switch (k.coll) {
-    case ZCOLL_COLL_ALLREDUCE: case ZCOLL_COLL_BCAST: case ZCOLL_COLL_REDUCE:
-      s.total = k.count;
-      break;
+    case ZCOLL_COLL_ALLREDUCE:
+    case ZCOLL_COLL_BCAST:
+    case ZCOLL_COLL_REDUCE: s.total = k.count; break;
     case ZCOLL_COLL_REDUCE_SCATTER:
-      if (k.block) s.total = k.count * N;
+      if (k.block)
+        s.total = k.count * N;
       else
         for (int i = 0; i < N; ++i) s.total += k.recvcounts[i];
       break;
-    default:
-      s.total = k.count * N;
+    default: s.total = k.count * N;
   }
   s.dtype_ok = classify_dtype(k.datatype, &s.dtype);
   s.op_ok = !is_reduction(k.coll) || classify_op(k.op, &s.op);
@@ -159,8 +167,8 @@ zcoll_status resolve(const zcoll_comm& zc, const Call& k, Resolved* out) {
   s.eb_value = zc.eb_set ? zc.error_bound : zc.cfg.error_bound;
   s.chunk = zc.cfg.chunk_size ? zc.cfg.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
   size_t seg = zc.cfg.pipeline_values ? zc.cfg.pipeline_values : size_t{4} * s.chunk;
-  s.seg_values = std::max<size_t>(ZCOLL_BLOCK_SIZE, (seg + ZCOLL_BLOCK_SIZE - 1) /
-                                                        ZCOLL_BLOCK_SIZE * ZCOLL_BLOCK_SIZE);
+  s.seg_values = std::max<size_t>(
+      ZCOLL_BLOCK_SIZE, (seg + ZCOLL_BLOCK_SIZE - 1) / ZCOLL_BLOCK_SIZE * ZCOLL_BLOCK_SIZE);
   return ZCOLL_SUCCESS;
 }
 
@@ -171,8 +179,7 @@ const char* fallback_reason(const zcoll_comm& zc, const Resolved& s, char* why, 
   if (!s.dtype_ok) return "datatype is not MPI_FLOAT/MPI_DOUBLE";
   if (!s.op_ok) return "op is not MPI_SUM/PROD/MAX/MIN";
   if (s.total * s.vsize < zc.cfg.min_bytes) {
-    std::snprintf(why, cap, "%zu B below ZCOLL_MIN_BYTES=%zu", s.total * s.vsize,
-                  zc.cfg.min_bytes);
+    std::snprintf(why, cap, "%zu B below ZCOLL_MIN_BYTES=%zu", s.total * s.vsize, zc.cfg.min_bytes);
     return why;
   }
   return nullptr;
@@ -183,8 +190,8 @@ struct Selection {
   zcoll_mode mode = ZCOLL_MODE_RAW;  // the mode that runs
   zcoll_algorithm algo = ZCOLL_ALGO_NONE;
   const Algorithm* alg = nullptr;
-  bool autom = false;             // chosen by AUTO
-  const char* native = nullptr;   // set: run the MPI library's collective, for this reason
+  bool autom = false;            // chosen by AUTO
+  const char* native = nullptr;  // set: run the MPI library's collective, for this reason
   char why_mode[160] = "";
   const char* why_algo = "";
   // AUTO's evaluation
@@ -317,9 +324,7 @@ Args bind_args(zcoll_comm* zc, const Call& k, const Resolved& s) {
       a.in_place = in_place(k.sendbuf);
       a.in = a.in_place ? rb + static_cast<size_t>(r) * k.count * vs : k.sendbuf;
       break;
-    case ZCOLL_COLL_BCAST:
-      a.in = k.recvbuf;
-      break;
+    case ZCOLL_COLL_BCAST: a.in = k.recvbuf; break;
     case ZCOLL_COLL_SCATTER:
       a.in = k.sendbuf;
       a.in_place = r == k.root && in_place(k.recvbuf);
@@ -335,8 +340,7 @@ Args bind_args(zcoll_comm* zc, const Call& k, const Resolved& s) {
       a.in_place = r == k.root && in_place(k.sendbuf);
       a.in = a.in_place ? rb + static_cast<size_t>(k.root) * k.count * vs : k.sendbuf;
       break;
-    default:
-      break;
+    default: break;
   }
   return a;
 }
@@ -348,7 +352,9 @@ void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, doub
   const T inf = std::numeric_limits<T>::infinity();
   T lo = inf, hi = -inf, ma = 0;
   int nt = n >= (size_t{1} << 20) ? std::max(1, threads) : 1;
-#pragma omp parallel for simd num_threads(nt) reduction(min : lo) reduction(max : hi, ma) if (nt > 1)
+#pragma omp parallel for simd num_threads(nt) reduction(min                 \
+                                                        : lo) reduction(max \
+                                                                        : hi, ma) if (nt > 1)
   for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
     const T v = x[i];
     const bool fin = (v - v) == T(0);
@@ -363,12 +369,40 @@ void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, doub
 }
 
 // Settings compared across ranks (a pair of entries each: v and -v under MAX).
-enum Setting { kEbMode, kEb, kBound, kMode, kAlgo, kCount, kCountsHash, kDtype, kOp, kRoot,
-               kChunk, kSegment, kAverage, kColl, kModel, kSettings };
+enum Setting {
+  kEbMode,
+  kEb,
+  kBound,
+  kMode,
+  kAlgo,
+  kCount,
+  kCountsHash,
+  kDtype,
+  kOp,
+  kRoot,
+  kChunk,
+  kSegment,
+  kAverage,
+  kColl,
+  kModel,
+  kSettings
+};
 const char* const kSettingNames[kSettings] = {
-    "error-bound mode", "error bound", "bound semantics", "mode", "algorithm", "count",
-    "recvcounts", "datatype", "op", "root", "chunk size", "pipeline segment", "average",
-    "collective", "cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)"};
+    "error-bound mode",
+    "error bound",
+    "bound semantics",
+    "mode",
+    "algorithm",
+    "count",
+    "recvcounts",
+    "datatype",
+    "op",
+    "root",
+    "chunk size",
+    "pipeline segment",
+    "average",
+    "collective",
+    "cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)"};
 
 // What all ranks agreed on.
 struct Agreed {
@@ -381,13 +415,11 @@ struct Agreed {
 const void* bound_data(const Call& k, const Args& a, const Resolved& s, int r, size_t* n) {
   *n = 0;
   switch (k.coll) {
-    case ZCOLL_COLL_ALLREDUCE: case ZCOLL_COLL_REDUCE:
-    case ZCOLL_COLL_ALLGATHER: case ZCOLL_COLL_GATHER:
-      *n = k.count;
-      return a.in;
-    case ZCOLL_COLL_REDUCE_SCATTER:
-      *n = s.total;
-      return a.in;
+    case ZCOLL_COLL_ALLREDUCE:
+    case ZCOLL_COLL_REDUCE:
+    case ZCOLL_COLL_ALLGATHER:
+    case ZCOLL_COLL_GATHER: *n = k.count; return a.in;
+    case ZCOLL_COLL_REDUCE_SCATTER: *n = s.total; return a.in;
     case ZCOLL_COLL_BCAST:
       if (r != k.root) return nullptr;
       *n = k.count;
@@ -396,8 +428,7 @@ const void* bound_data(const Call& k, const Args& a, const Resolved& s, int r, s
       if (r != k.root) return nullptr;
       *n = s.total;
       return a.in;
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 
@@ -430,8 +461,8 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   double counts_hash = 0;
   if (k.coll == ZCOLL_COLL_REDUCE_SCATTER)
     for (int i = 0; i < N; ++i)
-      counts_hash = std::fmod(counts_hash * 1000003.0 + static_cast<double>(a.counts[i]),
-                              9007199254740881.0);
+      counts_hash =
+          std::fmod(counts_hash * 1000003.0 + static_cast<double>(a.counts[i]), 9007199254740881.0);
   double set[kSettings];
   set[kEbMode] = cmp ? s.eb_mode : 0;
   set[kEb] = cmp ? s.eb_value : 0;
@@ -503,8 +534,8 @@ zcoll_status reselect_auto(zcoll_comm* zc, const Call& k, const Resolved& s, dou
     ZCOLL_LOG(log::kInfo, r, zc->tp->size(), "auto, estimated ratio %.3g: %s -> %s/%s", ratio,
               table, zcoll_mode_name(b.mode), zcoll_algorithm_name(b.algo));
   }
-  std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: ratio ~%.3g, predicted %.3gms",
-                ratio, b.seconds * 1e3);
+  std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: ratio ~%.3g, predicted %.3gms", ratio,
+                b.seconds * 1e3);
   if (b.mode == ZCOLL_MODE_MPI) {
     sel->native = sel->why_mode;
     return ZCOLL_SUCCESS;
@@ -543,8 +574,8 @@ bool ensure_quantum(zcoll_comm* zc, const Ctx& c, uint32_t chunk) {
 
 // Sets c.eb, c.params, c.quantum, m.eb; falls back to RAW (c.mode) when no
 // usable bound exists. *why gets a note for the report.
-void derive_bound(zcoll_comm* zc, const Resolved& s, const Agreed& g, const Selection& sel,
-                  Ctx& c, ModelIn* m, const char** why) {
+void derive_bound(zcoll_comm* zc, const Resolved& s, const Agreed& g, const Selection& sel, Ctx& c,
+                  ModelIn* m, const char** why) {
   *why = "";
   if (!c.compressed()) return;
   const double target = target_bound(s.eb_mode, s.eb_value, g.gmin, g.gmax);

@@ -76,8 +76,7 @@ zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype
     }
     case ZCOLL_COLL_GATHER:
       return mpi_status(mpi::gather(k.sendbuf, k.recvbuf, n, dt, k.root, comm), "MPI_Gather");
-    default:
-      break;
+    default: break;
   }
   return fail(ZCOLL_ERR_INTERNAL, "unknown collective %d", static_cast<int>(k.coll));
 }

@@ -18,12 +18,12 @@ namespace zcoll::coll {
 
 // Record the first failure of a step; later steps are skipped and sends carry
 // error markers (see Ctx::failed).
-#define ZCOLL_STEP(c, expr)                       \
-  do {                                            \
-    if ((c).failed == ZCOLL_SUCCESS) {            \
-      zcoll_status zcoll_step_s_ = (expr);        \
+#define ZCOLL_STEP(c, expr)                                           \
+  do {                                                                \
+    if ((c).failed == ZCOLL_SUCCESS) {                                \
+      zcoll_status zcoll_step_s_ = (expr);                            \
       if (zcoll_step_s_ != ZCOLL_SUCCESS) (c).failed = zcoll_step_s_; \
-    }                                             \
+    }                                                                 \
   } while (0)
 
 // n values at src -> one stream in dst (cap >= zcoll_compress_bound(n)).

@@ -19,8 +19,8 @@
 namespace zcoll::coll {
 
 template <typename F>
-zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes,
-                                  const uint64_t* offs, size_t segment, F on_piece) {
+zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes, const uint64_t* offs,
+                                  size_t segment, F on_piece) {
   const int N = c.size, r = c.rank;
   if (N == 1) return ZCOLL_SUCCESS;
   const int right = (r + 1) % N, left = (r - 1 + N) % N;

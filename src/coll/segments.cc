@@ -39,8 +39,8 @@ zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void*
     if (pos >= bytes) return fail(ZCOLL_ERR_TRUNCATED, "piece ends before segment %zu", k);
     ZCOLL_CHECK(zcoll_stream_size(src + pos, bytes - pos, &sz));
     if (sz > bytes - pos) return fail(ZCOLL_ERR_TRUNCATED, "segment %zu overruns its piece", k);
-    ZCOLL_CHECK(decompress(c, src + pos, sz, d + k * c.seg_values * c.vsize, c.seg_len(n, k),
-                           false));
+    ZCOLL_CHECK(
+        decompress(c, src + pos, sz, d + k * c.seg_values * c.vsize, c.seg_len(n, k), false));
     pos += sz;
   }
   return ZCOLL_SUCCESS;

@@ -40,13 +40,13 @@ struct Curve {
   }
 };
 
-const char* kKindNames[kKinds] = {"compress", "decompress", "accumulate", "hom_add", "reduce",
-                                  "copy"};
+const char* kKindNames[kKinds] = {"compress", "decompress", "accumulate",
+                                  "hom_add",  "reduce",     "copy"};
 
 struct Profile {
-  int mode = 0;  // 0 off, 1 charge, 2 model
+  int mode = 0;                                   // 0 off, 1 charge, 2 model
   std::map<int, std::array<Curve, kKinds>> tput;  // threads -> kind -> GB/s(terms)
-  Curve ratio;                                     // terms -> compression ratio
+  Curve ratio;                                    // terms -> compression ratio
 };
 
 [[noreturn]] void die(const std::string& msg) {
@@ -142,8 +142,8 @@ size_t stream_size(const Ctx& c, size_t n, int terms) {
   const double r = profile().ratio.at(std::max(1, terms));
   const size_t raw = n * c.vsize;
   size_t sz = static_cast<size_t>(std::ceil(static_cast<double>(raw) / r));
-  sz = std::max(sz, zcoll_header_size(n, c.params.chunk_size ? c.params.chunk_size
-                                                             : ZCOLL_DEFAULT_CHUNK_SIZE));
+  sz = std::max(sz, zcoll_header_size(
+                        n, c.params.chunk_size ? c.params.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE));
   sz = (sz + 7) / 8 * 8;
   return std::min(sz, zcoll_compress_bound(n, c.dtype));
 }

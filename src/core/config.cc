@@ -217,8 +217,10 @@ std::string values_md(const Decl& d) {
   std::string out;
   for (const char* p = d.values; *p; ++p) {
     if (p == d.values) out += '`';
-    if (*p == '|') out += "`, `";
-    else out += *p;
+    if (*p == '|')
+      out += "`, `";
+    else
+      out += *p;
   }
   return out + '`';
 }
@@ -382,24 +384,23 @@ std::string markdown() {
     s += d.doc;
     s += " |\n";
   }
-  s +=
-      "\n"
-      "The algorithm variables other than `ZCOLL_ALLREDUCE_ALGO` are checked when a handle\n"
-      "is created; each of those collectives has one algorithm today.\n"
-      "\n"
-      "The cost-model variables override the tuning file, which replaces the probe;\n"
-      "when latency, bandwidth and the four throughputs are all given, no probe runs.\n"
-      "Every rank must see the same values: the first `auto` call checks it and\n"
-      "returns `ZCOLL_ERR_MISMATCH` on every rank otherwise.\n"
-      "\n"
-      "Example:\n"
-      "\n"
-      "```\n"
-      "ZCOLL_MODE=doc ZCOLL_EB_MODE=abs ZCOLL_ERROR_BOUND=1e-3 ZCOLL_DEBUG=INFO \\\n"
-      "  mpirun -np 4 ./app\n"
-      "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring (config mode doc; auto: block >= "
-      "256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
-      "```\n";
+  s += "\n"
+       "The algorithm variables other than `ZCOLL_ALLREDUCE_ALGO` are checked when a handle\n"
+       "is created; each of those collectives has one algorithm today.\n"
+       "\n"
+       "The cost-model variables override the tuning file, which replaces the probe;\n"
+       "when latency, bandwidth and the four throughputs are all given, no probe runs.\n"
+       "Every rank must see the same values: the first `auto` call checks it and\n"
+       "returns `ZCOLL_ERR_MISMATCH` on every rank otherwise.\n"
+       "\n"
+       "Example:\n"
+       "\n"
+       "```\n"
+       "ZCOLL_MODE=doc ZCOLL_EB_MODE=abs ZCOLL_ERROR_BOUND=1e-3 ZCOLL_DEBUG=INFO \\\n"
+       "  mpirun -np 4 ./app\n"
+       "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring (config mode doc; auto: block >= "
+       "256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
+       "```\n";
   return s;
 }
 
@@ -409,9 +410,13 @@ std::string current_values() {
   for (const Decl& d : kTable) {
     const char* e = env_text(d.var);
     std::string state;
-    if (!e) state = d.def ? "(default " + std::string(d.def) + ")" : "(unset: " + std::string(d.unset) + ")";
-    else if (parse(d, e, nullptr, nullptr)) state = e;
-    else state = std::string(e) + "   <- INVALID: expected " + d.values;
+    if (!e)
+      state = d.def ? "(default " + std::string(d.def) + ")"
+                    : "(unset: " + std::string(d.unset) + ")";
+    else if (parse(d, e, nullptr, nullptr))
+      state = e;
+    else
+      state = std::string(e) + "   <- INVALID: expected " + d.values;
     std::snprintf(line, sizeof line, "%-28s %s\n", d.name, state.c_str());
     s += line;
   }

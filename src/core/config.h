@@ -67,8 +67,8 @@ enum class Kind {
 };
 
 struct Decl {
-  Var var;             // its index in the table
-  const char* name;    // ZCOLL_...
+  Var var;           // its index in the table
+  const char* name;  // ZCOLL_...
   Kind kind;
   const char* values;  // kChoice: the accepted words; else the accepted values in words
   double lo, hi;       // kInteger, kNumber, kSize: the accepted range (inclusive)

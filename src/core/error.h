@@ -18,8 +18,7 @@ ZCOLL_API void zcoll_internal_set_error(const char* message);
 namespace zcoll {
 
 // Record a printf-style message for zcoll_last_error() and return status.
-zcoll_status fail(zcoll_status status, const char* fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+zcoll_status fail(zcoll_status status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void clear_error();
 
 // The status of an exception caught at the C boundary (with its message
@@ -66,8 +65,8 @@ class TeamErrors {
 
 }  // namespace zcoll
 
-#define ZCOLL_CHECK(expr)                       \
-  do {                                          \
-    zcoll_status zcoll_check_s_ = (expr);       \
+#define ZCOLL_CHECK(expr)                                       \
+  do {                                                          \
+    zcoll_status zcoll_check_s_ = (expr);                       \
     if (zcoll_check_s_ != ZCOLL_SUCCESS) return zcoll_check_s_; \
   } while (0)

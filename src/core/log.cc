@@ -12,9 +12,11 @@ namespace zcoll::log {
 
 bool parse_level(const char* t, Level* out) {
   if (!t || !*t) return false;
-  static const struct { const char* name; Level lvl; } kNames[] = {
-      {"NONE", kNone}, {"0", kNone},  {"WARN", kWarn},   {"1", kWarn},
-      {"INFO", kInfo}, {"2", kInfo},  {"TRACE", kTrace}, {"3", kTrace}};
+  static const struct {
+    const char* name;
+    Level lvl;
+  } kNames[] = {{"NONE", kNone}, {"0", kNone}, {"WARN", kWarn},   {"1", kWarn},
+                {"INFO", kInfo}, {"2", kInfo}, {"TRACE", kTrace}, {"3", kTrace}};
   for (const auto& n : kNames)
     if (strcasecmp(t, n.name) == 0) {
       *out = n.lvl;

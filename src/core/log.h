@@ -18,7 +18,7 @@ void write(Level lvl, int rank, int size, const char* fmt, ...)
 
 }  // namespace zcoll::log
 
-#define ZCOLL_LOG(lvl, rank, size, ...)                                        \
-  do {                                                                         \
+#define ZCOLL_LOG(lvl, rank, size, ...)                                                          \
+  do {                                                                                           \
     if (::zcoll::log::level() >= (lvl)) ::zcoll::log::write((lvl), (rank), (size), __VA_ARGS__); \
   } while (0)

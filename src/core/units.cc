@@ -48,10 +48,14 @@ bool to_double(const char* t, size_t n, double* out) {
 // K, M, G, T (either case) -> 1..4; anything else -> 0.
 int prefix_power(char c) {
   switch (c) {
-    case 'k': case 'K': return 1;
-    case 'm': case 'M': return 2;
-    case 'g': case 'G': return 3;
-    case 't': case 'T': return 4;
+    case 'k':
+    case 'K': return 1;
+    case 'm':
+    case 'M': return 2;
+    case 'g':
+    case 'G': return 3;
+    case 't':
+    case 'T': return 4;
     default: return 0;
   }
 }
@@ -138,10 +142,14 @@ bool parse_rate(const char* t, double* out) {
     if (*s == 'i' || *s == 'I') ++s, binary = true;
   }
   double per_unit = 0;  // bytes per unit
-  if (*s == '\0' && !power) per_unit = 1;
-  else if (std::strcmp(s, "B") == 0) per_unit = 1;
-  else if (iequal(s, "bit") || iequal(s, "bits")) per_unit = 1.0 / 8;
-  else return false;
+  if (*s == '\0' && !power)
+    per_unit = 1;
+  else if (std::strcmp(s, "B") == 0)
+    per_unit = 1;
+  else if (iequal(s, "bit") || iequal(s, "bits"))
+    per_unit = 1.0 / 8;
+  else
+    return false;
   double v = 0;
   if (!to_double(t, n, &v)) return false;
   const double r = v * prefix_factor(power, binary) * per_unit;
@@ -157,11 +165,16 @@ bool parse_time(const char* t, double* out) {
   if (n == 0) return false;
   const char* u = t + n;
   double f = 0;
-  if (*u == '\0' || iequal(u, "s")) f = 1;
-  else if (iequal(u, "ms")) f = 1e-3;
-  else if (iequal(u, "us")) f = 1e-6;
-  else if (iequal(u, "ns")) f = 1e-9;
-  else return false;
+  if (*u == '\0' || iequal(u, "s"))
+    f = 1;
+  else if (iequal(u, "ms"))
+    f = 1e-3;
+  else if (iequal(u, "us"))
+    f = 1e-6;
+  else if (iequal(u, "ns"))
+    f = 1e-9;
+  else
+    return false;
   double v = 0;
   if (!to_double(t, n, &v)) return false;
   *out = v * f;

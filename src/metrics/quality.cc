@@ -21,8 +21,8 @@ namespace {
 constexpr size_t kQualityBlock = 65536;
 
 struct Partial {
-  double sum_sq = 0;    // sum of squared errors over finite originals
-  double max_err = 0;   // max |x - x'| over finite originals
+  double sum_sq = 0;   // sum of squared errors over finite originals
+  double max_err = 0;  // max |x - x'| over finite originals
   double lo = std::numeric_limits<double>::infinity();
   double hi = -std::numeric_limits<double>::infinity();
   uint64_t finite = 0;
@@ -96,11 +96,11 @@ zcoll_status quality_compare(zcoll_dtype dtype, const void* original, const void
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
   q.n = n;
   if (dtype == ZCOLL_FLOAT32)
-    compare_typed(static_cast<const float*>(original), static_cast<const float*>(reconstructed),
-                  n, threads, &q);
+    compare_typed(static_cast<const float*>(original), static_cast<const float*>(reconstructed), n,
+                  threads, &q);
   else
-    compare_typed(static_cast<const double*>(original),
-                  static_cast<const double*>(reconstructed), n, threads, &q);
+    compare_typed(static_cast<const double*>(original), static_cast<const double*>(reconstructed),
+                  n, threads, &q);
   if (compressed_bytes > 0) {
     q.compression_ratio = static_cast<double>(n) * static_cast<double>(vb) /
                           static_cast<double>(compressed_bytes);

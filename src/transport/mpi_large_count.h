@@ -40,8 +40,8 @@ inline int reduce_scatter_block(const void* sb, void* rb, MPI_Count n, MPI_Datat
 }
 
 // counts: one entry per rank of comm (size entries).
-inline int reduce_scatter(const void* sb, void* rb, const size_t* counts, int size,
-                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+inline int reduce_scatter(const void* sb, void* rb, const size_t* counts, int size, MPI_Datatype dt,
+                          MPI_Op op, MPI_Comm comm) {
   bool small = true;
   for (int i = 0; i < size; ++i) small = small && fits_int(static_cast<MPI_Count>(counts[i]));
   if (small) {
@@ -84,8 +84,7 @@ inline int reduce(const void* sb, void* rb, MPI_Count n, MPI_Datatype dt, MPI_Op
   return ZCOLL_LARGE(0, MPI_Reduce_c(sb, rb, n, dt, op, root, comm));
 }
 
-inline int gather(const void* sb, void* rb, MPI_Count n, MPI_Datatype dt, int root,
-                  MPI_Comm comm) {
+inline int gather(const void* sb, void* rb, MPI_Count n, MPI_Datatype dt, int root, MPI_Comm comm) {
   if (fits_int(n)) {
     const int i = static_cast<int>(n);
     return MPI_Gather(sb, i, dt, rb, i, dt, root, comm);

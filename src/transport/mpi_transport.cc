@@ -17,12 +17,12 @@ const char* mpi_error_text(int code) {
   return buf;
 }
 
-#define ZCOLL_MPI_CALL(call)                                                               \
-  do {                                                                                     \
-    int zcoll_mpi_rc_ = (call);                                                            \
-    if (zcoll_mpi_rc_ != MPI_SUCCESS)                                                      \
-      return fail(ZCOLL_ERR_MPI, "%s:%d: %s failed: %s", __FILE__, __LINE__, #call,         \
-                  mpi_error_text(zcoll_mpi_rc_));                                          \
+#define ZCOLL_MPI_CALL(call)                                                        \
+  do {                                                                              \
+    int zcoll_mpi_rc_ = (call);                                                     \
+    if (zcoll_mpi_rc_ != MPI_SUCCESS)                                               \
+      return fail(ZCOLL_ERR_MPI, "%s:%d: %s failed: %s", __FILE__, __LINE__, #call, \
+                  mpi_error_text(zcoll_mpi_rc_));                                   \
   } while (0)
 
 namespace {
@@ -221,8 +221,8 @@ zcoll_status MpiTransport::allreduce_max(double* values, int n) {
 zcoll_status MpiTransport::allgather_u64(const uint64_t* mine, int k, uint64_t* all) {
   CallTimer t(&time_in_calls);
   static_assert(sizeof(unsigned long long) == 8, "uint64 is unsigned long long");
-  ZCOLL_MPI_CALL(MPI_Allgather(mine, k, MPI_UNSIGNED_LONG_LONG, all, k, MPI_UNSIGNED_LONG_LONG,
-                               comm_));
+  ZCOLL_MPI_CALL(
+      MPI_Allgather(mine, k, MPI_UNSIGNED_LONG_LONG, all, k, MPI_UNSIGNED_LONG_LONG, comm_));
   return ZCOLL_SUCCESS;
 }
 

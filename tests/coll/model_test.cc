@@ -61,8 +61,8 @@ TEST(SizeRule, AllreduceRingFrom256KiBPerRank) {
             ZCOLL_ALGO_RECURSIVE_DOUBLING);
   EXPECT_EQ(default_algorithm(ZCOLL_COLL_REDUCE_SCATTER, 10, 4, 4), ZCOLL_ALGO_RING);
   EXPECT_EQ(default_algorithm(ZCOLL_COLL_ALLGATHER, 10, 4, 4), ZCOLL_ALGO_RING);
-  for (zcoll_collective c : {ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE,
-                             ZCOLL_COLL_GATHER})
+  for (zcoll_collective c :
+       {ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER})
     EXPECT_EQ(default_algorithm(c, 1 << 20, 8, 5), ZCOLL_ALGO_BINOMIAL);
 }
 
@@ -71,9 +71,9 @@ TEST(CostModel, RejectsUnusableModelsAndMissingPairs) {
   const CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 22, 4);
   EXPECT_GT(predict_seconds(m, q, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING), 0);
   EXPECT_LT(predict_seconds(m, q, ZCOLL_MODE_HOM, ZCOLL_ALGO_BINOMIAL), 0);
-  EXPECT_LT(predict_seconds(m, query(ZCOLL_COLL_BCAST, 4, 1 << 22, 4), ZCOLL_MODE_DOC,
-                            ZCOLL_ALGO_RING),
-            0);
+  EXPECT_LT(
+      predict_seconds(m, query(ZCOLL_COLL_BCAST, 4, 1 << 22, 4), ZCOLL_MODE_DOC, ZCOLL_ALGO_RING),
+      0);
   m.bandwidth = 0;
   EXPECT_FALSE(model_usable(m));
   EXPECT_LT(predict_seconds(m, q, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING), 0);
@@ -170,8 +170,9 @@ TEST(ErrorBound, ResultSemanticsHoldsTheTargetForEveryAlgorithm) {
             ASSERT_GT(eb, 0) << algs[i].name << " N=" << N;
             EXPECT_LE(result_bound(algs[i].model, m, eb), target) << algs[i].name << " N=" << N;
             // and not needlessly small: within 1e-9 (linear) / 1e-6 (PROD) of the target
-            EXPECT_GE(result_bound(algs[i].model, m, eb), target * (op == ZCOLL_OP_PROD ? 0.999999 : 0.999999999) -
-                                                              (N == 1 ? target : 0))
+            EXPECT_GE(
+                result_bound(algs[i].model, m, eb),
+                target * (op == ZCOLL_OP_PROD ? 0.999999 : 0.999999999) - (N == 1 ? target : 0))
                 << algs[i].name << " N=" << N << " op " << op;
           }
 }

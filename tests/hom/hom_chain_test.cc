@@ -110,7 +110,8 @@ void random_chains(int threads) {
     std::vector<Bytes> level = z;
     while (level.size() > 1) {
       std::vector<Bytes> next;
-      for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(hom_add(level[i], level[i + 1], threads));
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(hom_add(level[i], level[i + 1], threads));
       level = next;
     }
     StreamDump ds = dump(sum), dt = dump(level[0]);

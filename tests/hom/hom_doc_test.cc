@@ -54,8 +54,8 @@ double eb_single_of(double quantum) {
 }
 
 template <typename T>
-void check_doc(const std::vector<T>& xa, const std::vector<T>& xb, const Bytes& za,
-               const Bytes& zb, zcoll_op op, int threads, const std::string& what) {
+void check_doc(const std::vector<T>& xa, const std::vector<T>& xb, const Bytes& za, const Bytes& zb,
+               zcoll_op op, int threads, const std::string& what) {
   const std::string w = what + " " + zcoll_op_name(op);
   Bytes out = doc(za, zb, op, threads);
   ASSERT_FALSE(out.empty()) << w;
@@ -65,7 +65,8 @@ void check_doc(const std::vector<T>& xa, const std::vector<T>& xb, const Bytes& 
   EXPECT_EQ(io.terms, ia.terms + ib.terms) << w;
   EXPECT_EQ(bits_of(io.quantum), bits_of(ia.quantum)) << w;
   const double ea = ia.error_bound, eb = ib.error_bound, es = eb_single_of<T>(ia.quantum);
-  const std::vector<T> da = decompress<T>(za), db = decompress<T>(zb), y = decompress<T>(out, threads);
+  const std::vector<T> da = decompress<T>(za), db = decompress<T>(zb),
+                       y = decompress<T>(out, threads);
   double prior = 0;
   switch (op) {
     case ZCOLL_OP_SUM: prior = ea + eb; break;
@@ -74,7 +75,8 @@ void check_doc(const std::vector<T>& xa, const std::vector<T>& xb, const Bytes& 
     case ZCOLL_OP_PROD:
       for (size_t i = 0; i < da.size(); ++i)
         if (std::isfinite(da[i]) && std::isfinite(db[i]))
-          prior = std::max(prior, std::fabs(double(db[i])) * ea + (std::fabs(double(da[i])) + ea) * eb);
+          prior =
+              std::max(prior, std::fabs(double(db[i])) * ea + (std::fabs(double(da[i])) + ea) * eb);
       break;
   }
   EXPECT_DOUBLE_EQ(io.error_bound, prior + es) << w;
@@ -88,7 +90,8 @@ void check_doc(const std::vector<T>& xa, const std::vector<T>& xb, const Bytes& 
     bool ok;
     std::string why;
     if (!std::isfinite(exact_ieee) || !std::isfinite(r)) {
-      ok = same_bits(y[i], r) && (std::isnan(exact_ieee) ? std::isnan(y[i]) : double(y[i]) == exact_ieee);
+      ok = same_bits(y[i], r) &&
+           (std::isnan(exact_ieee) ? std::isnan(y[i]) : double(y[i]) == exact_ieee);
       why = "IEEE";
     } else {
       const double err = std::fabs(exact_error(op, y[i], xa[i], xb[i]));
@@ -126,7 +129,8 @@ void random_doc(int threads) {
   };
   uint64_t seed = 300;
   for (const Spec& s : specs) {
-    const std::vector<T> xa = make_data<T>(s.a, n, ++seed), xb = make_data<T>(s.b, n, ++seed, s.amp_b);
+    const std::vector<T> xa = make_data<T>(s.a, n, ++seed),
+                         xb = make_data<T>(s.b, n, ++seed, s.amp_b);
     Bytes za = compress(xa, s.eb, 1024, threads), zb = compress(xb, s.eb, 1024, threads);
     for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_PROD, ZCOLL_OP_MAX, ZCOLL_OP_MIN})
       check_doc<T>(xa, xb, za, zb, op, threads, std::string(kind_name(s.a)) + "," + kind_name(s.b));
@@ -155,7 +159,8 @@ TEST_P(HomDoc, RealDataAllOps) { HT_DISPATCH(GetParam(), real_doc); }
 template <typename T>
 void doc_of_sums(int threads) {
   const size_t n = 3 * 1024;
-  const std::vector<T> x1 = make_data<T>(Kind::kSmooth, n, 401), x2 = make_data<T>(Kind::kSmooth, n, 402),
+  const std::vector<T> x1 = make_data<T>(Kind::kSmooth, n, 401),
+                       x2 = make_data<T>(Kind::kSmooth, n, 402),
                        x3 = make_data<T>(Kind::kWalk, n, 403);
   Bytes z1 = compress(x1, 1e-3, 1024), z2 = compress(x2, 1e-3, 1024), z3 = compress(x3, 1e-3, 1024);
   Bytes s12 = hom_add(z1, z2, threads);
@@ -183,11 +188,12 @@ INSTANTIATE_TEST_SUITE_P(Configs, HomDoc, testing::ValuesIn(all_configs()), conf
 template <typename T>
 void doc_specials() {
   const T inf = std::numeric_limits<T>::infinity();
-  std::vector<T> xa = make_data<T>(Kind::kSmooth, 3 * 1024, 501), xb = make_data<T>(Kind::kSmooth, 3 * 1024, 502);
-  xa[10] = inf;                                   // chunk 0
+  std::vector<T> xa = make_data<T>(Kind::kSmooth, 3 * 1024, 501),
+                 xb = make_data<T>(Kind::kSmooth, 3 * 1024, 502);
+  xa[10] = inf;                                         // chunk 0
   xb[1024 + 20] = std::numeric_limits<T>::quiet_NaN();  // chunk 1
   xa[2048 + 30] = -inf;
-  xb[2048 + 30] = inf;                            // chunk 2
+  xb[2048 + 30] = inf;  // chunk 2
   Bytes za = compress(xa, 1e-3, 1024), zb = compress(xb, 1e-3, 1024);
   for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_PROD, ZCOLL_OP_MAX, ZCOLL_OP_MIN}) {
     const std::string w = std::string("specials ") + zcoll_op_name(op);

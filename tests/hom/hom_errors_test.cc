@@ -72,7 +72,9 @@ Outcome call(Fn f, const Bytes& a, size_t a_size, const Bytes& b, size_t b_size,
   return o;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // Both orders, every binary entry point: status and a message naming the field.
 void expect_mismatch(const Bytes& a, const Bytes& b, int threads, const std::string& field) {
@@ -82,8 +84,8 @@ void expect_mismatch(const Bytes& a, const Bytes& b, int threads, const std::str
       const Bytes& y = order ? a : b;
       const Outcome o = call(f, x, x.size(), y, y.size(), threads);
       EXPECT_EQ(o.status, ZCOLL_ERR_MISMATCH) << fn_name(f) << " " << field << ": " << o.msg;
-      EXPECT_TRUE(contains(o.msg, field)) << fn_name(f) << ": message \"" << o.msg
-                                          << "\" does not name the " << field;
+      EXPECT_TRUE(contains(o.msg, field))
+          << fn_name(f) << ": message \"" << o.msg << "\" does not name the " << field;
     }
 }
 
@@ -117,7 +119,8 @@ void mismatches(int threads) {
   expect_mismatch(a, d, threads, "divisor");
   // different term counts and bounds of the same quantum do combine
   Bytes s = hom_add(a, a, threads);
-  for (Fn f : kAllFns) EXPECT_EQ(call(f, s, s.size(), a, a.size(), threads).status, ZCOLL_SUCCESS) << fn_name(f);
+  for (Fn f : kAllFns)
+    EXPECT_EQ(call(f, s, s.size(), a, a.size(), threads).status, ZCOLL_SUCCESS) << fn_name(f);
 }
 TEST_P(HomErrors, MismatchesNameTheField) { HT_DISPATCH(GetParam(), mismatches); }
 
@@ -139,8 +142,8 @@ void corrupt_header(int threads) {
           const Outcome o = which == 0 ? call(f, bad, bad.size(), b, b.size(), threads)
                                        : call(f, b, b.size(), bad, bad.size(), threads);
           const std::string w = std::string(fn_name(f)) + ": header byte " + std::to_string(byte) +
-                                " ^ " + std::to_string(mask) + " in " + (which ? "b" : "a") +
-                                ": " + o.msg;
+                                " ^ " + std::to_string(mask) + " in " + (which ? "b" : "a") + ": " +
+                                o.msg;
           if (byte == 4 || byte == 6 || byte == 7) {
             EXPECT_EQ(o.status, ZCOLL_ERR_UNSUPPORTED) << w;
           } else if ((byte >= 8 && byte < 12) || (byte >= 16 && byte < 24)) {
@@ -164,13 +167,15 @@ void corrupt_header(int threads) {
   size_t size = 0;
   Bytes bad_magic = a;
   bad_magic[0] ^= 0x20;
-  EXPECT_EQ(zcoll_hom_negate(bad_magic.data(), bad_magic.size(), out.data(), out.size(), &size, threads),
-            ZCOLL_ERR_CORRUPT);
+  EXPECT_EQ(
+      zcoll_hom_negate(bad_magic.data(), bad_magic.size(), out.data(), out.size(), &size, threads),
+      ZCOLL_ERR_CORRUPT);
   EXPECT_TRUE(contains(zcoll_last_error(), "magic")) << zcoll_last_error();
   Bytes bad_crc = a;
   bad_crc[30] ^= 0x01;  // inside error_bound
-  EXPECT_EQ(zcoll_hom_negate(bad_crc.data(), bad_crc.size(), out.data(), out.size(), &size, threads),
-            ZCOLL_ERR_CORRUPT);
+  EXPECT_EQ(
+      zcoll_hom_negate(bad_crc.data(), bad_crc.size(), out.data(), out.size(), &size, threads),
+      ZCOLL_ERR_CORRUPT);
   const Bytes before = bad_crc;
   EXPECT_EQ(zcoll_hom_set_divisor(bad_crc.data(), bad_crc.size(), 3), ZCOLL_ERR_CORRUPT);
   EXPECT_TRUE(contains(zcoll_last_error(), "checksum")) << zcoll_last_error();
@@ -237,7 +242,8 @@ void truncated(int threads) {
       for (int which = 0; which < 2; ++which) {
         const Outcome o = which ? call(f, b, b.size(), a, cut, threads)
                                 : call(f, a, cut, b, b.size(), threads);
-        const std::string w = std::string(fn_name(f)) + " size " + std::to_string(cut) + ": " + o.msg;
+        const std::string w = std::string(fn_name(f)) + " size " + std::to_string(cut) + ": " +
+                              o.msg;
         EXPECT_EQ(o.status, ZCOLL_ERR_TRUNCATED) << w;
         EXPECT_TRUE(contains(o.msg, which ? "second stream" : "first stream")) << w;
         EXPECT_TRUE(contains(o.msg, "bytes")) << w;
@@ -269,7 +275,8 @@ void buffers_and_args(int threads) {
     Outcome o = call(f, a, a.size(), b, b.size(), threads, bound - 1);
     EXPECT_EQ(o.status, ZCOLL_ERR_BUFFER_TOO_SMALL) << fn_name(f) << ": " << o.msg;
     EXPECT_TRUE(contains(o.msg, "capacity")) << o.msg;
-    EXPECT_EQ(call(f, a, a.size(), b, b.size(), threads, bound).status, ZCOLL_SUCCESS) << fn_name(f);
+    EXPECT_EQ(call(f, a, a.size(), b, b.size(), threads, bound).status, ZCOLL_SUCCESS)
+        << fn_name(f);
   }
   Bytes out(bound, 0xA5);
   size_t size = 7;
@@ -279,29 +286,37 @@ void buffers_and_args(int threads) {
   EXPECT_EQ(size, 7u);
   EXPECT_EQ(out, Bytes(bound, 0xA5));
   // NULL pointers and negative thread counts
-  EXPECT_EQ(zcoll_hom_add(nullptr, a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, threads),
+  EXPECT_EQ(zcoll_hom_add(nullptr, a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr,
+                          threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), nullptr, b.size(), out.data(), bound, &size, nullptr, threads),
+  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), nullptr, b.size(), out.data(), bound, &size, nullptr,
+                          threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), nullptr, bound, &size, nullptr, threads),
+  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), nullptr, bound, &size, nullptr,
+                          threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_sub(a.data(), a.size(), b.data(), b.size(), out.data(), bound, nullptr, nullptr, threads),
+  EXPECT_EQ(zcoll_hom_sub(a.data(), a.size(), b.data(), b.size(), out.data(), bound, nullptr,
+                          nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, -1),
+  EXPECT_EQ(
+      zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, -1),
+      ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_hom_negate(a.data(), a.size(), out.data(), bound, &size, -1),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_negate(a.data(), a.size(), out.data(), bound, &size, -1), ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), ZCOLL_OP_SUM, out.data(), bound,
-                              &size, -1),
+  EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), ZCOLL_OP_SUM, out.data(),
+                              bound, &size, -1),
             ZCOLL_ERR_INVALID_ARG);
   size_t acc_size = 0;
   Bytes acc = a;
-  EXPECT_EQ(zcoll_hom_accumulate(nullptr, a.size(), a.size(), &acc_size, b.data(), b.size(), nullptr, threads),
+  EXPECT_EQ(zcoll_hom_accumulate(nullptr, a.size(), a.size(), &acc_size, b.data(), b.size(),
+                                 nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_hom_accumulate(acc.data(), a.size(), a.size(), nullptr, b.data(), b.size(), nullptr, threads),
+  EXPECT_EQ(zcoll_hom_accumulate(acc.data(), a.size(), a.size(), nullptr, b.data(), b.size(),
+                                 nullptr, threads),
             ZCOLL_ERR_INVALID_ARG);
   // unknown op
-  EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), static_cast<zcoll_op>(9), out.data(),
-                              bound, &size, threads),
+  EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), static_cast<zcoll_op>(9),
+                              out.data(), bound, &size, threads),
             ZCOLL_ERR_UNSUPPORTED);
   EXPECT_TRUE(contains(zcoll_last_error(), "op")) << zcoll_last_error();
   // divisor 0
@@ -310,7 +325,8 @@ void buffers_and_args(int threads) {
   EXPECT_TRUE(contains(zcoll_last_error(), "divisor")) << zcoll_last_error();
   EXPECT_EQ(c, a);
   // the error message is cleared by the next successful call
-  ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr, threads),
+  ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out.data(), bound, &size, nullptr,
+                          threads),
             ZCOLL_SUCCESS);
   EXPECT_STREQ(zcoll_last_error(), "");
 }
@@ -352,7 +368,9 @@ void accumulate_capacity(int threads) {
   EXPECT_EQ(small, a);
   (void)st2;  // counts of a failed call are not specified
 }
-TEST_P(HomErrors, AccumulateTooSmallLeavesAccUnchanged) { HT_DISPATCH(GetParam(), accumulate_capacity); }
+TEST_P(HomErrors, AccumulateTooSmallLeavesAccUnchanged) {
+  HT_DISPATCH(GetParam(), accumulate_capacity);
+}
 
 // The term count saturates at 2^32 - 1 instead of wrapping.
 template <typename T>
@@ -378,17 +396,17 @@ TEST(HomErrorMessage, PrefixKeepsTheCause) {
   ASSERT_EQ(cause, "header/index checksum mismatch");
   Bytes out(bound_of(a));
   size_t size = 0;
-  ASSERT_EQ(zcoll_hom_add(bad.data(), bad.size(), a.data(), a.size(), out.data(), out.size(),
-                          &size, nullptr, 1),
+  ASSERT_EQ(zcoll_hom_add(bad.data(), bad.size(), a.data(), a.size(), out.data(), out.size(), &size,
+                          nullptr, 1),
             ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(std::string(zcoll_last_error()), "first stream: " + cause);
-  ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), bad.data(), bad.size(), out.data(), out.size(),
-                          &size, nullptr, 1),
+  ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), bad.data(), bad.size(), out.data(), out.size(), &size,
+                          nullptr, 1),
             ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(std::string(zcoll_last_error()), "second stream: " + cause);
-  ASSERT_EQ(zcoll_hom_add(a.data(), 20, a.data(), a.size(), out.data(), out.size(), &size, nullptr,
-                          1),
-            ZCOLL_ERR_TRUNCATED);
+  ASSERT_EQ(
+      zcoll_hom_add(a.data(), 20, a.data(), a.size(), out.data(), out.size(), &size, nullptr, 1),
+      ZCOLL_ERR_TRUNCATED);
   EXPECT_EQ(std::string(zcoll_last_error()),
             "first stream: stream has 20 bytes, the header alone needs 48");
 }

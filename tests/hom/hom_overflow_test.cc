@@ -170,8 +170,7 @@ void boundary(int threads) {
     }
     // every value: the exact combination of the represented inputs (+ rounding)
     const std::vector<T> xa = decompress<T>(za), xb = decompress<T>(zb);
-    EXPECT_EQ(check_against_exact<T>({&xa, &xb}, {1, op == Op::kAdd ? 1 : -1}, y, 1.0, 0.0, w),
-              0u);
+    EXPECT_EQ(check_against_exact<T>({&xa, &xb}, {1, op == Op::kAdd ? 1 : -1}, y, 1.0, 0.0, w), 0u);
   }
   // one more term on the sum at the limit: widened, values still right
   Bytes s = hom_add(za, zb, threads);
@@ -242,7 +241,9 @@ void many_accumulations(int threads) {
     EXPECT_EQ(check_against_exact<T>(terms, sign, y, 1.0, 0.0, w), 0u);
   }
 }
-TEST_P(HomOverflow, ManyAccumulationsWidenOnceNeverWrap) { HT_DISPATCH(GetParam(), many_accumulations); }
+TEST_P(HomOverflow, ManyAccumulationsWidenOnceNeverWrap) {
+  HT_DISPATCH(GetParam(), many_accumulations);
+}
 
 INSTANTIATE_TEST_SUITE_P(Configs, HomOverflow, testing::ValuesIn(all_configs()), config_name);
 

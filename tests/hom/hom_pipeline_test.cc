@@ -58,7 +58,8 @@ void run_pattern(const std::vector<T>& xa, const std::vector<T>& xb, double eb, 
     zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     Bytes out = hom(op, za, zb, threads, &st);
     ASSERT_FALSE(out.empty()) << w;
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(st.pipeline[i], expect[i]) << w << ": pipeline[" << i << "]";
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(st.pipeline[i], expect[i]) << w << ": pipeline[" << i << "]";
     EXPECT_EQ(st.raw_chunks, 0u) << w;
     EXPECT_EQ(st.widened_chunks, 0u) << w;
     EXPECT_EQ(inspect(out).raw_chunks, 0u) << w;
@@ -92,7 +93,8 @@ template <typename T>
 void only_a_constant(int threads) {
   const size_t n = 4 * kCs + 40;
   std::vector<T> xa, xb;
-  make_pattern<T>(n, 1e-3, [](size_t) { return true; }, [](size_t) { return false; }, &xa, &xb, 7);
+  make_pattern<T>(
+      n, 1e-3, [](size_t) { return true; }, [](size_t) { return false; }, &xa, &xb, 7);
   const uint64_t expect[4] = {0, 4 * 32 + 2, 0, 0};
   run_pattern<T>(xa, xb, 1e-3, threads, expect, "only a constant");
 }
@@ -102,7 +104,8 @@ template <typename T>
 void only_b_constant(int threads) {
   const size_t n = 4 * kCs + 40;
   std::vector<T> xa, xb;
-  make_pattern<T>(n, 1e-3, [](size_t) { return false; }, [](size_t) { return true; }, &xa, &xb, 8);
+  make_pattern<T>(
+      n, 1e-3, [](size_t) { return false; }, [](size_t) { return true; }, &xa, &xb, 8);
   const uint64_t expect[4] = {0, 0, 4 * 32 + 2, 0};
   run_pattern<T>(xa, xb, 1e-3, threads, expect, "only b constant");
 }
@@ -112,7 +115,8 @@ template <typename T>
 void both_nonconstant(int threads) {
   const size_t n = 4 * kCs + 40;
   std::vector<T> xa, xb;
-  make_pattern<T>(n, 1e-3, [](size_t) { return false; }, [](size_t) { return false; }, &xa, &xb, 9);
+  make_pattern<T>(
+      n, 1e-3, [](size_t) { return false; }, [](size_t) { return false; }, &xa, &xb, 9);
   const uint64_t expect[4] = {0, 0, 0, 4 * 32 + 2};
   run_pattern<T>(xa, xb, 1e-3, threads, expect, "both non-constant");
 }
@@ -123,8 +127,9 @@ template <typename T>
 void mixed_pattern(int threads) {
   const size_t n = 6 * kCs;
   std::vector<T> xa, xb;
-  make_pattern<T>(n, 1e-3, [](size_t j) { return j % 4 == 0 || j % 4 == 1; },
-                  [](size_t j) { return j % 4 == 0 || j % 4 == 2; }, &xa, &xb, 10);
+  make_pattern<T>(
+      n, 1e-3, [](size_t j) { return j % 4 == 0 || j % 4 == 1; },
+      [](size_t j) { return j % 4 == 0 || j % 4 == 2; }, &xa, &xb, 10);
   const uint64_t expect[4] = {6 * 8, 6 * 8, 6 * 8, 6 * 8};
   run_pattern<T>(xa, xb, 1e-3, threads, expect, "mixed pattern");
   // the code lengths of the result follow the pipelines
@@ -135,7 +140,9 @@ void mixed_pattern(int threads) {
       const int pipe = static_cast<int>(j % 4);
       EXPECT_EQ(da.chunks[c].lens[j] == 0, pipe <= 1) << "a block " << j;
       EXPECT_EQ(db.chunks[c].lens[j] == 0, pipe == 0 || pipe == 2) << "b block " << j;
-      const unsigned want = pipe == 0 ? 0u : pipe == 1 ? db.chunks[c].lens[j] : da.chunks[c].lens[j];
+      const unsigned want = pipe == 0   ? 0u
+                            : pipe == 1 ? db.chunks[c].lens[j]
+                                        : da.chunks[c].lens[j];
       if (pipe == 3) {
         EXPECT_GT(ds.chunks[c].lens[j], 0u) << "block " << j;
       } else {
@@ -149,8 +156,9 @@ TEST_P(HomPipeline, MixedPatternCountsEachPipeline) { HT_DISPATCH(GetParam(), mi
 template <typename T>
 void stats_accumulate(int threads) {
   std::vector<T> xa, xb;
-  make_pattern<T>(2 * kCs, 1e-3, [](size_t j) { return j % 2 == 0; }, [](size_t) { return false; },
-                  &xa, &xb, 11);
+  make_pattern<T>(
+      2 * kCs, 1e-3, [](size_t j) { return j % 2 == 0; }, [](size_t) { return false; }, &xa, &xb,
+      11);
   Bytes za = compress(xa, 1e-3, kCs), zb = compress(xb, 1e-3, kCs);
   zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
   Bytes out(bound_of(za));
@@ -163,11 +171,13 @@ void stats_accumulate(int threads) {
   EXPECT_EQ(st.pipeline[3], 3u * 32u);
   EXPECT_EQ(st.pipeline[0] + st.pipeline[2] + st.raw_chunks + st.widened_chunks, 0u);
   // and a NULL stats pointer is accepted
-  ASSERT_EQ(zcoll_hom_add(za.data(), za.size(), zb.data(), zb.size(), out.data(), out.size(),
-                          &size, nullptr, threads),
+  ASSERT_EQ(zcoll_hom_add(za.data(), za.size(), zb.data(), zb.size(), out.data(), out.size(), &size,
+                          nullptr, threads),
             ZCOLL_SUCCESS);
 }
-TEST_P(HomPipeline, StatsAreAddedToTheCallersCounters) { HT_DISPATCH(GetParam(), stats_accumulate); }
+TEST_P(HomPipeline, StatsAreAddedToTheCallersCounters) {
+  HT_DISPATCH(GetParam(), stats_accumulate);
+}
 
 INSTANTIATE_TEST_SUITE_P(Configs, HomPipeline, testing::ValuesIn(all_configs()), config_name);
 

@@ -69,10 +69,14 @@ void check_pair(const std::vector<T>& xa, const std::vector<T>& xb, double eb, u
 template <typename T>
 void random_pairs(int threads) {
   const PairSpec specs[] = {
-      {Kind::kSmooth, Kind::kSmooth, 1, 0},      {Kind::kSmooth, Kind::kNoisy, 1, 0},
-      {Kind::kNoisy, Kind::kNoisy, 1, 0},        {Kind::kWalk, Kind::kSparse, 3, 0},
-      {Kind::kSparse, Kind::kSparse, 1, 0},      {Kind::kSmooth, Kind::kWalk, 1e3, 0},
-      {Kind::kConstant, Kind::kNoisy, 1, 0},     {Kind::kMixedScales, Kind::kSmooth, 1, 1e-3},
+      {Kind::kSmooth, Kind::kSmooth, 1, 0},
+      {Kind::kSmooth, Kind::kNoisy, 1, 0},
+      {Kind::kNoisy, Kind::kNoisy, 1, 0},
+      {Kind::kWalk, Kind::kSparse, 3, 0},
+      {Kind::kSparse, Kind::kSparse, 1, 0},
+      {Kind::kSmooth, Kind::kWalk, 1e3, 0},
+      {Kind::kConstant, Kind::kNoisy, 1, 0},
+      {Kind::kMixedScales, Kind::kSmooth, 1, 1e-3},
       {Kind::kMixedScales, Kind::kMixedScales, 1, 1e-1},
       {Kind::kNoisy, Kind::kMixedScales, 1e2, 1e-2},
   };
@@ -85,9 +89,9 @@ void random_pairs(int threads) {
       const std::vector<T> xb = make_data<T>(s.b, n, seed + 1, s.amp_b);
       const double eb = s.abs_eb > 0 ? s.abs_eb * (rel / 1e-2)
                                      : rel * std::max(value_range(xa), value_range(xb));
-      check_pair<T>(xa, xb, eb, 1024, threads,
-                    std::string(kind_name(s.a)) + "+" + kind_name(s.b) + " eb " +
-                        std::to_string(eb));
+      check_pair<T>(
+          xa, xb, eb, 1024, threads,
+          std::string(kind_name(s.a)) + "+" + kind_name(s.b) + " eb " + std::to_string(eb));
     }
   }
   // default chunk size, several chunks
@@ -108,13 +112,13 @@ struct RealSpec {
 
 template <typename T>
 void real_pairs(int threads) {
-  const size_t uw = 73 * 144;         // one month of FNOC wind
-  const size_t t3 = 96 * 192;         // one level of rect3d
-  const size_t geo = 360 * 1440;      // half of the geoid grid
-  const size_t lev = 180 * 360;       // one depth level of Levitus
+  const size_t uw = 73 * 144;     // one month of FNOC wind
+  const size_t t3 = 96 * 192;     // one level of rect3d
+  const size_t geo = 360 * 1440;  // half of the geoid grid
+  const size_t lev = 180 * 360;   // one depth level of Levitus
   const RealSpec specs[] = {
-      {"ferret_fnoc-uwnd_132x73x144.f32", 0, 12 * uw, 12 * uw, 1e-3, 0, 0},   // two years
-      {"ferret_fnoc-uwnd_132x73x144.f32", 0, 66 * uw, 66 * uw, 1e-4, 0, 0},   // two halves
+      {"ferret_fnoc-uwnd_132x73x144.f32", 0, 12 * uw, 12 * uw, 1e-3, 0, 0},      // two years
+      {"ferret_fnoc-uwnd_132x73x144.f32", 0, 66 * uw, 66 * uw, 1e-4, 0, 0},      // two halves
       {"ferret_fnoc-uwnd_132x73x144.f32", 40 * uw, 41 * uw, uw, 1e-2, 0, 1024},  // two months
       {"ncarg_rect3d-t_17x96x192.f32", 0, 8 * t3, 8 * t3, 1e-3, 0, 0},
       {"proj_egm96-geoid_721x1440.f32", 0, geo, geo, 1e-4, 0, 0},
@@ -168,8 +172,8 @@ void negate_values(int threads) {
       EXPECT_EQ(dn.chunks[c].qmax, dz.chunks[c].qmax) << what << " chunk " << c;
       for (size_t i = 0; i < dz.chunks[c].codes.size(); ++i)
         if (dn.chunks[c].codes[i] != -dz.chunks[c].codes[i]) {
-          ADD_FAILURE() << what << ": chunk " << c << " code " << i << ": "
-                        << dn.chunks[c].codes[i] << " != -" << dz.chunks[c].codes[i];
+          ADD_FAILURE() << what << ": chunk " << c << " code " << i << ": " << dn.chunks[c].codes[i]
+                        << " != -" << dz.chunks[c].codes[i];
           break;
         }
     }
@@ -185,8 +189,8 @@ void negate_values(int threads) {
     for (size_t i = 0; i < n; ++i)
       if (!same_bits(y2[i], xz[i], false) && ++bad <= 3)
         ADD_FAILURE() << what << " twice: value " << i << ": " << y2[i] << " (bits "
-                      << bits_of(y2[i]) << ") vs original " << xz[i] << " (bits "
-                      << bits_of(xz[i]) << ")";
+                      << bits_of(y2[i]) << ") vs original " << xz[i] << " (bits " << bits_of(xz[i])
+                      << ")";
     EXPECT_EQ(bad, 0u);
     StreamDump d2 = dump(nn);
     for (size_t c = 0; c < dz.chunks.size(); ++c) {

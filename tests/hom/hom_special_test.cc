@@ -21,12 +21,12 @@ void nan_inf(int threads) {
     T a, b;
   };
   const Special sp[] = {
-      {5, nan, T(0)},              // chunk 0: NaN + x = NaN
-      {1024 + 7, inf, T(0)},       // chunk 1: Inf + x = Inf, Inf - x = Inf
-      {2048 + 9, -inf, inf},       // chunk 2: -Inf + Inf = NaN, -Inf - Inf = -Inf
-      {4096 + 1, T(0), -inf},      // chunk 4: x + -Inf = -Inf, x - -Inf = Inf
-      {5120 + 2, inf, inf},        // chunk 5: Inf + Inf = Inf, Inf - Inf = NaN
-      {5120 + 900, nan, nan},      // chunk 5: NaN + NaN = NaN
+      {5, nan, T(0)},          // chunk 0: NaN + x = NaN
+      {1024 + 7, inf, T(0)},   // chunk 1: Inf + x = Inf, Inf - x = Inf
+      {2048 + 9, -inf, inf},   // chunk 2: -Inf + Inf = NaN, -Inf - Inf = -Inf
+      {4096 + 1, T(0), -inf},  // chunk 4: x + -Inf = -Inf, x - -Inf = Inf
+      {5120 + 2, inf, inf},    // chunk 5: Inf + Inf = Inf, Inf - Inf = NaN
+      {5120 + 900, nan, nan},  // chunk 5: NaN + NaN = NaN
   };
   for (const Special& s : sp) {
     if (s.a != T(0) || std::isnan(s.a)) xa[s.i] = s.a;
@@ -60,9 +60,9 @@ void nan_inf(int threads) {
     EXPECT_EQ(y[4096 + 1], add ? -inf : inf) << w;
     EXPECT_TRUE(std::isnan(y[5120 + 900])) << w;
     // every other value (the raw chunks' finite values included) within the bound
-    EXPECT_EQ(check_against_exact<T>({&xa, &xb}, {1, add ? 1 : -1}, y, 1.0,
-                                     inspect(out).error_bound, w),
-              0u);
+    EXPECT_EQ(
+        check_against_exact<T>({&xa, &xb}, {1, add ? 1 : -1}, y, 1.0, inspect(out).error_bound, w),
+        0u);
   }
   // a chain: the specials persist through accumulation
   Bytes acc = za;
@@ -113,10 +113,11 @@ void negate_signed_zeros() {
   Bytes n1 = negate(z, 1);
   Bytes n2 = negate(n1, 1);
   const std::vector<T> y1 = decompress<T>(n1), y2 = decompress<T>(n2);
-  EXPECT_TRUE(same_bits(y1[1], -T(0))) << "-(+0.0) gave " << (std::signbit(y1[1]) ? "-0.0" : "+0.0");
+  EXPECT_TRUE(same_bits(y1[1], -T(0)))
+      << "-(+0.0) gave " << (std::signbit(y1[1]) ? "-0.0" : "+0.0");
   EXPECT_TRUE(same_bits(y1[2], T(0))) << "-(-0.0) gave " << (std::signbit(y1[2]) ? "-0.0" : "+0.0");
-  EXPECT_TRUE(same_bits(y2[2], -T(0))) << "negate twice of -0.0 gave "
-                                       << (std::signbit(y2[2]) ? "-0.0" : "+0.0");
+  EXPECT_TRUE(same_bits(y2[2], -T(0)))
+      << "negate twice of -0.0 gave " << (std::signbit(y2[2]) ? "-0.0" : "+0.0");
   for (size_t i = 3; i < x.size(); ++i) ASSERT_TRUE(same_bits(y2[i], x[i])) << i;
 }
 TEST(HomNegate, RawChunkSignedZerosF32) { negate_signed_zeros<float>(); }

@@ -112,8 +112,9 @@ inline std::vector<Config> all_configs() {
   return {{ZCOLL_FLOAT32, 1}, {ZCOLL_FLOAT32, 2}, {ZCOLL_FLOAT64, 1}, {ZCOLL_FLOAT64, 2}};
 }
 // Call body_template<T>(threads) with the configuration's value type T.
-#define HT_DISPATCH(cfg, body_template) \
-  ((cfg).dtype == ZCOLL_FLOAT32 ? body_template<float>((cfg).threads) : body_template<double>((cfg).threads))
+#define HT_DISPATCH(cfg, body_template)                               \
+  ((cfg).dtype == ZCOLL_FLOAT32 ? body_template<float>((cfg).threads) \
+                                : body_template<double>((cfg).threads))
 
 // ---- deterministic random numbers -------------------------------------------
 class Rng {
@@ -316,17 +317,16 @@ inline void accumulate(Bytes& acc, const Bytes& b, int threads, zcoll_hom_stats*
   acc.resize(bound_of(acc));
   size_t new_size = 0;
   if (stats) *stats = ZCOLL_HOM_STATS_INITIALIZER;
-  zcoll_status s = zcoll_hom_accumulate(acc.data(), size, acc.size(), &new_size, b.data(),
-                                        b.size(), stats, threads);
+  zcoll_status s = zcoll_hom_accumulate(acc.data(), size, acc.size(), &new_size, b.data(), b.size(),
+                                        stats, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   acc.resize(s == ZCOLL_SUCCESS ? new_size : size);
 }
 inline Bytes doc(const Bytes& a, const Bytes& b, zcoll_op op, int threads) {
   Bytes out(bound_of(a));
   size_t size = 0;
-  zcoll_status s =
-      zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), op, out.data(), out.size(), &size,
-                        threads);
+  zcoll_status s = zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), op, out.data(),
+                                     out.size(), &size, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   if (s != ZCOLL_SUCCESS) return {};
   out.resize(size);
@@ -430,8 +430,7 @@ inline void check_invariants(const StreamDump& d, const std::string& what) {
         ADD_FAILURE() << what << ": chunk " << c << " value " << i << ": code " << q
                       << " exceeds qmax " << k.qmax;
       if (i >= k.len && k.deltas[i] != 0 && ++bad <= 3)
-        ADD_FAILURE() << what << ": chunk " << c << ": tail delta " << i << " is "
-                      << k.deltas[i];
+        ADD_FAILURE() << what << ": chunk " << c << ": tail delta " << i << " is " << k.deltas[i];
     }
   }
 }
@@ -522,20 +521,19 @@ void check_hom_model(const Bytes& a, const Bytes& b, const Bytes& out, Op op,
         for (size_t i = 0; i < ko.codes.size(); ++i) {
           const int64_t want = sub ? ka.codes[i] - kb.codes[i] : ka.codes[i] + kb.codes[i];
           if (ko.codes[i] != want && ++bad <= 3)
-            ADD_FAILURE() << wc << ": code " << i << " is " << ko.codes[i] << ", expected "
-                          << want << " (" << ka.codes[i] << (sub ? " - " : " + ") << kb.codes[i]
-                          << ")";
+            ADD_FAILURE() << wc << ": code " << i << " is " << ko.codes[i] << ", expected " << want
+                          << " (" << ka.codes[i] << (sub ? " - " : " + ") << kb.codes[i] << ")";
         }
         for (uint32_t blk = 0; blk < nb; ++blk) {
           const uint32_t wa = ka.lens[blk], wb = kb.lens[blk];
           if (wa == 0 && wb == 0) {
             EXPECT_EQ(ko.lens[blk], 0u) << wc << " block " << blk << " (pipeline 0)";
           } else if (wa == 0 && !sub) {
-            EXPECT_EQ(ko.words[blk], kb.words[blk]) << wc << " block " << blk
-                                                    << " (pipeline 1 copies b)";
+            EXPECT_EQ(ko.words[blk], kb.words[blk])
+                << wc << " block " << blk << " (pipeline 1 copies b)";
           } else if (wb == 0) {
-            EXPECT_EQ(ko.words[blk], ka.words[blk]) << wc << " block " << blk
-                                                    << " (pipeline 2 copies a)";
+            EXPECT_EQ(ko.words[blk], ka.words[blk])
+                << wc << " block " << blk << " (pipeline 2 copies a)";
           }
         }
       }
@@ -575,12 +573,12 @@ inline void two_sum(double a, double b, double* s, double* e) {
 // A double-double running sum of signed terms, the partial-sum magnitudes and the
 // term magnitudes (the rounding allowance of the tolerance above).
 struct ExactSum {
-  double hi = 0, lo = 0;       // Σ s_j x_j, to ~2^-100
-  double abs_terms = 0;        // Σ |x_j|
-  double abs_partials = 0;     // Σ_{j>=2} |P_j|
+  double hi = 0, lo = 0;    // Σ s_j x_j, to ~2^-100
+  double abs_terms = 0;     // Σ |x_j|
+  double abs_partials = 0;  // Σ_{j>=2} |P_j|
   int terms = 0;
   bool nonfinite = false;
-  double ieee = 0;             // plain double sum (IEEE semantics for NaN/Inf)
+  double ieee = 0;  // plain double sum (IEEE semantics for NaN/Inf)
   void add(double x, int sign = 1) {
     ieee += sign * x;
     ++terms;
@@ -621,9 +619,9 @@ double sum_tolerance(const ExactSum& r, double d, double eb_reported, T y) {
 // Returns the number of violations; reports the first few; *worst gets the largest
 // |error| / tolerance seen (for information).
 template <typename T>
-size_t check_against_exact(const std::vector<const std::vector<T>*>& x, const std::vector<int>& sign,
-                           const std::vector<T>& y, double d, double eb_reported,
-                           const std::string& what, double* worst = nullptr) {
+size_t check_against_exact(const std::vector<const std::vector<T>*>& x,
+                           const std::vector<int>& sign, const std::vector<T>& y, double d,
+                           double eb_reported, const std::string& what, double* worst = nullptr) {
   size_t bad = 0;
   double w = 0;
   for (size_t i = 0; i < y.size(); ++i) {
@@ -664,10 +662,12 @@ size_t check_vs_doc_sum(const std::vector<T>& xa, const std::vector<T>& xb, cons
     if (!std::isfinite(s)) {
       ok = same_bits(y[i], s);
     } else {
-      const double tol =
-          u * (std::fabs(double(xa[i])) + std::fabs(double(xb[i])) + std::fabs(double(y[i])) +
-               std::fabs(double(s))) * (1 + 0x1p-20) +
-          0x1p-51 * std::fabs(double(y[i])) + 2 * double(std::numeric_limits<T>::denorm_min());
+      const double tol = u *
+                             (std::fabs(double(xa[i])) + std::fabs(double(xb[i])) +
+                              std::fabs(double(y[i])) + std::fabs(double(s))) *
+                             (1 + 0x1p-20) +
+                         0x1p-51 * std::fabs(double(y[i])) +
+                         2 * double(std::numeric_limits<T>::denorm_min());
       ok = std::fabs(double(y[i]) - double(s)) <= tol;
     }
     if (!ok && ++bad <= 3)

@@ -41,7 +41,9 @@ uint64_t mix(uint64_t x) {
 // Input value of rank p at index i.
 double gen(int p, size_t i, MPI_Op op, int salt) {
   double u = static_cast<double>(mix(i * 1315423911ULL + static_cast<uint64_t>(p) * 2654435761ULL +
-                                     static_cast<uint64_t>(salt) * 97) >> 11) * 0x1.0p-53;
+                                     static_cast<uint64_t>(salt) * 97) >>
+                                 11) *
+             0x1.0p-53;
   if (op == MPI_PROD) return 0.8 + 0.4 * u;
   return 20.0 * std::sin(i * 0.0007 + p) + 3.0 * std::cos(i * 0.013 * (p + 1)) + (u - 0.5) * 0.1 +
          p;
@@ -100,9 +102,10 @@ struct Case {
 
 std::string describe(const Case& c, const char* coll, const char* type) {
   char b[256];
-  std::snprintf(b, sizeof b, "%s %s %s mode=%s algo=%s op=%s inplace=%d n=%zu root=%d avg=%d N=%d [%s]",
-                coll, type, c.label, zcoll_mode_name(c.mode), zcoll_algorithm_name(c.algo),
-                op_name(c.op), c.in_place, c.count, c.root, c.average, c.size, c.label);
+  std::snprintf(b, sizeof b,
+                "%s %s %s mode=%s algo=%s op=%s inplace=%d n=%zu root=%d avg=%d N=%d [%s]", coll,
+                type, c.label, zcoll_mode_name(c.mode), zcoll_algorithm_name(c.algo), op_name(c.op),
+                c.in_place, c.count, c.root, c.average, c.size, c.label);
   return b;
 }
 
@@ -135,18 +138,23 @@ void check_reduction(const Case& c, const T* y, size_t first, size_t n, const zc
     }
     double v = y[i];
     bool ok;
-    if (std::isnan(ref)) ok = std::isnan(v);
-    else if (std::isinf(ref)) ok = v == ref;
+    if (std::isnan(ref))
+      ok = std::isnan(v);
+    else if (std::isinf(ref))
+      ok = v == ref;
     else {
       double tol = rep.error_bound * (1 + 1e-9);
-      if (c.op == MPI_SUM) tol += (N + 3) * u * (sabs + N * rep.eb_per_compression + std::fabs(ref));
-      else if (c.op == MPI_PROD) tol += (N + 3) * u * (std::fabs(ref) + rep.error_bound);
-      else tol += 2 * u * std::fabs(ref);
+      if (c.op == MPI_SUM)
+        tol += (N + 3) * u * (sabs + N * rep.eb_per_compression + std::fabs(ref));
+      else if (c.op == MPI_PROD)
+        tol += (N + 3) * u * (std::fabs(ref) + rep.error_bound);
+      else
+        tol += 2 * u * std::fabs(ref);
       ok = std::fabs(v - ref) <= tol;
       if (!ok && bad == 0)
-        std::fprintf(stderr, "[rank %d] %s: i=%zu y=%.17g ref=%.17g |err|=%.3g tol=%.3g bound=%.3g\n",
-                     g_rank, what.c_str(), first + i, v, ref, std::fabs(v - ref), tol,
-                     rep.error_bound);
+        std::fprintf(
+            stderr, "[rank %d] %s: i=%zu y=%.17g ref=%.17g |err|=%.3g tol=%.3g bound=%.3g\n",
+            g_rank, what.c_str(), first + i, v, ref, std::fabs(v - ref), tol, rep.error_bound);
     }
     if (!ok) ++bad;
   }
@@ -162,10 +170,14 @@ void check_copy(const Case& c, const T* y, const T* x, size_t n, const zcoll_rep
   for (size_t i = 0; i < n; ++i) {
     double ref = x[i], v = y[i];
     bool ok;
-    if (std::isnan(ref)) ok = std::isnan(v);
-    else if (std::isinf(ref)) ok = v == ref;
-    else if (exact) ok = v == ref;
-    else ok = std::fabs(v - ref) <= rep.error_bound * (1 + 1e-9) + u * std::fabs(ref);
+    if (std::isnan(ref))
+      ok = std::isnan(v);
+    else if (std::isinf(ref))
+      ok = v == ref;
+    else if (exact)
+      ok = v == ref;
+    else
+      ok = std::fabs(v - ref) <= rep.error_bound * (1 + 1e-9) + u * std::fabs(ref);
     if (!ok && bad == 0)
       std::fprintf(stderr, "[rank %d] %s: i=%zu y=%.17g x=%.17g bound=%.3g\n", g_rank, what.c_str(),
                    i, v, ref, rep.error_bound);
@@ -200,7 +212,8 @@ void check_status(const Case& c, zcoll_status s, const zcoll_report& rep, bool r
   EXPECT(rep.status == s, "%s: report status", what.c_str());
   zcoll_mode em = expected_mode(c, reduction, values);
   if (em == ZCOLL_MODE_AUTO) {  // nothing to run (0 values) reports auto itself
-    EXPECT((values == 0 && rep.mode == ZCOLL_MODE_AUTO) || rep.mode == ZCOLL_MODE_MPI || rep.mode == ZCOLL_MODE_RAW || rep.mode == ZCOLL_MODE_DOC ||
+    EXPECT((values == 0 && rep.mode == ZCOLL_MODE_AUTO) || rep.mode == ZCOLL_MODE_MPI ||
+               rep.mode == ZCOLL_MODE_RAW || rep.mode == ZCOLL_MODE_DOC ||
                rep.mode == ZCOLL_MODE_HOM,
            "%s: auto ran mode %s", what.c_str(), zcoll_mode_name(rep.mode));
     return;
@@ -257,10 +270,10 @@ void t_reduce_scatter(const Case& c, bool counts_variant) {
   zcoll_comm_set_mode(c.zc, c.mode);
   zcoll_comm_set_average(c.zc, c.average);
   const void* sb = c.in_place ? MPI_IN_PLACE : send.data();
-  zcoll_status s = counts_variant
-                       ? zcoll_reduce_scatter(c.zc, sb, recv.data(), counts.data(),
-                                                     mpi_type<T>(), c.op)
-                       : zcoll_reduce_scatter_block(c.zc, sb, recv.data(), c.count, mpi_type<T>(), c.op);
+  zcoll_status s =
+      counts_variant
+          ? zcoll_reduce_scatter(c.zc, sb, recv.data(), counts.data(), mpi_type<T>(), c.op)
+          : zcoll_reduce_scatter_block(c.zc, sb, recv.data(), c.count, mpi_type<T>(), c.op);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, counts_variant ? "reduce_scatter_counts" : "reduce_scatter",
                               sizeof(T) == 4 ? "float" : "double");
@@ -277,14 +290,15 @@ void t_allgather(const Case& c) {
   std::vector<T> recv(n * c.size + 1, T(-7));
   if (c.in_place) std::copy(in[c.rank].begin(), in[c.rank].end(), recv.begin() + c.rank * n);
   zcoll_comm_set_mode(c.zc, c.mode);
-  zcoll_status s = zcoll_allgather(c.zc, c.in_place ? MPI_IN_PLACE : in[c.rank].data(),
-                                   recv.data(), n, mpi_type<T>());
+  zcoll_status s = zcoll_allgather(c.zc, c.in_place ? MPI_IN_PLACE : in[c.rank].data(), recv.data(),
+                                   n, mpi_type<T>());
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, "allgather", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, false, n * c.size, what);
   if (s != ZCOLL_SUCCESS) return;
   for (int p = 0; p < c.size; ++p)
-    check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep, what + " block " + std::to_string(p),
+    check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep,
+                  what + " block " + std::to_string(p),
                   p == c.rank || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
   EXPECT(recv[n * c.size] == T(-7), "%s: wrote past the end", what.c_str());
 }
@@ -367,7 +381,8 @@ void t_gather(const Case& c) {
   check_status(c, s, rep, false, n * c.size, what);
   if (s != ZCOLL_SUCCESS || c.rank != c.root) return;
   for (int p = 0; p < c.size; ++p)
-    check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep, what + " block " + std::to_string(p),
+    check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep,
+                  what + " block " + std::to_string(p),
                   p == c.root || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
   EXPECT(recv[n * c.size] == T(-7), "%s: wrote past the end", what.c_str());
 }
@@ -385,8 +400,7 @@ struct Env {
   zcoll_comm* coarse;  // default chunk and segment, ABS 1e-3
 };
 
-zcoll_comm* make_comm(MPI_Comm comm, uint32_t chunk, size_t segment, zcoll_eb_mode em,
-                      double eb) {
+zcoll_comm* make_comm(MPI_Comm comm, uint32_t chunk, size_t segment, zcoll_eb_mode em, double eb) {
   zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
   cfg.min_bytes = 0;
   cfg.threads = 1;
@@ -453,7 +467,10 @@ void group_allreduce(const Env& e) {
               c.count = n;
               c.in_place = ip;
               c.salt = static_cast<int>(n) + ip;
-              if (dt == 0) t_allreduce<float>(c); else t_allreduce<double>(c);
+              if (dt == 0)
+                t_allreduce<float>(c);
+              else
+                t_allreduce<double>(c);
             }
         }
       // averaging
@@ -463,7 +480,10 @@ void group_allreduce(const Env& e) {
       c.average = true;
       for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
         c.algo = al;
-        if (dt == 0) t_allreduce<float>(c); else t_allreduce<double>(c);
+        if (dt == 0)
+          t_allreduce<float>(c);
+        else
+          t_allreduce<double>(c);
       }
       zcoll_comm_set_average(zc, 0);
     });
@@ -485,13 +505,19 @@ void group_reduce_scatter(const Env& e) {
             c.count = var ? n + 3 : n / (e.size > 1 ? 2 : 1);
             c.in_place = ip;
             c.salt = static_cast<int>(n) * 3 + ip;
-            if (dt == 0) t_reduce_scatter<float>(c, var); else t_reduce_scatter<double>(c, var);
+            if (dt == 0)
+              t_reduce_scatter<float>(c, var);
+            else
+              t_reduce_scatter<double>(c, var);
           }
     Case c = base(e, e.fine, "fine avg");
     c.mode = m;
     c.count = 3001;
     c.average = true;
-    if (dt == 0) t_reduce_scatter<float>(c, false); else t_reduce_scatter<double>(c, true);
+    if (dt == 0)
+      t_reduce_scatter<float>(c, false);
+    else
+      t_reduce_scatter<double>(c, true);
     zcoll_comm_set_average(e.fine, 0);
   });
 }
@@ -507,7 +533,10 @@ void group_allgather(const Env& e) {
           c.count = n;
           c.in_place = ip;
           c.salt = static_cast<int>(n) + 11 * ip;
-          if (dt == 0) t_allgather<float>(c); else t_allgather<double>(c);
+          if (dt == 0)
+            t_allgather<float>(c);
+          else
+            t_allgather<double>(c);
         }
     });
 }
@@ -523,7 +552,10 @@ void group_bcast(const Env& e) {
           c.count = n;
           c.root = root;
           c.salt = static_cast<int>(n) + root;
-          if (dt == 0) t_bcast<float>(c); else t_bcast<double>(c);
+          if (dt == 0)
+            t_bcast<float>(c);
+          else
+            t_bcast<double>(c);
         }
     });
 }
@@ -541,7 +573,10 @@ void group_scatter(const Env& e) {
             c.root = root;
             c.in_place = ip;
             c.salt = static_cast<int>(n) + root;
-            if (dt == 0) t_scatter<float>(c); else t_scatter<double>(c);
+            if (dt == 0)
+              t_scatter<float>(c);
+            else
+              t_scatter<double>(c);
           }
     });
 }
@@ -559,7 +594,10 @@ void group_gather(const Env& e) {
             c.root = root;
             c.in_place = ip;
             c.salt = static_cast<int>(n) + 5 * root;
-            if (dt == 0) t_gather<float>(c); else t_gather<double>(c);
+            if (dt == 0)
+              t_gather<float>(c);
+            else
+              t_gather<double>(c);
           }
     });
 }
@@ -578,14 +616,20 @@ void group_reduce(const Env& e) {
             c.root = root;
             c.in_place = ip;
             c.salt = static_cast<int>(n) + root * 7 + ip;
-            if (dt == 0) t_reduce<float>(c); else t_reduce<double>(c);
+            if (dt == 0)
+              t_reduce<float>(c);
+            else
+              t_reduce<double>(c);
           }
     Case c = base(e, e.coarse, "coarse avg");
     c.mode = m;
     c.count = 20000;
     c.root = e.size / 2;
     c.average = true;
-    if (dt == 0) t_reduce<float>(c); else t_reduce<double>(c);
+    if (dt == 0)
+      t_reduce<float>(c);
+    else
+      t_reduce<double>(c);
     zcoll_comm_set_average(e.coarse, 0);
   });
 }
@@ -615,10 +659,12 @@ void group_large(const Env& e) {
 
 void group_special(const Env& e) {
   // algorithms are chosen per collective, among the collective's own
-  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_RING) ==
-             ZCOLL_ERR_INVALID_ARG, "bcast has no ring algorithm");
-  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_COUNT, ZCOLL_ALGO_AUTO) ==
-             ZCOLL_ERR_INVALID_ARG, "ZCOLL_COLL_COUNT is not a collective");
+  EXPECT(
+      zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_RING) == ZCOLL_ERR_INVALID_ARG,
+      "bcast has no ring algorithm");
+  EXPECT(
+      zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_COUNT, ZCOLL_ALGO_AUTO) == ZCOLL_ERR_INVALID_ARG,
+      "ZCOLL_COLL_COUNT is not a collective");
   EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL) == ZCOLL_SUCCESS,
          "bcast binomial: %s", zcoll_last_error());
   zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
@@ -650,10 +696,16 @@ void group_special(const Env& e) {
           // MPI leaves NaN in MAX/MIN unspecified; zcoll propagates it
           if (m == ZCOLL_MODE_MPI && (op == MPI_MAX || op == MPI_MIN)) continue;
           c.op = op;
-          if (dt == 0) t_allreduce<float>(c, 1); else t_allreduce<double>(c, 1);
+          if (dt == 0)
+            t_allreduce<float>(c, 1);
+          else
+            t_allreduce<double>(c, 1);
         }
         c.op = MPI_SUM;
-        if (dt == 0) t_bcast<float>(c, 1); else t_bcast<double>(c, 1);
+        if (dt == 0)
+          t_bcast<float>(c, 1);
+        else
+          t_bcast<double>(c, 1);
       }
   zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
 
@@ -683,7 +735,8 @@ void group_special(const Env& e) {
           c.algo = ZCOLL_ALGO_AUTO;
           t_reduce<double>(c);
           rep = last(zc);
-          EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "reduce result bound %.17g", rep.error_bound);
+          EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "reduce result bound %.17g",
+                 rep.error_bound);
         }
     zcoll_comm_free(zc);
   }
@@ -695,13 +748,14 @@ void group_special(const Env& e) {
     for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
       zcoll_comm_set_mode(e.fine, m);
       zcoll_status s = zcoll_allreduce(e.fine, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
-      EXPECT(s == ZCOLL_ERR_MISMATCH, "allreduce with mismatched bounds (%s): %s", zcoll_mode_name(m),
-             zcoll_status_string(s));
+      EXPECT(s == ZCOLL_ERR_MISMATCH, "allreduce with mismatched bounds (%s): %s",
+             zcoll_mode_name(m), zcoll_status_string(s));
       EXPECT(last(e.fine).status == ZCOLL_ERR_MISMATCH, "report status of mismatch");
       s = zcoll_bcast(e.fine, x.data(), x.size(), MPI_FLOAT, e.size - 1);
       EXPECT(s == ZCOLL_ERR_MISMATCH, "bcast with mismatched bounds: %s", zcoll_status_string(s));
       s = zcoll_allgather(e.fine, x.data(), y.data(), x.size(), MPI_FLOAT);
-      EXPECT(s == ZCOLL_ERR_MISMATCH, "allgather with mismatched bounds: %s", zcoll_status_string(s));
+      EXPECT(s == ZCOLL_ERR_MISMATCH, "allgather with mismatched bounds: %s",
+             zcoll_status_string(s));
       s = zcoll_reduce(e.fine, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_MAX, 0);
       EXPECT(s == ZCOLL_ERR_MISMATCH, "reduce with mismatched bounds: %s", zcoll_status_string(s));
     }
@@ -833,42 +887,54 @@ void group_auto(const Env& e) {
   // and predictions grow with size and shrink with the ratio
   {
     const zcoll_model fast = make_model(1e-6, 1e11, 3e9), slow = make_model(5e-5, 1.25e7, 3e9);
-    for (zcoll_collective coll : {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER,
-                                  ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER}) {
+    for (zcoll_collective coll :
+         {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
+          ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER}) {
       double s = 0, s2 = 0;
       zcoll_mode cm;
       zcoll_algorithm ca;
-      EXPECT(zcoll_predict(&fast, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32, 5, &s,
-                           &cm, &ca) == ZCOLL_SUCCESS, "predict: %s", zcoll_last_error());
-      EXPECT(cm == ZCOLL_MODE_MPI, "%s, fast network: auto picks %s",
-             zcoll_collective_name(coll), zcoll_mode_name(cm));
-      EXPECT(zcoll_predict(&slow, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32, 5, &s,
-                           &cm, &ca) == ZCOLL_SUCCESS, "predict: %s", zcoll_last_error());
+      EXPECT(zcoll_predict(&fast, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32,
+                           5, &s, &cm, &ca) == ZCOLL_SUCCESS,
+             "predict: %s", zcoll_last_error());
+      EXPECT(cm == ZCOLL_MODE_MPI, "%s, fast network: auto picks %s", zcoll_collective_name(coll),
+             zcoll_mode_name(cm));
+      EXPECT(zcoll_predict(&slow, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32,
+                           5, &s, &cm, &ca) == ZCOLL_SUCCESS,
+             "predict: %s", zcoll_last_error());
       EXPECT(cm == ZCOLL_MODE_DOC || cm == ZCOLL_MODE_HOM, "%s, slow network: auto picks %s",
              zcoll_collective_name(coll), zcoll_mode_name(cm));
-      for (zcoll_mode md : {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
-        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 20, ZCOLL_FLOAT64, 4, &s, nullptr,
-                             nullptr) == ZCOLL_SUCCESS && s > 0, "predict %s", zcoll_mode_name(md));
-        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 4, &s2, nullptr,
-                             nullptr) == ZCOLL_SUCCESS && s2 > s, "prediction grows with size (%s)",
-               zcoll_mode_name(md));
+      for (zcoll_mode md :
+           {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 20, ZCOLL_FLOAT64, 4, &s,
+                             nullptr, nullptr) == ZCOLL_SUCCESS &&
+                   s > 0,
+               "predict %s", zcoll_mode_name(md));
+        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 4, &s2,
+                             nullptr, nullptr) == ZCOLL_SUCCESS &&
+                   s2 > s,
+               "prediction grows with size (%s)", zcoll_mode_name(md));
         if (md >= ZCOLL_MODE_CPR_P2P) {
-          EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 8, &s, nullptr,
-                               nullptr) == ZCOLL_SUCCESS && s < s2, "prediction shrinks with ratio (%s)",
-                 zcoll_mode_name(md));
+          EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 8, &s,
+                               nullptr, nullptr) == ZCOLL_SUCCESS &&
+                     s < s2,
+                 "prediction shrinks with ratio (%s)", zcoll_mode_name(md));
         }
       }
     }
     double s = 0;
     zcoll_model bad = fast;
     bad.bandwidth = 0;
-    EXPECT(zcoll_predict(&bad, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 4, 100, ZCOLL_FLOAT32, 5,
-                         &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG, "unusable model rejected");
-    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_BCAST, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 4, 100, ZCOLL_FLOAT32, 5,
-                         &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG, "no ring bcast");
-    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 0, 100, ZCOLL_FLOAT32, 5,
-                         &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG, "nranks 0 rejected");
-    EXPECT(zcoll_comm_set_model(e.fine, &bad) == ZCOLL_ERR_INVALID_ARG, "set_model rejects bandwidth 0");
+    EXPECT(zcoll_predict(&bad, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 4, 100,
+                         ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
+           "unusable model rejected");
+    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_BCAST, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 4, 100,
+                         ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
+           "no ring bcast");
+    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 0, 100,
+                         ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
+           "nranks 0 rejected");
+    EXPECT(zcoll_comm_set_model(e.fine, &bad) == ZCOLL_ERR_INVALID_ARG,
+           "set_model rejects bandwidth 0");
   }
 
   // the probe gives a usable model on every rank, the same everywhere
@@ -878,7 +944,8 @@ void group_auto(const Env& e) {
     m.struct_size = sizeof m;
     EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_ERR_INVALID_ARG, "no model before the probe");
     EXPECT(zcoll_comm_calibrate(zc) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
-    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_PROBE, "model after the probe");
+    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_PROBE,
+           "model after the probe");
     EXPECT(m.latency >= 0 && m.bandwidth > 0 && m.compress_bw > 1e6 && m.decompress_bw > 1e6 &&
                m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 0.5 && m.mpi_scale > 0,
            "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
@@ -894,7 +961,8 @@ void group_auto(const Env& e) {
   const zcoll_model models[2] = {make_model(1e-6, 1e11, 3e9), make_model(5e-5, 1e6, 3e9)};
   for (int mi = 0; mi < 2; ++mi) {
     zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
-    EXPECT(zcoll_comm_set_model(zc, &models[mi]) == ZCOLL_SUCCESS, "set_model: %s", zcoll_last_error());
+    EXPECT(zcoll_comm_set_model(zc, &models[mi]) == ZCOLL_SUCCESS, "set_model: %s",
+           zcoll_last_error());
     const bool slow = mi == 1;
     for (size_t n : counts_for(N))
       for (MPI_Op op : {MPI_SUM, MPI_MAX}) {
@@ -910,9 +978,11 @@ void group_auto(const Env& e) {
                  zcoll_mode_name(rep.mode), rep.reason);
         if (big && slow)
           EXPECT(rep.mode == (op == MPI_SUM ? ZCOLL_MODE_HOM : ZCOLL_MODE_DOC),
-                 "slow net, %s: auto ran %s (%s)", op_name(op), zcoll_mode_name(rep.mode), rep.reason);
+                 "slow net, %s: auto ran %s (%s)", op_name(op), zcoll_mode_name(rep.mode),
+                 rep.reason);
         if (big) EXPECT(rep.time_predicted > 0, "auto reports its prediction");
-        if (big && slow) EXPECT(rep.ratio_estimate > 1, "auto reports its ratio estimate %g", rep.ratio_estimate);
+        if (big && slow)
+          EXPECT(rep.ratio_estimate > 1, "auto reports its ratio estimate %g", rep.ratio_estimate);
         t_allreduce<double>(c);
         t_reduce_scatter<float>(c, false);
         t_reduce<double>(c);
@@ -1003,8 +1073,9 @@ void group_auto(const Env& e) {
   unsetenv("ZCOLL_AUTO_LOCAL");
 }
 
-const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather", "bcast", "scatter",
-                               "reduce", "gather", "large", "special", "auto", nullptr};
+const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather", "bcast",
+                               "scatter",   "reduce",         "gather",    "large",
+                               "special",   "auto",           nullptr};
 
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
   auto want = [&](const char* g) {
@@ -1049,8 +1120,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> groups;
   bool subcomm = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--subcomm") == 0) subcomm = true;
-    else groups.emplace_back(argv[i]);
+    if (std::strcmp(argv[i], "--subcomm") == 0)
+      subcomm = true;
+    else
+      groups.emplace_back(argv[i]);
   }
   const double t0 = MPI_Wtime();
   if (!zcoll_test::check_group_names(groups, kGroups)) {
@@ -1078,8 +1151,10 @@ int main(int argc, char** argv) {
   if (groups.empty()) what += " all";
   const double seconds = MPI_Wtime() - t0;
   int rc = 0;
-  if (g_rank == 0) rc = zcoll_test::finish(what.c_str(), all[0], all[1], seconds);
-  else rc = all[0] > 0 && all[1] == 0 ? 0 : 1;
+  if (g_rank == 0)
+    rc = zcoll_test::finish(what.c_str(), all[0], all[1], seconds);
+  else
+    rc = all[0] > 0 && all[1] == 0 ? 0 : 1;
   MPI_Finalize();
   return rc;
 }

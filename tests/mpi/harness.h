@@ -17,21 +17,20 @@ inline std::atomic<long> g_checks{0}, g_failures{0};
 inline int g_rank = 0;  // printed with each failure (MPI programs set it)
 
 // Count a check; print the first 30 failures with this rank, file and line.
-#define EXPECT(cond, ...)                                                                   \
-  do {                                                                                      \
-    ++zcoll_test::g_checks;                                                                 \
-    if (!(cond) && ++zcoll_test::g_failures <= 30) {                                        \
-      std::fprintf(stderr, "[rank %d] FAIL %s:%d: %s: ", zcoll_test::g_rank, __FILE__,      \
-                   __LINE__, #cond);                                                        \
-      std::fprintf(stderr, __VA_ARGS__);                                                    \
-      std::fprintf(stderr, "\n");                                                           \
-    }                                                                                       \
+#define EXPECT(cond, ...)                                                                        \
+  do {                                                                                           \
+    ++zcoll_test::g_checks;                                                                      \
+    if (!(cond) && ++zcoll_test::g_failures <= 30) {                                             \
+      std::fprintf(stderr, "[rank %d] FAIL %s:%d: %s: ", zcoll_test::g_rank, __FILE__, __LINE__, \
+                   #cond);                                                                       \
+      std::fprintf(stderr, __VA_ARGS__);                                                         \
+      std::fprintf(stderr, "\n");                                                                \
+    }                                                                                            \
   } while (0)
 
 // False (with a message naming the known groups) if a requested group is not
 // one of `known` (nullptr-terminated).
-inline bool check_group_names(const std::vector<std::string>& requested,
-                              const char* const* known) {
+inline bool check_group_names(const std::vector<std::string>& requested, const char* const* known) {
   bool ok = true;
   for (const std::string& g : requested) {
     bool found = false;

@@ -80,7 +80,8 @@ void run(int N, Setup s) {
   size_t n_in = c, n_out = c;
   switch (s.coll) {
     case ZCOLL_COLL_REDUCE_SCATTER: n_in = c * N; break;
-    case ZCOLL_COLL_ALLGATHER: case ZCOLL_COLL_GATHER: n_out = c * N; break;
+    case ZCOLL_COLL_ALLGATHER:
+    case ZCOLL_COLL_GATHER: n_out = c * N; break;
     case ZCOLL_COLL_SCATTER: n_in = c * N; break;
     default: break;
   }
@@ -91,7 +92,8 @@ void run(int N, Setup s) {
       in[p][i] = static_cast<T>(gen(p, i, s.op));
       max_abs = std::max(max_abs, std::fabs(static_cast<double>(in[p][i])));
     }
-  if (s.coll == ZCOLL_COLL_BCAST) out[s.root].assign(in[s.root].begin(), in[s.root].end()), out[s.root].push_back(T(-7));
+  if (s.coll == ZCOLL_COLL_BCAST)
+    out[s.root].assign(in[s.root].begin(), in[s.root].end()), out[s.root].push_back(T(-7));
   const double eb = 1e-3;
   zcoll_params params = ZCOLL_PARAMS_INITIALIZER;
   params.eb_mode = ZCOLL_EB_ABS;
@@ -145,8 +147,8 @@ void run(int N, Setup s) {
   for (auto& t : threads) t.join();
   char what[200];
   std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d", alg->name,
-                zcoll_mode_name(s.mode), sizeof(T) == 4 ? "float" : "double", static_cast<int>(s.op),
-                N, c, s.root, s.average);
+                zcoll_mode_name(s.mode), sizeof(T) == 4 ? "float" : "double",
+                static_cast<int>(s.op), N, c, s.root, s.average);
   if (s.mismatch) {
     // Streams of different quanta must never be mixed: the ranks that receive
     // one fail (ZCOLL_ERR_MISMATCH, or the error marker of a peer), nobody
@@ -156,7 +158,8 @@ void run(int N, Setup s) {
     const bool everywhere = s.coll == ZCOLL_COLL_ALLREDUCE || s.coll == ZCOLL_COLL_REDUCE_SCATTER ||
                             s.coll == ZCOLL_COLL_ALLGATHER;
     EXPECT(failed >= 1, "%s: mismatched bounds not detected", what);
-    if (everywhere) EXPECT(failed == N, "%s: only %d of %d ranks report the mismatch", what, failed, N);
+    if (everywhere)
+      EXPECT(failed == N, "%s: only %d of %d ranks report the mismatch", what, failed, N);
     for (int r = 0; r < N; ++r)
       EXPECT(status[r] == ZCOLL_SUCCESS || status[r] == ZCOLL_ERR_MISMATCH,
              "%s: rank %d status %d (%s)", what, r, status[r], error[r].c_str());
@@ -236,7 +239,10 @@ int main() {
           for (size_t n : {size_t{1}, static_cast<size_t>(N) + 3, size_t{5000}}) {
             Setup s{al.coll, al.algo, m, op, n, (N - 1) * (k % 3) / 2, false};
             ++k;
-            if (k % 2) run<float>(N, s); else run<double>(N, s);
+            if (k % 2)
+              run<float>(N, s);
+            else
+              run<double>(N, s);
           }
           if (red && op == ZCOLL_OP_SUM) {
             Setup s{al.coll, al.algo, m, op, 4000, N / 2, true};
@@ -257,7 +263,7 @@ int main() {
       }
     }
   }
-  return zcoll_test::finish("zcoll in-process algorithm tests", zcoll_test::g_checks,
-                            zcoll_test::g_failures,
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return zcoll_test::finish(
+      "zcoll in-process algorithm tests", zcoll_test::g_checks, zcoll_test::g_failures,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }

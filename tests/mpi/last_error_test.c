@@ -6,7 +6,8 @@
 #include <zcoll_mpi.h>
 
 static int check(int ok, const char* what) {
-  if (!ok) fprintf(stderr, "last_error_test: FAILED: %s (last error: \"%s\")\n", what, zcoll_last_error());
+  if (!ok)
+    fprintf(stderr, "last_error_test: FAILED: %s (last error: \"%s\")\n", what, zcoll_last_error());
   return ok ? 0 : 1;
 }
 
@@ -15,7 +16,8 @@ int main(int argc, char** argv) {
   zcoll_mode mode;
   MPI_Init(&argc, &argv);
   /* a pure libzcoll_mpi failure */
-  bad += check(zcoll_mode_from_name("no-such-mode", &mode) == ZCOLL_ERR_INVALID_ARG, "mode_from_name");
+  bad +=
+      check(zcoll_mode_from_name("no-such-mode", &mode) == ZCOLL_ERR_INVALID_ARG, "mode_from_name");
   bad += check(strstr(zcoll_last_error(), "no-such-mode") != NULL, "mode_from_name message");
   /* a libzcoll call clears it */
   bad += check(zcoll_get_version(NULL) == ZCOLL_ERR_INVALID_ARG, "get_version(NULL)");

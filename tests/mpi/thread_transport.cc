@@ -77,8 +77,10 @@ zcoll_status ThreadTransport::irecv(void* buf, size_t capacity, int peer, int ta
   auto& q = fabric_->unexpected_[key];
   if (!q.empty()) {
     std::vector<uint8_t>& m = q.front();
-    if (m.size() > capacity) s.overflow = true;
-    else if (!m.empty()) std::memcpy(buf, m.data(), m.size());
+    if (m.size() > capacity)
+      s.overflow = true;
+    else if (!m.empty())
+      std::memcpy(buf, m.data(), m.size());
     s.bytes = m.size();
     s.done = true;
     q.pop_front();

@@ -34,8 +34,8 @@ TEST(Version, RuntimeMatchesHeader) {
 // ---- the helper, on a struct with two versions ------------------------------
 struct V2 {
   size_t struct_size;
-  int a;      // version 1 ends here
-  double b;   // added in version 2 (default 7)
+  int a;     // version 1 ends here
+  double b;  // added in version 2 (default 7)
 };
 constexpr size_t kV1 = ZCOLL_STRUCT_V1_SIZE(V2, a);
 

@@ -29,8 +29,10 @@ class ScopedEnv {
     setenv(name, value, 1);
   }
   ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
   }
 
  private:
@@ -89,14 +91,14 @@ TEST(ConfigRegistry, BadValuesNameTheVariable) {
     Var var;
     const char* text;
   } cases[] = {
-      {kMode, "bogus"},         {kMode, "default"},       {kEbMode, "absolute"},
-      {kErrorBound, "0"},       {kErrorBound, "-1e-3"},   {kErrorBound, "1e-3x"},
-      {kThreads, "-1"},         {kThreads, "4097"},       {kThreads, "1.5"},
-      {kMinBytes, "64Q"},       {kMinBytes, "-1"},        {kChunkSize, "2M"},
-      {kChunkSize, "512"},      {kAllreduceAlgo, "tree"}, {kBcastAlgo, "ring"},
-      {kAutoLocal, "sometimes"}, {kNetLatency, "fast"},   {kNetBandwidth, "1G"},
-      {kNetBandwidth, "0"},     {kModelOverlap, "1.5"},   {kModelMpiScale, "0"},
-      {kModelGrowth, "65"},     {kDebug, "LOUD"},         {kSimd, "avx512"},
+      {kMode, "bogus"},          {kMode, "default"},       {kEbMode, "absolute"},
+      {kErrorBound, "0"},        {kErrorBound, "-1e-3"},   {kErrorBound, "1e-3x"},
+      {kThreads, "-1"},          {kThreads, "4097"},       {kThreads, "1.5"},
+      {kMinBytes, "64Q"},        {kMinBytes, "-1"},        {kChunkSize, "2M"},
+      {kChunkSize, "512"},       {kAllreduceAlgo, "tree"}, {kBcastAlgo, "ring"},
+      {kAutoLocal, "sometimes"}, {kNetLatency, "fast"},    {kNetBandwidth, "1G"},
+      {kNetBandwidth, "0"},      {kModelOverlap, "1.5"},   {kModelMpiScale, "0"},
+      {kModelGrowth, "65"},      {kDebug, "LOUD"},         {kSimd, "avx512"},
       {kSimCodec, "on"},
   };
   for (const Bad& b : cases) {

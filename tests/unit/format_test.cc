@@ -52,7 +52,8 @@ bool ref_decode(const uint8_t* s, size_t size, std::vector<T>* out, std::string*
   const uint64_t n = le64(s + 16);
   const double eb = lef64(s + 24), quantum = lef64(s + 32);
   if (cs % 32 || cs < 1024 || cs > 1048576 || divisor == 0 || terms == 0) return bad("fields");
-  if (!(eb > 0 && std::isfinite(eb) && quantum > 0 && std::isfinite(quantum))) return bad("eb/quantum");
+  if (!(eb > 0 && std::isfinite(eb) && quantum > 0 && std::isfinite(quantum)))
+    return bad("eb/quantum");
   const uint64_t chunks = (n + cs - 1) / cs;
   const size_t index_bytes = (chunks * 4 + 7) / 8 * 8;
   if (size < 48 + index_bytes) return bad("short index");
@@ -227,7 +228,7 @@ TEST(Format, HeaderFields) {
   const uint8_t* ch = z.data() + 48 + index;
   EXPECT_EQ(ch[1] | ch[2] | ch[3], 0);
   for (size_t i = 12 + 33; i < 12 + 36; ++i) EXPECT_EQ(ch[i], 0) << i;  // 33 blocks -> 36 bytes
-  EXPECT_EQ(static_cast<int32_t>(le32(ch + 4)), 0);  // x[0] = 0 -> anchor 0
+  EXPECT_EQ(static_cast<int32_t>(le32(ch + 4)), 0);                     // x[0] = 0 -> anchor 0
 }
 
 // The reference decoder and zcoll_decompress agree on streams of every kind.
@@ -248,8 +249,10 @@ void reference_agrees(uint64_t seed) {
     ASSERT_FALSE(z.empty());
     std::vector<T> lib = zt::decompress<T>(z, n), ref;
     std::string why;
-    ASSERT_TRUE(ref_decode<T>(z.data(), z.size(), &ref, &why)) << why << " (" << zt::kind_name(kind) << ")";
-    ASSERT_EQ(std::memcmp(lib.data(), ref.data(), n * sizeof(T)), 0) << zt::kind_name(kind) << " n=" << n;
+    ASSERT_TRUE(ref_decode<T>(z.data(), z.size(), &ref, &why))
+        << why << " (" << zt::kind_name(kind) << ")";
+    ASSERT_EQ(std::memcmp(lib.data(), ref.data(), n * sizeof(T)), 0)
+        << zt::kind_name(kind) << " n=" << n;
   }
 }
 
@@ -281,11 +284,16 @@ std::vector<T> golden_input(int kind, size_t n) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     const int64_t r16 = static_cast<int64_t>((s >> 33) & 0xFFFF) - 32768;
     switch (kind) {
-      case 0: walk += r16 / 64; x[i] = static_cast<T>(static_cast<double>(walk) / 256); break;
+      case 0:
+        walk += r16 / 64;
+        x[i] = static_cast<T>(static_cast<double>(walk) / 256);
+        break;
       case 1: x[i] = static_cast<T>(static_cast<double>(r16) / 1024); break;  // noise
-      case 2: x[i] = static_cast<T>(static_cast<double>(static_cast<int64_t>(i / 100)) * 0.25); break;
+      case 2:
+        x[i] = static_cast<T>(static_cast<double>(static_cast<int64_t>(i / 100)) * 0.25);
+        break;
       case 3: x[i] = zt::from_bits<T>(static_cast<typename zt::Bits<T>::U>(s)); break;  // any bits
-      default: x[i] = static_cast<T>(static_cast<double>(r16) * 1e6); break;  // big codes
+      default: x[i] = static_cast<T>(static_cast<double>(r16) * 1e6); break;            // big codes
     }
   }
   if (n > 1500) x[1500] = std::numeric_limits<T>::quiet_NaN();

@@ -24,8 +24,8 @@ bool cpu_has_avx2() {
 }
 
 template <typename T>
-size_t kcompress(const zcoll::ChunkKernels& k, const T* x, uint32_t len, const zcoll::Quantizer<T>& qz,
-                 uint8_t* out) {
+size_t kcompress(const zcoll::ChunkKernels& k, const T* x, uint32_t len,
+                 const zcoll::Quantizer<T>& qz, uint8_t* out) {
   return zcoll::compress_chunk<T>(k, x, len, qz, out);
 }
 
@@ -33,8 +33,9 @@ size_t kcompress(const zcoll::ChunkKernels& k, const T* x, uint32_t len, const z
 // so stray writes count too), then the decoded values, stored and accumulated.
 // out_shift/in_shift move the buffers off their natural alignment.
 template <typename T>
-void compare_chunk(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, const std::vector<T>& x,
-                   double eb, size_t in_shift, size_t out_shift, const std::string& what) {
+void compare_chunk(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b,
+                   const std::vector<T>& x, double eb, size_t in_shift, size_t out_shift,
+                   const std::string& what) {
   zcoll::Quantizer<T> qz;
   ASSERT_TRUE(zcoll::make_quantizer<T>(eb, &qz)) << what;
   const uint32_t len = static_cast<uint32_t>(x.size());
@@ -53,11 +54,13 @@ void compare_chunk(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, c
   }
   for (size_t i = 0; i < sa; ++i)
     ASSERT_EQ(oa[out_shift + i], ob[out_shift + i])
-        << what << ": byte " << i << " of " << sa << " differs (" << a.name << " vs " << b.name << ")";
+        << what << ": byte " << i << " of " << sa << " differs (" << a.name << " vs " << b.name
+        << ")";
   const double factor = qz.quantum;
   for (bool acc : {false, true}) {
     std::vector<T> da(len + 8), db(len + 8);
-    for (size_t i = 0; i < da.size(); ++i) da[i] = db[i] = static_cast<T>(0.25 * static_cast<double>(i % 13));
+    for (size_t i = 0; i < da.size(); ++i)
+      da[i] = db[i] = static_cast<T>(0.25 * static_cast<double>(i % 13));
     const uint8_t* in = oa.data() + out_shift;
     zcoll_status ra = zcoll::decompress_chunk<T>(a, in, sa, len, factor, da.data(), acc);
     zcoll_status rb = zcoll::decompress_chunk<T>(b, in, sa, len, factor, db.data(), acc);
@@ -74,9 +77,11 @@ void compare_chunk(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, c
 }
 
 template <typename T>
-void compare_many(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, uint64_t seed, int rounds) {
+void compare_many(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, uint64_t seed,
+                  int rounds) {
   Rng r(seed);
-  const uint32_t lens[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 511, 1023, 1024, 1025, 4096, 16384, 16383};
+  const uint32_t lens[] = {1,   2,   3,    31,   32,   33,   63,    64,   65,
+                           100, 511, 1023, 1024, 1025, 4096, 16384, 16383};
   static const double ebs[] = {1e-6, 1e-3, 0.01, 0.5, 3.0, 1e4};
   for (int round = 0; round < rounds; ++round) {
     for (uint32_t len : lens) {
@@ -95,7 +100,8 @@ void compare_many(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, ui
 // Random quantized chunks with valid framing (any code lengths 0..33, any
 // payload bits, any anchor): both decoders must give the same values.
 template <typename T>
-void compare_decoders_on_garbage(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, uint64_t seed) {
+void compare_decoders_on_garbage(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b,
+                                 uint64_t seed) {
   Rng r(seed);
   for (int it = 0; it < 2000; ++it) {
     uint32_t len = static_cast<uint32_t>(1 + r.below(r.coin() ? 64 : 2048));
@@ -114,11 +120,14 @@ void compare_decoders_on_garbage(const zcoll::ChunkKernels& a, const zcoll::Chun
     double factor = r.uniform(1e-6, 10);
     for (bool acc : {false, true}) {
       std::vector<T> da(len, T(1)), db(len, T(1));
-      zcoll_status ra = zcoll::decompress_chunk<T>(a, ch.data(), ch.size(), len, factor, da.data(), acc);
-      zcoll_status rb = zcoll::decompress_chunk<T>(b, ch.data(), ch.size(), len, factor, db.data(), acc);
+      zcoll_status ra =
+          zcoll::decompress_chunk<T>(a, ch.data(), ch.size(), len, factor, da.data(), acc);
+      zcoll_status rb =
+          zcoll::decompress_chunk<T>(b, ch.data(), ch.size(), len, factor, db.data(), acc);
       ASSERT_EQ(ra, ZCOLL_SUCCESS) << "len=" << len;
       ASSERT_EQ(rb, ZCOLL_SUCCESS) << "len=" << len;
-      ASSERT_EQ(std::memcmp(da.data(), db.data(), len * sizeof(T)), 0) << "it=" << it << " len=" << len;
+      ASSERT_EQ(std::memcmp(da.data(), db.data(), len * sizeof(T)), 0)
+          << "it=" << it << " len=" << len;
     }
     // malformed variants are rejected by both
     std::vector<uint8_t> bad = ch;
@@ -145,14 +154,18 @@ const zcoll::ChunkKernels* avx2_or_skip() {
 
 TEST(Kernels, ScalarVsAvx2Compress) {
   const zcoll::ChunkKernels* avx2 = avx2_or_skip();
-  if (!avx2) GTEST_SKIP() << "AVX2 kernels not compiled in (avx2_kernels() == nullptr) or CPU lacks AVX2/BMI2";
+  if (!avx2)
+    GTEST_SKIP()
+        << "AVX2 kernels not compiled in (avx2_kernels() == nullptr) or CPU lacks AVX2/BMI2";
   compare_many<float>(zcoll::scalar_kernels(), *avx2, 1, 3);
   compare_many<double>(zcoll::scalar_kernels(), *avx2, 2, 3);
 }
 
 TEST(Kernels, ScalarVsAvx2DecodeAnyValidFraming) {
   const zcoll::ChunkKernels* avx2 = avx2_or_skip();
-  if (!avx2) GTEST_SKIP() << "AVX2 kernels not compiled in (avx2_kernels() == nullptr) or CPU lacks AVX2/BMI2";
+  if (!avx2)
+    GTEST_SKIP()
+        << "AVX2 kernels not compiled in (avx2_kernels() == nullptr) or CPU lacks AVX2/BMI2";
   compare_decoders_on_garbage<float>(zcoll::scalar_kernels(), *avx2, 3);
   compare_decoders_on_garbage<double>(zcoll::scalar_kernels(), *avx2, 4);
 }
@@ -186,10 +199,12 @@ void stream_matches_scalar(uint64_t seed) {
       uint32_t len = static_cast<uint32_t>(std::min<size_t>(1024, n - c * 1024));
       std::vector<uint8_t> buf(zcoll::raw_chunk_bytes(len, sizeof(T)));
       size_t bytes = kcompress<T>(sc, x.data() + c * 1024, len, qz, buf.data());
-      ASSERT_EQ(zcoll::load_u32(z.data() + 48 + 4 * c), bytes) << zt::kind_name(kind) << " chunk " << c;
+      ASSERT_EQ(zcoll::load_u32(z.data() + 48 + 4 * c), bytes)
+          << zt::kind_name(kind) << " chunk " << c;
       ASSERT_LE(pos + bytes, z.size());
       ASSERT_EQ(std::memcmp(z.data() + pos, buf.data(), bytes), 0)
-          << zt::kind_name(kind) << " chunk " << c << " (active kernels: " << zcoll::active_kernels().name << ")";
+          << zt::kind_name(kind) << " chunk " << c
+          << " (active kernels: " << zcoll::active_kernels().name << ")";
       pos += bytes;
     }
     ASSERT_EQ(pos, z.size());

@@ -41,7 +41,7 @@ TEST(Metrics, Psnr60dB) {
   EXPECT_NEAR(q.rmse, 1.0 / 1024, 1e-15);
   EXPECT_EQ(q.value_range, 1.0);
   EXPECT_NEAR(q.psnr, 20 * std::log10(1024.0), 1e-9);  // 60.206 dB
-  EXPECT_EQ(q.compression_ratio, 0.0);  // compressed size unknown
+  EXPECT_EQ(q.compression_ratio, 0.0);                 // compressed size unknown
   EXPECT_EQ(q.bits_per_value, 0.0);
 }
 
@@ -51,7 +51,8 @@ TEST(Metrics, NonFiniteAndFloat32) {
   std::vector<float> a = {1.0f, nan1, inf, 3.0f, -inf, nan1};
   std::vector<float> b = {1.25f, nan1, inf, 3.0f, 0.0f, nan2};
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
-  ASSERT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), b.data(), a.size(), 12, &q, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), b.data(), a.size(), 12, &q, 1),
+            ZCOLL_SUCCESS);
   EXPECT_EQ(q.n, 6u);
   EXPECT_EQ(q.nonfinite, 4u);
   EXPECT_EQ(q.nonfinite_mismatch, 2u);  // -inf -> 0 and a different NaN payload
@@ -65,7 +66,8 @@ TEST(Metrics, NonFiniteAndFloat32) {
 TEST(Metrics, IdenticalDataHasInfinitePsnr) {
   std::vector<float> a = {1, 2, 3, 5};
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
-  ASSERT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), a.size(), 0, &q, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), a.size(), 0, &q, 1),
+            ZCOLL_SUCCESS);
   EXPECT_EQ(q.max_abs_error, 0.0);
   EXPECT_EQ(q.rmse, 0.0);
   EXPECT_EQ(q.nrmse, 0.0);
@@ -84,7 +86,8 @@ TEST(Metrics, OnACompressedStream) {
   std::vector<uint8_t> z = zt::compress(x, ZCOLL_EB_ABS, 0.01, 0, 1);
   std::vector<float> y = zt::decompress<float>(z, x.size());
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
-  ASSERT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, x.data(), y.data(), x.size(), z.size(), &q, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, x.data(), y.data(), x.size(), z.size(), &q, 1),
+            ZCOLL_SUCCESS);
   EXPECT_LE(q.max_abs_error, 0.01);
   EXPECT_GT(q.max_abs_error, 0.0);
   EXPECT_LE(q.rmse, q.max_abs_error);
@@ -97,11 +100,14 @@ TEST(Metrics, OnACompressedStream) {
 TEST(Metrics, BadArguments) {
   std::vector<float> a = {1, 2};
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
-  EXPECT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), 2, 0, nullptr, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), 2, 0, nullptr, 1),
+            ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, nullptr, a.data(), 2, 0, &q, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_quality_compare(ZCOLL_FLOAT32, nullptr, a.data(), 2, 0, &q, 1),
+            ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_NE(zcoll_quality_compare(static_cast<zcoll_dtype>(3), a.data(), a.data(), 2, 0, &q, 1), ZCOLL_SUCCESS);
+  EXPECT_NE(zcoll_quality_compare(static_cast<zcoll_dtype>(3), a.data(), a.data(), 2, 0, &q, 1),
+            ZCOLL_SUCCESS);
   EXPECT_STRNE(zcoll_last_error(), "");
 }
 

@@ -83,35 +83,51 @@ TEST(NoMemory, EveryAllocationFailureIsReported) {
             ZCOLL_SUCCESS);
   int failures = 0;
   g_failed_in_parallel = false;
-  sweep("compress", [&] {
-    return zcoll_compress(&p, ZCOLL_FLOAT32, a.data(), n, out.data(), cap, &so, threads);
-  }, &failures);
-  sweep("decompress", [&] {
-    return zcoll_decompress(za.data(), sa, y.data(), n, threads);
-  }, &failures);
-  sweep("inspect", [&] {
-    zcoll_info info = ZCOLL_INFO_INITIALIZER;
-    return zcoll_inspect(za.data(), sa, &info);
-  }, &failures);
-  sweep("hom_add", [&] {
-    return zcoll_hom_add(za.data(), sa, zb.data(), sb, out.data(), cap, &so, nullptr, threads);
-  }, &failures);
-  sweep("hom_accumulate", [&] {
-    std::copy(za.begin(), za.begin() + static_cast<long>(sa), acc.begin());
-    size_t ns = 0;
-    return zcoll_hom_accumulate(acc.data(), sa, cap, &ns, zb.data(), sb, nullptr, threads);
-  }, &failures);
-  sweep("hom_negate", [&] {
-    return zcoll_hom_negate(za.data(), sa, out.data(), cap, &so, threads);
-  }, &failures);
-  sweep("doc_combine", [&] {
-    return zcoll_doc_combine(za.data(), sa, zb.data(), sb, ZCOLL_OP_MAX, out.data(), cap, &so,
-                             threads);
-  }, &failures);
-  sweep("quality_compare", [&] {
-    zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
-    return zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), n, 0, &q, threads);
-  }, &failures);
+  sweep(
+      "compress",
+      [&] { return zcoll_compress(&p, ZCOLL_FLOAT32, a.data(), n, out.data(), cap, &so, threads); },
+      &failures);
+  sweep(
+      "decompress", [&] { return zcoll_decompress(za.data(), sa, y.data(), n, threads); },
+      &failures);
+  sweep(
+      "inspect",
+      [&] {
+        zcoll_info info = ZCOLL_INFO_INITIALIZER;
+        return zcoll_inspect(za.data(), sa, &info);
+      },
+      &failures);
+  sweep(
+      "hom_add",
+      [&] {
+        return zcoll_hom_add(za.data(), sa, zb.data(), sb, out.data(), cap, &so, nullptr, threads);
+      },
+      &failures);
+  sweep(
+      "hom_accumulate",
+      [&] {
+        std::copy(za.begin(), za.begin() + static_cast<long>(sa), acc.begin());
+        size_t ns = 0;
+        return zcoll_hom_accumulate(acc.data(), sa, cap, &ns, zb.data(), sb, nullptr, threads);
+      },
+      &failures);
+  sweep(
+      "hom_negate", [&] { return zcoll_hom_negate(za.data(), sa, out.data(), cap, &so, threads); },
+      &failures);
+  sweep(
+      "doc_combine",
+      [&] {
+        return zcoll_doc_combine(za.data(), sa, zb.data(), sb, ZCOLL_OP_MAX, out.data(), cap, &so,
+                                 threads);
+      },
+      &failures);
+  sweep(
+      "quality_compare",
+      [&] {
+        zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
+        return zcoll_quality_compare(ZCOLL_FLOAT32, a.data(), a.data(), n, 0, &q, threads);
+      },
+      &failures);
   EXPECT_GT(failures, 10);
   // the scratch buffers of the homomorphic / DOC paths are allocated inside the
   // OpenMP team: those failures went through the in-region catch

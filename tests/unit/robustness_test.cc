@@ -242,7 +242,8 @@ TEST(BadInput, ForgedIndexesAreValidated) {
   EXPECT_EQ(field(5, &dt2, 1), ZCOLL_ERR_CORRUPT);
   // the output buffer is checked against n before decoding
   std::vector<float> y(x.size() - 1);
-  EXPECT_EQ(zcoll_decompress(z.data(), z.size(), y.data(), y.size(), 1), ZCOLL_ERR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(zcoll_decompress(z.data(), z.size(), y.data(), y.size(), 1),
+            ZCOLL_ERR_BUFFER_TOO_SMALL);
   EXPECT_STRNE(zcoll_last_error(), "");
 }
 
@@ -313,10 +314,9 @@ TEST(BadParams, CompressRejectsWithDocumentedStatus) {
   zcoll_params_init(&good);
   good.eb_mode = ZCOLL_EB_ABS;
   good.error_bound = 0.1;
-  auto run = [&](const zcoll_params* p, zcoll_dtype dt, const void* src, size_t n, void* dst, size_t cap,
-                 size_t* sz, int threads = 1) {
-    return zcoll_compress(p, dt, src, n, dst, cap, sz, threads);
-  };
+  auto run = [&](const zcoll_params* p, zcoll_dtype dt, const void* src, size_t n, void* dst,
+                 size_t cap, size_t* sz,
+                 int threads = 1) { return zcoll_compress(p, dt, src, n, dst, cap, sz, threads); };
   auto expect_fail = [&](zcoll_status got, zcoll_status want, const char* what) {
     EXPECT_EQ(got, want) << what;
     EXPECT_STRNE(zcoll_last_error(), "") << what;
@@ -324,60 +324,63 @@ TEST(BadParams, CompressRejectsWithDocumentedStatus) {
   };
   ASSERT_EQ(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_SUCCESS);
   EXPECT_STREQ(zcoll_last_error(), "");
-  expect_fail(run(nullptr, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_ERR_INVALID_ARG,
-              "NULL params");
-  for (double eb : {0.0, -1.0, -0.0, std::numeric_limits<double>::quiet_NaN(),
-                    std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+  expect_fail(run(nullptr, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size),
+              ZCOLL_ERR_INVALID_ARG, "NULL params");
+  for (double eb :
+       {0.0, -1.0, -0.0, std::numeric_limits<double>::quiet_NaN(),
+        std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
     for (zcoll_eb_mode m : {ZCOLL_EB_ABS, ZCOLL_EB_REL}) {
       zcoll_params p = good;
       p.error_bound = eb;
       p.eb_mode = m;
-      expect_fail(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_ERR_INVALID_ARG,
-                  "bad eb");
+      expect_fail(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size),
+                  ZCOLL_ERR_INVALID_ARG, "bad eb");
       double ab;
-      expect_fail(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, x.data(), 100, &ab, 1), ZCOLL_ERR_INVALID_ARG,
-                  "resolve bad eb");
+      expect_fail(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, x.data(), 100, &ab, 1),
+                  ZCOLL_ERR_INVALID_ARG, "resolve bad eb");
     }
   }
   for (uint32_t cs : {1u, 32u, 512u, 1000u, 1024u + 16u, 1025u, 2u << 20, 0xFFFFFFE0u}) {
     zcoll_params p = good;
     p.chunk_size = cs;
-    expect_fail(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_ERR_INVALID_ARG,
-                "bad chunk size");
+    expect_fail(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size),
+                ZCOLL_ERR_INVALID_ARG, "bad chunk size");
   }
   for (uint32_t cs : {1024u, 1056u, 1u << 20}) {
     zcoll_params p = good;
     p.chunk_size = cs;
-    EXPECT_EQ(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_SUCCESS) << cs;
+    EXPECT_EQ(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_SUCCESS)
+        << cs;
   }
   {
     zcoll_params p = good;
     p.struct_size = offsetof(zcoll_params, chunk_size);  // below the first version
-    expect_fail(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_ERR_INVALID_ARG,
-                "struct_size");
+    expect_fail(run(&p, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size),
+                ZCOLL_ERR_INVALID_ARG, "struct_size");
     // (an eb_mode outside {ABS, REL} is not tested: a C++ caller cannot form one
     // without undefined behaviour, and UBSan flags the library's load of it)
     expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size, -1),
                 ZCOLL_ERR_INVALID_ARG, "threads");
   }
   for (int dt : {0, 3})
-    expect_fail(run(&good, static_cast<zcoll_dtype>(dt), x.data(), 100, out.data(), out.size(), &size),
-                ZCOLL_ERR_UNSUPPORTED, "dtype");
-  expect_fail(run(&good, ZCOLL_FLOAT32, nullptr, 100, out.data(), out.size(), &size), ZCOLL_ERR_INVALID_ARG,
-              "NULL src");
-  expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, nullptr, out.size(), &size), ZCOLL_ERR_INVALID_ARG,
-              "NULL dst");
-  expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), nullptr), ZCOLL_ERR_INVALID_ARG,
-              "NULL dst_size");
+    expect_fail(
+        run(&good, static_cast<zcoll_dtype>(dt), x.data(), 100, out.data(), out.size(), &size),
+        ZCOLL_ERR_UNSUPPORTED, "dtype");
+  expect_fail(run(&good, ZCOLL_FLOAT32, nullptr, 100, out.data(), out.size(), &size),
+              ZCOLL_ERR_INVALID_ARG, "NULL src");
+  expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, nullptr, out.size(), &size),
+              ZCOLL_ERR_INVALID_ARG, "NULL dst");
+  expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), nullptr),
+              ZCOLL_ERR_INVALID_ARG, "NULL dst_size");
   expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size() - 1, &size),
               ZCOLL_ERR_BUFFER_TOO_SMALL, "capacity");
-  expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), 0, &size), ZCOLL_ERR_BUFFER_TOO_SMALL,
-              "capacity 0");
+  expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), 0, &size),
+              ZCOLL_ERR_BUFFER_TOO_SMALL, "capacity 0");
   // the capacity rule is the bound even when the data would compress well
   std::vector<uint8_t> o2(zcoll_compress_bound(100, ZCOLL_FLOAT64) - 1);
   std::vector<double> xd(100, 0.0);
-  expect_fail(run(&good, ZCOLL_FLOAT64, xd.data(), 100, o2.data(), o2.size(), &size), ZCOLL_ERR_BUFFER_TOO_SMALL,
-              "capacity f64");
+  expect_fail(run(&good, ZCOLL_FLOAT64, xd.data(), 100, o2.data(), o2.size(), &size),
+              ZCOLL_ERR_BUFFER_TOO_SMALL, "capacity f64");
   // an absolute bound too small for a quantization step (2*eb < DBL_MIN): refused
   // with INVALID_ARG today; storing the data losslessly would be fine too
   {
@@ -406,14 +409,18 @@ TEST(BadParams, DecompressAndInspect) {
     EXPECT_EQ(got, want) << what;
     EXPECT_STRNE(zcoll_last_error(), "") << what;
   };
-  expect_fail(zcoll_decompress(nullptr, z.size(), y.data(), y.size(), 1), ZCOLL_ERR_INVALID_ARG, "NULL src");
-  expect_fail(zcoll_decompress(z.data(), z.size(), nullptr, y.size(), 1), ZCOLL_ERR_INVALID_ARG, "NULL dst");
-  expect_fail(zcoll_decompress(z.data(), z.size(), y.data(), 1999, 1), ZCOLL_ERR_BUFFER_TOO_SMALL, "count");
-  expect_fail(zcoll_decompress(z.data(), z.size(), y.data(), y.size(), -2), ZCOLL_ERR_INVALID_ARG, "threads");
-  expect_fail(zcoll_decompress_accumulate(z.data(), z.size(), y.data(), 10, 1), ZCOLL_ERR_BUFFER_TOO_SMALL,
-              "acc count");
-  expect_fail(zcoll_decompress_chunks(z.data(), z.size(), 0, 3, y.data(), y.size(), 1), ZCOLL_ERR_INVALID_ARG,
-              "range");
+  expect_fail(zcoll_decompress(nullptr, z.size(), y.data(), y.size(), 1), ZCOLL_ERR_INVALID_ARG,
+              "NULL src");
+  expect_fail(zcoll_decompress(z.data(), z.size(), nullptr, y.size(), 1), ZCOLL_ERR_INVALID_ARG,
+              "NULL dst");
+  expect_fail(zcoll_decompress(z.data(), z.size(), y.data(), 1999, 1), ZCOLL_ERR_BUFFER_TOO_SMALL,
+              "count");
+  expect_fail(zcoll_decompress(z.data(), z.size(), y.data(), y.size(), -2), ZCOLL_ERR_INVALID_ARG,
+              "threads");
+  expect_fail(zcoll_decompress_accumulate(z.data(), z.size(), y.data(), 10, 1),
+              ZCOLL_ERR_BUFFER_TOO_SMALL, "acc count");
+  expect_fail(zcoll_decompress_chunks(z.data(), z.size(), 0, 3, y.data(), y.size(), 1),
+              ZCOLL_ERR_INVALID_ARG, "range");
   zcoll_info info = ZCOLL_INFO_INITIALIZER;
   expect_fail(zcoll_inspect(z.data(), z.size(), nullptr), ZCOLL_ERR_INVALID_ARG, "NULL info");
   expect_fail(zcoll_inspect(nullptr, z.size(), &info), ZCOLL_ERR_INVALID_ARG, "NULL stream");

@@ -23,7 +23,9 @@ std::string combo_string(const Combo& c) {
   return std::string(c.f64 ? "f64" : "f32") + (c.mode == ZCOLL_EB_ABS ? "_abs" : "_rel") + "_t" +
          std::to_string(c.threads);
 }
-std::string combo_name(const testing::TestParamInfo<Combo>& info) { return combo_string(info.param); }
+std::string combo_name(const testing::TestParamInfo<Combo>& info) {
+  return combo_string(info.param);
+}
 // gtest prints parameters in test listings (and so in the CTest names)
 void PrintTo(const Combo& c, std::ostream* os) { *os << combo_string(c); }
 
@@ -45,7 +47,7 @@ bool settings_usable(const std::vector<T>& x, zcoll_eb_mode mode, double eb) {
 }
 
 double pick_eb(Rng& r, zcoll_eb_mode mode) {
-  static const double abs_ebs[] = {1e-7, 1e-4, 1e-3, 0.01, 0.1, 0.37, 0.5, 1.0,
+  static const double abs_ebs[] = {1e-7, 1e-4, 1e-3, 0.01,  0.1,    0.37, 0.5,  1.0,
                                    3.7,  1e3,  1e6,  1e-40, 1e-300, 1e30, 1e300};
   static const double rel_ebs[] = {0.25, 0.1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-10};
   if (mode == ZCOLL_EB_ABS) return abs_ebs[r.below(sizeof abs_ebs / sizeof abs_ebs[0])];
@@ -71,11 +73,10 @@ class RoundTrip : public testing::TestWithParam<Combo> {
       uint32_t cs;
     };
     // lengths around block and chunk boundaries (default chunk: 16384)
-    const LenCs cases[] = {{0, 1024},     {1, 1024},     {2, 1024},     {31, 1024},
-                           {32, 1024},    {33, 1024},    {63, 1024},    {65, 1024},
-                           {1023, 1024},  {1024, 1024},  {1025, 1024},  {2049, 1024},
-                           {3001, 1024},  {1057, 1056},  {4097, 2048},  {16383, 0},
-                           {16384, 0},    {16385, 0},    {32769, 0}};
+    const LenCs cases[] = {{0, 1024},    {1, 1024},    {2, 1024},    {31, 1024},   {32, 1024},
+                           {33, 1024},   {63, 1024},   {65, 1024},   {1023, 1024}, {1024, 1024},
+                           {1025, 1024}, {2049, 1024}, {3001, 1024}, {1057, 1056}, {4097, 2048},
+                           {16383, 0},   {16384, 0},   {16385, 0},   {32769, 0}};
     Rng r(1234 + GetParam().threads * 7 + GetParam().mode * 3 + GetParam().f64);
     size_t done = 0;
     for (int kind = 0; kind < zt::kNumKinds; ++kind)
@@ -100,8 +101,8 @@ class RoundTrip : public testing::TestWithParam<Combo> {
         case 2: n = ecs * (1 + r.below(2)) + r.below(3) - 1; break;
         default: n = r.below(3 * ecs); break;
       }
-      run_case<T>(static_cast<int>(r.below(zt::kNumKinds)), n, cs, pick_eb(r, GetParam().mode),
-                  r, &done);
+      run_case<T>(static_cast<int>(r.below(zt::kNumKinds)), n, cs, pick_eb(r, GetParam().mode), r,
+                  &done);
       if (HasFailure()) return;
     }
     EXPECT_GT(done, 800u);
@@ -138,8 +139,8 @@ TEST_P(RoundTrip, BinMidpointsAndNeighbours) {
       ASSERT_GT(quantum, 0);
       std::vector<T> x;
       if (c.mode == ZCOLL_EB_REL) x = probe;
-      for (double k : {0.0, 1.0, 2.0, 3.0, 100.0, 4095.0, 65535.0, 1048575.0, 8388607.0,
-                       8388608.0, 16777215.0, 123456789.0}) {
+      for (double k : {0.0, 1.0, 2.0, 3.0, 100.0, 4095.0, 65535.0, 1048575.0, 8388607.0, 8388608.0,
+                       16777215.0, 123456789.0}) {
         for (double s : {1.0, -1.0}) {
           double mid = s * (k + 0.5) * quantum;
           if (c.mode == ZCOLL_EB_REL && std::fabs(mid) > R) continue;
@@ -156,8 +157,8 @@ TEST_P(RoundTrip, BinMidpointsAndNeighbours) {
           y[0] = static_cast<T>(-R);
           y[len - 1] = static_cast<T>(R);
         }
-        std::vector<uint8_t> z =
-            zt::roundtrip_check(y, c.mode, use_eb, 1024, c.threads, "midpoints eb=" + std::to_string(eb));
+        std::vector<uint8_t> z = zt::roundtrip_check(y, c.mode, use_eb, 1024, c.threads,
+                                                     "midpoints eb=" + std::to_string(eb));
         ASSERT_FALSE(z.empty());
         EXPECT_EQ(zt::inspect(z).quantum, quantum);
       }
@@ -183,8 +184,8 @@ TEST_P(RoundTrip, EscapeThreshold) {
       double quantum = zt::probe_quantum<T>(pin, c.mode, use_eb);
       ASSERT_GT(quantum, 0);
       const double top = std::ldexp(1.0, 30) - 1;
-      for (double k : {top - 2, top - 1, top - 0.5, top, top + 0.49, top + 0.5, top + 1, top + 2,
-                       top + 100}) {
+      for (double k :
+           {top - 2, top - 1, top - 0.5, top, top + 0.49, top + 0.5, top + 1, top + 2, top + 100}) {
         std::vector<T> x;
         for (double s : {1.0, -1.0})
           for (int u = -2; u <= 2; ++u) x.push_back(zt::nudge<T>(s * k * quantum, u));
@@ -223,7 +224,9 @@ TEST_P(RoundTrip, RawChunksAreBitExact) {
           case 0: v = zt::nan_with_payload<T>(r); break;
           case 1: v = zt::random_bits<T>(r); break;
           case 2: v = zt::denormal<T>(r); break;
-          case 3: v = r.coin() ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity(); break;
+          case 3:
+            v = r.coin() ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+            break;
           case 4: v = -T(0); break;
           default: v = static_cast<T>(r.uniform(-1e30, 1e30)); break;
         }
@@ -302,7 +305,8 @@ TEST(RelativeBound, ConstantDataUsesMagnitude) {
     zcoll_params_init(&p);
     p.error_bound = 1e-3;
     double eb = 0;
-    ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, xd.data(), xd.size(), &eb, 1), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, xd.data(), xd.size(), &eb, 1),
+              ZCOLL_SUCCESS);
     EXPECT_EQ(eb, 1e-3 * std::max(std::fabs(c), 1.0));
     std::vector<uint8_t> zf = zt::roundtrip_check(xf, ZCOLL_EB_REL, 1e-3, 1024, 1, "const f32");
     std::vector<uint8_t> zd = zt::roundtrip_check(xd, ZCOLL_EB_REL, 1e-3, 1024, 2, "const f64");
@@ -319,17 +323,20 @@ TEST(RelativeBound, NonFiniteValuesDoNotWidenTheRange) {
   zcoll_params_init(&p);
   p.error_bound = 0.01;
   double eb = 0;
-  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, x.data(), x.size(), &eb, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT64, x.data(), x.size(), &eb, 1),
+            ZCOLL_SUCCESS);
   EXPECT_EQ(eb, 0.01 * 2.0);
   // all non-finite: range [0, 0] -> bound error_bound * 1
   std::vector<float> y = {NAN, INFINITY, -INFINITY};
-  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb, 1),
+            ZCOLL_SUCCESS);
   EXPECT_EQ(eb, 0.01);
   zt::roundtrip_check(y, ZCOLL_EB_REL, 0.01, 1024, 1, "all non-finite");
   // ABS resolves to itself
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = 0.125;
-  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_resolve_error_bound(&p, ZCOLL_FLOAT32, y.data(), y.size(), &eb, 1),
+            ZCOLL_SUCCESS);
   EXPECT_EQ(eb, 0.125);
 }
 

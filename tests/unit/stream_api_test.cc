@@ -18,11 +18,14 @@ std::vector<T> mixed_data(size_t n, uint32_t cs, uint64_t seed) {
   if (cs == 0) cs = ZCOLL_DEFAULT_CHUNK_SIZE;
   Rng r(seed);
   std::vector<T> x(n);
-  for (size_t i = 0; i < n; ++i) x[i] = static_cast<T>(10 * std::sin(0.001 * i) + r.uniform(-0.01, 0.01));
+  for (size_t i = 0; i < n; ++i)
+    x[i] = static_cast<T>(10 * std::sin(0.001 * i) + r.uniform(-0.01, 0.01));
   const size_t chunks = (n + cs - 1) / cs;
-  for (size_t c = 1; c < chunks; c += 3) x[c * cs + r.below(std::min<size_t>(cs, n - c * cs))] = zt::nan_with_payload<T>(r);
+  for (size_t c = 1; c < chunks; c += 3)
+    x[c * cs + r.below(std::min<size_t>(cs, n - c * cs))] = zt::nan_with_payload<T>(r);
   if (chunks > 2)
-    for (size_t i = 2 * cs; i < std::min(n, 3 * size_t{cs}); ++i) x[i] = static_cast<T>(r.uniform(-1e6, 1e6));
+    for (size_t i = 2 * cs; i < std::min(n, 3 * size_t{cs}); ++i)
+      x[i] = static_cast<T>(r.uniform(-1e6, 1e6));
   return x;
 }
 
@@ -76,7 +79,8 @@ void chunk_ranges_match(size_t n, uint32_t cs, double eb, zcoll_eb_mode mode,
   p.chunk_size = cs;
   if (mode == ZCOLL_EB_REL) {  // resolve first, as the API asks
     double abs_eb;
-    ASSERT_EQ(zcoll_resolve_error_bound(&p, zt::dtype_of<T>(), x.data(), n, &abs_eb, 1), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_resolve_error_bound(&p, zt::dtype_of<T>(), x.data(), n, &abs_eb, 1),
+              ZCOLL_SUCCESS);
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = abs_eb;
   }
@@ -109,13 +113,17 @@ void chunk_ranges_match(size_t n, uint32_t cs, double eb, zcoll_eb_mode mode,
 }
 
 TEST(ChunkRangeApi, SameBytesAsWholeStream) {
-  std::vector<std::vector<size_t>> s6 = {{0, 6}, {0, 1, 2, 3, 4, 5, 6}, {0, 2, 2, 5, 6}, {0, 3, 6},
+  std::vector<std::vector<size_t>> s6 = {{0, 6},
+                                         {0, 1, 2, 3, 4, 5, 6},
+                                         {0, 2, 2, 5, 6},
+                                         {0, 3, 6},
                                          {0, 0, 1, 6, 6}};
   chunk_ranges_match<float>(5 * 1024 + 17, 1024, 1e-3, ZCOLL_EB_ABS, s6);
   chunk_ranges_match<double>(5 * 1024 + 17, 1024, 1e-3, ZCOLL_EB_ABS, s6);
   chunk_ranges_match<float>(6 * 1024, 1024, 1e-2, ZCOLL_EB_REL, s6);
   chunk_ranges_match<double>(5 * 1024 + 1, 1024, 1e-5, ZCOLL_EB_REL, s6);
-  chunk_ranges_match<float>(2 * 16384 + 1, 0, 0.25, ZCOLL_EB_ABS, {{0, 3}, {0, 1, 2, 3}, {0, 2, 3}});
+  chunk_ranges_match<float>(2 * 16384 + 1, 0, 0.25, ZCOLL_EB_ABS,
+                            {{0, 3}, {0, 1, 2, 3}, {0, 2, 3}});
   chunk_ranges_match<double>(0, 1024, 0.25, ZCOLL_EB_ABS, {{0, 0}});
   chunk_ranges_match<float>(7, 1024, 0.25, ZCOLL_EB_ABS, {{0, 1}, {0, 0, 1}});
 }
@@ -130,22 +138,27 @@ TEST(ChunkRangeApi, RejectsBadRanges) {
   std::vector<uint8_t> out(zcoll_compress_bound(3000, ZCOLL_FLOAT32));
   std::vector<uint32_t> sizes(3);
   size_t w;
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 4, out.data(), out.size(), &w, sizes.data(), 1),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 4, out.data(), out.size(),
+                                  &w, sizes.data(), 1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 1, out.data(), out.size(), &w, sizes.data(), 1),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 2, 1, out.data(), out.size(),
+                                  &w, sizes.data(), 1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
   // capacity below the raw size of the range
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(), 2 * (8 + 4096) - 1, &w, sizes.data(), 1),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(),
+                                  2 * (8 + 4096) - 1, &w, sizes.data(), 1),
             ZCOLL_ERR_BUFFER_TOO_SMALL);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(), 2 * (8 + 4096), &w, sizes.data(), 1),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 2, out.data(),
+                                  2 * (8 + 4096), &w, sizes.data(), 1),
             ZCOLL_SUCCESS);
   EXPECT_STREQ(zcoll_last_error(), "");
   // REL must be resolved first
   p.eb_mode = ZCOLL_EB_REL;
-  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 1, out.data(), out.size(), &w, sizes.data(), 1),
+  EXPECT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), 3000, 0, 1, out.data(), out.size(),
+                                  &w, sizes.data(), 1),
             ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
   EXPECT_EQ(zcoll_compress_finish(&p, ZCOLL_FLOAT32, 3000, sizes.data(), out.data(), out.size()),
@@ -178,22 +191,26 @@ void decompress_subranges(size_t n, uint32_t cs) {
       for (size_t i = 0; i < n; ++i) {
         size_t c = i / cs;
         T want = (c >= a && c < b) ? full[i] : sentinel;
-        ASSERT_EQ(zt::bits_of(y[i]), zt::bits_of(want)) << "range [" << a << "," << b << ") i=" << i;
+        ASSERT_EQ(zt::bits_of(y[i]), zt::bits_of(want))
+            << "range [" << a << "," << b << ") i=" << i;
       }
     }
   }
   // accumulate over a sub-range adds only there
   std::vector<T> y(n, T(1.5));
-  ASSERT_EQ(zcoll_decompress_accumulate_chunks(z.data(), z.size(), 1, chunks, y.data(), n, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(zcoll_decompress_accumulate_chunks(z.data(), z.size(), 1, chunks, y.data(), n, 1),
+            ZCOLL_SUCCESS);
   for (size_t i = 0; i < n; ++i) {
     T want = i < cs ? T(1.5) : static_cast<T>(T(1.5) + full[i]);
     ASSERT_EQ(zt::bits_of(y[i]), zt::bits_of(want)) << i;
   }
   // out-of-range chunk ranges
   std::vector<T> w(n);
-  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 0, chunks + 1, w.data(), n, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 0, chunks + 1, w.data(), n, 1),
+            ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
-  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 2, 1, w.data(), n, 1), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_decompress_chunks(z.data(), z.size(), 2, 1, w.data(), n, 1),
+            ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
 }
 
@@ -220,7 +237,8 @@ void accumulate_exact(size_t n, uint32_t cs, zcoll_eb_mode mode, double eb, int 
   // twice more: the sum of three decodes
   for (int k = 0; k < 2; ++k) {
     for (size_t i = 0; i < n; ++i) want[i] = static_cast<T>(want[i] + dec[i]);
-    ASSERT_EQ(zcoll_decompress_accumulate(z.data(), z.size(), acc.data(), n, threads), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_decompress_accumulate(z.data(), z.size(), acc.data(), n, threads),
+              ZCOLL_SUCCESS);
   }
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(zt::bits_of(acc[i]), zt::bits_of(want[i])) << i;
 }
@@ -277,8 +295,9 @@ TEST(Compress, UnalignedOutputBuffer) {
   for (size_t shift = 1; shift < 8; ++shift) {
     std::vector<uint8_t> buf(bound + 8);
     size_t size = 0;
-    ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT64, x.data(), x.size(), buf.data() + shift, bound, &size, 2),
-              ZCOLL_SUCCESS);
+    ASSERT_EQ(
+        zcoll_compress(&p, ZCOLL_FLOAT64, x.data(), x.size(), buf.data() + shift, bound, &size, 2),
+        ZCOLL_SUCCESS);
     ASSERT_EQ(size, ref.size());
     EXPECT_EQ(std::memcmp(buf.data() + shift, ref.data(), size), 0) << "shift " << shift;
     std::vector<double> y(x.size());
@@ -293,7 +312,8 @@ TEST(Decompress, EmptyStream) {
   zcoll_info info = zt::inspect(z);
   EXPECT_EQ(info.n, 0u);
   EXPECT_EQ(info.chunks, 0u);
-  EXPECT_EQ(zcoll_decompress(z.data(), z.size(), nullptr, 0, 1), ZCOLL_SUCCESS) << zcoll_last_error();
+  EXPECT_EQ(zcoll_decompress(z.data(), z.size(), nullptr, 0, 1), ZCOLL_SUCCESS)
+      << zcoll_last_error();
   EXPECT_EQ(zcoll_decompress_accumulate(z.data(), z.size(), nullptr, 0, 1), ZCOLL_SUCCESS);
   // REL on empty data
   std::vector<double> d;
@@ -308,7 +328,8 @@ void bound_holds(size_t n, uint32_t cs, int kind, Rng& r) {
   const size_t ecs = cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE;
   if (kind == zt::kRandomBits || kind == zt::kWhiteNoise) {  // every chunk raw
     for (size_t i = 0; i < n; i += 97) x[i] = zt::nan_with_payload<T>(r);
-    for (size_t i = ecs - 1; i < n + ecs - 1; i += ecs) x[std::min(i, n - 1)] = zt::nan_with_payload<T>(r);
+    for (size_t i = ecs - 1; i < n + ecs - 1; i += ecs)
+      x[std::min(i, n - 1)] = zt::nan_with_payload<T>(r);
   }
   const size_t bound = zcoll_compress_bound(n, zt::dtype_of<T>());
   const size_t vb = sizeof(T);
@@ -321,15 +342,18 @@ void bound_holds(size_t n, uint32_t cs, int kind, Rng& r) {
   // canary bytes after the bound must survive
   std::vector<uint8_t> out(bound + 64, 0xA5);
   size_t size = 0;
-  ASSERT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, out.data(), bound, &size, 2), ZCOLL_SUCCESS)
+  ASSERT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, out.data(), bound, &size, 2),
+            ZCOLL_SUCCESS)
       << zcoll_last_error();
   EXPECT_LE(size, bound);
-  for (size_t i = bound; i < out.size(); ++i) ASSERT_EQ(out[i], 0xA5) << "wrote past the bound, n=" << n;
+  for (size_t i = bound; i < out.size(); ++i)
+    ASSERT_EQ(out[i], 0xA5) << "wrote past the bound, n=" << n;
   // the exact all-raw size
   const size_t chunks = zcoll_chunk_count(n, cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE);
   size_t all_raw = zcoll_header_size(n, cs);
   for (size_t c = 0; c < chunks; ++c) {
-    size_t len = std::min<size_t>(cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE, n - c * (cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE));
+    size_t len = std::min<size_t>(cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE,
+                                  n - c * (cs ? cs : ZCOLL_DEFAULT_CHUNK_SIZE));
     all_raw += (8 + len * vb + 7) & ~size_t{7};
   }
   EXPECT_LE(size, all_raw);
@@ -429,7 +453,8 @@ TEST(ValueRange, SkipsNonFinite) {
   EXPECT_EQ(zcoll_value_range(ZCOLL_FLOAT32, nullptr, 3, &mn, &mx, 1), ZCOLL_ERR_INVALID_ARG);
   EXPECT_STRNE(zcoll_last_error(), "");
   EXPECT_EQ(zcoll_value_range(ZCOLL_FLOAT32, s.data(), 3, nullptr, &mx, 1), ZCOLL_ERR_INVALID_ARG);
-  EXPECT_EQ(zcoll_value_range(static_cast<zcoll_dtype>(9), s.data(), 3, &mn, &mx, 1), ZCOLL_ERR_UNSUPPORTED);
+  EXPECT_EQ(zcoll_value_range(static_cast<zcoll_dtype>(9), s.data(), 3, &mn, &mx, 1),
+            ZCOLL_ERR_UNSUPPORTED);
   EXPECT_STRNE(zcoll_last_error(), "");
 }
 

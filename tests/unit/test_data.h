@@ -31,9 +31,9 @@ enum Kind {
 };
 
 inline const char* kind_name(int k) {
-  static const char* names[] = {"white_noise", "gaussian",   "smooth_sine", "constant",
+  static const char* names[] = {"white_noise", "gaussian",    "smooth_sine",   "constant",
                                 "zeros",       "random_walk", "dynamic_range", "straddle",
-                                "escape",      "specials",    "random_bits", "denormals",
+                                "escape",      "specials",    "random_bits",   "denormals",
                                 "huge",        "spikes",      "one_bad_chunk", "steps"};
   return k >= 0 && k < kNumKinds ? names[k] : "?";
 }
@@ -102,8 +102,8 @@ std::vector<T> make_case(int kind, size_t n, Rng& r, zcoll_eb_mode mode, double 
     case kSmoothSine: {
       double f = r.uniform(1e-4, 0.1), ph = r.uniform(0, 6.28), noise = r.coin() ? 0 : 1e-4;
       for (size_t i = 0; i < n; ++i)
-        x[i] = static_cast<T>(amp * (std::sin(f * i + ph) + 0.3 * std::sin(7.1 * f * i) +
-                                     noise * r.uniform(-1, 1)));
+        x[i] = static_cast<T>(
+            amp * (std::sin(f * i + ph) + 0.3 * std::sin(7.1 * f * i) + noise * r.uniform(-1, 1)));
       break;
     }
     case kConstant: {
@@ -214,8 +214,7 @@ std::vector<T> make_case(int kind, size_t n, Rng& r, zcoll_eb_mode mode, double 
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
   return x;
 }

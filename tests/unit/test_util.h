@@ -80,7 +80,7 @@ inline bool within_bound(double x, double y, double eb) {
   const double av = s - bv;
   const double e = (a - av) + (b - bv);
   const double as = std::fabs(s);
-  if (as < eb) return true;  // |s + e| <= |s| + ulp/2 < next double above |s| <= eb
+  if (as < eb) return true;   // |s + e| <= |s| + ulp/2 < next double above |s| <= eb
   if (as > eb) return false;  // rounding is monotonic: |x - y| > eb
   return e == 0 || std::signbit(e) != std::signbit(s);  // |s| == eb: sign of the residual
 }
@@ -97,7 +97,8 @@ std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, doubl
   size_t cap = zcoll_compress_bound(x.size(), dtype_of<T>());
   std::vector<uint8_t> out(cap);
   size_t size = 0;
-  zcoll_status s = zcoll_compress(&p, dtype_of<T>(), x.data(), x.size(), out.data(), cap, &size, threads);
+  zcoll_status s =
+      zcoll_compress(&p, dtype_of<T>(), x.data(), x.size(), out.data(), cap, &size, threads);
   EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
   if (s != ZCOLL_SUCCESS) return {};
   EXPECT_LE(size, cap);
@@ -129,11 +130,11 @@ size_t count_violations(const std::vector<T>& x, const std::vector<T>& y, double
   for (size_t i = 0; i < x.size(); ++i) {
     bool ok = std::isfinite(x[i]) ? within_bound(x[i], y[i], eb) : bits_of(x[i]) == bits_of(y[i]);
     if (!ok && ++bad <= 3)
-      ADD_FAILURE() << what << ": value " << i << " of " << x.size() << ": x = "
-                    << testing::PrintToString(static_cast<double>(x[i])) << " (bits 0x" << std::hex
-                    << static_cast<uint64_t>(bits_of(x[i])) << std::dec << "), x' = "
-                    << testing::PrintToString(static_cast<double>(y[i])) << ", eb = "
-                    << testing::PrintToString(eb);
+      ADD_FAILURE() << what << ": value " << i << " of " << x.size()
+                    << ": x = " << testing::PrintToString(static_cast<double>(x[i])) << " (bits 0x"
+                    << std::hex << static_cast<uint64_t>(bits_of(x[i])) << std::dec
+                    << "), x' = " << testing::PrintToString(static_cast<double>(y[i]))
+                    << ", eb = " << testing::PrintToString(eb);
   }
   return bad;
 }

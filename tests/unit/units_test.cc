@@ -71,9 +71,9 @@ TEST(UnitsSize, Limits) {
 
 TEST(UnitsSize, Junk) {
   uint64_t v = 7;
-  for (const char* t : {"", " ", " 1K", "1K ", "-1", "-1K", "+1", "K", "1X", "1KK", "1Kb", "1kb",
-                        "1b", "1iB", "1KBi", "0x10", "inf", "nan", "1,5K", "0.5", "1.1", "1e",
-                        "1e+", "e3", ".", "1..2", "1 K", "1P", "1E", "1KiBs"})
+  for (const char* t : {"",    " ",   " 1K", "1K ", "-1",   "-1K",  "+1",  "K",   "1X",   "1KK",
+                        "1Kb", "1kb", "1b",  "1iB", "1KBi", "0x10", "inf", "nan", "1,5K", "0.5",
+                        "1.1", "1e",  "1e+", "e3",  ".",    "1..2", "1 K", "1P",  "1E",   "1KiBs"})
     EXPECT_FALSE(parse_size(t, &v)) << "'" << t << "'";
   EXPECT_FALSE(parse_size(nullptr, &v));
   EXPECT_EQ(v, 7u);
@@ -99,10 +99,10 @@ TEST(UnitsRate, BitsBytesAndPrefixes) {
 
 TEST(UnitsRate, Refused) {
   double v = 7;
-  for (const char* t : {"", "0", "0gbit", "-1gbit", "fast", "1G", "1g", "1Gi", "1Gb", "1gb",
-                        "1Gbps", "1GBps", "1bps", "1b", "1G/s", "1gbit/", "1gbit/S/s", "1 gbit",
-                        "1gbit ", "inf", "1e999", "1e400gbit", "1Pbit", "1gbyte", "1.gbit.",
-                        "1gbitps"})
+  for (const char* t : {"",          "0",      "0gbit",     "-1gbit",  "fast",   "1G",   "1g",
+                        "1Gi",       "1Gb",    "1gb",       "1Gbps",   "1GBps",  "1bps", "1b",
+                        "1G/s",      "1gbit/", "1gbit/S/s", "1 gbit",  "1gbit ", "inf",  "1e999",
+                        "1e400gbit", "1Pbit",  "1gbyte",    "1.gbit.", "1gbitps"})
     EXPECT_FALSE(parse_rate(t, &v)) << "'" << t << "'";
   EXPECT_FALSE(parse_rate(nullptr, &v));
   EXPECT_EQ(v, 7);
@@ -120,8 +120,8 @@ TEST(UnitsTime, Units) {
   EXPECT_DOUBLE_EQ(time_of("1e-6"), 1e-6);
   EXPECT_DOUBLE_EQ(time_of("1.5e3ms"), 1.5);
   double v = 7;
-  for (const char* t : {"", "-1", "-1ms", "1m", "1min", "1h", "ms", "1 ms", "1ms ", "1sec",
-                        "1e999", "inf", "nan", "1.2.3s", "1µs"})
+  for (const char* t : {"", "-1", "-1ms", "1m", "1min", "1h", "ms", "1 ms", "1ms ", "1sec", "1e999",
+                        "inf", "nan", "1.2.3s", "1µs"})
     EXPECT_FALSE(parse_time(t, &v)) << "'" << t << "'";
   EXPECT_EQ(v, 7);
 }

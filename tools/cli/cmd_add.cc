@@ -90,8 +90,8 @@ int run_add(const AddOptions& o) {
     const uint64_t* b = stats.pipeline;
     const uint64_t total = b[0] + b[1] + b[2] + b[3];
     const auto pct = [total](uint64_t v) { return total ? 100.0 * v / total : 0.0; };
-    std::printf("blocks            %llu in %zu additions\n",
-                static_cast<unsigned long long>(total), in.size() - 1);
+    std::printf("blocks            %llu in %zu additions\n", static_cast<unsigned long long>(total),
+                in.size() - 1);
     std::printf("  both constant   %6.2f %%\n", pct(b[0]));
     std::printf("  only a constant %6.2f %%\n", pct(b[1]));
     std::printf("  only b constant %6.2f %%\n", pct(b[2]));

@@ -43,7 +43,8 @@ int run_eval(const EvalOptions& o) {
   }
 
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
-  check(zcoll_quality_compare(dtype, in.data(), out.data(), n, comp_size, &q, o.threads), "comparing");
+  check(zcoll_quality_compare(dtype, in.data(), out.data(), n, comp_size, &q, o.threads),
+        "comparing");
   const double eb = info.error_bound;  // the absolute bound the stream guarantees
   const double err_over_eb = q.max_abs_error / eb;
   const bool bound_ok = q.max_abs_error <= eb && q.nonfinite_mismatch == 0;

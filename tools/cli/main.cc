@@ -119,9 +119,8 @@ int main(int argc, char** argv) {
   add->add_option("-o,--output", ao.output, "compressed output file (the sum)")->required();
   add->add_flag("--stats", ao.stats, "print how the blocks were combined");
   CLI::Option* mean = add->add_flag("--mean", ao.mean, "divide the sum by the number of inputs");
-  CLI::Option* scale =
-      add->add_option("--scale", ao.scale, "divide the sum by K")
-          ->check(CLI::Range(uint32_t{1}, UINT32_MAX));
+  CLI::Option* scale = add->add_option("--scale", ao.scale, "divide the sum by K")
+                           ->check(CLI::Range(uint32_t{1}, UINT32_MAX));
   mean->excludes(scale);
   add_threads(add, &ao.threads);
 

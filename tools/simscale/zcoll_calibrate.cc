@@ -117,23 +117,31 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--data") data = next();
-    else if (a == "--json") json = next();
-    else if (a == "--profile") profile = next();
-    else if (a == "--rel") rel = std::stod(next());
+    if (a == "--data")
+      data = next();
+    else if (a == "--json")
+      json = next();
+    else if (a == "--profile")
+      profile = next();
+    else if (a == "--rel")
+      rel = std::stod(next());
     else if (a == "--values") {
       const std::string v = next();
       uint64_t n = 0;
       if (!zcoll::units::parse_size(v.c_str(), &n) || n == 0)
         throw std::runtime_error("--values " + v + ": expected a count (4M, 65536)");
       values = static_cast<size_t>(n);
-    } else if (a == "--threads") threads_s = next();
-    else if (a == "--terms") terms_s = next();
-    else if (a == "--repeat") repeat = std::stoi(next());
+    } else if (a == "--threads")
+      threads_s = next();
+    else if (a == "--terms")
+      terms_s = next();
+    else if (a == "--repeat")
+      repeat = std::stoi(next());
     else {
-      std::fprintf(stderr,
-                   "usage: zcoll-calibrate --data FILE.f32 [--rel 1e-4] [--values 4M] [--threads 1,2]\n"
-                   "       [--terms 1,2,8,64,512] [--repeat 5] [--json OUT] [--profile OUT]\n");
+      std::fprintf(
+          stderr,
+          "usage: zcoll-calibrate --data FILE.f32 [--rel 1e-4] [--values 4M] [--threads 1,2]\n"
+          "       [--terms 1,2,8,64,512] [--repeat 5] [--json OUT] [--profile OUT]\n");
       return 2;
     }
   }
@@ -189,10 +197,10 @@ int main(int argc, char** argv) {
       } else {
         compress_all(p, x.data(), n, work, 1);
         for (size_t s = 0; s < nsegs(n); ++s)
-          check(zcoll_hom_add(sum.buf.data() + sum.off[s], sum.size[s], work.buf.data() + work.off[s],
-                              work.size[s], nxt.buf.data() + nxt.off[s],
-                              zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &nxt.size[s], nullptr,
-                              1),
+          check(zcoll_hom_add(
+                    sum.buf.data() + sum.off[s], sum.size[s], work.buf.data() + work.off[s],
+                    work.size[s], nxt.buf.data() + nxt.off[s],
+                    zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &nxt.size[s], nullptr, 1),
                 "hom_add");
         std::swap(sum, nxt);
       }
@@ -206,7 +214,8 @@ int main(int argc, char** argv) {
               "decompress");
       for (int t : threads) {
         auto& T = tput[t];
-        T["compress"][k] = best_gbps(n * 4, repeat, [&] { compress_all(p, vals.data(), n, work, t); });
+        T["compress"][k] =
+            best_gbps(n * 4, repeat, [&] { compress_all(p, vals.data(), n, work, t); });
         T["decompress"][k] = best_gbps(n * 4, repeat, [&] {
           for (size_t s = 0; s < nsegs(n); ++s)
             check(zcoll_decompress(sum.buf.data() + sum.off[s], sum.size[s], tmp.data() + s * kSeg,
@@ -221,10 +230,10 @@ int main(int argc, char** argv) {
         });
         T["hom_add"][k] = best_gbps(n * 4, repeat, [&] {
           for (size_t s = 0; s < nsegs(n); ++s)
-            check(zcoll_hom_add(sum.buf.data() + sum.off[s], sum.size[s], one_copy.data() + one.off[s],
-                                one.size[s], work.buf.data() + work.off[s],
-                                zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &work.size[s], nullptr,
-                                t),
+            check(zcoll_hom_add(
+                      sum.buf.data() + sum.off[s], sum.size[s], one_copy.data() + one.off[s],
+                      one.size[s], work.buf.data() + work.off[s],
+                      zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &work.size[s], nullptr, t),
                   "hom_add");
         });
         if (k == 1) {
@@ -240,10 +249,11 @@ int main(int argc, char** argv) {
               for (int64_t i = 0; i < len; ++i) o[i] = a[i] + b[i];
             }
           });
-          T["copy"][1] = best_gbps(n * 4, repeat, [&] { std::memmove(tmp.data(), vals.data(), n * 4); });
+          T["copy"][1] =
+              best_gbps(n * 4, repeat, [&] { std::memmove(tmp.data(), vals.data(), n * 4); });
         }
-        std::fprintf(stderr, "terms %4d threads %d: ratio %.3f  c %.2f d %.2f a %.2f h %.2f GB/s\n", k,
-                     t, ratio[k], T["compress"][k], T["decompress"][k], T["accumulate"][k],
+        std::fprintf(stderr, "terms %4d threads %d: ratio %.3f  c %.2f d %.2f a %.2f h %.2f GB/s\n",
+                     k, t, ratio[k], T["compress"][k], T["decompress"][k], T["accumulate"][k],
                      T["hom_add"][k]);
       }
     }
@@ -256,7 +266,8 @@ int main(int argc, char** argv) {
       std::fprintf(pf, "# tput THREADS KIND TERMS GB/s  |  ratio TERMS RATIO\n");
       for (auto& [t, kinds] : tput)
         for (auto& [kind, curve] : kinds)
-          for (auto& [k, g] : curve) std::fprintf(pf, "tput %d %s %d %.6g\n", t, kind.c_str(), k, g);
+          for (auto& [k, g] : curve)
+            std::fprintf(pf, "tput %d %s %d %.6g\n", t, kind.c_str(), k, g);
       for (auto& [k, r] : ratio) std::fprintf(pf, "ratio %d %.6g\n", k, r);
       std::fclose(pf);
     }
@@ -272,11 +283,15 @@ int main(int argc, char** argv) {
           break;
         }
       (void)host;
-      std::fprintf(jf, "{\n  \"tool\": \"zcoll-calibrate\",\n  \"cpu\": \"%s\",\n  \"omp_procs\": %d,\n",
-                   model.c_str(), omp_get_num_procs());
-      std::fprintf(jf, "  \"data\": \"%s\",\n  \"rel\": %g,\n  \"abs_bound\": %.9g,\n", data.c_str(), rel, eb);
-      std::fprintf(jf, "  \"values\": %zu,\n  \"segment_values\": %zu,\n  \"inputs\": %d,\n  \"repeat\": %d,\n",
-                   n, kSeg, K, repeat);
+      std::fprintf(
+          jf, "{\n  \"tool\": \"zcoll-calibrate\",\n  \"cpu\": \"%s\",\n  \"omp_procs\": %d,\n",
+          model.c_str(), omp_get_num_procs());
+      std::fprintf(jf, "  \"data\": \"%s\",\n  \"rel\": %g,\n  \"abs_bound\": %.9g,\n",
+                   data.c_str(), rel, eb);
+      std::fprintf(
+          jf,
+          "  \"values\": %zu,\n  \"segment_values\": %zu,\n  \"inputs\": %d,\n  \"repeat\": %d,\n",
+          n, kSeg, K, repeat);
       std::fprintf(jf, "  \"ratio\": {");
       bool first = true;
       for (auto& [k, r] : ratio) {

@@ -49,9 +49,9 @@
 namespace {
 
 int g_rank = 0, g_size = 1;
-bool g_model = false;        // ZCOLL_SIM_CODEC=model
-bool g_charge = false;       // model or charge
-double g_reduce_gbps = 0;    // profile: float add, 1 thread
+bool g_model = false;      // ZCOLL_SIM_CODEC=model
+bool g_charge = false;     // model or charge
+double g_reduce_gbps = 0;  // profile: float add, 1 thread
 std::string g_codec = "off";
 
 using zcoll::tools::split;
@@ -164,16 +164,26 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--coll") o.coll = next();
-    else if (a == "--sizes") o.sizes = next();
-    else if (a == "--modes") o.modes = next();
-    else if (a == "--threads") o.threads = next();
-    else if (a == "--data") o.data = next();
-    else if (a == "--json") o.json = next();
-    else if (a == "--label") o.label = next();
-    else if (a == "--rel") o.rel = std::stod(next());
-    else if (a == "--iters") o.iters = std::stoi(next());
-    else if (a == "--warmup") o.warmup = std::stoi(next());
+    if (a == "--coll")
+      o.coll = next();
+    else if (a == "--sizes")
+      o.sizes = next();
+    else if (a == "--modes")
+      o.modes = next();
+    else if (a == "--threads")
+      o.threads = next();
+    else if (a == "--data")
+      o.data = next();
+    else if (a == "--json")
+      o.json = next();
+    else if (a == "--label")
+      o.label = next();
+    else if (a == "--rel")
+      o.rel = std::stod(next());
+    else if (a == "--iters")
+      o.iters = std::stoi(next());
+    else if (a == "--warmup")
+      o.warmup = std::stoi(next());
     else {
       int rc = usage();
       MPI_Finalize();
@@ -196,8 +206,10 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const std::map<std::string, zcoll_collective> colls = {
-      {"allreduce", ZCOLL_COLL_ALLREDUCE}, {"reduce_scatter", ZCOLL_COLL_REDUCE_SCATTER},
-      {"allgather", ZCOLL_COLL_ALLGATHER}, {"bcast", ZCOLL_COLL_BCAST},
+      {"allreduce", ZCOLL_COLL_ALLREDUCE},
+      {"reduce_scatter", ZCOLL_COLL_REDUCE_SCATTER},
+      {"allgather", ZCOLL_COLL_ALLGATHER},
+      {"bcast", ZCOLL_COLL_BCAST},
       {"scatter", ZCOLL_COLL_SCATTER}};
   if (!colls.count(o.coll)) {
     int rc = usage();
@@ -225,10 +237,12 @@ int main(int argc, char** argv) {
   double eb = o.rel;  // model: any positive bound (no data is read)
   if (!g_model) {
     std::vector<float> src;
-    if (!o.data.empty()) src = load(o.data);
+    if (!o.data.empty())
+      src = load(o.data);
     else {
       src.resize(1 << 20);
-      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(10 * std::sin(i * 1e-4) + std::cos(7.3e-4 * i));
+      for (size_t i = 0; i < src.size(); ++i)
+        src[i] = static_cast<float>(10 * std::sin(i * 1e-4) + std::cos(7.3e-4 * i));
     }
     const size_t n = src.size();
     const size_t start = static_cast<size_t>(g_rank) * (n / N) + static_cast<size_t>(g_rank) * 7919;
@@ -251,9 +265,10 @@ int main(int argc, char** argv) {
     }
   }
   if (g_rank == 0)
-    std::printf("# zcoll-simscale %s N=%d codec=%s label=%s\n# %10s %4s %8s %6s %14s %8s %9s %14s\n",
-                o.coll.c_str(), N, g_codec.c_str(), o.label.c_str(), "bytes", "thr", "mode",
-                "algo", "sim_seconds", "speedup", "ratio", "bytes_sent");
+    std::printf(
+        "# zcoll-simscale %s N=%d codec=%s label=%s\n# %10s %4s %8s %6s %14s %8s %9s %14s\n",
+        o.coll.c_str(), N, g_codec.c_str(), o.label.c_str(), "bytes", "thr", "mode", "algo",
+        "sim_seconds", "speedup", "ratio", "bytes_sent");
 
   int failures = 0;
   for (size_t bytes : sizes) {
@@ -275,8 +290,10 @@ int main(int argc, char** argv) {
       zcoll_comm_config eff = ZCOLL_COMM_CONFIG_INITIALIZER;
       zcoll_comm_config_init(&eff);
       zcoll_comm_get_config(zc, &eff);  // after the ZCOLL_* environment
-      const size_t pipeline = eff.pipeline_values ? eff.pipeline_values
-                              : size_t{4} * (eff.chunk_size ? eff.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE);
+      const size_t pipeline =
+          eff.pipeline_values
+              ? eff.pipeline_values
+              : size_t{4} * (eff.chunk_size ? eff.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE);
       for (const std::string& mname : modes) {
         const bool is_mpi = mname == "mpi";
         if (is_mpi && th != threads.front()) continue;  // MPI does not use threads
@@ -301,17 +318,18 @@ int main(int argc, char** argv) {
           int rc = 0;
           switch (coll) {
             case ZCOLL_COLL_ALLREDUCE:
-              rc = is_mpi ? MPI_Allreduce(in, out, static_cast<int>(count), MPI_FLOAT, costed, MPI_COMM_WORLD)
+              rc = is_mpi ? MPI_Allreduce(in, out, static_cast<int>(count), MPI_FLOAT, costed,
+                                          MPI_COMM_WORLD)
                           : zcoll_allreduce(zc, in, out, count, MPI_FLOAT, MPI_SUM);
               break;
             case ZCOLL_COLL_REDUCE_SCATTER:
-              rc = is_mpi ? MPI_Reduce_scatter_block(in, out, static_cast<int>(per), MPI_FLOAT, costed,
-                                                     MPI_COMM_WORLD)
+              rc = is_mpi ? MPI_Reduce_scatter_block(in, out, static_cast<int>(per), MPI_FLOAT,
+                                                     costed, MPI_COMM_WORLD)
                           : zcoll_reduce_scatter_block(zc, in, out, per, MPI_FLOAT, MPI_SUM);
               break;
             case ZCOLL_COLL_ALLGATHER:
-              rc = is_mpi ? MPI_Allgather(in, static_cast<int>(per), MPI_FLOAT, out, static_cast<int>(per),
-                                          MPI_FLOAT, MPI_COMM_WORLD)
+              rc = is_mpi ? MPI_Allgather(in, static_cast<int>(per), MPI_FLOAT, out,
+                                          static_cast<int>(per), MPI_FLOAT, MPI_COMM_WORLD)
                           : zcoll_allgather(zc, in, out, per, MPI_FLOAT);
               break;
             case ZCOLL_COLL_BCAST:
@@ -319,8 +337,8 @@ int main(int argc, char** argv) {
                           : zcoll_bcast(zc, in, count, MPI_FLOAT, 0);
               break;
             case ZCOLL_COLL_SCATTER:
-              rc = is_mpi ? MPI_Scatter(in, static_cast<int>(per), MPI_FLOAT, out, static_cast<int>(per),
-                                        MPI_FLOAT, 0, MPI_COMM_WORLD)
+              rc = is_mpi ? MPI_Scatter(in, static_cast<int>(per), MPI_FLOAT, out,
+                                        static_cast<int>(per), MPI_FLOAT, 0, MPI_COMM_WORLD)
                           : zcoll_scatter(zc, in, out, per, MPI_FLOAT, 0);
               break;
             default: break;
@@ -328,8 +346,8 @@ int main(int argc, char** argv) {
           const double t1 = MPI_Wtime();
           if (rc != 0) {
             st = 1;
-            std::fprintf(stderr, "rank %d: %s %s failed: %s\n", g_rank, o.coll.c_str(), mname.c_str(),
-                         is_mpi ? "MPI error" : zcoll_last_error());
+            std::fprintf(stderr, "rank %d: %s %s failed: %s\n", g_rank, o.coll.c_str(),
+                         mname.c_str(), is_mpi ? "MPI error" : zcoll_last_error());
           }
           double lo_hi[2] = {-t0, t1}, g[2];
           MPI_Allreduce(lo_hi, g, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -368,10 +386,10 @@ int main(int argc, char** argv) {
                          "\"codec\":\"%s\",\"charged_max_rank_s\":{\"compress\":%.6g,"
                          "\"decompress\":%.6g,\"accumulate\":%.6g,\"hom_add\":%.6g,\"reduce\":%.6g,"
                          "\"copy\":%.6g},\"pipeline_values\":%zu,\"failed\":%s}\n",
-                         o.label.c_str(), N, o.coll.c_str(), mname.c_str(), ran, algo, is_mpi ? 1 : th,
-                         count * 4, t_best, t_mpi, speedup, sent, logical, ratio, g_codec.c_str(),
-                         charged[0], charged[1], charged[2], charged[3], charged[4], charged[5],
-                         pipeline, any ? "true" : "false");
+                         o.label.c_str(), N, o.coll.c_str(), mname.c_str(), ran, algo,
+                         is_mpi ? 1 : th, count * 4, t_best, t_mpi, speedup, sent, logical, ratio,
+                         g_codec.c_str(), charged[0], charged[1], charged[2], charged[3],
+                         charged[4], charged[5], pipeline, any ? "true" : "false");
             std::fflush(jf);
           }
           std::fflush(stdout);

@@ -80,8 +80,10 @@ bool is_reduction(Coll c) {
 double bus_factor(Coll c, int N) {
   switch (c) {
     case Coll::kAllreduce: return 2.0 * (N - 1) / N;
-    case Coll::kReduceScatter: case Coll::kAllgather: case Coll::kScatter: case Coll::kGather:
-      return static_cast<double>(N - 1) / N;
+    case Coll::kReduceScatter:
+    case Coll::kAllgather:
+    case Coll::kScatter:
+    case Coll::kGather: return static_cast<double>(N - 1) / N;
     default: return 1.0;
   }
 }
@@ -100,14 +102,16 @@ Source load_source(const std::string& data, size_t min_values) {
     s.v.resize(n);
     for (size_t i = 0; i < n; ++i) {
       double x = i * 1e-4;
-      s.v[i] = 10 * std::sin(x) + 3 * std::cos(7.3 * x) + 0.5 * std::sin(131.0 * x) + 0.01 * std::sin(1e3 * x);
+      s.v[i] = 10 * std::sin(x) + 3 * std::cos(7.3 * x) + 0.5 * std::sin(131.0 * x) +
+               0.01 * std::sin(1e3 * x);
     }
     return s;
   }
   std::ifstream f(data, std::ios::binary);
   if (!f) throw std::runtime_error("cannot open " + data);
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const bool f64 = data.size() > 4 && (data.substr(data.size() - 4) == ".f64" || data.substr(data.size() - 4) == ".d64");
+  const bool f64 = data.size() > 4 && (data.substr(data.size() - 4) == ".f64" ||
+                                       data.substr(data.size() - 4) == ".d64");
   const size_t vs = f64 ? 8 : 4;
   const size_t n = bytes.size() / vs;
   if (n == 0) throw std::runtime_error(data + " holds no values");
@@ -160,7 +164,7 @@ struct Row {
   size_t bytes = 0, count = 0;
   int threads = 1;
   std::string mode, algo, reason, ran_mode;
-  double t_model = 0, ratio_in = 0;  // model prediction (us), one input's ratio
+  double t_model = 0, ratio_in = 0;        // model prediction (us), one input's ratio
   double t_min = 0, t_avg = 0, t_max = 0;  // microseconds
   double algbw = 0, busbw = 0, speedup = 0, ratio = 0;
   double max_err = 0, psnr = 0, bound = 0, eb = 0;
@@ -196,11 +200,29 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   // counts
   size_t per = 0, n_in = 0, n_out = 0;  // per-rank block, input and output values
   switch (coll) {
-    case Coll::kAllreduce: case Coll::kBcast: case Coll::kReduce:
-      per = bytes / vs; n_in = per; n_out = per; break;
-    case Coll::kReduceScatter: per = bytes / vs / N; n_in = per * N; n_out = per; break;
-    case Coll::kAllgather: case Coll::kGather: per = bytes / vs / N; n_in = per; n_out = per * N; break;
-    case Coll::kScatter: per = bytes / vs / N; n_in = per * N; n_out = per; break;
+    case Coll::kAllreduce:
+    case Coll::kBcast:
+    case Coll::kReduce:
+      per = bytes / vs;
+      n_in = per;
+      n_out = per;
+      break;
+    case Coll::kReduceScatter:
+      per = bytes / vs / N;
+      n_in = per * N;
+      n_out = per;
+      break;
+    case Coll::kAllgather:
+    case Coll::kGather:
+      per = bytes / vs / N;
+      n_in = per;
+      n_out = per * N;
+      break;
+    case Coll::kScatter:
+      per = bytes / vs / N;
+      n_in = per * N;
+      n_out = per;
+      break;
   }
   row.count = per;
   // inputs
@@ -217,8 +239,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
         return zcoll_allreduce(zc, in.data(), out.data(), per, mpi_type<T>(), op);
       case Coll::kReduceScatter:
         return zcoll_reduce_scatter_block(zc, in.data(), out.data(), per, mpi_type<T>(), op);
-      case Coll::kAllgather:
-        return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
+      case Coll::kAllgather: return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
       case Coll::kBcast:
         if (r == root) std::copy(in.begin(), in.end(), out.begin());
         return zcoll_bcast(zc, out.data(), per, mpi_type<T>(), root);
@@ -226,8 +247,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
         return zcoll_scatter(zc, in.data(), out.data(), per, mpi_type<T>(), root);
       case Coll::kReduce:
         return zcoll_reduce(zc, in.data(), out.data(), per, mpi_type<T>(), op, root);
-      case Coll::kGather:
-        return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
+      case Coll::kGather: return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
     }
     return ZCOLL_ERR_INTERNAL;
   };
@@ -326,9 +346,12 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
           sabs /= N;
         }
         double tol = rep.error_bound * (1 + 1e-9);
-        if (op == MPI_SUM) tol += (N + 3) * u * (sabs + N * rep.eb_per_compression + std::fabs(ref));
-        else if (op == MPI_PROD) tol += (N + 3) * u * (std::fabs(ref) + rep.error_bound);
-        else tol += 2 * u * std::fabs(ref);
+        if (op == MPI_SUM)
+          tol += (N + 3) * u * (sabs + N * rep.eb_per_compression + std::fabs(ref));
+        else if (op == MPI_PROD)
+          tol += (N + 3) * u * (std::fabs(ref) + rep.error_bound);
+        else
+          tol += 2 * u * std::fabs(ref);
         check(out[i], ref, tol);
       }
     } else {
@@ -375,10 +398,12 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = rep.eb_per_compression;
     const size_t cnt = coll == Coll::kScatter || coll == Coll::kReduceScatter ? n_in : per;
-    std::vector<uint8_t> buf(zcoll_compress_bound(cnt, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64));
+    std::vector<uint8_t> buf(
+        zcoll_compress_bound(cnt, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64));
     size_t sz = 0;
-    if (zcoll_compress(&p, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, in.data(), cnt, buf.data(),
-                       buf.size(), &sz, threads) == ZCOLL_SUCCESS && sz > 0)
+    if (zcoll_compress(&p, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, in.data(), cnt,
+                       buf.data(), buf.size(), &sz, threads) == ZCOLL_SUCCESS &&
+        sz > 0)
       ratio_in = static_cast<double>(cnt * vs) / static_cast<double>(sz);
   }
   double rmin = ratio_in > 0 ? ratio_in : 1e300;
@@ -392,8 +417,9 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     double secs = 0;
     if (zcoll_comm_get_model(zc, &model) == ZCOLL_SUCCESS &&
         zcoll_predict(&model, rep.collective, rep.mode, rep.algorithm, N, per,
-                      sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64, row.ratio_in > 0 ? row.ratio_in : 1,
-                      &secs, nullptr, nullptr) == ZCOLL_SUCCESS)
+                      sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64,
+                      row.ratio_in > 0 ? row.ratio_in : 1, &secs, nullptr,
+                      nullptr) == ZCOLL_SUCCESS)
       row.t_model = secs * 1e6;
   }
   return row;
@@ -409,11 +435,12 @@ int main(int argc, char** argv) {
   CLI::App app{"zcoll-bench: benchmark and validate zcoll's compressed MPI collectives"};
   app.add_option("collective", o.coll,
                  "allreduce | reduce_scatter | allgather | bcast | scatter | reduce | gather")
-      ->check(CLI::IsMember({"allreduce", "reduce_scatter", "allgather", "bcast", "scatter",
-                             "reduce", "gather"}));
+      ->check(CLI::IsMember(
+          {"allreduce", "reduce_scatter", "allgather", "bcast", "scatter", "reduce", "gather"}));
   app.add_option("-b,--begin", o.begin, "smallest buffer size in bytes (1M, 64K)");
   app.add_option("-e,--end", o.end, "largest buffer size in bytes");
-  app.add_option("-f,--factor", o.factor, "size multiplication factor")->check(CLI::Range(1.01, 1e6));
+  app.add_option("-f,--factor", o.factor, "size multiplication factor")
+      ->check(CLI::Range(1.01, 1e6));
   app.add_option("--data", o.data, "raw .f32 (or .f64) file, or 'synthetic'");
   app.add_option("--rel", o.rel, "relative error bound (x value range of all inputs)");
   app.add_option("--abs", o.abs_eb, "absolute error bound (overrides --rel)");
@@ -424,7 +451,8 @@ int main(int argc, char** argv) {
   app.add_option("--algo", o.algo, "allreduce algorithm: auto | ring | rd")
       ->check(CLI::IsMember({"auto", "ring", "rd"}));
   app.add_option("--dtype", o.dtype, "float | double")->check(CLI::IsMember({"float", "double"}));
-  app.add_option("--op", o.op, "sum | max | min | prod")->check(CLI::IsMember({"sum", "max", "min", "prod"}));
+  app.add_option("--op", o.op, "sum | max | min | prod")
+      ->check(CLI::IsMember({"sum", "max", "min", "prod"}));
   app.add_flag("--avg", o.average, "average (sum divided by the number of ranks)");
   app.add_option("-w,--warmup", o.warmup, "warm-up iterations")->check(CLI::NonNegativeNumber);
   app.add_option("-n,--iters", o.iters, "timed iterations")->check(CLI::PositiveNumber);
@@ -446,9 +474,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   size_t b0 = 0, b1 = 0, min_bytes = 0;
-  if (!parse_size(o.begin, &b0) || !parse_size(o.end, &b1) || !parse_size(o.min_bytes, &min_bytes) ||
-      b0 == 0 || b1 < b0) {
-    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: bad sizes -b %s -e %s\n", o.begin.c_str(), o.end.c_str());
+  if (!parse_size(o.begin, &b0) || !parse_size(o.end, &b1) ||
+      !parse_size(o.min_bytes, &min_bytes) || b0 == 0 || b1 < b0) {
+    if (g_rank == 0)
+      std::fprintf(stderr, "zcoll-bench: bad sizes -b %s -e %s\n", o.begin.c_str(), o.end.c_str());
     MPI_Finalize();
     return 2;
   }
@@ -465,7 +494,10 @@ int main(int argc, char** argv) {
   std::vector<int> threads;
   for (auto& t : split(o.threads, ',')) threads.push_back(std::max(0, std::atoi(t.c_str())));
   const Coll coll = kColls.at(o.coll);
-  const MPI_Op op = o.op == "sum" ? MPI_SUM : o.op == "max" ? MPI_MAX : o.op == "min" ? MPI_MIN : MPI_PROD;
+  const MPI_Op op = o.op == "sum"   ? MPI_SUM
+                    : o.op == "max" ? MPI_MAX
+                    : o.op == "min" ? MPI_MIN
+                                    : MPI_PROD;
   const bool f64 = o.dtype == "double";
   const size_t vs = f64 ? 8 : 4;
 
@@ -501,14 +533,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "zcoll-bench: calibration: %s\n", zcoll_last_error());
   }
   if (g_rank == 0) {
-    std::printf("# zcoll-bench %s: %d ranks, %s %s%s, data %s (%zu values), %s %g (%s), %d warm-up + %d iterations\n",
-                o.coll.c_str(), g_size, o.dtype.c_str(), is_reduction(coll) ? o.op.c_str() : "",
-                o.average ? " avg" : "", src.name.c_str(), src.v.size(),
-                o.abs_eb > 0 ? "abs" : "rel", o.abs_eb > 0 ? o.abs_eb : o.rel, o.bound.c_str(),
-                o.warmup, o.iters);
-    std::printf("# time in us (min/avg/max over ranks and iterations); bandwidth in GB/s on uncompressed bytes\n");
-    std::printf("%10s %11s %3s %8s %18s %10s %10s %10s %10s %8s %8s %7s %7s %10s %10s %7s",
-                "size", "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "t_model", "algbw",
+    std::printf(
+        "# zcoll-bench %s: %d ranks, %s %s%s, data %s (%zu values), %s %g (%s), %d warm-up + %d "
+        "iterations\n",
+        o.coll.c_str(), g_size, o.dtype.c_str(), is_reduction(coll) ? o.op.c_str() : "",
+        o.average ? " avg" : "", src.name.c_str(), src.v.size(), o.abs_eb > 0 ? "abs" : "rel",
+        o.abs_eb > 0 ? o.abs_eb : o.rel, o.bound.c_str(), o.warmup, o.iters);
+    std::printf(
+        "# time in us (min/avg/max over ranks and iterations); bandwidth in GB/s on uncompressed "
+        "bytes\n");
+    std::printf("%10s %11s %3s %8s %18s %10s %10s %10s %10s %8s %8s %7s %7s %10s %10s %7s", "size",
+                "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "t_model", "algbw",
                 "busbw", "speedup", "ratio", "max_err", "bound", "psnr");
     if (o.breakdown) std::printf(" %9s %9s %9s %9s", "t_comp", "t_mpi", "t_reduce", "t_other");
     std::printf("  %s\n", "status");
@@ -526,10 +561,12 @@ int main(int argc, char** argv) {
         row.speedup = t_mpi_avg > 0 && row.t_avg > 0 ? t_mpi_avg / row.t_avg : 0;
         all_pass = all_pass && row.pass;
         if (g_rank == 0) {
-          std::printf("%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f %7.2f %7.2f %10.3g %10.3g %7.1f",
-                      human(bytes).c_str(), row.count, t, row.mode.c_str(), row.algo.c_str(), row.t_min,
-                      row.t_avg, row.t_max, row.t_model, row.algbw, row.busbw, row.speedup, row.ratio,
-                      row.max_err, row.bound, row.psnr);
+          std::printf(
+              "%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f %7.2f %7.2f %10.3g "
+              "%10.3g %7.1f",
+              human(bytes).c_str(), row.count, t, row.mode.c_str(), row.algo.c_str(), row.t_min,
+              row.t_avg, row.t_max, row.t_model, row.algbw, row.busbw, row.speedup, row.ratio,
+              row.max_err, row.bound, row.psnr);
           if (o.breakdown)
             std::printf(" %9.1f %9.1f %9.1f %9.1f", row.t_comp, row.t_mpi, row.t_red, row.t_other);
           std::printf("  %s\n", row.status.c_str());
@@ -578,7 +615,10 @@ int main(int argc, char** argv) {
         x["error_bound"] = r.bound;
         x["eb_per_compression"] = r.eb;
         x["identical_on_all_ranks"] = r.identical;
-        x["breakdown_us"] = {{"compress", r.t_comp}, {"mpi", r.t_mpi}, {"reduce", r.t_red}, {"other", r.t_other}};
+        x["breakdown_us"] = {{"compress", r.t_comp},
+                             {"mpi", r.t_mpi},
+                             {"reduce", r.t_red},
+                             {"other", r.t_other}};
         x["pass"] = r.pass;
         x["status"] = r.status;
         j["rows"].push_back(x);

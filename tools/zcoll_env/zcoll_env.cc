@@ -29,11 +29,15 @@ int parse(const char* kind, int n, char** texts) {
   for (int i = 0; i < n; ++i) {
     uint64_t b = 0;
     double x = 0;
-    bool ok = size ? zcoll::units::parse_size(texts[i], &b)
-                   : rate ? zcoll::units::parse_rate(texts[i], &x) : zcoll::units::parse_time(texts[i], &x);
-    if (!ok) std::printf("invalid\n");
-    else if (size) std::printf("%llu\n", static_cast<unsigned long long>(b));
-    else std::printf("%.17g\n", x);
+    bool ok = size   ? zcoll::units::parse_size(texts[i], &b)
+              : rate ? zcoll::units::parse_rate(texts[i], &x)
+                     : zcoll::units::parse_time(texts[i], &x);
+    if (!ok)
+      std::printf("invalid\n");
+    else if (size)
+      std::printf("%llu\n", static_cast<unsigned long long>(b));
+    else
+      std::printf("%.17g\n", x);
   }
   return 0;
 }

@@ -37,9 +37,12 @@ bool parse_bytes(const std::string& t, size_t* out) {
 
 std::string human(double b) {
   char buf[32];
-  if (b >= 1 << 30) std::snprintf(buf, sizeof buf, "%gG", b / (1 << 30));
-  else if (b >= 1 << 20) std::snprintf(buf, sizeof buf, "%gM", b / (1 << 20));
-  else std::snprintf(buf, sizeof buf, "%gK", b / 1024);
+  if (b >= 1 << 30)
+    std::snprintf(buf, sizeof buf, "%gG", b / (1 << 30));
+  else if (b >= 1 << 20)
+    std::snprintf(buf, sizeof buf, "%gM", b / (1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%gK", b / 1024);
   return buf;
 }
 
@@ -67,12 +70,17 @@ int main(int argc, char** argv) {
   bool check = false;
   CLI::App app{"zcoll-tune: calibrate zcoll's cost model and write a tuning file"};
   app.add_option("-o,--output", out, "tuning file to write (JSON; use with ZCOLL_TUNE_FILE)");
-  app.add_option("--threads", threads, "OpenMP threads per rank the model is for")->check(CLI::NonNegativeNumber);
-  app.add_option("--repeat", repeat, "probes to run; each parameter is their median")->check(CLI::Range(1, 50));
+  app.add_option("--threads", threads, "OpenMP threads per rank the model is for")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--repeat", repeat, "probes to run; each parameter is their median")
+      ->check(CLI::Range(1, 50));
   app.add_option("--predict", predict, "print predictions for this collective")
-      ->check(CLI::IsMember({"allreduce", "reduce_scatter", "allgather", "bcast", "scatter", "reduce", "gather"}));
-  app.add_option("--sizes", sizes, "size range for --predict, bytes of the buffer: FIRST:LAST (x4 steps)");
-  app.add_option("--ratio", ratio, "compression ratio of one input for --predict")->check(CLI::Range(1.0, 1e4));
+      ->check(CLI::IsMember(
+          {"allreduce", "reduce_scatter", "allgather", "bcast", "scatter", "reduce", "gather"}));
+  app.add_option("--sizes", sizes,
+                 "size range for --predict, bytes of the buffer: FIRST:LAST (x4 steps)");
+  app.add_option("--ratio", ratio, "compression ratio of one input for --predict")
+      ->check(CLI::Range(1.0, 1e4));
   app.add_option("--nranks", nranks, "process count for --predict (default: this run's)");
   app.add_flag("--check", check, "read the file back and create a handle from it");
   try {
@@ -86,7 +94,8 @@ int main(int argc, char** argv) {
   zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
   cfg.threads = threads;
   zcoll_comm* zc = nullptr;
-  if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS) return die("zcoll_comm_create");
+  if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS)
+    return die("zcoll_comm_create");
   std::vector<zcoll_model> runs;
   for (int i = 0; i < repeat; ++i) {
     if (zcoll_comm_calibrate(zc) != ZCOLL_SUCCESS) return die("probe");
@@ -96,34 +105,41 @@ int main(int argc, char** argv) {
     runs.push_back(m);
   }
   zcoll_model m = runs[0];
-  double zcoll_model::*fields[] = {&zcoll_model::latency, &zcoll_model::bandwidth, &zcoll_model::compress_bw,
-                                   &zcoll_model::decompress_bw, &zcoll_model::hom_bw, &zcoll_model::reduce_bw};
+  double zcoll_model::*fields[] = {&zcoll_model::latency,     &zcoll_model::bandwidth,
+                                   &zcoll_model::compress_bw, &zcoll_model::decompress_bw,
+                                   &zcoll_model::hom_bw,      &zcoll_model::reduce_bw};
   for (auto f : fields) {
     std::vector<double> v;
     for (const zcoll_model& r : runs) v.push_back(r.*f);
     m.*f = median(v);
   }
   if (g_rank == 0) {
-    std::printf("# zcoll-tune: %d ranks, %d thread(s), median of %d probes\n", size, threads, repeat);
+    std::printf("# zcoll-tune: %d ranks, %d thread(s), median of %d probes\n", size, threads,
+                repeat);
     std::printf("latency        %10.2f us\n", m.latency * 1e6);
-    std::printf("bandwidth      %10.3f GB/s  (%.0f Mbit/s)\n", m.bandwidth * 1e-9, m.bandwidth * 8e-6);
+    std::printf("bandwidth      %10.3f GB/s  (%.0f Mbit/s)\n", m.bandwidth * 1e-9,
+                m.bandwidth * 8e-6);
     std::printf("compress       %10.3f GB/s\n", m.compress_bw * 1e-9);
     std::printf("decompress     %10.3f GB/s\n", m.decompress_bw * 1e-9);
     std::printf("hom add        %10.3f GB/s\n", m.hom_bw * 1e-9);
     std::printf("reduce         %10.3f GB/s\n", m.reduce_bw * 1e-9);
-    std::printf("overlap        %10.2f\ngrowth         %10.2f bits per doubling\n", m.overlap, m.growth_bits);
+    std::printf("overlap        %10.2f\ngrowth         %10.2f bits per doubling\n", m.overlap,
+                m.growth_bits);
   }
   int bad = 0;
   if (!out.empty()) {
     if (g_rank == 0) {
-      if (zcoll_model_save(&m, out.c_str()) != ZCOLL_SUCCESS) bad = 1;
-      else std::printf("# wrote %s (use: ZCOLL_TUNE_FILE=%s)\n", out.c_str(), out.c_str());
+      if (zcoll_model_save(&m, out.c_str()) != ZCOLL_SUCCESS)
+        bad = 1;
+      else
+        std::printf("# wrote %s (use: ZCOLL_TUNE_FILE=%s)\n", out.c_str(), out.c_str());
       if (!bad && check) {
         zcoll_model back = ZCOLL_MODEL_INITIALIZER;
         if (zcoll_model_load(out.c_str(), &back) != ZCOLL_SUCCESS) bad = 2;
         for (auto f : fields)
           if (!bad && std::fabs(back.*f - m.*f) > 1e-12 * std::fabs(m.*f)) bad = 3;
-        if (bad) std::fprintf(stderr, "zcoll-tune: read-back failed (%d): %s\n", bad, zcoll_last_error());
+        if (bad)
+          std::fprintf(stderr, "zcoll-tune: read-back failed (%d): %s\n", bad, zcoll_last_error());
       }
     }
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -136,29 +152,32 @@ int main(int argc, char** argv) {
       setenv("ZCOLL_TUNE_FILE", out.c_str(), 1);
       setenv("ZCOLL_AUTO_LOCAL", "model", 1);  // on one node auto would not consult the model
       zcoll_comm* z2 = nullptr;
-      if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &z2) != ZCOLL_SUCCESS) return die("handle from tune file");
+      if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &z2) != ZCOLL_SUCCESS)
+        return die("handle from tune file");
       std::vector<float> x(1 << 16, 1.0f), y(1 << 16);
       if (zcoll_allreduce(z2, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) != ZCOLL_SUCCESS)
         return die("allreduce with the tune file");
       zcoll_model got = ZCOLL_MODEL_INITIALIZER;
       got.struct_size = sizeof got;
-      if (zcoll_comm_get_model(z2, &got) != ZCOLL_SUCCESS) return die("model of the tune-file handle");
+      if (zcoll_comm_get_model(z2, &got) != ZCOLL_SUCCESS)
+        return die("model of the tune-file handle");
       for (auto f : fields)
         if (std::fabs(got.*f - m.*f) > 1e-9 * std::fabs(m.*f)) bad = 4;
       if (got.source != ZCOLL_MODEL_SOURCE_TUNE_FILE) bad = 5;
-      if (g_rank == 0) std::printf("# check: handle from %s: %s\n", out.c_str(), bad ? "FAILED" : "ok");
+      if (g_rank == 0)
+        std::printf("# check: handle from %s: %s\n", out.c_str(), bad ? "FAILED" : "ok");
       zcoll_comm_free(z2);
     }
   }
 
   if (!predict.empty() && g_rank == 0) {
-    const zcoll_collective coll = predict == "allreduce" ? ZCOLL_COLL_ALLREDUCE
+    const zcoll_collective coll = predict == "allreduce"        ? ZCOLL_COLL_ALLREDUCE
                                   : predict == "reduce_scatter" ? ZCOLL_COLL_REDUCE_SCATTER
-                                  : predict == "allgather" ? ZCOLL_COLL_ALLGATHER
-                                  : predict == "bcast" ? ZCOLL_COLL_BCAST
-                                  : predict == "scatter" ? ZCOLL_COLL_SCATTER
-                                  : predict == "reduce" ? ZCOLL_COLL_REDUCE
-                                                        : ZCOLL_COLL_GATHER;
+                                  : predict == "allgather"      ? ZCOLL_COLL_ALLGATHER
+                                  : predict == "bcast"          ? ZCOLL_COLL_BCAST
+                                  : predict == "scatter"        ? ZCOLL_COLL_SCATTER
+                                  : predict == "reduce"         ? ZCOLL_COLL_REDUCE
+                                                                : ZCOLL_COLL_GATHER;
     const bool per_rank = coll == ZCOLL_COLL_REDUCE_SCATTER || coll == ZCOLL_COLL_ALLGATHER ||
                           coll == ZCOLL_COLL_SCATTER || coll == ZCOLL_COLL_GATHER;
     const int P = nranks > 0 ? nranks : size;
@@ -169,16 +188,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "zcoll-tune: bad --sizes %s\n", sizes.c_str());
       bad = 1;
     } else {
-      const zcoll_mode modes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC,
-                                  ZCOLL_MODE_HOM};
-      std::printf("# predicted time (ms), %s, %d ranks, float, ratio %.3g\n", predict.c_str(), P, ratio);
-      std::printf("%8s %10s %10s %10s %10s %10s   %s\n", "size", "mpi", "raw", "cpr_p2p", "doc", "hom", "auto picks");
+      const zcoll_mode modes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P,
+                                  ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
+      std::printf("# predicted time (ms), %s, %d ranks, float, ratio %.3g\n", predict.c_str(), P,
+                  ratio);
+      std::printf("%8s %10s %10s %10s %10s %10s   %s\n", "size", "mpi", "raw", "cpr_p2p", "doc",
+                  "hom", "auto picks");
       for (size_t b = lo; b <= hi; b *= 4) {
         const size_t count = b / 4 / (per_rank ? P : 1);
         std::printf("%8s", human(static_cast<double>(b)).c_str());
         for (zcoll_mode md : modes) {
           double s = 0;
-          if (zcoll_predict(&m, coll, md, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s, nullptr, nullptr) == ZCOLL_SUCCESS)
+          if (zcoll_predict(&m, coll, md, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s,
+                            nullptr, nullptr) == ZCOLL_SUCCESS)
             std::printf(" %10.3f", s * 1e3);
           else
             std::printf(" %10s", "-");
@@ -186,7 +208,8 @@ int main(int argc, char** argv) {
         double s = 0;
         zcoll_mode cm;
         zcoll_algorithm ca;
-        if (zcoll_predict(&m, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s, &cm, &ca) == ZCOLL_SUCCESS)
+        if (zcoll_predict(&m, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32,
+                          ratio, &s, &cm, &ca) == ZCOLL_SUCCESS)
           std::printf("   %s%s%s", zcoll_mode_name(cm), cm == ZCOLL_MODE_MPI ? "" : "/",
                       cm == ZCOLL_MODE_MPI ? "" : zcoll_algorithm_name(ca));
         std::printf("\n");

@@ -51,8 +51,8 @@ zcoll_status ring_allgather_raw(Ctx& c, void* out, const size_t* counts, const s
     const int sb = ((r - s) % N + N) % N, rb = ((r - s - 1) % N + N) % N;
     transport::Req rq, sq;
     ZCOLL_CHECK(c.tp->irecv(o + displs[rb] * c.vsize, counts[rb] * c.vsize, left, c.tag, &rq));
-    ZCOLL_CHECK(send(c, o + displs[sb] * c.vsize, counts[sb] * c.vsize, counts[sb] * c.vsize,
-                     right, &sq));
+    ZCOLL_CHECK(
+        send(c, o + displs[sb] * c.vsize, counts[sb] * c.vsize, counts[sb] * c.vsize, right, &sq));
     ZCOLL_CHECK(c.tp->wait(rq, nullptr));
     ZCOLL_CHECK(c.tp->wait(sq, nullptr));
   }
@@ -71,7 +71,8 @@ zcoll_status ring_allgather_cpr(Ctx& c, void* out, const size_t* counts, const s
   uint8_t* rbuf = c.ws->get(Workspace::kRecvA, cap + 8);
   size_t cur_size = 0;
   ZCOLL_STEP(c, compress(c, o + displs[r] * c.vsize, counts[r], cur, cap, &cur_size));
-  if (!own_exact) ZCOLL_STEP(c, decompress(c, cur, cur_size, o + displs[r] * c.vsize, counts[r], false));
+  if (!own_exact)
+    ZCOLL_STEP(c, decompress(c, cur, cur_size, o + displs[r] * c.vsize, counts[r], false));
   for (int s = 0; s <= N - 2; ++s) {
     const int sb = ((r - s) % N + N) % N, rb = ((r - s - 1) % N + N) % N;
     transport::Req rq, sq;
@@ -95,8 +96,7 @@ zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, cons
   uint64_t* all = c.ws->get_as<uint64_t>(Workspace::kTable, 4 * static_cast<size_t>(N) + 4);
   uint64_t* sizes = all + 2 * N;
   uint64_t* offs = sizes + N;
-  uint64_t mine[2] = {c.failed == ZCOLL_SUCCESS ? own_size : 0,
-                      static_cast<uint64_t>(c.failed)};
+  uint64_t mine[2] = {c.failed == ZCOLL_SUCCESS ? own_size : 0, static_cast<uint64_t>(c.failed)};
   ZCOLL_CHECK(c.tp->allgather_u64(mine, 2, all));
   uint64_t total = 0;
   for (int p = 0; p < N; ++p) {
@@ -114,9 +114,11 @@ zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, cons
   uint8_t* buf = c.ws->get(Workspace::kPieces, total + 8);
   std::memcpy(buf + offs[r], own, own_size);
   for (int j = 0; j < N - 1; ++j) c.logical_bytes += counts[((r - j) % N + N) % N] * c.vsize;
-  const size_t segment = std::max<size_t>(16384, c.seg_values == SIZE_MAX ? 0 : c.seg_values * c.vsize / 4);
+  const size_t segment =
+      std::max<size_t>(16384, c.seg_values == SIZE_MAX ? 0 : c.seg_values * c.vsize / 4);
   if (decompress_own)
-    ZCOLL_STEP(c, decompress_segments(c, buf + offs[r], sizes[r], o + displs[r] * c.vsize, counts[r]));
+    ZCOLL_STEP(c,
+               decompress_segments(c, buf + offs[r], sizes[r], o + displs[r] * c.vsize, counts[r]));
   ZCOLL_CHECK(ring_allgather_bytes(c, buf, sizes, offs, segment, [&](int p) {
     return decompress_segments(c, buf + offs[p], sizes[p], o + displs[p] * c.vsize, counts[p]);
   }));

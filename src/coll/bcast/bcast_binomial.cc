@@ -91,8 +91,6 @@ zcoll_status bcast_binomial(Ctx& c, const Args& a) {
   return ZCOLL_SUCCESS;
 }
 
-ErrState bcast_binomial_model(const ModelIn& m) {
-  return binomial_copy_model(m);
-}
+ErrState bcast_binomial_model(const ModelIn& m) { return binomial_copy_model(m); }
 
 }  // namespace zcoll::coll

@@ -61,8 +61,8 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
     for (int i = 0; i < nch; ++i) {
       const size_t kn = subtree_size(kids[i], N) * n;
       if (!c.compressed()) {
-        ZCOLL_CHECK(c.tp->irecv(tree + (kids[i] - vr) * n * vs, kn * vs, real(kids[i]), c.tag,
-                                &req[i]));
+        ZCOLL_CHECK(
+            c.tp->irecv(tree + (kids[i] - vr) * n * vs, kn * vs, real(kids[i]), c.tag, &req[i]));
       } else {
         ZCOLL_CHECK(c.tp->irecv(R + rpos, c.piece_capacity(kn), real(kids[i]), c.tag, &req[i]));
         rpos += c.piece_capacity(kn);
@@ -92,8 +92,7 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
       }
       ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
     } else if (tree != out) {
-      for (int v = 1; v < N; ++v)
-        std::memcpy(out + real(v) * n * vs, tree + v * n * vs, n * vs);
+      for (int v = 1; v < N; ++v) std::memcpy(out + real(v) * n * vs, tree + v * n * vs, n * vs);
     }
     return ZCOLL_SUCCESS;
   }
@@ -154,8 +153,6 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
   return ZCOLL_SUCCESS;
 }
 
-ErrState gather_binomial_model(const ModelIn& m) {
-  return binomial_copy_model(m);
-}
+ErrState gather_binomial_model(const ModelIn& m) { return binomial_copy_model(m); }
 
 }  // namespace zcoll::coll

@@ -49,13 +49,13 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
   const size_t slot = c.seg_capacity(n);
   const size_t W = std::min<size_t>(4, nseg);
   // accumulator: the root reduces into recvbuf, others into scratch
-  auto* acc = vr == 0 ? static_cast<uint8_t*>(a.out)
-                      : c.ws->get(Workspace::kValuesB, n * vs + 8);
+  auto* acc = vr == 0 ? static_cast<uint8_t*>(a.out) : c.ws->get(Workspace::kValuesB, n * vs + 8);
   copy_values(c, acc, a.in, n);
   uint8_t* win = c.ws->get(Workspace::kWindow, static_cast<size_t>(nch) * W * slot + 8);
   uint8_t* S = c.ws->get(Workspace::kSendA, nseg * slot + 8);
   const size_t one = c.piece_capacity(std::min(n, c.seg_values));
-  uint8_t* X[2] = {c.ws->get(Workspace::kStreamA, one + 8), c.ws->get(Workspace::kStreamB, one + 8)};
+  uint8_t* X[2] = {c.ws->get(Workspace::kStreamA, one + 8),
+                   c.ws->get(Workspace::kStreamB, one + 8)};
   transport::Req* rreq = c.ws->get_as<transport::Req>(Workspace::kReqs, nch * W + nseg + 2);
   transport::Req* sreq = rreq + nch * W;
   auto vals = [&](uint8_t* base, size_t k) { return base + k * c.seg_values * vs; };
@@ -124,7 +124,8 @@ ErrState reduce_binomial_model(const ModelIn& m) {
   for (int v = N - 1; v >= 0; --v) {
     int low = v == 0 ? (1 << 30) : (v & -v);
     ErrState acc = (m.hom && v != 0) ? compressed(m, leaf(m)) : leaf(m);
-    for (int mask = 1; mask < low && v + mask < N; mask <<= 1) acc = combine(m.op, acc, sent[v + mask]);
+    for (int mask = 1; mask < low && v + mask < N; mask <<= 1)
+      acc = combine(m.op, acc, sent[v + mask]);
     if (v == 0) return averaged(m, acc);
     sent[v] = m.hom ? acc : compressed(m, acc);
   }

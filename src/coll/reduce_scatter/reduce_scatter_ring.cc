@@ -31,8 +31,8 @@
 
 namespace zcoll::coll {
 
-zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
-                                 const size_t* displs, RingRsOut* out) {
+zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, const size_t* displs,
+                                 RingRsOut* out) {
   const int N = c.size, r = c.rank;
   const size_t vs = c.vsize;
   const int right = (r + 1) % N, left = (r - 1 + N) % N;
@@ -93,7 +93,8 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts,
       const bool need_local = c.hom() && (!last || !out->values);
       c.describe_piece(c.seg_len(counts[b], k), 1);
       if (need_local)
-        ZCOLL_STEP(c, compress(c, in_at(b, k), c.seg_len(counts[b], k), local_stream, local_cap, &lsz));
+        ZCOLL_STEP(
+            c, compress(c, in_at(b, k), c.seg_len(counts[b], k), local_stream, local_cap, &lsz));
       size_t got = 0;
       ZCOLL_CHECK(c.tp->wait(rreq[s % 2][k], &got));
       rreq[s % 2][k] = transport::kNoReq;

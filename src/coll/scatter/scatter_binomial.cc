@@ -58,12 +58,14 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
         tree = send_buf;
       } else {
         tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(N) * n * vs + 8);
-        for (int v = 0; v < N; ++v) std::memcpy(tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
+        for (int v = 0; v < N; ++v)
+          std::memcpy(tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
         tree = tmp;
       }
     } else {
-      uint8_t* dst = sub == 1 && !c.compressed() ? out
-                     : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
+      uint8_t* dst = sub == 1 && !c.compressed()
+                         ? out
+                         : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
       if (!c.compressed()) {
         ZCOLL_CHECK(c.tp->irecv(dst, sub * n * vs, parent, c.tag, &req[0]));
         ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
@@ -115,8 +117,8 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
         table[v] = c.failed == ZCOLL_SUCCESS ? size : kFailedPiece;
         pos += size;
       }
-      ZCOLL_CHECK(c.tp->isend(table + kids[i], ks * sizeof(uint64_t), real(kids[i]), c.tag,
-                              &req[nreq++]));
+      ZCOLL_CHECK(
+          c.tp->isend(table + kids[i], ks * sizeof(uint64_t), real(kids[i]), c.tag, &req[nreq++]));
       ZCOLL_CHECK(send(c, data + begin, pos - begin, static_cast<uint64_t>(ks) * n * vs,
                        real(kids[i]), &req[nreq++]));
     }
@@ -149,8 +151,6 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
   return ZCOLL_SUCCESS;
 }
 
-ErrState scatter_binomial_model(const ModelIn& m) {
-  return binomial_copy_model(m);
-}
+ErrState scatter_binomial_model(const ModelIn& m) { return binomial_copy_model(m); }
 
 }  // namespace zcoll::coll
