@@ -55,6 +55,14 @@ zcoll_status check_dtype(zcoll_dtype dtype) {
   return ZCOLL_SUCCESS;
 }
 
+// The arguments every compressing entry point checks first.
+zcoll_status check_compress_args(const zcoll_params* in, zcoll_dtype dtype, int threads,
+                                 zcoll_params* p, uint32_t* chunk_size) {
+  ZCOLL_CHECK(check_params(in, p, chunk_size));
+  ZCOLL_CHECK(check_dtype(dtype));
+  return check_threads(threads);
+}
+
 namespace {
 
 // Compress chunks [first, last) compactly into dst (chunk data only).
@@ -395,9 +403,7 @@ zcoll_status zcoll_resolve_error_bound(const zcoll_params* params, zcoll_dtype d
     clear_error();
     zcoll_params p;
     uint32_t cs = 0;
-    ZCOLL_CHECK(check_params(params, &p, &cs));
-    ZCOLL_CHECK(check_dtype(dtype));
-    ZCOLL_CHECK(check_threads(threads));
+    ZCOLL_CHECK(check_compress_args(params, dtype, threads, &p, &cs));
     if (!abs_bound) return fail(ZCOLL_ERR_INVALID_ARG, "abs_bound is NULL");
     return resolve_bound(p, dtype, src, n, threads, abs_bound);
   });
@@ -409,9 +415,7 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     clear_error();
     zcoll_params p;
     uint32_t cs = 0;
-    ZCOLL_CHECK(check_params(params, &p, &cs));
-    ZCOLL_CHECK(check_dtype(dtype));
-    ZCOLL_CHECK(check_threads(threads));
+    ZCOLL_CHECK(check_compress_args(params, dtype, threads, &p, &cs));
     if ((n && !src) || !dst || !dst_size)
       return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
     const size_t bound = zcoll_compress_bound(n, dtype);
@@ -435,9 +439,7 @@ zcoll_status zcoll_compress_chunks(const zcoll_params* params, zcoll_dtype dtype
     clear_error();
     zcoll_params p;
     uint32_t cs = 0;
-    ZCOLL_CHECK(check_params(params, &p, &cs));
-    ZCOLL_CHECK(check_dtype(dtype));
-    ZCOLL_CHECK(check_threads(threads));
+    ZCOLL_CHECK(check_compress_args(params, dtype, threads, &p, &cs));
     return compress_chunks_impl(p, cs, dtype, src, n, first, last, dst, cap, written, sizes,
                                 threads);
   });

@@ -328,7 +328,7 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
   if (mode == ZCOLL_MODE_AUTO) {
     Candidate cand[16];
     int best = 0;
-    const int n = auto_candidates(*model, q, cand, &best);
+    const int n = auto_candidates(*model, q, ZCOLL_ALGO_AUTO, cand, &best);
     if (n > 0) {
       s = cand[best].seconds;
       cm = cand[best].mode;

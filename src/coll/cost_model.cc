@@ -330,7 +330,7 @@ static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
   return -1;
 }
 
-int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algorithm forced) {
+int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced) {
   int b = -1, mpi = -1;
   for (int i = 0; i < n; ++i) {
     if (c[i].mode == ZCOLL_MODE_MPI) {
@@ -338,7 +338,6 @@ int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algor
       continue;
     }
     if (forced != ZCOLL_ALGO_AUTO && c[i].algo != forced) continue;
-    (void)coll;
     // a later candidate must be clearly faster: near-ties go to the earlier
     // one (hom before doc, ring -- fewest bytes on the wire -- before recursive
     // doubling)
@@ -348,7 +347,8 @@ int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algor
   return b < 0 ? 0 : b;
 }
 
-int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, int* best) {
+int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
+                    Candidate* out, int* best) {
   int n = 0;
   auto add = [&](zcoll_mode mode, zcoll_algorithm algo) {
     const double s = predict_seconds(m, q, mode, algo);
@@ -372,7 +372,7 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, in
       default: add(mode, ZCOLL_ALGO_BINOMIAL);
     }
   }
-  *best = pick_candidate(out, n, ZCOLL_COLL_NONE, ZCOLL_ALGO_AUTO);
+  *best = pick_candidate(out, n, forced);
   return n;
 }
 

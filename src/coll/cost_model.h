@@ -35,8 +35,9 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q, zcoll_mode mode
 
 // The candidates AUTO considers (mpi; hom and doc with every algorithm of
 // the collective; hom only for SUM; not raw, see cost_model.cc), evaluated; returns how many were
-// written to out (capacity >= 16) and the pick_candidate() index in *best.
-int auto_candidates(const zcoll_model& m, const CostQuery& q, Candidate* out, int* best);
+// written to out (capacity >= 16) and pick_candidate(out, n, forced) in *best.
+int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
+                    Candidate* out, int* best);
 
 // A zcoll mode must be predicted faster than MPI by this factor to be taken:
 // MPI is exact and its cost is the better known, so near-ties go to it.
@@ -46,7 +47,7 @@ constexpr double kAutoMargin = 0.97;
 // go to the earlier one; with an algorithm the caller forced for the
 // collective, only that one), unless MPI's
 // prediction is within kAutoMargin of it.
-int pick_candidate(const Candidate* c, int n, zcoll_collective coll, zcoll_algorithm forced);
+int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced);
 
 // The size rule: the algorithm a call runs when nobody chose one (explicit
 // modes; zcoll_predict with ZCOLL_ALGO_AUTO). Allreduce: ring when a rank's

@@ -215,6 +215,23 @@ void describe(const Candidate* c, int n, char* out, size_t cap) {
   }
 }
 
+// The cost model's candidates at compression ratio `ratio` (sel->q otherwise
+// filled), AUTO's pick among them, and its log line on rank 0.
+const Candidate& evaluate_auto(zcoll_comm* zc, const Resolved& s, double ratio, const char* what,
+                               Selection* sel) {
+  sel->q.ratio = ratio;
+  sel->ncand = auto_candidates(zc->model, sel->q, s.forced, sel->cand, &sel->best);
+  const Candidate& b = sel->cand[sel->best];
+  const int r = zc->tp->rank();
+  if (r == 0) {
+    char table[512];
+    describe(sel->cand, sel->ncand, table, sizeof table);
+    ZCOLL_LOG(log::kInfo, r, zc->tp->size(), "auto, %s %.3g: %s -> %s/%s", what, ratio, table,
+              zcoll_mode_name(b.mode), zcoll_algorithm_name(b.algo));
+  }
+  return b;
+}
+
 // AUTO's first look: the cost model at the largest ratio the format can reach
 // (or at a ratio agreed in a recent call), with no look at the data and no
 // communication. If MPI wins there, it wins at any ratio: sel->native is set.
@@ -238,18 +255,11 @@ zcoll_status select_auto(zcoll_comm* zc, const Call& k, const Resolved& s, Selec
   zcoll_comm::RatioMemo& memo = zc->ratio_memo[static_cast<int>(k.coll)];
   sel->memo_used = memo.ratio > 0 && memo.calls < kMemoCalls && memo.dtype == s.dtype &&
                    memo.eb_mode == static_cast<int>(s.eb_mode) && memo.eb == s.eb_value;
-  q.ratio = sel->memo_used ? std::min(max_ratio(s.vsize), 1.25 * memo.ratio) : max_ratio(s.vsize);
-  sel->ncand = auto_candidates(zc->model, q, sel->cand, &sel->best);
-  sel->best = pick_candidate(sel->cand, sel->ncand, k.coll, s.forced);
-  const Candidate& b = sel->cand[sel->best];
+  const double ratio = sel->memo_used ? std::min(max_ratio(s.vsize), 1.25 * memo.ratio)
+                                      : max_ratio(s.vsize);
+  const Candidate& b = evaluate_auto(
+      zc, s, ratio, sel->memo_used ? "recent ratio x 1.25" : "best possible ratio", sel);
   if (b.mode == ZCOLL_MODE_MPI) {
-    const int r = zc->tp->rank();
-    if (r == 0) {
-      char table[512];
-      describe(sel->cand, sel->ncand, table, sizeof table);
-      ZCOLL_LOG(log::kInfo, r, q.size, "auto, at ratio %.3g (%s): %s -> mpi", q.ratio,
-                sel->memo_used ? "recent estimate x 1.25" : "the best possible", table);
-    }
     if (sel->memo_used) ++memo.calls;
     sel->native = sel->memo_used ? "auto: mpi predicted fastest at the recent ratio"
                                  : "auto: mpi predicted fastest at any compression ratio";
@@ -523,17 +533,7 @@ zcoll_status reselect_auto(zcoll_comm* zc, const Call& k, const Resolved& s, dou
   memo.dtype = s.dtype;
   memo.eb_mode = static_cast<int>(s.eb_mode);
   memo.eb = s.eb_value;
-  sel->q.ratio = ratio;
-  sel->ncand = auto_candidates(zc->model, sel->q, sel->cand, &sel->best);
-  sel->best = pick_candidate(sel->cand, sel->ncand, k.coll, s.forced);
-  const Candidate& b = sel->cand[sel->best];
-  const int r = zc->tp->rank();
-  if (r == 0) {
-    char table[512];
-    describe(sel->cand, sel->ncand, table, sizeof table);
-    ZCOLL_LOG(log::kInfo, r, zc->tp->size(), "auto, estimated ratio %.3g: %s -> %s/%s", ratio,
-              table, zcoll_mode_name(b.mode), zcoll_algorithm_name(b.algo));
-  }
+  const Candidate& b = evaluate_auto(zc, s, ratio, "estimated ratio", sel);
   std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: ratio ~%.3g, predicted %.3gms", ratio,
                 b.seconds * 1e3);
   if (b.mode == ZCOLL_MODE_MPI) {

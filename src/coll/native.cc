@@ -47,7 +47,9 @@ zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype
         s = mpi_status(mpi::reduce_scatter_block(k.sendbuf, k.recvbuf, n, dt, k.op, comm),
                        "MPI_Reduce_scatter_block");
       else
-        s = mpi_status(mpi::reduce_scatter(k.sendbuf, k.recvbuf, k.recvcounts, N, dt, k.op, comm),
+        s = mpi_status(mpi::reduce_scatter(k.sendbuf, k.recvbuf, k.recvcounts, N,
+                                           zc->ws.get(Workspace::kCounts, N * sizeof(MPI_Count)),
+                                           dt, k.op, comm),
                        "MPI_Reduce_scatter");
       if (s == ZCOLL_SUCCESS && average)
         divide(k.recvbuf, k.block ? k.count : k.recvcounts[r], dtype, N);

@@ -15,7 +15,7 @@
 #include <mpi.h>
 
 #include <climits>
-#include <vector>
+#include <cstddef>
 
 namespace zcoll::transport::mpi {
 
@@ -39,18 +39,21 @@ inline int reduce_scatter_block(const void* sb, void* rb, MPI_Count n, MPI_Datat
   return ZCOLL_LARGE(0, MPI_Reduce_scatter_block_c(sb, rb, n, dt, op, comm));
 }
 
-// counts: one entry per rank of comm (size entries).
-inline int reduce_scatter(const void* sb, void* rb, const size_t* counts, int size, MPI_Datatype dt,
-                          MPI_Op op, MPI_Comm comm) {
+// counts: one entry per rank of comm (size entries); scratch: room for size
+// MPI_Count values (the counts converted to the call's type, no allocation).
+inline int reduce_scatter(const void* sb, void* rb, const size_t* counts, int size, void* scratch,
+                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
   bool small = true;
   for (int i = 0; i < size; ++i) small = small && fits_int(static_cast<MPI_Count>(counts[i]));
   if (small) {
-    std::vector<int> c(counts, counts + size);
-    return MPI_Reduce_scatter(sb, rb, c.data(), dt, op, comm);
+    int* c = static_cast<int*>(scratch);
+    for (int i = 0; i < size; ++i) c[i] = static_cast<int>(counts[i]);
+    return MPI_Reduce_scatter(sb, rb, c, dt, op, comm);
   }
 #if MPI_VERSION >= 4
-  std::vector<MPI_Count> c(counts, counts + size);
-  return MPI_Reduce_scatter_c(sb, rb, c.data(), dt, op, comm);
+  MPI_Count* c = static_cast<MPI_Count*>(scratch);
+  for (int i = 0; i < size; ++i) c[i] = static_cast<MPI_Count>(counts[i]);
+  return MPI_Reduce_scatter_c(sb, rb, c, dt, op, comm);
 #else
   return MPI_ERR_COUNT;
 #endif

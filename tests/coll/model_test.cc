@@ -99,11 +99,11 @@ TEST(CostModel, CompressionPaysOnASlowLinkAndNotOnAFastOne) {
   const CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 24, 8);
   Candidate c[16];
   int best = 0;
-  int n = auto_candidates(m, q, c, &best);
+  int n = auto_candidates(m, q, ZCOLL_ALGO_AUTO, c, &best);
   ASSERT_GT(n, 1);
   EXPECT_EQ(c[best].mode, ZCOLL_MODE_HOM) << "1 Gbit/s, ratio 8";
   m.bandwidth = 100e9;  // a link far faster than the codec
-  n = auto_candidates(m, q, c, &best);
+  n = auto_candidates(m, q, ZCOLL_ALGO_AUTO, c, &best);
   EXPECT_EQ(c[best].mode, ZCOLL_MODE_MPI);
   // a higher ratio never predicts a slower compressed call
   const double t8 = predict_seconds(test_model(), q, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING);
@@ -117,7 +117,7 @@ TEST(CostModel, NoHomCandidateForOtherOps) {
   q.sum = false;
   Candidate c[16];
   int best = 0;
-  const int n = auto_candidates(test_model(), q, c, &best);
+  const int n = auto_candidates(test_model(), q, ZCOLL_ALGO_AUTO, c, &best);
   for (int i = 0; i < n; ++i) EXPECT_NE(c[i].mode, ZCOLL_MODE_HOM);
 }
 
@@ -126,14 +126,14 @@ TEST(AutoPick, MarginAndTiesAndForcedAlgorithm) {
                          {ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 0.98},
                          {ZCOLL_MODE_HOM, ZCOLL_ALGO_RECURSIVE_DOUBLING, 0.975}};
   // 2% faster than MPI is inside the margin: MPI
-  EXPECT_EQ(pick_candidate(c, 3, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO), 0);
+  EXPECT_EQ(pick_candidate(c, 3, ZCOLL_ALGO_AUTO), 0);
   const Candidate d[] = {{ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE, 1.00},
                          {ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 0.50},
                          {ZCOLL_MODE_HOM, ZCOLL_ALGO_RECURSIVE_DOUBLING, 0.49}};
   // a near-tie among zcoll's candidates goes to the earlier one (ring)
-  EXPECT_EQ(pick_candidate(d, 3, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO), 1);
+  EXPECT_EQ(pick_candidate(d, 3, ZCOLL_ALGO_AUTO), 1);
   // a forced algorithm restricts the choice to it
-  EXPECT_EQ(pick_candidate(d, 3, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RECURSIVE_DOUBLING), 2);
+  EXPECT_EQ(pick_candidate(d, 3, ZCOLL_ALGO_RECURSIVE_DOUBLING), 2);
 }
 
 TEST(ErrorBound, TargetFromAbsAndRel) {
