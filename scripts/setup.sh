@@ -51,6 +51,8 @@ packages=(
   mpich libmpich-dev                # the MPI collectives and their tests
   clang libclang-rt-14-dev          # libFuzzer targets
   python3                           # demo table, helper scripts
+  python3-venv python3-torch        # scripts/setup_python.sh: the venv (Debian's CPU torch for the DDP hook)
+  gfortran                          # the PMPI shim's Fortran test
   iproute2                          # ip, tc: the demo's emulated cluster (tools/netcluster)
   libsimgrid-dev                    # SMPI (smpicxx, smpirun): the simulated-cluster smoke test (docs/scale.md)
 )
