@@ -412,7 +412,7 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     if (cap < bound)
       return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu",
                   cap, bound);
-    double eb;
+    double eb = 0;
     ZCOLL_CHECK(resolve_bound(p, dtype, src, n, threads, &eb));
     auto* d = static_cast<uint8_t*>(dst);
     if (dtype == ZCOLL_FLOAT32)

@@ -81,6 +81,15 @@ __device__ inline void set_error(DevState* st, int status, uint32_t reason, uint
   }
 }
 
+// The status at a kernel's start, read once per block (thread 0) so that every
+// thread of the block takes the same branch even while other blocks set errors.
+__device__ inline bool stopped(const DevState* st) {
+  __shared__ int s_status;
+  if (threadIdx.x == 0) s_status = *static_cast<const volatile int*>(&st->status);
+  __syncthreads();
+  return s_status != 0;
+}
+
 ZCOLL_HD inline uint64_t align4u(uint64_t x) { return (x + 3) & ~uint64_t{3}; }
 ZCOLL_HD inline uint64_t align8u(uint64_t x) { return (x + 7) & ~uint64_t{7}; }
 ZCOLL_HD inline uint32_t raw_bytes(uint32_t len, uint32_t vb) {
@@ -290,7 +299,7 @@ __global__ void k_index(DevState* st, const uint8_t* s, uint64_t src_size, int s
 
 // Framing of every chunk (docs/format.md §9 step 5), one block per chunk.
 __global__ void k_validate(DevState* st, const uint8_t* s, int slot, const uint64_t* offsets) {
-  if (st->status) return;
+  if (stopped(st)) return;
   const DevHeader h = st->in[slot];
   const uint32_t vb = h.dtype == ZCOLL_FLOAT64 ? 8 : 4;
   for (uint64_t c = blockIdx.x; c < h.chunks; c += gridDim.x) {
@@ -541,7 +550,7 @@ ZCOLL_HD inline uint64_t slot_of(const DevHeader& h, uint64_t c) {
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     k_compress(DevState* st, const T* x, uint8_t* scratch, uint32_t* sizes) {
-  if (st->status) return;
+  if (stopped(st)) return;
   const DevHeader h = st->out;
   const Quantizer<T> qz = load_quantizer<T>(st);
   for (uint64_t c = blockIdx.x; c < h.chunks; c += gridDim.x) {
@@ -585,7 +594,7 @@ __global__ void k_scan_sizes(DevState* st, const uint32_t* sizes, uint64_t* offs
 // at multiples of 8 from the stream start), byte copies otherwise.
 __global__ void k_pack(DevState* st, const uint8_t* scratch, const uint32_t* sizes,
                        const uint64_t* offsets, uint8_t* dst) {
-  if (st->status) return;
+  if (stopped(st)) return;
   const DevHeader h = st->out;
   const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 7) == 0;
   for (uint64_t c = blockIdx.x; c < h.chunks; c += gridDim.x) {
@@ -605,7 +614,7 @@ __global__ void k_pack(DevState* st, const uint8_t* scratch, const uint32_t* siz
 
 // Write the header of st->out (and the index padding and checksum) at dst.
 __global__ void k_write_header(DevState* st, uint8_t* dst) {
-  if (st->status) return;
+  if (stopped(st)) return;
   __shared__ uint32_t table[256];
   crc_table(table);
   if (threadIdx.x != 0) return;
@@ -647,7 +656,7 @@ __global__ void k_check_dst(DevState* st, uint64_t dst_count, const void* dst) {
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     k_decompress(DevState* st, const uint8_t* s, const uint64_t* offsets, T* dst, int accumulate) {
-  if (st->status || st->in[0].dtype != Bits<T>::dtype) return;
+  if (stopped(st) || st->in[0].dtype != Bits<T>::dtype) return;
   const DevHeader h = st->in[0];
   const double factor = h.quantum / static_cast<double>(h.divisor);
   for (uint64_t c = blockIdx.x; c < h.chunks; c += gridDim.x) {
@@ -826,7 +835,7 @@ template <typename T>
 __global__ void __launch_bounds__(kThreads)
     k_hom(DevState* st, const uint8_t* A, const uint64_t* offa, const uint8_t* B,
           const uint64_t* offb, int op, uint8_t* scratch, uint32_t* sizes) {
-  if (st->status || st->out.dtype != Bits<T>::dtype) return;
+  if (stopped(st) || st->out.dtype != Bits<T>::dtype) return;
   const DevHeader h = st->out;
   for (uint64_t c = blockIdx.x; c < h.chunks; c += gridDim.x) {
     // negate: the input is stream a (slot 0); it plays the part of b
@@ -855,7 +864,7 @@ template <typename T>
 __global__ void __launch_bounds__(kThreads)
     k_doc(DevState* st, const uint8_t* A, const uint64_t* offa, const uint8_t* B,
           const uint64_t* offb, int op, T* tmp, uint8_t* scratch, uint32_t* sizes, double* prod) {
-  if (st->status || st->out.dtype != Bits<T>::dtype) return;
+  if (stopped(st) || st->out.dtype != Bits<T>::dtype) return;
   const DevHeader ha = st->in[0], hb = st->in[1], h = st->out;
   const Quantizer<T> qz = load_quantizer<T>(st);
   const double fa = ha.quantum / static_cast<double>(ha.divisor);
@@ -926,13 +935,6 @@ __global__ void k_copy_back(DevState* st, const uint8_t* work, uint8_t* acc, uin
   for (uint64_t k = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; k < n;
        k += uint64_t{gridDim.x} * blockDim.x)
     acc[k] = work[k];
-}
-
-__global__ void k_check_work(DevState* st, uint64_t work_size) {
-  if (st->status) return;
-  const DevHeader& a = st->in[0];
-  const uint64_t need = compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4);
-  if (work_size < need) set_error(st, ZCOLL_ERR_BUFFER_TOO_SMALL, kOutputTooSmall, need);
 }
 
 }  // namespace cuda

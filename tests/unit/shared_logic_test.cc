@@ -66,7 +66,9 @@ TEST(SharedLogic, AddPlanesIsBlockAddition) {
       fits &= sum[i] >= INT32_MIN && sum[i] <= INT32_MAX;
       s32[i] = static_cast<int32_t>(sum[i]);
     }
-    if (wa == 0 && wb == 0) ASSERT_EQ(w, 0u);
+    if (wa == 0 && wb == 0) {
+      ASSERT_EQ(w, 0u);
+    }
     // decoded modulo 2^32 it is always the sum
     for (uint32_t lane = 0; lane < 32 && w; ++lane) {
       ASSERT_EQ(decode_block_lane(out, w, lane), static_cast<uint32_t>(sum[lane]));
