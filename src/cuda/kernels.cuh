@@ -721,8 +721,6 @@ template <typename T>
 __device__ uint32_t hom_float_chunk(const uint8_t* a, const uint8_t* b, uint32_t len,
                                     double quantum, int op, uint8_t* out) {
   __syncthreads();
-  T* vals = nullptr;
-  (void)vals;
   uint8_t* data = out + 8;
   if (op != kHomNegate)
     decode_chunk_dev<T>(a, len, quantum, 1,

@@ -253,3 +253,166 @@ TEST(SharedLogic, LaneDecompositionMatchesScalarCodec) {
 }
 
 }  // namespace
+
+// ---- the GPU's homomorphic chunk, emulated block by block -------------------
+
+// hom_chunk of src/cuda/kernels.cuh with its per-thread view spelled out: the
+// worst case decided first for the whole chunk, then per block the offset before
+// it (a prefix sum of the output widths) checked against the raw size when the
+// worst case does not fit. Returns 0 when the chunk goes through floats (the
+// float path itself is the CPU's decode-add-store, tested by the GPU tests).
+size_t hom_chunk_blocks(const uint8_t* a, const uint8_t* b, uint32_t len, size_t vb, bool subtract,
+                        uint8_t* out, size_t* checked_count) {
+  const size_t raw = raw_chunk_bytes(len, vb);
+  if (a[0] == kChunkRaw || b[0] == kChunkRaw) return 0;
+  const uint64_t qmax = uint64_t{get_word(a + 8)} + get_word(b + 8);
+  if (qmax > static_cast<uint64_t>(kQMaxFormat)) return 0;
+  const uint32_t nblocks = (len + 31) / 32;
+  const size_t pos0 = 12 + align4(nblocks);
+  if (pos0 >= raw) return 0;
+  size_t worst = 0;
+  for (uint32_t k = 0; k < nblocks; ++k) {
+    const uint32_t widest = std::max(a[12 + k], b[12 + k]);
+    worst += widest ? 4 * (widest + 1) : 0;
+  }
+  const bool checked = pos0 + worst >= raw;
+  *checked_count += checked;
+  // input offsets: exclusive prefix sums of the code lengths
+  std::vector<size_t> offa(nblocks), offb(nblocks);
+  size_t pa = pos0, pb = pos0;
+  for (uint32_t k = 0; k < nblocks; ++k) {
+    offa[k] = pa, offb[k] = pb;
+    pa += 4 * a[12 + k], pb += 4 * b[12 + k];
+  }
+  std::vector<uint32_t> w(nblocks);
+  std::vector<std::vector<uint8_t>> words(nblocks, std::vector<uint8_t>(4 * 34));
+  for (uint32_t k = 0; k < nblocks; ++k) {  // every "thread" independently
+    const uint32_t wa = a[12 + k], wb = b[12 + k];
+    if (wa == 0 && wb == 0) {
+      w[k] = 0;
+    } else if (wa == 0 && !subtract) {
+      w[k] = wb;
+      std::memcpy(words[k].data(), b + offb[k], 4 * wb);
+    } else if (wb == 0) {
+      w[k] = wa;
+      std::memcpy(words[k].data(), a + offa[k], 4 * wa);
+    } else {
+      w[k] = add_planes(a + offa[k], wa, b + offb[k], wb, subtract, words[k].data());
+    }
+  }
+  size_t pos = pos0;
+  for (uint32_t k = 0; k < nblocks; ++k) {
+    const uint32_t widest = std::max(a[12 + k], b[12 + k]);
+    if (checked && pos + 4 * (widest + 1) >= raw) return 0;
+    out[12 + k] = static_cast<uint8_t>(w[k]);
+    std::memcpy(out + pos, words[k].data(), 4 * w[k]);
+    pos += 4 * w[k];
+  }
+  const size_t end = align8(pos);
+  if (end >= raw) return 0;
+  std::memset(out + 12 + nblocks, 0, pos0 - 12 - nblocks);
+  std::memset(out + pos, 0, end - pos);
+  const int64_t aa = static_cast<int32_t>(get_word(a + 4)),
+                ab = static_cast<int32_t>(get_word(b + 4));
+  std::memset(out, 0, 4);
+  put_word(out + 4, static_cast<uint32_t>(static_cast<int32_t>(subtract ? aa - ab : aa + ab)));
+  put_word(out + 8, static_cast<uint32_t>(qmax));
+  return end;
+}
+
+// A float32 stream of random planes: per block a code length in [wlo, whi]
+// (reduced where the chunk would not beat a raw one), random plane bits. Its
+// chunks sit near the raw size, where the capacity rules of a sum decide.
+std::vector<uint8_t> craft_wide_stream(Rng& r, size_t n, double quantum, uint32_t wlo,
+                                       uint32_t whi) {
+  Header h;
+  h.dtype = ZCOLL_FLOAT32;
+  h.chunk_size = 1024;
+  h.n = n;
+  h.eb = quantum;
+  h.quantum = quantum;
+  std::vector<uint8_t> z(header_and_index_bytes(h.chunks()), 0);
+  for (uint64_t c = 0; c < h.chunks(); ++c) {
+    const uint32_t len = h.chunk_len(c), nb = (len + 31) / 32;
+    const size_t raw = raw_chunk_bytes(len, 4), begin = 12 + align4(nb);
+    std::vector<uint32_t> w(nb);
+    size_t sum = 0;
+    for (auto& x : w) sum += x = wlo + static_cast<uint32_t>(r.below(whi - wlo + 1));
+    while (align8(begin + 4 * sum) >= raw) {
+      const size_t k = r.below(nb);
+      if (w[k]) --w[k], --sum;
+    }
+    std::vector<uint8_t> ch(align8(begin + 4 * sum), 0);
+    put_word(ch.data() + 4, static_cast<uint32_t>(r.below(1000)));
+    put_word(ch.data() + 8, 1u << 29);  // declared qmax: a sum of two stays in int32
+    size_t pos = begin;
+    for (uint32_t b = 0; b < nb; ++b) {
+      ch[12 + b] = static_cast<uint8_t>(w[b]);
+      for (uint32_t j = 0; j < w[b]; ++j, pos += 4)
+        put_word(ch.data() + pos, static_cast<uint32_t>(r.next()));
+    }
+    put_word(z.data() + kHeaderBytes + 4 * c, static_cast<uint32_t>(ch.size()));
+    z.insert(z.end(), ch.begin(), ch.end());
+  }
+  write_header(z.data(), h);
+  return z;
+}
+
+TEST(SharedLogic, HomBlockDecompositionMatchesCpuHom) {
+  Rng r(21);
+  size_t quantized = 0, floats = 0, checked = 0;
+  for (int rep = 0; rep < 60; ++rep) {
+    // short last chunks (a few values) are where the per-block capacity rule of a
+    // sum decides: their raw size is close to their header
+    const size_t n = rep % 2 ? 1 + r.below(9000) : 1024 * r.below(4) + 3 + r.below(40);
+    const int ka = static_cast<int>(r.below(zt::kNumKinds)),
+              kb = static_cast<int>(r.below(zt::kNumKinds));
+    const double eb = r.coin() ? 1e-2 : 1e-5;
+    const auto x = zt::make_case<float>(ka, n, r, ZCOLL_EB_ABS, eb, 1024);
+    const auto y = zt::make_case<float>(kb, n, r, ZCOLL_EB_ABS, eb, 1024);
+    zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
+    p.eb_mode = ZCOLL_EB_ABS;
+    p.error_bound = eb;
+    p.chunk_size = 1024;
+    std::vector<uint8_t> sa(zcoll_compress_bound(n, ZCOLL_FLOAT32)), sb(sa.size()), so(sa.size());
+    size_t na = 0, nb = 0, no = 0;
+    ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, sa.data(), sa.size(), &na, 1),
+              ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT32, y.data(), n, sb.data(), sb.size(), &nb, 1),
+              ZCOLL_SUCCESS);
+    if (rep % 3 == 2) {  // crafted wide blocks instead of compressed data
+      Header hq;
+      ASSERT_EQ(parse_header(sa.data(), na, &hq), ZCOLL_SUCCESS);
+      const auto ca = craft_wide_stream(r, n, hq.quantum, 24, 32);
+      const auto cb = craft_wide_stream(r, n, hq.quantum, 24, 32);
+      std::copy(ca.begin(), ca.end(), sa.begin());
+      std::copy(cb.begin(), cb.end(), sb.begin());
+      na = ca.size(), nb = cb.size();
+    }
+    const bool subtract = r.coin();
+    ASSERT_EQ((subtract ? zcoll_hom_sub : zcoll_hom_add)(sa.data(), na, sb.data(), nb, so.data(),
+                                                         so.size(), &no, nullptr, 1),
+              ZCOLL_SUCCESS);
+    StreamView va, vb, vo;
+    ASSERT_EQ(parse_stream(sa.data(), na, &va), ZCOLL_SUCCESS);
+    ASSERT_EQ(parse_stream(sb.data(), nb, &vb), ZCOLL_SUCCESS);
+    ASSERT_EQ(parse_stream(so.data(), no, &vo), ZCOLL_SUCCESS);
+    for (uint64_t c = 0; c < va.chunks; ++c) {
+      const uint32_t len = va.h.chunk_len(c);
+      std::vector<uint8_t> mine(raw_chunk_bytes(len, 4), 0xEE);
+      const size_t size =
+          hom_chunk_blocks(va.chunk(c), vb.chunk(c), len, 4, subtract, mine.data(), &checked);
+      if (size == 0) {  // the CPU must have gone through floats too
+        ASSERT_EQ(vo.chunk(c)[0], kChunkRaw) << "rep " << rep << " chunk " << c;
+        ++floats;
+        continue;
+      }
+      ++quantized;
+      ASSERT_EQ(size, vo.chunk_bytes(c)) << "rep " << rep << " chunk " << c;
+      ASSERT_EQ(std::memcmp(mine.data(), vo.chunk(c), size), 0) << "rep " << rep << " chunk " << c;
+    }
+  }
+  EXPECT_GT(quantized, 50u);
+  EXPECT_GT(floats, 5u);
+  EXPECT_GT(checked, 5u);  // the per-block capacity rule was exercised
+}
