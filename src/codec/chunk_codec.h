@@ -7,17 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codec/shared_logic.h"
 #include "zcoll.h"
 
 namespace zcoll {
 
-// What a chunk encoder needs to know about the error bound.
-template <typename T>
-struct Quantizer {
-  double quantum;  // bin width (2*eb*(1-slack))
-  double inv;      // 1/quantum
-  T eb_check;      // accept x' iff |x - x'| < eb_check (computed in T); eb_check <= eb
-};
+// Quantizer<T> (what a chunk encoder needs to know about the error bound) is in
+// shared_logic.h, which the CUDA kernels include too.
 
 // Build the quantizer for an absolute bound eb; false if eb is unusable.
 template <typename T>

@@ -15,39 +15,14 @@ namespace zcoll {
 
 template <typename T>
 bool make_quantizer(double eb, Quantizer<T>* qz) {
-  if (!(std::isfinite(eb) && eb > 0)) return false;
-  const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
-  // Any positive finite eb works: the reconstruction check below keeps the bound
-  // whatever the step, so extreme bounds get a usable step instead of an error.
-  double quantum = 2.0 * eb * (1.0 - slack);
-  if (!(quantum <= DBL_MAX)) quantum = DBL_MAX;  // eb > DBL_MAX/2: narrower bins
-  if (!(quantum > 0)) quantum = std::numeric_limits<double>::denorm_min();
-  double inv = 1.0 / quantum;
-  if (!(inv <= DBL_MAX)) inv = DBL_MAX;  // subnormal step: non-zero values go raw
-  qz->quantum = quantum;
-  qz->inv = inv;
-  if (sizeof(T) == 4) {
-    // largest float not above eb, so that |err| < eb_check (in float) implies |err| <= eb
-    float f = static_cast<float>(eb);
-    if (static_cast<double>(f) > eb) f = std::nextafter(f, 0.0f);
-    qz->eb_check = static_cast<T>(f);
-  } else {
-    qz->eb_check = static_cast<T>(eb);
-  }
-  return true;
+  return make_quantizer_hd<T>(eb, qz);  // shared_logic.h (the GPU runs it too)
 }
 template bool make_quantizer<float>(double, Quantizer<float>*);
 template bool make_quantizer<double>(double, Quantizer<double>*);
 
 template <typename T>
 bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_single) {
-  const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
-  const double eb = quantum / (2.0 * (1.0 - slack));
-  if (!make_quantizer<T>(eb, qz)) return false;
-  qz->quantum = quantum;  // exactly the stream's step (eb_check stays <= eb)
-  qz->inv = 1.0 / quantum;
-  *eb_single = eb;
-  return std::isfinite(qz->inv);
+  return make_quantizer_for_quantum_hd<T>(quantum, qz, eb_single);
 }
 template bool make_quantizer_for_quantum<float>(double, Quantizer<float>*, double*);
 template bool make_quantizer_for_quantum<double>(double, Quantizer<double>*, double*);

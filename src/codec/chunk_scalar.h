@@ -14,29 +14,7 @@
 namespace zcoll {
 namespace {
 
-// Quantize one value: q = round(x/quantum), then check the reconstruction
-// (T)(q*quantum) exactly as a decoder computes it. If rounding of x/quantum or of
-// the reconstruction broke the bound, try the neighbouring bin. false = this value
-// cannot be quantized (NaN, Inf, |q| too large, or bound unreachable in T).
-template <typename T>
-inline bool quantize_value(T x, const Quantizer<T>& qz, int32_t* q_out) {
-  double t = static_cast<double>(x) * qz.inv;
-  if (!(std::fabs(t) <= static_cast<double>(kQMaxCompress))) return false;
-  int32_t q = static_cast<int32_t>(std::nearbyint(t));
-  T err = x - static_cast<T>(static_cast<double>(q) * qz.quantum);
-  if (std::fabs(err) < qz.eb_check) {
-    *q_out = q;
-    return true;
-  }
-  int32_t alt = err > 0 ? q + 1 : q - 1;
-  if (alt > kQMaxCompress || alt < -kQMaxCompress) return false;
-  err = x - static_cast<T>(static_cast<double>(alt) * qz.quantum);
-  if (std::fabs(err) < qz.eb_check) {
-    *q_out = alt;
-    return true;
-  }
-  return false;
-}
+// quantize_value (one value: code and reconstruction check) is in shared_logic.h.
 
 template <typename T>
 inline size_t write_raw_chunk(const T* x, uint32_t len, uint8_t* out) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/shared_logic.h"
 #include "zcoll.h"
 
 namespace zcoll {
@@ -22,18 +23,10 @@ constexpr uint8_t kChunkQuantized = 0;
 constexpr uint8_t kChunkRaw = 1;
 constexpr size_t kQuantChunkHeaderBytes = 12;  // kind, 3 pad, anchor i32, qmax u32
 constexpr size_t kRawChunkHeaderBytes = 8;     // kind, 7 pad
+constexpr uint32_t kMaxCodeLength = 33;        // planes of a block (two's complement)
 
-// Largest |q| the compressor emits. Deltas of such codes fit in 31 bits of
-// magnitude; a homomorphic sum may grow |q| up to kQMaxFormat (int32 range).
-constexpr int64_t kQMaxCompress = (int64_t{1} << 30) - 1;
-constexpr int64_t kQMaxFormat = (int64_t{1} << 31) - 1;
-constexpr uint32_t kMaxCodeLength = 33;  // planes of a block (two's complement)
-
-// Relative slack between the bin half-width and the error bound:
-// quantum = 2*eb*(1 - slack), so that rounding of the reconstruction stays
-// inside eb for |q| below 2^23*slack (float32) or far beyond (float64).
-constexpr double kSlackF32 = 1.0 / 64.0;
-constexpr double kSlackF64 = 1.0 / 1048576.0;
+// kQMaxCompress, kQMaxFormat, kSlackF32 and kSlackF64 are in shared_logic.h (host
+// and device).
 
 inline size_t align4(size_t x) { return (x + 3) & ~size_t{3}; }
 inline size_t align8(size_t x) { return (x + 7) & ~size_t{7}; }

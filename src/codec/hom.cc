@@ -32,43 +32,7 @@ namespace {
 
 inline uint32_t word(const uint8_t* p, uint32_t j) { return load_u32(p + 4 * j); }
 
-// Bit-sliced a + b (or a - b = a + ~b + 1) of two blocks of two's-complement
-// planes, written to out; one full-adder step per plane for all 32 values. Returns
-// the width after dropping top planes that only repeat the sign (0 = all zero).
-// out must have room for max(wa, wb) + 1 words.
-inline uint32_t add_planes(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
-                           bool subtract, uint8_t* out) {
-  const uint32_t flip = subtract ? ~0u : 0u;
-  const uint32_t common = wa < wb ? wa : wb;
-  uint32_t carry = flip, j = 0;
-  for (; j < common; ++j) {
-    const uint32_t x = word(a, j), y = word(b, j) ^ flip, t = x ^ y;
-    store_u32(out + 4 * j, t ^ carry);
-    carry = (x & y) | (carry & t);
-  }
-  const uint32_t sign_a = wa ? word(a, wa - 1) : 0u;
-  const uint32_t sign_b = (wb ? word(b, wb - 1) : 0u) ^ flip;
-  for (; j < wa; ++j) {  // b sign-extended
-    const uint32_t x = word(a, j), t = x ^ sign_b;
-    store_u32(out + 4 * j, t ^ carry);
-    carry = (x & sign_b) | (carry & t);
-  }
-  for (; j < wb; ++j) {  // a sign-extended
-    const uint32_t y = word(b, j) ^ flip, t = sign_a ^ y;
-    store_u32(out + 4 * j, t ^ carry);
-    carry = (sign_a & y) | (carry & t);
-  }
-  uint32_t top = sign_a ^ sign_b ^ carry;  // one more plane for the carry out
-  store_u32(out + 4 * j, top);
-  uint32_t n = j + 1;
-  while (n >= 2) {  // drop top planes that only repeat the sign
-    const uint32_t below = word(out, n - 2);
-    if (below != top) break;
-    top = below;
-    --n;
-  }
-  return n == 1 && top == 0 ? 0 : n;
-}
+// add_planes (the bit-sliced adder of two blocks) is in shared_logic.h.
 
 inline void copy_words(uint8_t* dst, const uint8_t* src, uint32_t w) {
   for (uint32_t j = 0; j < w; ++j) store_u32(dst + 4 * j, word(src, j));

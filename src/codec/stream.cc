@@ -221,14 +221,7 @@ zcoll_status resolve_bound(const zcoll_params& p, zcoll_dtype dtype, const void*
     range_typed(static_cast<const float*>(src), n, threads, &mn, &mx);
   else
     range_typed(static_cast<const double*>(src), n, threads, &mn, &mx);
-  const double range = mx - mn;
-  const double rel = p.error_bound;
-  double eb = range > 0 ? rel * range : rel * std::max(std::fabs(mn), 1.0);
-  if (std::isinf(range)) eb = rel * mx - rel * mn;  // the range itself overflows double
-  // clamp into (0, DBL_MAX]: any positive finite bound compresses (chunks that
-  // cannot be quantized at such a step are stored raw)
-  if (!(eb <= DBL_MAX)) eb = DBL_MAX;
-  if (!(eb > 0)) eb = std::numeric_limits<double>::denorm_min();
+  const double eb = rel_to_abs_bound(p.error_bound, mn, mx);  // shared_logic.h
   *abs_bound = eb;
   return ZCOLL_SUCCESS;
 }
@@ -363,11 +356,7 @@ size_t zcoll_dtype_size(zcoll_dtype dtype) {
 }
 
 size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
-  const size_t vb = zcoll_dtype_size(dtype);
-  if (vb == 0) return 0;
-  const size_t index = 16 * (n / ZCOLL_MIN_CHUNK_SIZE + 1);  // >= 16*ceil(n/1024), no overflow
-  if (n > (SIZE_MAX - 64 - index) / vb) return 0;            // not representable in size_t
-  return 64 + 16 * ((n + ZCOLL_MIN_CHUNK_SIZE - 1) / ZCOLL_MIN_CHUNK_SIZE) + n * vb;
+  return compress_bound_hd(n, zcoll_dtype_size(dtype));  // shared_logic.h
 }
 
 size_t zcoll_chunk_count(size_t n, uint32_t cs) {
@@ -423,7 +412,7 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     if (cap < bound)
       return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "output capacity %zu < zcoll_compress_bound = %zu",
                   cap, bound);
-    double eb;
+    double eb = 0;
     ZCOLL_CHECK(resolve_bound(p, dtype, src, n, threads, &eb));
     auto* d = static_cast<uint8_t*>(dst);
     if (dtype == ZCOLL_FLOAT32)

@@ -1,0 +1,502 @@
+// gpu_test.cc — libzcoll_cuda against the CPU library: the GPU must write and read
+// exactly the bytes and values of zcoll.h (format v1). Every test skips, with the
+// reason printed, when cudaGetDeviceCount reports no device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "zcoll.h"
+#include "zcoll_cuda.h"
+
+namespace {
+
+#define REQUIRE_GPU()                                                                       \
+  do {                                                                                      \
+    if (zcoll_cuda_device_count() == 0)                                                     \
+      GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount reports none): GPU test skipped"; \
+  } while (0)
+
+#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
+
+// A device buffer.
+struct Dev {
+  void* p = nullptr;
+  size_t bytes = 0;
+  explicit Dev(size_t n) : bytes(n) {
+    if (cudaMalloc(&p, n ? n : 1) != cudaSuccess) p = nullptr;
+  }
+  ~Dev() {
+    if (p) cudaFree(p);
+  }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+  template <typename T = void>
+  T* get() const {
+    return static_cast<T*>(p);
+  }
+  uint8_t* u8() const { return static_cast<uint8_t*>(p); }
+};
+
+void upload(void* d, const void* h, size_t n) {
+  ASSERT_EQ(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice), cudaSuccess);
+}
+std::vector<uint8_t> download(const void* d, size_t n) {
+  std::vector<uint8_t> h(n);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, n, cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+
+struct Gpu {
+  Dev result{sizeof(zcoll_cuda_result)};
+  zcoll_cuda_result* r() const { return result.get<zcoll_cuda_result>(); }
+  // the status of the last operation, as the device reported it
+  zcoll_status finish(zcoll_status launched, size_t* size) {
+    if (launched != ZCOLL_SUCCESS) return launched;
+    return zcoll_cuda_result_get(r(), size, nullptr);
+  }
+};
+
+std::string data_dir() { return ZCOLL_GPU_TEST_DATA_DIR; }
+
+std::vector<std::filesystem::path> data_files() {
+  std::vector<std::filesystem::path> v;
+  for (auto& e : std::filesystem::directory_iterator(data_dir()))
+    if (e.path().extension() == ".f32") v.push_back(e.path());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::vector<float> read_f32(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::vector<float> v(std::filesystem::file_size(p) / 4);
+  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
+  return v;
+}
+
+template <typename T>
+constexpr zcoll_dtype dtype_of() {
+  return sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
+}
+
+template <typename T>
+std::vector<uint8_t> cpu_compress(const std::vector<T>& x, size_t n, const zcoll_params& p) {
+  std::vector<uint8_t> out(zcoll_compress_bound(n, dtype_of<T>()));
+  size_t size = 0;
+  EXPECT_EQ(zcoll_compress(&p, dtype_of<T>(), x.data(), n, out.data(), out.size(), &size, 1),
+            ZCOLL_SUCCESS)
+      << zcoll_last_error();
+  out.resize(size);
+  return out;
+}
+
+template <typename T>
+std::vector<uint8_t> gpu_compress(const std::vector<T>& x, size_t n, const zcoll_params& p,
+                                  zcoll_status* status = nullptr) {
+  Gpu g;
+  Dev src(n * sizeof(T));
+  upload(src.p, x.data(), n * sizeof(T));
+  const size_t cap = zcoll_compress_bound(n, dtype_of<T>());
+  Dev dst(cap);
+  size_t size = 0;
+  const zcoll_status s =
+      g.finish(zcoll_cuda_compress(&p, dtype_of<T>(), src.p, n, dst.p, cap, g.r(), nullptr), &size);
+  if (status)
+    *status = s;
+  else
+    EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
+  if (s != ZCOLL_SUCCESS) return {};
+  return download(dst.p, size);
+}
+
+// Decompress a stream on the GPU (the stream placed `shift` bytes into its buffer).
+template <typename T>
+zcoll_status gpu_decompress(const std::vector<uint8_t>& s, std::vector<T>* out, size_t n,
+                            bool accumulate = false, size_t shift = 0) {
+  Gpu g;
+  Dev src(s.size() + shift);
+  upload(src.u8() + shift, s.data(), s.size());
+  Dev dst(n * sizeof(T));
+  if (accumulate) upload(dst.p, out->data(), n * sizeof(T));
+  size_t got = 0;
+  const zcoll_status st = g.finish(
+      accumulate
+          ? zcoll_cuda_decompress_accumulate(src.u8() + shift, s.size(), dst.p, n, g.r(), nullptr)
+          : zcoll_cuda_decompress(src.u8() + shift, s.size(), dst.p, n, g.r(), nullptr),
+      &got);
+  if (st != ZCOLL_SUCCESS) return st;
+  EXPECT_EQ(got, n);
+  out->resize(n);
+  auto h = download(dst.p, n * sizeof(T));
+  std::memcpy(out->data(), h.data(), h.size());
+  return st;
+}
+
+template <typename T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+zcoll_params params(zcoll_eb_mode mode, double eb, uint32_t cs) {
+  zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
+  p.eb_mode = mode;
+  p.error_bound = eb;
+  p.chunk_size = cs;
+  return p;
+}
+
+template <typename T>
+std::vector<T> as(const std::vector<float>& x) {
+  return std::vector<T>(x.begin(), x.end());
+}
+
+// Compress with both, compare bytes; decompress both ways and compare values.
+template <typename T>
+void check_identical(const std::vector<T>& x, size_t n, const zcoll_params& p,
+                     const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto cpu = cpu_compress(x, n, p);
+  const auto gpu = gpu_compress(x, n, p);
+  ASSERT_EQ(gpu.size(), cpu.size());
+  ASSERT_TRUE(gpu == cpu) << "GPU stream differs from the CPU stream";
+  // CPU stream decoded on the GPU == CPU decode, bit for bit
+  std::vector<T> ref(n), got;
+  ASSERT_EQ(zcoll_decompress(cpu.data(), cpu.size(), ref.data(), n, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(gpu_decompress<T>(cpu, &got, n), ZCOLL_SUCCESS) << zcoll_last_error();
+  ASSERT_TRUE(same_bits(got, ref)) << "GPU decode differs from the CPU decode";
+}
+
+class GpuCodec : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_GPU(); }
+};
+
+TEST_F(GpuCodec, BytesIdenticalOnEveryDataFile) {
+  const auto files = data_files();
+  ASSERT_FALSE(files.empty()) << "no .f32 files in " << data_dir();
+  for (const auto& f : files) {
+    const auto x = read_f32(f);
+    const auto xd = as<double>(x);
+    for (zcoll_eb_mode mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL})
+      for (double eb : {1e-2, 1e-3, 1e-4})
+        for (uint32_t cs : {1024u, 16384u, 262144u})
+          for (size_t n : {x.size(), x.size() - 1, size_t{1025}}) {
+            const auto p = params(mode, eb, cs);
+            const std::string what =
+                f.filename().string() + (mode == ZCOLL_EB_ABS ? " abs " : " rel ") +
+                std::to_string(eb) + " cs " + std::to_string(cs) + " n " + std::to_string(n);
+            check_identical<float>(x, n, p, what + " f32");
+            check_identical<double>(xd, n, p, what + " f64");
+          }
+  }
+}
+
+// Smooth data with specials: a NaN chunk, +-Inf, a huge value (code too large),
+// denormals, -0.0; tiny and odd lengths, the empty stream.
+template <typename T>
+std::vector<T> special_data(size_t n, uint32_t seed) {
+  std::mt19937 r(seed);
+  std::normal_distribution<double> g(0, 0.01);
+  std::vector<T> x(n);
+  double v = 0;
+  for (size_t i = 0; i < n; ++i)
+    x[i] = static_cast<T>(v += g(r)) + static_cast<T>(std::sin(i * 1e-3));
+  if (n > 5000) {
+    x[1500] = std::numeric_limits<T>::quiet_NaN();
+    x[2100] = std::numeric_limits<T>::infinity();
+    x[3000] = -std::numeric_limits<T>::infinity();
+    x[4000] = std::numeric_limits<T>::max() / 2;
+    x[4500] = std::numeric_limits<T>::denorm_min();
+    x[4600] = static_cast<T>(-0.0);
+  }
+  return x;
+}
+
+TEST_F(GpuCodec, SpecialValuesAndLengths) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{31}, size_t{33}, size_t{1023},
+                   size_t{1024}, size_t{1025}, size_t{70001}})
+    for (uint32_t cs : {1024u, 4096u})
+      for (double eb : {1e-1, 1e-4, 1e-9}) {
+        const std::string what = "n " + std::to_string(n) + " cs " + std::to_string(cs);
+        check_identical<float>(special_data<float>(n, 1), n, params(ZCOLL_EB_ABS, eb, cs), what);
+        check_identical<double>(special_data<double>(n, 2), n, params(ZCOLL_EB_ABS, eb, cs), what);
+        check_identical<float>(special_data<float>(n, 3), n, params(ZCOLL_EB_REL, eb, cs), what);
+        check_identical<double>(special_data<double>(n, 4), n, params(ZCOLL_EB_REL, eb, cs), what);
+      }
+}
+
+TEST_F(GpuCodec, RoundTripsBothWays) {
+  const auto x = read_f32(data_files().front());
+  const size_t n = x.size();
+  const auto p = params(ZCOLL_EB_REL, 1e-3, 0);
+  // GPU-compressed, CPU-decompressed: within the bound
+  const auto gs = gpu_compress(x, n, p);
+  std::vector<float> y(n);
+  ASSERT_EQ(zcoll_decompress(gs.data(), gs.size(), y.data(), n, 1), ZCOLL_SUCCESS);
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
+  ASSERT_EQ(zcoll_inspect(gs.data(), gs.size(), &info), ZCOLL_SUCCESS);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_LE(std::fabs(double(x[i]) - double(y[i])), info.error_bound);
+  // CPU-compressed, GPU-decompressed with accumulate: same values as the CPU's
+  const auto cs = cpu_compress(x, n, p);
+  std::vector<float> acc_cpu(x), acc_gpu(x);
+  ASSERT_EQ(zcoll_decompress_accumulate(cs.data(), cs.size(), acc_cpu.data(), n, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(gpu_decompress<float>(cs, &acc_gpu, n, true), ZCOLL_SUCCESS);
+  ASSERT_TRUE(same_bits(acc_cpu, acc_gpu));
+}
+
+TEST_F(GpuCodec, MisalignedStreamStarts) {
+  const auto x = special_data<double>(50000, 7);
+  const auto s = cpu_compress(x, x.size(), params(ZCOLL_EB_ABS, 1e-3, 1024));
+  std::vector<double> ref(x.size());
+  ASSERT_EQ(zcoll_decompress(s.data(), s.size(), ref.data(), ref.size(), 1), ZCOLL_SUCCESS);
+  for (size_t shift : {1, 3, 4, 5}) {
+    std::vector<double> got;
+    ASSERT_EQ(gpu_decompress<double>(s, &got, x.size(), false, shift), ZCOLL_SUCCESS)
+        << "shift " << shift << ": " << zcoll_last_error();
+    ASSERT_TRUE(same_bits(got, ref)) << "shift " << shift;
+  }
+}
+
+// ---- homomorphic operations ---------------------------------------------------
+
+enum class Op { kAdd, kSub, kNegate, kAccumulate, kDocSum, kDocProd, kDocMax, kDocMin };
+
+// Run one operation on the GPU; returns the resulting stream.
+zcoll_status gpu_op(Op op, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t n,
+                    zcoll_dtype dt, std::vector<uint8_t>* out, size_t acc_cap = 0) {
+  Gpu g;
+  const size_t cap = zcoll_compress_bound(n, dt);
+  Dev da(std::max(a.size(), acc_cap)), db(b.size()), dout(cap);
+  upload(da.p, a.data(), a.size());
+  if (!b.empty()) upload(db.p, b.data(), b.size());
+  size_t size = 0;
+  zcoll_status s;
+  switch (op) {
+    case Op::kAdd:
+      s = zcoll_cuda_hom_add(da.p, a.size(), db.p, b.size(), dout.p, cap, g.r(), nullptr);
+      break;
+    case Op::kSub:
+      s = zcoll_cuda_hom_sub(da.p, a.size(), db.p, b.size(), dout.p, cap, g.r(), nullptr);
+      break;
+    case Op::kNegate: s = zcoll_cuda_hom_negate(da.p, a.size(), dout.p, cap, g.r(), nullptr); break;
+    case Op::kAccumulate:
+      s = zcoll_cuda_hom_accumulate(da.p, a.size(), acc_cap, db.p, b.size(), dout.p, cap, g.r(),
+                                    nullptr);
+      break;
+    default: {
+      const zcoll_op o = op == Op::kDocSum    ? ZCOLL_OP_SUM
+                         : op == Op::kDocProd ? ZCOLL_OP_PROD
+                         : op == Op::kDocMax  ? ZCOLL_OP_MAX
+                                              : ZCOLL_OP_MIN;
+      s = zcoll_cuda_doc_combine(da.p, a.size(), db.p, b.size(), o, dout.p, cap, g.r(), nullptr);
+    }
+  }
+  s = g.finish(s, &size);
+  if (s != ZCOLL_SUCCESS) return s;
+  *out = download(op == Op::kAccumulate ? da.p : dout.p, size);
+  return s;
+}
+
+zcoll_status cpu_op(Op op, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t n,
+                    zcoll_dtype dt, std::vector<uint8_t>* out, size_t acc_cap = 0) {
+  const size_t cap = zcoll_compress_bound(n, dt);
+  out->assign(std::max(cap, std::max(acc_cap, a.size())), 0);
+  size_t size = 0;
+  zcoll_status s;
+  switch (op) {
+    case Op::kAdd:
+      s = zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), out->data(), cap, &size, nullptr,
+                        1);
+      break;
+    case Op::kSub:
+      s = zcoll_hom_sub(a.data(), a.size(), b.data(), b.size(), out->data(), cap, &size, nullptr,
+                        1);
+      break;
+    case Op::kNegate: s = zcoll_hom_negate(a.data(), a.size(), out->data(), cap, &size, 1); break;
+    case Op::kAccumulate:
+      std::memcpy(out->data(), a.data(), a.size());
+      s = zcoll_hom_accumulate(out->data(), a.size(), acc_cap, &size, b.data(), b.size(), nullptr,
+                               1);
+      break;
+    default: {
+      const zcoll_op o = op == Op::kDocSum    ? ZCOLL_OP_SUM
+                         : op == Op::kDocProd ? ZCOLL_OP_PROD
+                         : op == Op::kDocMax  ? ZCOLL_OP_MAX
+                                              : ZCOLL_OP_MIN;
+      s = zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), o, out->data(), cap, &size, 1);
+    }
+  }
+  if (s == ZCOLL_SUCCESS) out->resize(size);
+  return s;
+}
+
+template <typename T>
+void check_hom(const std::vector<T>& x, const std::vector<T>& y, const zcoll_params& p,
+               const std::string& what) {
+  SCOPED_TRACE(what);
+  const size_t n = x.size();
+  const auto a = cpu_compress(x, n, p), b = cpu_compress(y, n, p);
+  for (Op op : {Op::kAdd, Op::kSub, Op::kNegate, Op::kAccumulate, Op::kDocSum, Op::kDocProd,
+                Op::kDocMax, Op::kDocMin}) {
+    SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)));
+    const size_t acc_cap = zcoll_compress_bound(n, dtype_of<T>());
+    std::vector<uint8_t> c, g;
+    ASSERT_EQ(cpu_op(op, a, b, n, dtype_of<T>(), &c, acc_cap), ZCOLL_SUCCESS) << zcoll_last_error();
+    ASSERT_EQ(gpu_op(op, a, b, n, dtype_of<T>(), &g, acc_cap), ZCOLL_SUCCESS) << zcoll_last_error();
+    ASSERT_EQ(g.size(), c.size());
+    ASSERT_TRUE(g == c) << "GPU result differs from the CPU's";
+  }
+  // set divisor in place
+  std::vector<uint8_t> c = a;
+  ASSERT_EQ(zcoll_hom_set_divisor(c.data(), c.size(), 3), ZCOLL_SUCCESS);
+  Gpu gg;
+  Dev d(a.size());
+  upload(d.p, a.data(), a.size());
+  size_t size = 0;
+  ASSERT_EQ(gg.finish(zcoll_cuda_hom_set_divisor(d.p, a.size(), 3, gg.r(), nullptr), &size),
+            ZCOLL_SUCCESS);
+  EXPECT_EQ(size, a.size());
+  ASSERT_TRUE(download(d.p, a.size()) == c);
+  // and a stream with a divisor decodes the same on both (raw chunks divided too)
+  std::vector<T> ref(n), got;
+  ASSERT_EQ(zcoll_decompress(c.data(), c.size(), ref.data(), n, 1), ZCOLL_SUCCESS);
+  ASSERT_EQ(gpu_decompress<T>(c, &got, n), ZCOLL_SUCCESS);
+  ASSERT_TRUE(same_bits(got, ref));
+}
+
+TEST_F(GpuCodec, HomResultsIdenticalToCpu) {
+  const auto x = read_f32(data_files().front());
+  const size_t half = x.size() / 2;
+  std::vector<float> a(x.begin(), x.begin() + half), b(x.begin() + half, x.begin() + 2 * half);
+  for (double eb : {1e-1, 1e-3})
+    for (uint32_t cs : {1024u, 16384u}) {
+      check_hom<float>(a, b, params(ZCOLL_EB_ABS, eb, cs), "data f32");
+      check_hom<double>(as<double>(a), as<double>(b), params(ZCOLL_EB_ABS, eb, cs), "data f64");
+    }
+  // raw chunks (NaN, Inf, escapes) next to quantized ones
+  check_hom<float>(special_data<float>(70001, 5), special_data<float>(70001, 6),
+                   params(ZCOLL_EB_ABS, 1e-3, 1024), "specials f32");
+  check_hom<double>(special_data<double>(70001, 5), special_data<double>(70001, 6),
+                    params(ZCOLL_EB_ABS, 1e-3, 1024), "specials f64");
+}
+
+TEST_F(GpuCodec, HomOverflowGoesThroughFloats) {
+  // codes near 2^30 - 1: x + x still fits int32, (x + x) + x does not (the qmax
+  // guard sends those chunks through floats); small values in every other chunk
+  const double eb = 0.5;
+  std::vector<double> x(8192);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = (i / 1024) % 2 ? std::sin(i * 0.01) * 100
+                          : 0.999 * 1073741824.0 + std::sin(i * 0.01) * 1000;
+  const auto p = params(ZCOLL_EB_ABS, eb, 1024);
+  const auto s = cpu_compress(x, x.size(), p);
+  std::vector<uint8_t> twice, c, g;
+  ASSERT_EQ(cpu_op(Op::kAdd, s, s, x.size(), ZCOLL_FLOAT64, &twice), ZCOLL_SUCCESS);
+  for (Op op : {Op::kAdd, Op::kSub, Op::kAccumulate, Op::kDocSum}) {
+    SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)));
+    const size_t acc_cap = zcoll_compress_bound(x.size(), ZCOLL_FLOAT64);
+    ASSERT_EQ(cpu_op(op, twice, s, x.size(), ZCOLL_FLOAT64, &c, acc_cap), ZCOLL_SUCCESS);
+    ASSERT_EQ(gpu_op(op, twice, s, x.size(), ZCOLL_FLOAT64, &g, acc_cap), ZCOLL_SUCCESS)
+        << zcoll_last_error();
+    ASSERT_TRUE(g == c) << "GPU result differs from the CPU's";
+  }
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
+  std::vector<uint8_t> out(zcoll_compress_bound(x.size(), ZCOLL_FLOAT64));
+  size_t size = 0;
+  ASSERT_EQ(zcoll_hom_add(twice.data(), twice.size(), s.data(), s.size(), out.data(), out.size(),
+                          &size, &st, 1),
+            ZCOLL_SUCCESS);
+  EXPECT_GT(st.widened_chunks, 0u) << "the test data no longer reaches the overflow guard";
+}
+
+TEST_F(GpuCodec, CorruptStreamsAreErrors) {
+  const auto x = special_data<float>(20000, 9);
+  const auto s = cpu_compress(x, x.size(), params(ZCOLL_EB_ABS, 1e-3, 1024));
+  std::vector<float> out;
+  auto bad = s;
+  bad[0] = 'X';
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
+  bad = s;
+  bad[4] = 9;
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_UNSUPPORTED);
+  bad = s;
+  bad[50] ^= 0x08;  // index entry: checksum no longer matches
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
+  bad.assign(s.begin(), s.begin() + 40);
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_TRUNCATED);
+  bad.assign(s.begin(), s.end() - 8);
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_TRUNCATED);
+  // a code length of 40 in the first quantized chunk (chunk data is not checksummed)
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
+  ASSERT_EQ(zcoll_inspect(s.data(), s.size(), &info), ZCOLL_SUCCESS);
+  bad = s;
+  const size_t first = info.header_size;
+  if (bad[first] == 0) {
+    bad[first + 12] = 40;
+    EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
+  }
+  bad = s;
+  bad[first] = 7;  // unknown chunk kind
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
+  // too small an output
+  EXPECT_EQ(gpu_decompress<float>(s, &out, x.size() - 1), ZCOLL_ERR_BUFFER_TOO_SMALL);
+  // the same on the homomorphic path
+  std::vector<uint8_t> r;
+  bad = s;
+  bad[first] = 7;
+  EXPECT_EQ(gpu_op(Op::kAdd, s, bad, x.size(), ZCOLL_FLOAT32, &r), ZCOLL_ERR_CORRUPT);
+  const auto other = cpu_compress(x, x.size(), params(ZCOLL_EB_ABS, 1e-2, 1024));
+  EXPECT_EQ(gpu_op(Op::kAdd, s, other, x.size(), ZCOLL_FLOAT32, &r), ZCOLL_ERR_MISMATCH);
+  // accumulator too small: left unchanged
+  EXPECT_EQ(gpu_op(Op::kAccumulate, s, s, x.size(), ZCOLL_FLOAT32, &r, 64),
+            ZCOLL_ERR_BUFFER_TOO_SMALL);
+}
+
+TEST_F(GpuCodec, HostSideArgumentErrors) {
+  Gpu g;
+  std::vector<float> host(1000, 1.0f);
+  Dev dst(zcoll_compress_bound(1000, ZCOLL_FLOAT32));
+  const auto p = params(ZCOLL_EB_ABS, 1e-3, 0);
+  // a host pointer is not device memory
+  EXPECT_EQ(
+      zcoll_cuda_compress(&p, ZCOLL_FLOAT32, host.data(), 1000, dst.p, dst.bytes, g.r(), nullptr),
+      ZCOLL_ERR_INVALID_ARG);
+  Dev src(4000);
+  EXPECT_EQ(
+      zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, 1000, dst.p, dst.bytes - 1, g.r(), nullptr),
+      ZCOLL_ERR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, 1000, dst.p, dst.bytes, nullptr, nullptr),
+            ZCOLL_ERR_INVALID_ARG);
+  auto bad = params(ZCOLL_EB_ABS, -1, 0);
+  EXPECT_EQ(zcoll_cuda_compress(&bad, ZCOLL_FLOAT32, src.p, 1000, dst.p, dst.bytes, g.r(), nullptr),
+            ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_hom_set_divisor(dst.p, 100, 0, g.r(), nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_doc_combine(dst.p, 100, dst.p, 100, static_cast<zcoll_op>(42), dst.p,
+                                   dst.bytes, g.r(), nullptr),
+            ZCOLL_ERR_UNSUPPORTED);
+}
+
+// Without a device every call is an error status, never an abort (runs in CI).
+TEST(GpuNoDevice, CallsReturnStatuses) {
+  if (zcoll_cuda_device_count() != 0) GTEST_SKIP() << "a CUDA device is present";
+  zcoll_cuda_result* r = nullptr;
+  const auto p = params(ZCOLL_EB_ABS, 1e-3, 0);
+  float x[4] = {1, 2, 3, 4};
+  uint8_t out[256];
+  EXPECT_NE(zcoll_cuda_compress(&p, ZCOLL_FLOAT32, x, 4, out, sizeof out, r, nullptr),
+            ZCOLL_SUCCESS);
+  EXPECT_NE(zcoll_cuda_decompress(out, sizeof out, x, 4, r, nullptr), ZCOLL_SUCCESS);
+  EXPECT_NE(zcoll_cuda_result_get(r, nullptr, nullptr), ZCOLL_SUCCESS);
+  EXPECT_NE(zcoll_last_error()[0], '\0');
+}
+
+}  // namespace
