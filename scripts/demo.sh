@@ -26,7 +26,8 @@ zcoll="$build/tools/cli/zcoll"
 
 files=(data/*.f32)
 for f in ferret_etopo5-rose_2161x4320.f32 hst-acs_j8bt06nyq-sci_1024x1024.f32; do
-  [[ -f "../shared/data/$f" ]] && files+=("../shared/data/$f")
+  # data/ holds the Hubble image too: take ../shared/data/ only for what data/ lacks
+  [[ -f "../shared/data/$f" && ! -f "data/$f" ]] && files+=("../shared/data/$f")
 done
 
 results=$(mktemp)

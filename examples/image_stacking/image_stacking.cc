@@ -9,7 +9,7 @@
 // PMPI interposer can intercept this same program.
 //
 //   mpirun -np 4 image_stacking --image data/hst-acs_j8bt06nyq-sci_1024x1024.f32
-//          [--shape 1024x1024] [--crop RxC] [--exposures 6] [--sigma 1e-3] [--poisson PEAK]
+//          [--shape 1024x1024] [--crop RxC] [--exposures 6] [--sigma 5e-3] [--poisson PEAK]
 //          [--tiles T] [--bounds 1e-4,1e-3,1e-2] [--modes hom,doc,auto]
 //          [--repeats 5] [--seed 1] [--json out.json] [--dump DIR]
 //          [--psnr-tolerance DB]
@@ -73,7 +73,7 @@ struct Options {
   size_t rows = 0, cols = 0;            // 0: square, from the file size
   size_t crop_rows = 0, crop_cols = 0;  // 0: the whole image
   int exposures = 6;
-  double sigma = 1e-3;
+  double sigma = 5e-3;
   double poisson_peak = 0;  // 0: Gaussian noise only
   int tiles = 1;
   std::vector<double> bounds = {1e-4, 1e-3, 1e-2};
@@ -580,7 +580,7 @@ int main(int argc, char** argv) {
                      num(p.nrmse).c_str(), p.speedup,
                      i + 1 < sizeof kPapers / sizeof kPapers[0] ? "," : "");
       }
-      std::fprintf(f, "  ],\n  \"rows\": [\n");
+      std::fprintf(f, "  ],\n  \"results\": [\n");
       for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         auto list = [](const std::vector<double>& v) {
