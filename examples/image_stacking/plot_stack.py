@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -92,7 +93,10 @@ def main():
         f"|zcoll − exact| / bound\nbound {bound:.3g} (max {row['max_abs_error'] / bound if bound else 0:.3f})\n"
         f"NRMSE {row['nrmse']:.2e}",
     ]
-    fig, axes = plt.subplots(2, 4, figsize=(17, 9.6), constrained_layout=True)
+    # panel width w; the full image keeps its aspect, the zoom is square
+    w = 3.6
+    fig, axes = plt.subplots(2, 4, figsize=(4 * w + 2.6, w * rows / cols + w + 2.4), constrained_layout=True,
+                             gridspec_kw={"height_ratios": [rows / cols, 1.0]})
     panels = [(frame, norm, "gray"), (exact, norm, "gray"), (stack, norm, "gray"), (diff, dnorm, "magma")]
     for j, (img, nm, cmap) in enumerate(panels):
         for i, sub in enumerate([(slice(None), slice(None)), win]):
@@ -110,6 +114,8 @@ def main():
             cb.set_label("|zcoll − exact| in units of the reported bound", fontsize=11)
         elif j == 2:
             cb = fig.colorbar(im, ax=axes[:, 2], shrink=0.8)
+            cb.ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%.3g"))
+            cb.ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             cb.set_label("normalised intensity (asinh stretch)", fontsize=11)
     name = os.path.basename(run["image"]).removesuffix(".f32")
     fig.suptitle(f"{name}: stacking with MPI_Allreduce vs zcoll_allreduce ({row['mode_ran']}, "
