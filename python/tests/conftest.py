@@ -2,8 +2,10 @@
 
 Single process: `python -m pytest python/tests`. Under MPI (the collectives):
 `mpirun -np 3 python -m pytest python/tests/test_comm.py`: every rank runs the
-same tests in the same order; at the end the ranks agree on the worst exit
-status, so a failure on any rank fails every rank (and mpirun).
+same tests in the same order. A test that fails on one rank would leave the
+others waiting in its next collective, so the failing rank prints the failure
+and calls MPI_Abort: mpirun then exits non-zero at once. At the end the ranks
+also agree on the worst exit status (for failures in collection or setup).
 """
 
 import os
@@ -36,6 +38,29 @@ def field(request):
 def _under_mpi():
     return any(k in os.environ for k in ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
                                           "HYDRA_CONTROL_FD", "MPI_LOCALNRANKS"))
+
+
+def _world():
+    if not _under_mpi():
+        return None
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD if MPI.COMM_WORLD.size > 1 else None
+
+
+def pytest_runtest_logreport(report):
+    if not report.failed:
+        return
+    w = _world()
+    if w is None:
+        return
+    import sys
+
+    sys.stderr.write(f"\n==== rank {w.rank}: {report.nodeid} FAILED ({report.when}) ====\n"
+                     f"{report.longreprtext}\n")
+    sys.stderr.flush()
+    sys.stdout.flush()
+    w.Abort(1)
 
 
 def pytest_sessionfinish(session, exitstatus):
