@@ -47,6 +47,50 @@ zcoll_info inspect(const View& v, const char* op) {
   return info;
 }
 
+// dtype and n from a stream's header (docs/format.md §1: magic, version 1, dtype,
+// n at offset 16, little-endian) without walking the index and chunk framing;
+// the library call that follows validates all of it. A header that does not
+// parse goes through zcoll_inspect for the library's own error.
+std::pair<zcoll_dtype, uint64_t> peek(const View& v, const char* op) {
+  const auto* p = static_cast<const unsigned char*>(v.data());
+  if (v.bytes() >= 48 && std::memcmp(p, "ZCOL", 4) == 0 && p[4] == 1 && (p[5] == 1 || p[5] == 2)) {
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | p[16 + i];
+    return {static_cast<zcoll_dtype>(p[5]), n};
+  }
+  zcoll_info info = inspect(v, op);  // raises; a valid header does not get here
+  return {info.dtype, info.n};
+}
+
+// Compress into a writable bytes-like `out` of at least compress_bound bytes;
+// returns the stream size (no allocation: for repeated calls on large arrays).
+size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error_bound,
+                     uint32_t chunk_size, int threads) {
+  zcoll_dtype dt;
+  size_t n;
+  View in = float_array(array, "array", false, &dt, &n);
+  View o;
+  if (PyObject_GetBuffer(out.ptr(), &o.view, PyBUF_WRITABLE) != 0) {
+    PyErr_Clear();
+    raise(PyExc_ValueError, "out: expected a writable contiguous bytes-like object "
+                            "(bytearray, numpy uint8 array), got " + py_type_name(out));
+  }
+  o.held = true;
+  zcoll_params p;
+  zcoll_params_init(&p);
+  p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
+  p.error_bound = error_bound;
+  p.chunk_size = chunk_size;
+  size_t size = 0;
+  zcoll_status s;
+  {
+    nb::gil_scoped_release unlocked;
+    s = zcoll_compress(&p, dt, in.data(), n, o.data(), o.bytes(), &size, threads);
+  }
+  if (s != ZCOLL_SUCCESS) raise_status(s, "compress");
+  return size;
+}
+
 nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t chunk_size,
                     int threads) {
   zcoll_dtype dt;
@@ -68,24 +112,24 @@ nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t 
 // The stream's dtype name and value count (header checked).
 nb::tuple header(nb::handle buf) {
   View v = byte_buffer(buf, "buf");
-  zcoll_info info = inspect(v, "decompress");
-  return nb::make_tuple(dtype_name(info.dtype), static_cast<uint64_t>(info.n));
+  auto h = peek(v, "decompress");
+  return nb::make_tuple(dtype_name(h.first), h.second);
 }
 
 // Decompress into out, which must be a writable C-contiguous array of the
 // stream's dtype holding exactly its n values.
 void decompress_into(nb::handle buf, nb::handle out, int threads) {
   View v = byte_buffer(buf, "buf");
-  zcoll_info info = inspect(v, "decompress");
+  auto h = peek(v, "decompress");
   zcoll_dtype dt;
   size_t n;
   View o = float_array(out, "out", true, &dt, &n);
-  if (dt != info.dtype) {
-    raise(PyExc_TypeError, std::string("out: the stream holds ") + dtype_name(info.dtype) +
+  if (dt != h.first) {
+    raise(PyExc_TypeError, std::string("out: the stream holds ") + dtype_name(h.first) +
                                ", out is " + dtype_name(dt));
   }
-  if (n != info.n) {
-    raise(PyExc_ValueError, "out: the stream holds " + std::to_string(info.n) +
+  if (n != h.second) {
+    raise(PyExc_ValueError, "out: the stream holds " + std::to_string(h.second) +
                                 " values, out has " + std::to_string(n));
   }
   zcoll_status s;
@@ -221,6 +265,8 @@ NB_MODULE(_codec, m) {
   error_class() = nb::module_::import_("zcoll._error").attr("ZcollError");
   m.def("compress", &compress, nb::arg("array"), nb::arg("eb_mode"), nb::arg("error_bound"),
         nb::arg("chunk_size"), nb::arg("threads"));
+  m.def("compress_into", &compress_into, nb::arg("array"), nb::arg("out"), nb::arg("eb_mode"),
+        nb::arg("error_bound"), nb::arg("chunk_size"), nb::arg("threads"));
   m.def("header", &header, nb::arg("buf"));
   m.def("decompress_into", &decompress_into, nb::arg("buf"), nb::arg("out"), nb::arg("threads"));
   m.def("info", &info, nb::arg("buf"));

@@ -266,3 +266,19 @@ def test_no_reference_leak():
     assert (sys.getrefcount(a), sys.getrefcount(buf), sys.getrefcount(out),
             sys.getrefcount(base)) == refs
     assert len(gc.get_objects()) - objects < 100
+
+
+def test_compress_into_out():
+    a = np.sin(np.linspace(0, 50, 100_000))
+    expected = zcoll.compress(a, abs=1e-5)
+    out = bytearray(zcoll.compress_bound(a.size, a.dtype))
+    mv = zcoll.compress(a, abs=1e-5, out=out)
+    assert bytes(mv) == expected
+    mv.release()
+    arr = np.empty(zcoll.compress_bound(a.size, a.dtype), np.uint8)
+    assert bytes(zcoll.compress(a, abs=1e-5, out=arr)) == expected
+    with pytest.raises(zcoll.ZcollError) as e:
+        zcoll.compress(a, abs=1e-5, out=bytearray(100))
+    assert e.value.status == zcoll.STATUS["BUFFER_TOO_SMALL"]
+    with pytest.raises(ValueError, match="writable"):
+        zcoll.compress(a, abs=1e-5, out=bytes(len(out)))

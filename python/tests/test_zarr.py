@@ -83,3 +83,16 @@ def test_zarr_v2_compressor(tmp_path, field):
     z[...] = field
     r = zarr.open_array(str(tmp_path / "v2.zarr"), mode="r")
     assert max_err(field, r[...]) <= eb
+
+
+def test_example_runs(tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    ex = pathlib.Path(__file__).resolve().parents[1] / "examples" / "zarr_field.py"
+    out = subprocess.run([sys.executable, str(ex), "--abs", "0.05",
+                          "--store", str(tmp_path / "f.zarr")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ratio" in out.stdout and "-> ok" in out.stdout

@@ -23,16 +23,24 @@ def _bound(abs, rel):
     return _codec.EB_REL, float(rel)
 
 
-def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1):
+def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None):
     """Compress a float32/float64 C-contiguous array; returns the stream (bytes).
 
     Exactly one bound: ``abs`` (|x - x'| <= abs) or ``rel`` (|x - x'| <= rel *
     (max - min) over the finite values of *this* array). ``chunk_size`` in values
     (0 = 16384; a multiple of 32 in [1024, 1048576]); ``threads`` is the OpenMP
     team (0 = all). The stream records dtype, length and bound, not the shape.
+
+    With ``out`` (a writable bytes-like object of at least
+    ``compress_bound(array.size, array.dtype)`` bytes, e.g. a bytearray or a numpy
+    uint8 array, reused across calls) the stream is written there and a
+    memoryview of its bytes is returned: no allocation per call.
     """
     eb_mode, eb = _bound(abs, rel)
-    return _codec.compress(array, eb_mode, eb, int(chunk_size), int(threads))
+    if out is None:
+        return _codec.compress(array, eb_mode, eb, int(chunk_size), int(threads))
+    size = _codec.compress_into(array, out, eb_mode, eb, int(chunk_size), int(threads))
+    return memoryview(out).cast("B")[:size]
 
 
 def decompress(buf, out=None, shape=None, *, threads=1):
