@@ -24,7 +24,7 @@ bash scripts/fuzz_smoke.sh
 # failing rank aborts its mpirun (python/tests/conftest.py); pytest's exit status 5
 # (no test collected) counts as a failure.
 py=$(bash scripts/setup_python.sh | tail -1)
-"$py" -m pip install -q --disable-pip-version-check --no-build-isolation .
+"$py" -m pip install -q --disable-pip-version-check --no-build-isolation --config-settings=build-dir=build-python .
 run_pytest() {
   local rc=0
   "$@" || rc=$?

@@ -66,9 +66,10 @@ int main(int argc, char** argv) {
       tc[i] = t1 - t0;
       td[i] = t2 - t1;
     }
-    printf("{\"bytes\": %zu, \"calls\": %d, \"stream\": %zu, \"compress_s\": %.9g, "
-           "\"decompress_s\": %.9g}\n",
-           bytes, calls, size, median(tc, calls), median(td, calls));
+    printf(
+        "{\"bytes\": %zu, \"calls\": %d, \"stream\": %zu, \"compress_s\": %.9g, "
+        "\"decompress_s\": %.9g}\n",
+        bytes, calls, size, median(tc, calls), median(td, calls));
     free(s), free(y), free(tc), free(td);
   }
   free(x);

@@ -72,8 +72,10 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
   View o;
   if (PyObject_GetBuffer(out.ptr(), &o.view, PyBUF_WRITABLE) != 0) {
     PyErr_Clear();
-    raise(PyExc_ValueError, "out: expected a writable contiguous bytes-like object "
-                            "(bytearray, numpy uint8 array), got " + py_type_name(out));
+    raise(PyExc_ValueError,
+          "out: expected a writable contiguous bytes-like object "
+          "(bytearray, numpy uint8 array), got " +
+              py_type_name(out));
   }
   o.held = true;
   zcoll_params p;
@@ -244,8 +246,8 @@ nb::object hom_sum(nb::handle streams, int threads, bool mean) {
     std::memcpy(acc, views[0].data(), size);
     for (size_t i = 1; i < views.size(); ++i) {
       size_t out = 0;
-      zcoll_status s = zcoll_hom_add(acc, size, views[i].data(), views[i].bytes(), other, cap,
-                                     &out, nullptr, threads);
+      zcoll_status s = zcoll_hom_add(acc, size, views[i].data(), views[i].bytes(), other, cap, &out,
+                                     nullptr, threads);
       if (s != ZCOLL_SUCCESS) return {s, 0};
       std::swap(acc, other);
       size = out;

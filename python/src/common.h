@@ -98,14 +98,16 @@ inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_d
   v.held = true;
   zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize);
   if (d == 0) {
-    raise(PyExc_TypeError, std::string(name) + ": dtype must be float32 or float64 (native byte "
-                                               "order), got buffer format '" +
-                               (v.view.format ? v.view.format : "B") + "'; convert explicitly, "
+    raise(PyExc_TypeError, std::string(name) +
+                               ": dtype must be float32 or float64 (native byte "
+                               "order), got buffer format '" +
+                               (v.view.format ? v.view.format : "B") +
+                               "'; convert explicitly, "
                                "e.g. a.astype(numpy.float32)");
   }
   if (!PyBuffer_IsContiguous(&v.view, 'C')) {
-    raise(PyExc_ValueError, std::string(name) +
-                                ": array must be C-contiguous (use numpy.ascontiguousarray)");
+    raise(PyExc_ValueError,
+          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
   }
   if (writable && v.view.readonly) {
     raise(PyExc_ValueError, std::string(name) + ": array is read-only");
@@ -123,7 +125,8 @@ inline View byte_buffer(nb::handle obj, const char* name) {
     PyErr_Clear();
     raise(PyExc_TypeError, std::string(name) +
                                ": expected a contiguous bytes-like object (bytes, bytearray, "
-                               "memoryview), got " + py_type_name(obj));
+                               "memoryview), got " +
+                               py_type_name(obj));
   }
   v.held = true;
   return v;

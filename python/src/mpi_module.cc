@@ -58,8 +58,8 @@ Arg arg(nb::handle h, const char* name, bool writable) {
 
 void same_dtype(const Arg& a, const Arg& b) {
   if (a.present && b.present && a.dtype != b.dtype) {
-    raise(PyExc_TypeError, std::string("sendbuf is ") + dtype_name(a.dtype) + ", recvbuf is " +
-                               dtype_name(b.dtype));
+    raise(PyExc_TypeError,
+          std::string("sendbuf is ") + dtype_name(a.dtype) + ", recvbuf is " + dtype_name(b.dtype));
   }
 }
 
@@ -187,8 +187,8 @@ class Comm {
     }
     MPI_Op o = mpi_op(op);
     run("reduce_scatter", [&](zcoll_comm* zc) {
-      return zcoll_reduce_scatter(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(),
-                                  counts.data(), mpi_type(rb.dtype), o);
+      return zcoll_reduce_scatter(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), counts.data(),
+                                  mpi_type(rb.dtype), o);
     });
   }
 
@@ -211,9 +211,8 @@ class Comm {
   void bcast(nb::handle buf, int root) {
     Arg b = arg(buf, "buf", true);
     if (!b.present) raise(PyExc_TypeError, "buf: expected an array, got None");
-    run("bcast", [&](zcoll_comm* zc) {
-      return zcoll_bcast(zc, b.ptr(), b.n, mpi_type(b.dtype), root);
-    });
+    run("bcast",
+        [&](zcoll_comm* zc) { return zcoll_bcast(zc, b.ptr(), b.n, mpi_type(b.dtype), root); });
   }
 
   // At root sendbuf holds size*count values; recvbuf None at root = in place.
@@ -228,8 +227,8 @@ class Comm {
     if (rb.present && rb.n != count) size_error("recvbuf", count, rb.n);
     const zcoll_dtype dt = rb.present ? rb.dtype : sb.dtype;
     run("scatter", [&](zcoll_comm* zc) {
-      return zcoll_scatter(zc, sb.ptr(), rb.present ? rb.ptr() : MPI_IN_PLACE, count,
-                           mpi_type(dt), root);
+      return zcoll_scatter(zc, sb.ptr(), rb.present ? rb.ptr() : MPI_IN_PLACE, count, mpi_type(dt),
+                           root);
     });
   }
 
@@ -245,8 +244,8 @@ class Comm {
     const zcoll_dtype dt = sb.present ? sb.dtype : rb.dtype;
     MPI_Op o = mpi_op(op);
     run("reduce", [&](zcoll_comm* zc) {
-      return zcoll_reduce(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count,
-                          mpi_type(dt), o, root);
+      return zcoll_reduce(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count, mpi_type(dt),
+                          o, root);
     });
   }
 
@@ -262,15 +261,14 @@ class Comm {
     if (sb.present && sb.n != count) size_error("sendbuf", count, sb.n);
     const zcoll_dtype dt = sb.present ? sb.dtype : rb.dtype;
     run("gather", [&](zcoll_comm* zc) {
-      return zcoll_gather(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count,
-                          mpi_type(dt), root);
+      return zcoll_gather(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count, mpi_type(dt),
+                          root);
     });
   }
 
   void set_mode(int mode) {
-    run("set_mode", [&](zcoll_comm* zc) {
-      return zcoll_comm_set_mode(zc, static_cast<zcoll_mode>(mode));
-    });
+    run("set_mode",
+        [&](zcoll_comm* zc) { return zcoll_comm_set_mode(zc, static_cast<zcoll_mode>(mode)); });
   }
   void set_error_bound(int eb_mode, double eb) {
     run("set_error_bound", [&](zcoll_comm* zc) {
@@ -379,8 +377,8 @@ NB_MODULE(_mpi, m) {
            nb::arg("op"))
       .def("reduce_scatter_block", &Comm::reduce_scatter_block, nb::arg("sendbuf").none(),
            nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"))
-      .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(),
-           nb::arg("recvbuf"), nb::arg("recvcounts"), nb::arg("op"))
+      .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
+           nb::arg("recvcounts"), nb::arg("op"))
       .def("allgather", &Comm::allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"))
       .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"))
       .def("scatter", &Comm::scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),

@@ -222,9 +222,10 @@ class Comm:
         return buf
 
     def scatter(self, sendbuf, recvbuf=None, root=0, count=None):
-        """Block i of root's sendbuf (size*count values) to rank i. ``count`` is
-        needed on non-roots when recvbuf is None... so pass recvbuf there; at the
-        root recvbuf may be IN_PLACE (its block stays in sendbuf)."""
+        """Block i of root's sendbuf (size*count values) to rank i; returns recvbuf.
+        Non-roots pass sendbuf None and a recvbuf of count values; the root may
+        omit recvbuf (a new one) or pass IN_PLACE (its block stays in sendbuf,
+        which is returned). ``count``, if given, is checked against the buffers."""
         root = int(root)
         in_place = _is_in_place(recvbuf)
         if self.rank == root:
