@@ -96,3 +96,22 @@ def test_example_runs(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ratio" in out.stdout and "-> ok" in out.stdout
+
+
+def test_entry_points_load_without_importing_zcoll(tmp_path):
+    import subprocess
+    import sys
+
+    z = zarr.create_array(str(tmp_path / "ep.zarr"), shape=(5000,), chunks=(2500,),
+                          dtype="float32", serializer=zcoll.zarr.ZcollCodec(error_bound=1e-3),
+                          compressors=None)
+    z[...] = np.linspace(0, 1, 5000, dtype=np.float32)
+    code = (
+        "import sys, numpy as np, zarr, numcodecs\n"
+        f"a = zarr.open_array({str(tmp_path / 'ep.zarr')!r}, mode='r')[...]\n"
+        "assert float(np.abs(a - np.linspace(0, 1, 5000, dtype=np.float32)).max()) <= 1e-3\n"
+        "assert type(numcodecs.get_codec({'id': 'zcoll'})).__module__ == 'zcoll.numcodecs'\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
