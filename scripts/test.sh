@@ -16,4 +16,28 @@ cmake --build "$build" -j2
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
 
 bash scripts/fuzz_smoke.sh
+
+# ---- Python package (issue 13; docs/python.md) ----------------------------------
+# The venv (scripts/setup_python.sh), `pip install .` (scikit-build-core over this
+# CMake, build directory build-python/), pytest on one process, then the
+# collectives under mpirun with 2 ranks (with the DDP hook test) and 3 ranks. A
+# failing rank aborts its mpirun (python/tests/conftest.py); pytest's exit status 5
+# (no test collected) counts as a failure.
+py=$(bash scripts/setup_python.sh | tail -1)
+"$py" -m pip install -q --disable-pip-version-check --no-build-isolation --config-settings=build-dir=build-python .
+run_pytest() {
+  local rc=0
+  "$@" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    echo "test.sh: python tests failed (exit status $rc$([[ $rc -eq 5 ]] && echo ': no tests collected')): $*" >&2
+    exit 1
+  fi
+}
+pytest_args=(-m pytest -q -p no:cacheprovider)
+run_pytest "$py" "${pytest_args[@]}" python/tests
+# one thread per rank, no spinning OpenMP workers: the ranks share the cores
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
+run_pytest timeout 600 mpirun -np 2 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
+  python/tests/test_torch_ddp.py
+run_pytest timeout 600 mpirun -np 3 "$py" "${pytest_args[@]}" python/tests/test_comm.py
 echo "test.sh: all tests passed"

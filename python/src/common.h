@@ -1,0 +1,135 @@
+// common.h — what both extension modules share: buffer acquisition with strict
+// checks (dtype, C-contiguity, writability; never a silent copy or cast) and the
+// conversion of a zcoll_status into zcoll.ZcollError. Every function here runs
+// with the GIL held.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstring>
+#include <string>
+
+#include "zcoll.h"
+
+namespace zcoll_py {
+
+namespace nb = nanobind;
+
+// A Py_buffer released on scope exit (the exporter keeps the memory alive and
+// unresizable while we hold it, also while the GIL is released).
+struct View {
+  Py_buffer view{};
+  bool held = false;
+  View() = default;
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+  View(View&& o) noexcept : view(o.view), held(o.held) { o.held = false; }
+  View& operator=(View&& o) noexcept {
+    if (this != &o) {
+      if (held) PyBuffer_Release(&view);
+      view = o.view;
+      held = o.held;
+      o.held = false;
+    }
+    return *this;
+  }
+  ~View() {
+    if (held) PyBuffer_Release(&view);
+  }
+  void* data() const { return view.buf; }
+  size_t bytes() const { return static_cast<size_t>(view.len); }
+};
+
+// zcoll.ZcollError (defined in zcoll/_error.py), looked up once per module.
+inline nb::object& error_class() {
+  static nb::object cls;
+  return cls;
+}
+
+// Raise zcoll.ZcollError(status, status text, detailed message, operation).
+// The last error is per thread, and the GIL is taken back on the thread that
+// made the call, so it is still this call's message.
+[[noreturn]] inline void raise_status(zcoll_status s, const char* op) {
+  nb::object err = error_class()(static_cast<int>(s), zcoll_status_string(s),
+                                 std::string(zcoll_last_error()), op);
+  PyErr_SetObject(error_class().ptr(), err.ptr());
+  throw nb::python_error();
+}
+
+[[noreturn]] inline void raise(PyObject* type, const std::string& msg) {
+  PyErr_SetString(type, msg.c_str());
+  throw nb::python_error();
+}
+
+inline std::string py_type_name(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
+
+// The dtype of a buffer format string: "f"/"d" with an optional native or
+// little-endian prefix ('@', '=', '<' on a little-endian host); 0 if neither.
+inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize) {
+  if (!fmt) return static_cast<zcoll_dtype>(0);
+  const bool little = [] {
+    const uint16_t one = 1;
+    unsigned char b;
+    std::memcpy(&b, &one, 1);
+    return b == 1;
+  }();
+  if (*fmt == '@' || *fmt == '=' || (*fmt == '<' && little)) ++fmt;
+  if (std::strcmp(fmt, "f") == 0 && itemsize == 4) return ZCOLL_FLOAT32;
+  if (std::strcmp(fmt, "d") == 0 && itemsize == 8) return ZCOLL_FLOAT64;
+  return static_cast<zcoll_dtype>(0);
+}
+
+inline const char* dtype_name(zcoll_dtype d) {
+  return d == ZCOLL_FLOAT32 ? "float32" : d == ZCOLL_FLOAT64 ? "float64" : "?";
+}
+
+// A float32/float64 C-contiguous array (anything with the buffer protocol:
+// numpy arrays, memoryviews, array.array). TypeError for another type or dtype,
+// ValueError for a non-contiguous or (with writable) read-only one.
+inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_dtype* dtype,
+                        size_t* n) {
+  View v;
+  if (PyObject_GetBuffer(obj.ptr(), &v.view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    raise(PyExc_TypeError, std::string(name) +
+                               ": expected a numpy array of float32 or float64, got " +
+                               py_type_name(obj));
+  }
+  v.held = true;
+  zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize);
+  if (d == 0) {
+    raise(PyExc_TypeError, std::string(name) +
+                               ": dtype must be float32 or float64 (native byte "
+                               "order), got buffer format '" +
+                               (v.view.format ? v.view.format : "B") +
+                               "'; convert explicitly, "
+                               "e.g. a.astype(numpy.float32)");
+  }
+  if (!PyBuffer_IsContiguous(&v.view, 'C')) {
+    raise(PyExc_ValueError,
+          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
+  }
+  if (writable && v.view.readonly) {
+    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
+  }
+  *dtype = d;
+  *n = v.bytes() / static_cast<size_t>(v.view.itemsize);
+  return v;
+}
+
+// Bytes-like input (a compressed stream): bytes, bytearray, memoryview, numpy
+// uint8 arrays; must be contiguous.
+inline View byte_buffer(nb::handle obj, const char* name) {
+  View v;
+  if (PyObject_GetBuffer(obj.ptr(), &v.view, PyBUF_SIMPLE) != 0) {
+    PyErr_Clear();
+    raise(PyExc_TypeError, std::string(name) +
+                               ": expected a contiguous bytes-like object (bytes, bytearray, "
+                               "memoryview), got " +
+                               py_type_name(obj));
+  }
+  v.held = true;
+  return v;
+}
+
+}  // namespace zcoll_py

@@ -1,0 +1,396 @@
+// mpi_module.cc — zcoll._mpi: the compressed collectives of include/zcoll_mpi.h
+// for Python. A Comm is made from a Fortran communicator handle (mpi4py's
+// Comm.py2f()) through MPI_Comm_f2c, which works whatever mpi4py's C layout;
+// zcoll/_comm.py checks first that mpi4py runs on the MPI this module was built
+// with. Buffers are checked here (common.h); collectives run with the GIL
+// released.
+#include <mpi.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "zcoll_mpi.h"
+
+namespace nb = nanobind;
+using namespace zcoll_py;
+
+namespace {
+
+bool mpi_usable() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+MPI_Datatype mpi_type(zcoll_dtype d) { return d == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE; }
+
+MPI_Op mpi_op(int op) {
+  switch (op) {
+    case ZCOLL_OP_SUM: return MPI_SUM;
+    case ZCOLL_OP_PROD: return MPI_PROD;
+    case ZCOLL_OP_MAX: return MPI_MAX;
+    case ZCOLL_OP_MIN: return MPI_MIN;
+  }
+  raise(PyExc_ValueError, "op must be one of sum, prod, max, min");
+}
+
+// An optional buffer argument: None -> no view (in place, or not significant).
+struct Arg {
+  View v;
+  bool present = false;
+  zcoll_dtype dtype = static_cast<zcoll_dtype>(0);
+  size_t n = 0;
+  void* ptr() const { return present ? v.data() : nullptr; }
+};
+
+Arg arg(nb::handle h, const char* name, bool writable) {
+  Arg a;
+  if (h.is_none()) return a;
+  a.v = float_array(h, name, writable, &a.dtype, &a.n);
+  a.present = true;
+  return a;
+}
+
+void same_dtype(const Arg& a, const Arg& b) {
+  if (a.present && b.present && a.dtype != b.dtype) {
+    raise(PyExc_TypeError,
+          std::string("sendbuf is ") + dtype_name(a.dtype) + ", recvbuf is " + dtype_name(b.dtype));
+  }
+}
+
+[[noreturn]] void size_error(const char* what, size_t want, size_t got) {
+  raise(PyExc_ValueError, std::string(what) + ": expected " + std::to_string(want) +
+                              " values, got " + std::to_string(got));
+}
+
+class Comm {
+ public:
+  Comm(int64_t fortran_handle, int mode, int eb_mode, double error_bound, int threads,
+       int64_t min_bytes, int64_t chunk_size, int bound) {
+    if (!mpi_usable()) raise(PyExc_RuntimeError, "MPI is not initialized (import mpi4py.MPI)");
+    MPI_Comm comm = MPI_Comm_f2c(static_cast<MPI_Fint>(fortran_handle));
+    zcoll_comm_config cfg;
+    zcoll_comm_config_init(&cfg);
+    if (mode >= 0) cfg.mode = static_cast<zcoll_mode>(mode);
+    if (eb_mode >= 0) cfg.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
+    if (error_bound >= 0) cfg.error_bound = error_bound;
+    if (threads >= 0) cfg.threads = threads;
+    if (min_bytes >= 0) cfg.min_bytes = static_cast<size_t>(min_bytes);
+    if (chunk_size >= 0) cfg.chunk_size = static_cast<uint32_t>(chunk_size);
+    if (bound >= 0) cfg.bound = static_cast<zcoll_bound_semantics>(bound);
+    zcoll_status s;
+    {
+      nb::gil_scoped_release unlocked;
+      s = zcoll_comm_create(comm, &cfg, &zc_);
+    }
+    if (s != ZCOLL_SUCCESS) raise_status(s, "Comm");
+  }
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  // Freeing is collective; after MPI_Finalize the handle is only forgotten.
+  ~Comm() {
+    if (zc_ && mpi_usable()) zcoll_comm_free(zc_);
+  }
+
+  void free() {
+    if (!zc_) return;
+    zcoll_comm* zc = zc_;
+    zc_ = nullptr;
+    if (!mpi_usable()) return;
+    zcoll_status s;
+    {
+      nb::gil_scoped_release unlocked;
+      s = zcoll_comm_free(zc);
+    }
+    if (s != ZCOLL_SUCCESS) raise_status(s, "free");
+  }
+
+  zcoll_comm* get() const {
+    if (!zc_) raise(PyExc_ValueError, "the Comm has been freed");
+    if (!mpi_usable()) raise(PyExc_RuntimeError, "MPI is finalized");
+    return zc_;
+  }
+  int size() const {
+    int v = 0;
+    zcoll_comm_size(get(), &v);
+    return v;
+  }
+  int rank() const {
+    int v = 0;
+    zcoll_comm_rank(get(), &v);
+    return v;
+  }
+
+  template <class F>
+  void run(const char* op, F&& f) {
+    zcoll_comm* zc = get();
+    zcoll_status s;
+    {
+      nb::gil_scoped_release unlocked;
+      s = f(zc);
+    }
+    if (s != ZCOLL_SUCCESS) raise_status(s, op);
+  }
+
+  // sendbuf None = MPI_IN_PLACE (input in recvbuf)
+  void allreduce(nb::handle send, nb::handle recv, int op) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    if (sb.present && sb.n != rb.n) size_error("recvbuf", sb.n, rb.n);
+    MPI_Op o = mpi_op(op);
+    run("allreduce", [&](zcoll_comm* zc) {
+      return zcoll_allreduce(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), rb.n,
+                             mpi_type(rb.dtype), o);
+    });
+  }
+
+  // recvbuf holds recvcount values; sendbuf size*recvcount (None: in place,
+  // recvbuf then holds size*recvcount and the result lands at its start)
+  void reduce_scatter_block(nb::handle send, nb::handle recv, size_t recvcount, int op) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    const size_t total = recvcount * static_cast<size_t>(size());
+    if (sb.present) {
+      if (sb.n != total) size_error("sendbuf", total, sb.n);
+      if (rb.n < recvcount) size_error("recvbuf", recvcount, rb.n);
+    } else if (rb.n != total) {
+      size_error("recvbuf (in place)", total, rb.n);
+    }
+    MPI_Op o = mpi_op(op);
+    run("reduce_scatter_block", [&](zcoll_comm* zc) {
+      return zcoll_reduce_scatter_block(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(),
+                                        recvcount, mpi_type(rb.dtype), o);
+    });
+  }
+
+  void reduce_scatter(nb::handle send, nb::handle recv, std::vector<size_t> counts, int op) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    const int p = size();
+    if (counts.size() != static_cast<size_t>(p)) {
+      raise(PyExc_ValueError, "recvcounts: expected " + std::to_string(p) + " entries, got " +
+                                  std::to_string(counts.size()));
+    }
+    size_t total = 0;
+    for (size_t c : counts) total += c;
+    const size_t mine = counts[static_cast<size_t>(rank())];
+    if (sb.present) {
+      if (sb.n != total) size_error("sendbuf", total, sb.n);
+      if (rb.n < mine) size_error("recvbuf", mine, rb.n);
+    } else if (rb.n != total) {
+      size_error("recvbuf (in place)", total, rb.n);
+    }
+    MPI_Op o = mpi_op(op);
+    run("reduce_scatter", [&](zcoll_comm* zc) {
+      return zcoll_reduce_scatter(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), counts.data(),
+                                  mpi_type(rb.dtype), o);
+    });
+  }
+
+  // sendbuf None: each rank's block already at recvbuf[rank*count:]
+  void allgather(nb::handle send, nb::handle recv) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    const size_t p = static_cast<size_t>(size());
+    if (rb.n % p != 0) {
+      raise(PyExc_ValueError, "recvbuf: its size must be a multiple of the communicator size");
+    }
+    const size_t count = rb.n / p;
+    if (sb.present && sb.n != count) size_error("sendbuf", count, sb.n);
+    run("allgather", [&](zcoll_comm* zc) {
+      return zcoll_allgather(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count,
+                             mpi_type(rb.dtype));
+    });
+  }
+
+  void bcast(nb::handle buf, int root) {
+    Arg b = arg(buf, "buf", true);
+    if (!b.present) raise(PyExc_TypeError, "buf: expected an array, got None");
+    run("bcast",
+        [&](zcoll_comm* zc) { return zcoll_bcast(zc, b.ptr(), b.n, mpi_type(b.dtype), root); });
+  }
+
+  // At root sendbuf holds size*count values; recvbuf None at root = in place.
+  void scatter(nb::handle send, nb::handle recv, size_t count, int root) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    const bool is_root = rank() == root;
+    const size_t p = static_cast<size_t>(size());
+    if (is_root && !sb.present) raise(PyExc_TypeError, "sendbuf: required at the root");
+    if (is_root && sb.n != count * p) size_error("sendbuf", count * p, sb.n);
+    if (!is_root && !rb.present) raise(PyExc_TypeError, "recvbuf: required on every non-root");
+    if (rb.present && rb.n != count) size_error("recvbuf", count, rb.n);
+    const zcoll_dtype dt = rb.present ? rb.dtype : sb.dtype;
+    run("scatter", [&](zcoll_comm* zc) {
+      return zcoll_scatter(zc, sb.ptr(), rb.present ? rb.ptr() : MPI_IN_PLACE, count, mpi_type(dt),
+                           root);
+    });
+  }
+
+  // recvbuf significant at root only; sendbuf None at root = in place.
+  void reduce(nb::handle send, nb::handle recv, int op, int root) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    const bool is_root = rank() == root;
+    if (is_root && !rb.present) raise(PyExc_TypeError, "recvbuf: required at the root");
+    if (!sb.present && !is_root) raise(PyExc_TypeError, "sendbuf: required on every non-root");
+    const size_t count = sb.present ? sb.n : rb.n;
+    if (is_root && rb.n != count) size_error("recvbuf", count, rb.n);
+    const zcoll_dtype dt = sb.present ? sb.dtype : rb.dtype;
+    MPI_Op o = mpi_op(op);
+    run("reduce", [&](zcoll_comm* zc) {
+      return zcoll_reduce(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count, mpi_type(dt),
+                          o, root);
+    });
+  }
+
+  // root's recvbuf holds size*count values; sendbuf None at root = in place.
+  void gather(nb::handle send, nb::handle recv, size_t count, int root) {
+    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+    same_dtype(sb, rb);
+    const bool is_root = rank() == root;
+    const size_t p = static_cast<size_t>(size());
+    if (is_root && !rb.present) raise(PyExc_TypeError, "recvbuf: required at the root");
+    if (is_root && rb.n != count * p) size_error("recvbuf", count * p, rb.n);
+    if (!is_root && !sb.present) raise(PyExc_TypeError, "sendbuf: required on every non-root");
+    if (sb.present && sb.n != count) size_error("sendbuf", count, sb.n);
+    const zcoll_dtype dt = sb.present ? sb.dtype : rb.dtype;
+    run("gather", [&](zcoll_comm* zc) {
+      return zcoll_gather(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count, mpi_type(dt),
+                          root);
+    });
+  }
+
+  void set_mode(int mode) {
+    run("set_mode",
+        [&](zcoll_comm* zc) { return zcoll_comm_set_mode(zc, static_cast<zcoll_mode>(mode)); });
+  }
+  void set_error_bound(int eb_mode, double eb) {
+    run("set_error_bound", [&](zcoll_comm* zc) {
+      return zcoll_comm_set_error_bound(zc, static_cast<zcoll_eb_mode>(eb_mode), eb);
+    });
+  }
+  void set_average(bool on) {
+    run("set_average", [&](zcoll_comm* zc) { return zcoll_comm_set_average(zc, on ? 1 : 0); });
+  }
+  void set_algorithm(int coll, int algo) {
+    run("set_algorithm", [&](zcoll_comm* zc) {
+      return zcoll_comm_set_algorithm(zc, static_cast<zcoll_collective>(coll),
+                                      static_cast<zcoll_algorithm>(algo));
+    });
+  }
+
+  nb::dict config() const {
+    zcoll_comm_config c;
+    zcoll_comm_config_init(&c);
+    zcoll_status s = zcoll_comm_get_config(get(), &c);
+    if (s != ZCOLL_SUCCESS) raise_status(s, "config");
+    nb::dict d;
+    d["mode"] = zcoll_mode_name(c.mode);
+    d["eb_mode"] = c.eb_mode == ZCOLL_EB_ABS ? "abs" : "rel";
+    d["error_bound"] = c.error_bound;
+    d["bound"] = c.bound == ZCOLL_BOUND_RESULT ? "result" : "per_compression";
+    d["threads"] = c.threads;
+    d["min_bytes"] = c.min_bytes;
+    d["chunk_size"] = c.chunk_size;
+    return d;
+  }
+
+  nb::dict last_report() const {
+    zcoll_report r = ZCOLL_REPORT_INITIALIZER;
+    zcoll_status s = zcoll_comm_last_report(get(), &r);
+    if (s != ZCOLL_SUCCESS) raise_status(s, "last_report");
+    nb::dict d;
+    d["collective"] = zcoll_collective_name(r.collective);
+    d["mode"] = zcoll_mode_name(r.mode);
+    d["algorithm"] = zcoll_algorithm_name(r.algorithm);
+    d["status"] = static_cast<int>(r.status);
+    d["comm_size"] = r.comm_size;
+    d["reason"] = std::string(r.reason);
+    d["count"] = r.count;
+    d["bytes_sent"] = r.bytes_sent;
+    d["bytes_uncompressed"] = r.bytes_uncompressed;
+    d["time_total"] = r.time_total;
+    d["time_compress"] = r.time_compress;
+    d["time_comm"] = r.time_comm;
+    d["time_reduce"] = r.time_reduce;
+    d["eb_per_compression"] = r.eb_per_compression;
+    d["error_bound"] = r.error_bound;
+    d["error_factor"] = r.error_factor;
+    d["compressions"] = r.compressions;
+    d["hom_adds"] = r.hom_adds;
+    d["time_predicted"] = r.time_predicted;
+    d["ratio_estimate"] = r.ratio_estimate;
+    return d;
+  }
+
+ private:
+  zcoll_comm* zc_ = nullptr;
+};
+
+std::string library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  return std::string(buf, static_cast<size_t>(len));
+}
+
+// The MPI implementation and version of the headers this module was compiled with.
+nb::tuple built_with() {
+#if defined(MPICH_VERSION)
+  return nb::make_tuple("MPICH", MPICH_VERSION);
+#elif defined(OMPI_MAJOR_VERSION)
+  return nb::make_tuple("Open MPI", std::to_string(OMPI_MAJOR_VERSION) + "." +
+                                        std::to_string(OMPI_MINOR_VERSION) + "." +
+                                        std::to_string(OMPI_RELEASE_VERSION));
+#else
+  return nb::make_tuple("unknown", "");
+#endif
+}
+
+}  // namespace
+
+NB_MODULE(_mpi, m) {
+  m.doc() = "zcoll's compressed MPI collectives (include/zcoll_mpi.h); use zcoll.Comm";
+  error_class() = nb::module_::import_("zcoll._error").attr("ZcollError");
+  m.def("library_version", &library_version);
+  m.def("built_with", &built_with);
+  m.def("mode_from_name", [](const std::string& name) {
+    zcoll_mode mode;
+    zcoll_status s = zcoll_mode_from_name(name.c_str(), &mode);
+    if (s != ZCOLL_SUCCESS) raise_status(s, "mode");
+    return static_cast<int>(mode);
+  });
+  nb::class_<Comm>(m, "Comm")
+      .def(nb::init<int64_t, int, int, double, int, int64_t, int64_t, int>(),
+           nb::arg("fortran_handle"), nb::arg("mode"), nb::arg("eb_mode"), nb::arg("error_bound"),
+           nb::arg("threads"), nb::arg("min_bytes"), nb::arg("chunk_size"), nb::arg("bound"))
+      .def("free", &Comm::free)
+      .def_prop_ro("size", &Comm::size)
+      .def_prop_ro("rank", &Comm::rank)
+      .def("allreduce", &Comm::allreduce, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
+           nb::arg("op"))
+      .def("reduce_scatter_block", &Comm::reduce_scatter_block, nb::arg("sendbuf").none(),
+           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"))
+      .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
+           nb::arg("recvcounts"), nb::arg("op"))
+      .def("allgather", &Comm::allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"))
+      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"))
+      .def("scatter", &Comm::scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
+           nb::arg("count"), nb::arg("root"))
+      .def("reduce", &Comm::reduce, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
+           nb::arg("op"), nb::arg("root"))
+      .def("gather", &Comm::gather, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
+           nb::arg("count"), nb::arg("root"))
+      .def("set_mode", &Comm::set_mode)
+      .def("set_error_bound", &Comm::set_error_bound)
+      .def("set_average", &Comm::set_average)
+      .def("set_algorithm", &Comm::set_algorithm)
+      .def("config", &Comm::config)
+      .def("last_report", &Comm::last_report);
+}

@@ -1,0 +1,280 @@
+"""zcoll.Comm: the seven collectives on numpy arrays, every mode, in place, bad
+input. Runs on one process and under `mpirun -np 2` / `-np 3`
+(conftest.py makes a failure on any rank fail all)."""
+
+import numpy as np
+import pytest
+
+MPI = pytest.importorskip("mpi4py.MPI")
+import zcoll  # noqa: E402
+from zcoll import IN_PLACE  # noqa: E402
+
+W = MPI.COMM_WORLD
+P, R = W.size, W.rank
+MODES = ["mpi", "raw", "cpr_p2p", "doc", "hom", "auto"]
+EXACT = ("mpi", "raw")
+DTYPES = [np.float32, np.float64]
+COUNTS = [0, 1, 1001, 40_001]
+EB = 1e-3
+OPS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
+
+
+@pytest.fixture(scope="module")
+def comms():
+    cs = {m: zcoll.Comm(W, mode=m, eb_mode="abs", error_bound=EB, min_bytes=0) for m in MODES}
+    yield cs
+    for c in cs.values():
+        c.free()
+
+
+def data(count, dtype, rank=R, salt=0):
+    rng = np.random.default_rng(1000 * salt + rank)
+    return (rng.standard_normal(count) * 10).astype(dtype)
+
+
+def exact_reduce(x, op):
+    """The reduction over ranks in float64 (mpi4py's buffer Allreduce)."""
+    out = np.empty(x.size, np.float64)
+    W.Allreduce(np.ascontiguousarray(x, np.float64), out, op=OPS[op])
+    return out
+
+
+def abs_sum(x):
+    return exact_reduce(np.abs(np.asarray(x, np.float64)), "sum")
+
+
+def check(got, want, rep, dtype, mode, absum=None):
+    """|got - want| within the reported bound plus the rounding of the reduction."""
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    if got.size == 0:
+        return
+    u = np.finfo(dtype).eps / 2
+    slack = 0.0 if absum is None else (P + 1) * u * absum
+    err = np.abs(got - want)
+    bound = (0.0 if mode in EXACT else rep["error_bound"]) + slack
+    if mode in EXACT and absum is None:
+        assert np.array_equal(got, want)
+    assert np.all(err <= bound * (1 + 1e-12) + 1e-300), (
+        f"max error {err.max()} > bound {bound} (mode {rep['mode']}, {rep['algorithm']})")
+
+
+def test_mpi_is_the_one_zcoll_was_built_with():
+    from zcoll import _mpi
+
+    name, version = _mpi.built_with()
+    assert name in MPI.Get_library_version() and version in MPI.Get_library_version()
+    assert _mpi.library_version().strip() == MPI.Get_library_version().strip()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_allreduce(comms, mode, dtype, count, op):
+    c = comms[mode]
+    x = data(count, dtype)
+    y = c.allreduce(x, op=op)
+    rep = c.last_report()
+    assert rep["collective"] == "allreduce" and rep["status"] == 0 and rep["comm_size"] == P
+    absum = abs_sum(x) if op == "sum" else None
+    check(y, exact_reduce(x, op), rep, dtype, mode, absum)
+    # every rank holds the same result
+    assert np.array_equal(W.bcast(y, root=0), y) or mode == "cpr_p2p"
+    # in place gives the same bytes
+    z = x.copy()
+    c.allreduce(IN_PLACE, z, op=op)
+    assert np.array_equal(z, y)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [0, 1, 333, 10_000])
+def test_reduce_scatter_block(comms, mode, dtype, k):
+    c = comms[mode]
+    x = data(k * P, dtype, salt=1)
+    y = c.reduce_scatter_block(x)
+    rep = c.last_report()
+    full = exact_reduce(x, "sum")
+    absum = abs_sum(x)
+    check(y, full[R * k:(R + 1) * k], rep, dtype, mode, absum[R * k:(R + 1) * k])
+    z = x.copy()
+    c.reduce_scatter_block(IN_PLACE, z)
+    assert np.array_equal(z[:k], y)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reduce_scatter(comms, mode, dtype):
+    c = comms[mode]
+    counts = [5000 + 17 * i for i in range(P)]
+    counts[-1] = 0 if P > 1 else counts[-1]
+    x = data(sum(counts), dtype, salt=2)
+    y = c.reduce_scatter(x, recvcounts=counts)
+    assert y.size == counts[R]
+    off = sum(counts[:R])
+    full = exact_reduce(x, "sum")
+    absum = abs_sum(x)
+    check(y, full[off:off + counts[R]], c.last_report(), dtype, mode,
+          absum[off:off + counts[R]])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("count", COUNTS)
+def test_allgather(comms, mode, dtype, count):
+    c = comms[mode]
+    x = data(count, dtype, salt=3)
+    y = c.allgather(x)
+    assert y.shape == (P, count)
+    want = np.stack([data(count, dtype, rank=r, salt=3) for r in range(P)])
+    check(y, want, c.last_report(), dtype, mode)
+    z = np.zeros((P, count), dtype)
+    z[R] = x
+    c.allgather(IN_PLACE, z)
+    check(z, want, c.last_report(), dtype, mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("count", COUNTS)
+def test_bcast(comms, mode, dtype, count):
+    c = comms[mode]
+    root = P - 1
+    want = data(count, dtype, rank=root, salt=4)
+    buf = want.copy() if R == root else np.zeros(count, dtype)
+    c.bcast(buf, root=root)
+    if R != root:
+        check(buf, want, c.last_report(), dtype, mode)
+    else:
+        assert np.array_equal(buf, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("count", [0, 1, 7777])
+def test_scatter(comms, mode, dtype, count):
+    c = comms[mode]
+    root = 0
+    full = data(count * P, dtype, rank=root, salt=5)
+    if R == root:
+        y = c.scatter(full, root=root)
+    else:
+        y = c.scatter(None, np.empty(count, dtype), root=root)
+    check(y, full[R * count:(R + 1) * count], c.last_report(), dtype, mode)
+    if R == root:  # in place at the root: its block stays in sendbuf
+        src = full.copy()
+        assert c.scatter(src, IN_PLACE, root=root) is src
+        assert np.array_equal(src, full)
+    else:
+        y2 = c.scatter(None, np.empty(count, dtype), root=root)
+        assert np.array_equal(y2, y)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("count", [0, 1, 20_001])
+def test_reduce(comms, mode, dtype, count):
+    c = comms[mode]
+    root = P // 2
+    x = data(count, dtype, salt=6)
+    y = c.reduce(x, op="sum", root=root)
+    want = exact_reduce(x, "sum")
+    absum = abs_sum(x)
+    if R == root:
+        check(y, want, c.last_report(), dtype, mode, absum)
+    else:
+        assert y is None
+    # in place at the root
+    if R == root:
+        z = x.copy()
+        c.reduce(IN_PLACE, z, op="sum", root=root)
+        check(z, want, c.last_report(), dtype, mode, absum)
+    else:
+        c.reduce(x, op="sum", root=root)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("count", [0, 1, 9999])
+def test_gather(comms, mode, dtype, count):
+    c = comms[mode]
+    root = 0
+    x = data(count, dtype, salt=7)
+    y = c.gather(x, root=root)
+    want = np.stack([data(count, dtype, rank=r, salt=7) for r in range(P)])
+    if R == root:
+        check(y, want, c.last_report(), dtype, mode)
+        z = np.zeros((P, count), dtype)
+        z[root] = x
+        c.gather(IN_PLACE, z, root=root)
+        check(z, want, c.last_report(), dtype, mode)
+    else:
+        assert y is None
+        c.gather(x, root=root)
+
+
+def test_report_and_config(comms):
+    c = comms["hom"]
+    x = data(100_000, np.float32)
+    c.allreduce(x)
+    rep = c.last_report()
+    for key in ("collective", "mode", "algorithm", "status", "reason", "count", "bytes_sent",
+                "bytes_uncompressed", "time_total", "eb_per_compression", "error_bound"):
+        assert key in rep
+    assert rep["count"] == 100_000
+    if P > 1:
+        assert rep["mode"] == "hom" and 0 < rep["bytes_sent"] < rep["bytes_uncompressed"]
+    cfg = c.config()
+    assert cfg["mode"] == "hom" and cfg["eb_mode"] == "abs" and cfg["error_bound"] == EB
+
+
+def test_average(comms):
+    c = comms["mpi"]
+    x = data(1000, np.float64)
+    c.set_average(True)
+    try:
+        y = c.allreduce(x)
+    finally:
+        c.set_average(False)
+    assert np.allclose(y, exact_reduce(x, "sum") / P, rtol=1e-12, atol=1e-12)
+
+
+def test_bad_input_is_local_and_clear(comms):
+    # checked before any communication, so every rank raises and none blocks
+    c = comms["hom"]
+    with pytest.raises(TypeError, match="float32 or float64"):
+        c.allreduce(np.zeros(10, np.int32))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        c.allreduce(np.zeros((10, 10), np.float32)[:, ::2])
+    with pytest.raises(TypeError, match="recvbuf is float64"):
+        c.allreduce(np.zeros(10, np.float32), np.zeros(10, np.float64))
+    with pytest.raises(ValueError, match="expected 10 values"):
+        c.allreduce(np.zeros(10, np.float32), np.zeros(11, np.float32))
+    ro = np.zeros(10, np.float32)
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        c.allreduce(np.zeros(10, np.float32), ro)
+    with pytest.raises(ValueError, match="op must be"):
+        c.allreduce(np.zeros(10, np.float32), op="xor")
+    with pytest.raises(ValueError, match="mode must be"):
+        zcoll.Comm(W, mode="fast")
+
+
+@pytest.mark.skipif(P < 2, reason="needs two ranks")
+def test_settings_that_differ_are_a_mismatch_on_every_rank():
+    c = zcoll.Comm(W, mode="hom", eb_mode="abs", error_bound=1e-3 * (1 + R), min_bytes=0)
+    try:
+        with pytest.raises(zcoll.ZcollError) as e:
+            c.allreduce(data(10_000, np.float32))
+        assert e.value.status == zcoll.STATUS["MISMATCH"]
+    finally:
+        c.free()
+
+
+def test_free_and_context_manager():
+    with zcoll.Comm(W, mode="mpi") as c:
+        assert c.size == P and c.rank == R
+    with pytest.raises(ValueError, match="freed"):
+        c.allreduce(np.zeros(4, np.float32))
+    c.free()  # twice is fine

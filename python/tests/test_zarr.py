@@ -1,0 +1,117 @@
+"""The numcodecs codec and the Zarr v3 serializer, and zcoll as the compressor of
+Zarr format 2 arrays."""
+
+import importlib.metadata as md
+
+import numpy as np
+import pytest
+
+numcodecs = pytest.importorskip("numcodecs")
+zarr = pytest.importorskip("zarr")
+
+import zcoll  # noqa: E402  (registers the numcodecs codec)
+import zcoll.zarr  # noqa: E402
+from zcoll.numcodecs import Zcoll  # noqa: E402
+
+
+def max_err(a, b):
+    return float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
+
+
+def test_entry_points_are_installed():
+    eps = md.entry_points()
+    assert "zcoll" in [e.name for e in eps.select(group="numcodecs.codecs")]
+    assert "zcoll" in [e.name for e in eps.select(group="zarr.codecs")]
+
+
+def test_numcodecs_get_codec(field):
+    codec = numcodecs.get_codec({"id": "zcoll", "mode": "abs", "error_bound": 1e-2})
+    assert isinstance(codec, Zcoll)
+    assert numcodecs.get_codec(codec.get_config()) == codec
+    enc = codec.encode(field)
+    assert enc == zcoll.compress(field, abs=1e-2)
+    dec = codec.decode(enc)
+    assert max_err(field.ravel(), dec) <= 1e-2
+    out = np.empty(field.shape, np.float32)
+    codec.decode(enc, out=out)
+    assert np.array_equal(out.ravel(), dec)
+    # non-contiguous chunks are laid out, never cast
+    assert codec.decode(codec.encode(field[:, ::2])).size == field[:, ::2].size
+    with pytest.raises(TypeError):
+        codec.encode(field.astype(np.int32))
+    with pytest.raises(ValueError):
+        Zcoll(mode="bogus")
+
+
+def test_zarr_v3_serializer(tmp_path, field):
+    eb = 1e-2
+    chunks = tuple(max(1, s // 2) for s in field.shape)
+    z = zarr.create_array(str(tmp_path / "v3.zarr"), shape=field.shape, chunks=chunks,
+                          dtype="float32", serializer=zcoll.zarr.ZcollCodec(error_bound=eb),
+                          compressors=None, zarr_format=3)
+    z[...] = field
+    r = zarr.open_array(str(tmp_path / "v3.zarr"), mode="r")
+    assert r.metadata.to_dict()["codecs"][0]["name"] == "zcoll"
+    back = r[...]
+    assert back.shape == field.shape and back.dtype == np.float32
+    assert max_err(field, back) <= eb
+    # a partial read through the codec
+    assert max_err(field[1:3], r[1:3]) <= eb
+
+
+def test_zarr_v3_rejects_integers(tmp_path):
+    with pytest.raises(TypeError, match="float32 or float64"):
+        zarr.create_array(str(tmp_path / "i.zarr"), shape=(10,), chunks=(5,), dtype="int32",
+                          serializer=zcoll.zarr.ZcollCodec(), compressors=None)
+
+
+def test_zarr_v3_float64_rel(tmp_path, field):
+    a = field.astype(np.float64)
+    z = zarr.create_array(str(tmp_path / "rel.zarr"), shape=a.shape, chunks=a.shape,
+                          dtype="float64",
+                          serializer=zcoll.zarr.ZcollCodec(mode="rel", error_bound=1e-4),
+                          compressors=None)
+    z[...] = a
+    # one Zarr chunk: the REL bound is that of the whole array
+    assert max_err(a, z[...]) <= 1e-4 * (a.max() - a.min())
+
+
+def test_zarr_v2_compressor(tmp_path, field):
+    eb = 1e-3
+    z = zarr.create_array(str(tmp_path / "v2.zarr"), shape=field.shape, chunks=field.shape,
+                          dtype="float32", compressors=Zcoll(error_bound=eb), zarr_format=2)
+    z[...] = field
+    r = zarr.open_array(str(tmp_path / "v2.zarr"), mode="r")
+    assert max_err(field, r[...]) <= eb
+
+
+def test_example_runs(tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    ex = pathlib.Path(__file__).resolve().parents[1] / "examples" / "zarr_field.py"
+    out = subprocess.run([sys.executable, str(ex), "--abs", "0.05",
+                          "--store", str(tmp_path / "f.zarr")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ratio" in out.stdout and "-> ok" in out.stdout
+
+
+def test_entry_points_load_without_importing_zcoll(tmp_path):
+    import subprocess
+    import sys
+
+    z = zarr.create_array(str(tmp_path / "ep.zarr"), shape=(5000,), chunks=(2500,),
+                          dtype="float32", serializer=zcoll.zarr.ZcollCodec(error_bound=1e-3),
+                          compressors=None)
+    z[...] = np.linspace(0, 1, 5000, dtype=np.float32)
+    code = (
+        "import sys, numpy as np, zarr, numcodecs\n"
+        f"a = zarr.open_array({str(tmp_path / 'ep.zarr')!r}, mode='r')[...]\n"
+        "assert float(np.abs(a - np.linspace(0, 1, 5000, dtype=np.float32)).max()) <= 1e-3\n"
+        "assert type(numcodecs.get_codec({'id': 'zcoll'})).__module__ == 'zcoll.numcodecs'\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr

@@ -1,0 +1,64 @@
+"""numcodecs codec "zcoll": zcoll's error-bounded compressor for numcodecs users,
+and the compressor of Zarr format 2 arrays.
+
+    from zcoll.numcodecs import Zcoll
+    codec = Zcoll(mode="abs", error_bound=1e-3)
+    numcodecs.get_codec({"id": "zcoll", "mode": "abs", "error_bound": 1e-3})
+
+Registered when zcoll is imported and through the ``numcodecs.codecs`` entry
+point. Chunks must be float32 or float64; a REL bound is resolved on each chunk
+alone (its own value range), so prefer ABS for stores.
+"""
+
+import numpy as np
+from numcodecs.abc import Codec
+from numcodecs.compat import ensure_contiguous_ndarray_like, ndarray_copy
+from numcodecs.registry import register_codec
+
+from . import codec as _zc
+
+
+class Zcoll(Codec):
+    """Error-bounded lossy codec for float32/float64 chunks.
+
+    mode: "abs" (|x - x'| <= error_bound) or "rel" (error_bound * (max - min) of
+    each chunk); chunk_size: zcoll's internal chunk in values (0 = 16384);
+    threads: OpenMP team per call (0 = all).
+    """
+
+    codec_id = "zcoll"
+
+    def __init__(self, mode="abs", error_bound=1e-3, chunk_size=0, threads=1):
+        if mode not in ("abs", "rel"):
+            raise ValueError(f"mode must be 'abs' or 'rel', got {mode!r}")
+        self.mode = mode
+        self.error_bound = float(error_bound)
+        self.chunk_size = int(chunk_size)
+        self.threads = int(threads)
+
+    def get_config(self):
+        return {"id": self.codec_id, "mode": self.mode, "error_bound": self.error_bound,
+                "chunk_size": self.chunk_size, "threads": self.threads}
+
+    def encode(self, buf):
+        a = np.asarray(buf)
+        if a.dtype not in (np.float32, np.float64):
+            raise TypeError(f"zcoll codec: dtype must be float32 or float64, got {a.dtype}")
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        a = np.ascontiguousarray(a)  # layout only, never the dtype
+        kw = {self.mode: self.error_bound}
+        return _zc.compress(a, chunk_size=self.chunk_size, threads=self.threads, **kw)
+
+    def decode(self, buf, out=None):
+        if out is None:
+            return _zc.decompress(ensure_contiguous_ndarray_like(buf), threads=self.threads)
+        dec = _zc.decompress(ensure_contiguous_ndarray_like(buf), threads=self.threads)
+        return ndarray_copy(dec, out)
+
+    def __repr__(self):
+        return (f"Zcoll(mode={self.mode!r}, error_bound={self.error_bound!r}, "
+                f"chunk_size={self.chunk_size}, threads={self.threads})")
+
+
+register_codec(Zcoll)
