@@ -60,6 +60,24 @@ static void check_f(const char* what, const float* got, const float* ref, size_t
   }
 }
 
+/* An attribute copy callback that makes a (small) collective call: MPI_Comm_dup
+ * runs it, also when the shim duplicates MPI_COMM_WORLD for its handle, from
+ * inside the shim's MPI_Allreduce. The shim's re-entrancy guard must pass that
+ * nested call straight to MPI (the report counts it). */
+static int g_copies;
+static int copy_with_collective(MPI_Comm old, int keyval, void* extra, void* in, void* out,
+                                int* flag) {
+  (void)keyval, (void)extra, (void)in, (void)out;
+  int one = 1, n = 0;
+  MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, old);
+  int size = 0;
+  MPI_Comm_size(old, &size);
+  if (n != size) ++g_failures;
+  ++g_copies;
+  *flag = 0; /* the duplicate does not get the attribute */
+  return MPI_SUCCESS;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -68,6 +86,9 @@ int main(int argc, char** argv) {
   const char* eb = getenv("ZCOLL_ERROR_BOUND");
   g_eb = eb ? atof(eb) : 0;
   const int lossy = g_lossy;
+  int keyval;
+  MPI_Comm_create_keyval(copy_with_collective, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &g_copies);
   const size_t small = 1000, large = ((size_t)1 << 20) + 3; /* 4 MiB + 12 bytes, odd */
   const size_t n_rsb = (size_t)(300001); /* per rank: not a multiple of anything */
   float* a = malloc(sizeof(float) * large * (size_t)g_size);
@@ -208,6 +229,8 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&work);
   }
 
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+  MPI_Comm_free_keyval(&keyval);
   int fails = 0, differ = 0;
   PMPI_Allreduce(&g_failures, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   PMPI_Allreduce(&g_differ, &differ, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -6,10 +6,10 @@
 #       a digest of every result), and each run passes
 #   run_pmpi.sh enabled SHIM NP REGEX LAUNCHER... -- PROGRAM ARGS...
 #       the program with the shim on (the ZCOLL_* settings come from the test's
-#       environment, passed to every rank); passes and its report (stderr)
-#       matches REGEX
+#       environment, passed to every rank); passes and, for each line of
+#       REGEX, a line of its stderr (the report) matches it
 #   run_pmpi.sh refuses SHIM NP REGEX LAUNCHER... -- PROGRAM ARGS...
-#       the program must fail, with a message matching REGEX
+#       the program must fail, with a message matching REGEX (each line)
 #   run_pmpi.sh lammps SHIM NP LAUNCHER... -- LMP INPUT
 #       LAMMPS's thermo lines without and with the shim (on, every collective
 #       allowed): identical; prints the shim's report
@@ -78,7 +78,11 @@ case $mode in
     else
       [[ $rc -ne 0 ]] || { echo "FAIL: the run should have been refused"; exit 1; }
     fi
-    grep -Eq -- "$regex" "$tmp/a.err" || { echo "FAIL: stderr does not match: $regex"; exit 1; }
+    # every line of REGEX must match a line of stderr
+    while IFS= read -r pat; do
+      [[ -z $pat ]] && continue
+      grep -Eq -- "$pat" "$tmp/a.err" || { echo "FAIL: no line of stderr matches: $pat"; exit 1; }
+    done <<<"$regex"
     echo "PASS"
     ;;
   lammps)
