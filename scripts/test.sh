@@ -16,4 +16,12 @@ cmake --build "$build" -j2
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
 
 bash scripts/fuzz_smoke.sh
+# ---- PMPI shim (issue 12): its mpi4py test needs the venv of scripts/setup_python.sh
+# (mpi4py built against MPICH). When the venv was not there at configure time the test
+# was not registered: set the venv up, reconfigure and run that test now.
+if ! ctest --test-dir "$build" -N -R '^pmpi\.mpi4py' | grep -q 'pmpi\.mpi4py'; then
+  py=$(bash scripts/setup_python.sh | tail -1)
+  cmake -S . -B "$build" -DZCOLL_PYTHON="$py" >/dev/null
+  ctest --test-dir "$build" --output-on-failure -R '^pmpi\.mpi4py' --no-tests=error
+fi
 echo "test.sh: all tests passed"
