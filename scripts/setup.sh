@@ -53,6 +53,7 @@ packages=(
   python3                           # demo table, helper scripts
   python3-venv python3-torch        # scripts/setup_python.sh: the venv (Debian's CPU torch for the DDP hook)
   gfortran                          # the PMPI shim's Fortran test
+  lammps lammps-examples openmpi-bin libopenmpi-dev  # the PMPI shim's LAMMPS test (lmp is built on Open MPI; MPICH stays the default, see above)
   iproute2                          # ip, tc: the demo's emulated cluster (tools/netcluster)
   libsimgrid-dev                    # SMPI (smpicxx, smpirun): the simulated-cluster smoke test (docs/scale.md)
 )

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# test.sh — install dependencies (scripts/setup.sh), build zcoll with its tests
-# (Release) and run them all; then the fuzz smoke run (scripts/fuzz_smoke.sh).
+# test.sh — install dependencies (scripts/setup.sh, scripts/setup_python.sh), build
+# zcoll with its tests (Release) and run them all (CTest: unit, MPI, PMPI shim incl.
+# LAMMPS, example, GPU tests that skip without a device); then the fuzz smoke run
+# (scripts/fuzz_smoke.sh), the Python package's tests, and the sanitizer soak.
 # Exits non-zero on any failure. This is what CI runs (.ci/run).
 # ZCOLL_BUILD_DIR chooses the build directory (default: build).
 set -euo pipefail
@@ -10,7 +12,10 @@ export ZCOLL_BUILD_DIR="${ZCOLL_BUILD_DIR:-build}"
 build="$ZCOLL_BUILD_DIR"
 
 bash scripts/setup.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON
+# The Python venv (numpy, mpi4py built against MPICH, zarr, torch): the PMPI shim's
+# mpi4py test is registered at configure time with it, and the Python package below uses it.
+py=$(bash scripts/setup_python.sh | tail -1)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_PYTHON="$py"
 cmake --build "$build" -j2
 # --no-tests=error: a configuration that registers no test must not pass
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
@@ -23,7 +28,6 @@ bash scripts/fuzz_smoke.sh
 # collectives under mpirun with 2 ranks (with the DDP hook test) and 3 ranks. A
 # failing rank aborts its mpirun (python/tests/conftest.py); pytest's exit status 5
 # (no test collected) counts as a failure.
-py=$(bash scripts/setup_python.sh | tail -1)
 "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --config-settings=build-dir=build-python .
 run_pytest() {
   local rc=0

@@ -25,6 +25,7 @@ constexpr double kPositive = std::numeric_limits<double>::denorm_min();  // "> 0
 constexpr const char* kLib = "libzcoll";
 constexpr const char* kMpi = "libzcoll_mpi";
 constexpr const char* kSmpi = "SMPI builds";
+constexpr const char* kPmpiLib = "libzcoll_pmpi";
 
 // clang-format off
 const Decl kTable[kVarCount] = {
@@ -120,6 +121,37 @@ const Decl kTable[kVarCount] = {
    "creation; `0`..`3` are the same levels"},
   {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar", 0, 0, "auto", nullptr, kLib,
    "codec kernels: `scalar` forces the portable reference kernels (streams are identical)"},
+  // ---- the PMPI shim (libzcoll_pmpi.so, src/pmpi; docs/pmpi.md)
+  {kPmpi, "ZCOLL_PMPI", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kPmpiLib,
+   "`1` turns the preloaded shim on; it then also needs `ZCOLL_EB_MODE` and "
+   "`ZCOLL_ERROR_BOUND` set explicitly (no default bound applies; `MPI_Init` aborts without "
+   "them). `0`: every call goes to the MPI library untouched"},
+  {kPmpiTypes, "ZCOLL_PMPI_TYPES", Kind::kList, "float|double|real|double_precision", 0, 0,
+   "float", nullptr, kPmpiLib,
+   "datatypes the shim compresses (comma-separated): the predefined `MPI_FLOAT`, `MPI_DOUBLE`, "
+   "and the Fortran `MPI_REAL`, `MPI_DOUBLE_PRECISION`; every other datatype passes through"},
+  {kPmpiOps, "ZCOLL_PMPI_OPS", Kind::kList, "sum|max|min|prod", 0, 0, "sum", nullptr, kPmpiLib,
+   "reduction ops the shim compresses (comma-separated); `MAXLOC`, `MINLOC`, logical, bitwise "
+   "and user-defined ops always pass through"},
+  {kPmpiColls, "ZCOLL_PMPI_COLLS", Kind::kList,
+   "allreduce|reduce_scatter|reduce|allgather|bcast|scatter|gather|all", 0, 0, "allreduce",
+   nullptr, kPmpiLib,
+   "collectives the shim compresses (comma-separated; `reduce_scatter` covers both "
+   "`MPI_Reduce_scatter` and `_block`; `all` = every one)"},
+  {kPmpiMinBytes, "ZCOLL_PMPI_MIN_BYTES", Kind::kSize, "size (1M, 4MiB, 1048576)", 0, kInf, "1M",
+   nullptr, kPmpiLib,
+   "calls whose message (the whole result vector) has fewer bytes pass through, so scalars "
+   "and small reductions stay exact"},
+  {kPmpiComms, "ZCOLL_PMPI_COMMS", Kind::kPath, "glob pattern (fnmatch) on MPI_Comm_get_name",
+   0, 0, "*", nullptr, kPmpiLib,
+   "communicators the shim compresses on, by name (`MPI_COMM_WORLD`, `solver_*`); the "
+   "match must agree on all ranks of a communicator (the shim aborts otherwise)"},
+  {kPmpiReport, "ZCOLL_PMPI_REPORT", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kPmpiLib,
+   "`1`: at `MPI_Finalize` rank 0 prints to stderr, per collective, calls seen and "
+   "compressed, bytes before / after, time and the largest reported error bound"},
+  {kPmpiVerify, "ZCOLL_PMPI_VERIFY", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kPmpiLib,
+   "`1`: every compressed call also runs the exact MPI call and aborts with a message when a "
+   "value leaves its reported bound (slow; for trying the shim on a new application)"},
   // ---- the simulated cluster (docs/scale.md; ZCOLL_SMPI=ON builds only)
   {kSimCodec, "ZCOLL_SIM_CODEC", Kind::kChoice, "off|charge|model", 0, 0, "off", nullptr, kSmpi,
    "simulated codec: `off` runs it uncharged, `charge` runs it and charges the profile's "
@@ -138,6 +170,7 @@ const char* kind_name(Kind k) {
     case Kind::kRate: return "rate";
     case Kind::kTime: return "time";
     case Kind::kPath: return "path";
+    case Kind::kList: return "list";
   }
   return "?";
 }
@@ -163,6 +196,14 @@ bool parse(const Decl& d, const char* text, double* x, uint64_t* size) {
   switch (d.kind) {
     case Kind::kChoice: return in_list(d.values, text);
     case Kind::kPath: return true;
+    case Kind::kList:
+      for (const char* p = text;;) {
+        const char* comma = std::strchr(p, ',');
+        const std::string word(p, comma ? static_cast<size_t>(comma - p) : std::strlen(p));
+        if (!in_list(d.values, word.c_str())) return false;
+        if (!comma) return true;
+        p = comma + 1;
+      }
     case Kind::kInteger:
       if (!units::parse_number(text, &v) || v != std::floor(v)) return false;
       break;
@@ -204,6 +245,12 @@ zcoll_status source(Var v, bool kind_ok, const char** text, bool* from_env) {
   return ZCOLL_SUCCESS;
 }
 
+std::string values_md_words(const char* values) {
+  std::string out = "`";
+  for (const char* p = values; *p; ++p) out += *p == '|' ? std::string("`, `") : std::string(1, *p);
+  return out + '`';
+}
+
 // Backticks are markdown; the plain-text help leaves them out.
 std::string plain(const char* s) {
   std::string out;
@@ -213,6 +260,7 @@ std::string plain(const char* s) {
 }
 
 std::string values_md(const Decl& d) {
+  if (d.kind == Kind::kList) return "comma-separated: " + values_md_words(d.values);
   if (d.kind != Kind::kChoice) return d.values;
   std::string out;
   for (const char* p = d.values; *p; ++p) {
@@ -257,7 +305,8 @@ bool in_range(Var v, double x) {
     case Kind::kNumber:
     case Kind::kSize: return x >= d.lo && x <= d.hi;
     case Kind::kChoice:
-    case Kind::kPath: return false;
+    case Kind::kPath:
+    case Kind::kList: return false;
   }
   return false;
 }
@@ -279,6 +328,24 @@ zcoll_status get_path(Var v, const char** out, bool* from_env) {
   ZCOLL_CHECK(source(v, decl(v).kind == Kind::kPath, &t, from_env));
   if (t) *out = t;
   return ZCOLL_SUCCESS;
+}
+
+zcoll_status get_list(Var v, const char** out, bool* from_env) {
+  const char* t = nullptr;
+  ZCOLL_CHECK(source(v, decl(v).kind == Kind::kList, &t, from_env));
+  if (t) *out = t;
+  return ZCOLL_SUCCESS;
+}
+
+bool list_has(const char* list, const char* word) {
+  const size_t n = std::strlen(word);
+  for (const char* p = list; p && *p;) {
+    const char* comma = std::strchr(p, ',');
+    const size_t len = comma ? static_cast<size_t>(comma - p) : std::strlen(p);
+    if (len == n && strncasecmp(p, word, n) == 0) return true;
+    p = comma ? comma + 1 : nullptr;
+  }
+  return false;
 }
 
 zcoll_status get_integer(Var v, long* out, bool* from_env) {

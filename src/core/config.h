@@ -7,7 +7,7 @@
 // The registry is generic (no MPI): it parses and validates. What a value does
 // is up to its reader: src/coll/comm_config.cc applies the handle's variables
 // to a zcoll_comm_config, calibrate.cc the cost model's, log.cc ZCOLL_DEBUG,
-// the codec ZCOLL_SIMD, sim_cost.cc and zcoll-simscale the ZCOLL_SIM_* ones.
+// the codec ZCOLL_SIMD, src/pmpi the ZCOLL_PMPI* ones, sim_cost.cc and zcoll-simscale the ZCOLL_SIM_* ones.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +50,14 @@ enum Var {
   kModelMpiScaleSmall,
   kDebug,
   kSimd,
+  kPmpi,
+  kPmpiTypes,
+  kPmpiOps,
+  kPmpiColls,
+  kPmpiMinBytes,
+  kPmpiComms,
+  kPmpiReport,
+  kPmpiVerify,
   kSimCodec,
   kSimProfile,
   kVarCount
@@ -64,6 +72,7 @@ enum class Kind {
   kRate,     // a rate in bytes/s (1gbit, 12.5GB, 3e9), > 0
   kTime,     // a time in seconds (2us, 1ms, 1e-6), >= 0
   kPath,     // any non-empty text
+  kList,     // a comma-separated list of the words in `values` ('|'-separated, any case)
 };
 
 struct Decl {
@@ -106,6 +115,10 @@ zcoll_status get_size(Var v, uint64_t* out, bool* from_env = nullptr);
 // kNumber, kRate (bytes/s) and kTime (seconds).
 zcoll_status get_double(Var v, double* out, bool* from_env = nullptr);
 zcoll_status get_path(Var v, const char** out, bool* from_env = nullptr);
+// kList: the text (check each word with list_has).
+zcoll_status get_list(Var v, const char** out, bool* from_env = nullptr);
+// Whether the comma-separated `list` holds `word` (any case).
+bool list_has(const char* list, const char* word);
 
 // The help table, one variable a line (static, built once): zcoll_mpi_env_help().
 const char* help_text();

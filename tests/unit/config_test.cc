@@ -91,15 +91,16 @@ TEST(ConfigRegistry, BadValuesNameTheVariable) {
     Var var;
     const char* text;
   } cases[] = {
-      {kMode, "bogus"},          {kMode, "default"},       {kEbMode, "absolute"},
-      {kErrorBound, "0"},        {kErrorBound, "-1e-3"},   {kErrorBound, "1e-3x"},
-      {kThreads, "-1"},          {kThreads, "4097"},       {kThreads, "1.5"},
-      {kMinBytes, "64Q"},        {kMinBytes, "-1"},        {kChunkSize, "2M"},
-      {kChunkSize, "512"},       {kAllreduceAlgo, "tree"}, {kBcastAlgo, "ring"},
-      {kAutoLocal, "sometimes"}, {kNetLatency, "fast"},    {kNetBandwidth, "1G"},
-      {kNetBandwidth, "0"},      {kModelOverlap, "1.5"},   {kModelMpiScale, "0"},
-      {kModelGrowth, "65"},      {kDebug, "LOUD"},         {kSimd, "avx512"},
-      {kSimCodec, "on"},
+      {kMode, "bogus"},           {kMode, "default"},       {kEbMode, "absolute"},
+      {kErrorBound, "0"},         {kErrorBound, "-1e-3"},   {kErrorBound, "1e-3x"},
+      {kThreads, "-1"},           {kThreads, "4097"},       {kThreads, "1.5"},
+      {kMinBytes, "64Q"},         {kMinBytes, "-1"},        {kChunkSize, "2M"},
+      {kChunkSize, "512"},        {kAllreduceAlgo, "tree"}, {kBcastAlgo, "ring"},
+      {kAutoLocal, "sometimes"},  {kNetLatency, "fast"},    {kNetBandwidth, "1G"},
+      {kNetBandwidth, "0"},       {kModelOverlap, "1.5"},   {kModelMpiScale, "0"},
+      {kModelGrowth, "65"},       {kDebug, "LOUD"},         {kSimd, "avx512"},
+      {kSimCodec, "on"},          {kPmpi, "yes"},           {kPmpiOps, "sum,maxloc"},
+      {kPmpiColls, "allreduce,"}, {kPmpiTypes, "int"},      {kPmpiMinBytes, "1Q"},
   };
   for (const Bad& b : cases) {
     const char* name = decl(b.var).name;
@@ -117,6 +118,7 @@ TEST(ConfigRegistry, BadValuesNameTheVariable) {
       case Kind::kInteger: st = get_integer(b.var, &n); break;
       case Kind::kSize: st = get_size(b.var, &s); break;
       case Kind::kPath: st = get_path(b.var, &w); break;
+      case Kind::kList: st = get_list(b.var, &w); break;
       default: st = get_double(b.var, &x); break;
     }
     EXPECT_EQ(st, ZCOLL_ERR_INVALID_ARG) << name << "=" << b.text;

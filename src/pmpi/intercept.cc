@@ -1,0 +1,626 @@
+// intercept.cc — the MPI_* entry points that libzcoll_pmpi.so defines (and so
+// takes from the MPI library when preloaded or linked before it): the eight
+// collectives zcoll has (and their MPI-4 `_c` forms), MPI_Init / _thread /
+// MPI_Finalize for setup and the report, and MPI_Pcontrol. Each one passes
+// straight to its PMPI_* twin unless the shim is on and the call is eligible
+// (docs/pmpi.md, "What is compressed"): then zcoll's collective runs instead.
+//
+// The rule that keeps the ranks together: whether a call goes to zcoll may
+// depend only on what MPI requires to match across ranks. Reductions must
+// pass the same count, datatype and op on every rank, so they decide locally.
+// The data-movement calls require only equal type signatures (one rank may
+// pass a derived type where another passes MPI_FLOAT), so their byte count
+// (equal everywhere) decides whether to look further, and one small
+// PMPI_Allreduce then checks that every rank has the same eligible datatype
+// and count before zcoll runs.
+//
+// This file is compiled WITHOUT pmpi_redirect.h (it defines the MPI_ names).
+#include <mpi.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "pmpi/shim.h"
+
+#define ZCOLL_PMPI_EXPORT __attribute__((visibility("default")))
+
+namespace zcoll::pmpi {
+
+namespace {
+
+bool g_ready = false;       // settings read (after PMPI_Init)
+bool g_finalizing = false;  // inside MPI_Finalize
+int g_level = 1;            // MPI_Pcontrol
+
+// Re-entrancy guard: a call that arrives while this thread is already inside
+// one of the shim's entry points passes straight through (and is counted).
+thread_local int t_depth = 0;
+struct Depth {
+  const bool nested;
+  Depth() : nested(t_depth > 0) { ++t_depth; }
+  ~Depth() { --t_depth; }
+  Depth(const Depth&) = delete;
+  Depth& operator=(const Depth&) = delete;
+};
+
+void setup() {
+  if (g_ready) return;
+  g_ready = true;
+  std::string message;
+  if (!load_settings(&message)) die(MPI_COMM_WORLD, "%s", message.c_str());
+  if (settings().enabled) init_cache();
+}
+
+size_t esize(MPI_Datatype zdt) { return zdt == MPI_DOUBLE ? sizeof(double) : sizeof(float); }
+
+// bytes of `count` elements of dt (0 when the library cannot tell)
+double type_bytes(MPI_Count count, MPI_Datatype dt) {
+  MPI_Count size = 0;
+  if (dt == MPI_DATATYPE_NULL || PMPI_Type_size_x(dt, &size) != MPI_SUCCESS || size < 0) return 0;
+  return static_cast<double>(count) * static_cast<double>(size);
+}
+
+int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+int comm_size(MPI_Comm comm) {
+  int s = 0;
+  PMPI_Comm_size(comm, &s);
+  return s;
+}
+
+// What a call asks for, from its arguments (computed only when the shim is on).
+struct Call {
+  Coll coll;
+  MPI_Comm comm;
+  double bytes = 0;                      // the whole result's bytes: equal on every rank
+  MPI_Datatype zdt = MPI_DATATYPE_NULL;  // this rank's datatype for zcoll (NULL: not eligible)
+  MPI_Count count = 0;                   // this rank's count for zcoll
+  bool agree = false;                    // data movement: check zdt and count across ranks
+};
+
+template <typename Pass, typename Run>
+int route(const Call& c, Pass& pass, Run& run) {
+  const Settings& s = settings();
+  if (!s.coll[c.coll] || c.bytes <= 0 || c.bytes < static_cast<double>(s.min_bytes)) return pass();
+  if (c.comm == MPI_COMM_NULL) return pass();
+  int inter = 0;
+  if (PMPI_Comm_test_inter(c.comm, &inter) != MPI_SUCCESS || inter) return pass();
+  if (comm_size(c.comm) < 2) return pass();
+  if (!c.agree && c.zdt == MPI_DATATYPE_NULL) return pass();
+  zcoll_comm* zc = handle_for(c.comm);
+  if (!zc) return pass();
+  if (c.agree) {
+    const long long code = c.zdt == MPI_FLOAT ? 1 : c.zdt == MPI_DOUBLE ? 2 : 0;
+    long long v[4] = {code, -code, static_cast<long long>(c.count),
+                      -static_cast<long long>(c.count)};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_LONG_LONG, MPI_MAX, c.comm);
+    if (v[0] != -v[1] || v[2] != -v[3] || v[0] <= 0) return pass();
+  }
+  return run(zc, c.zdt);
+}
+
+// Every intercepted collective: guard, on/off, routing, counting. `describe`
+// runs only when the shim is on (a disabled shim costs one branch).
+template <typename Describe, typename Pass, typename Run>
+int intercept(Coll coll, Describe&& describe, Pass&& pass, Run&& run) {
+  Depth depth;
+  if (depth.nested) {
+    if (g_ready && settings().enabled) count_nested();
+    return pass();
+  }
+  if (!active()) return pass();
+  const double t0 = PMPI_Wtime();
+  const Call c = describe();
+  const int rc = route(c, pass, run);
+  count_call(coll, PMPI_Wtime() - t0);
+  return rc;
+}
+
+const char* kCallNames[kCollCount] = {"zcoll_allreduce", "zcoll_reduce_scatter", "zcoll_reduce",
+                                      "zcoll_allgather", "zcoll_bcast",          "zcoll_scatter",
+                                      "zcoll_gather"};
+
+// Run zcoll's collective (zcall) with ZCOLL_PMPI_VERIFY's exact call before it
+// when asked; in/in_n: this rank's reduction input (nullptr for data
+// movement); out/out_n: where this rank's result is afterwards.
+template <typename Exact, typename Zcall>
+int run_zcoll(zcoll_comm* zc, Coll coll, MPI_Comm comm, MPI_Datatype zdt, MPI_Op op, const void* in,
+              size_t in_n, const void* out, size_t out_n, Exact&& exact, Zcall&& zcall) {
+  const bool verify = settings().verify;
+  Verify v;
+  if (verify) {
+    v.coll = coll;
+    v.comm = comm;
+    v.zdt = zdt;
+    v.op = op;
+    v.out_n = out_n;
+    if (in) v.note_input(in, in_n);
+    if (exact(v.exact) != MPI_SUCCESS) die(comm, "ZCOLL_PMPI_VERIFY: the exact call failed");
+  }
+  const zcoll_status st = zcall();
+  if (st != ZCOLL_SUCCESS)
+    die(comm, "%s failed (%s): %s", kCallNames[coll], zcoll_status_string(st), zcoll_last_error());
+  zcoll_report r = ZCOLL_REPORT_INITIALIZER;
+  zcoll_comm_last_report(zc, &r);
+  count_compressed(coll, r);
+  if (verify) v.check(out, r);
+  return MPI_SUCCESS;
+}
+
+// A copy of n bytes at p (the in-place input of an exact call).
+std::string copy(const void* p, size_t n) { return std::string(static_cast<const char*>(p), n); }
+// At least one byte, so that data() is a valid buffer even for an empty result.
+void room(std::string& s, size_t n) { s.assign(n > 0 ? n : 1, '\0'); }
+
+// ---- the collectives -------------------------------------------------------------
+
+template <typename Pass>
+int allreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+              Pass&& pass) {
+  return intercept(
+      kAllreduce,
+      [&] {
+        Call c{kAllreduce, comm};
+        c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = count;
+        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = static_cast<double>(count) * esize(c.zdt);
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
+        const bool in_place = sb == MPI_IN_PLACE;
+        const void* in = in_place ? rb : sb;
+        return run_zcoll(
+            zc, kAllreduce, comm, zdt, op, in, n, rb, n,
+            [&](std::string& e) {
+              if (in_place) {
+                e = copy(rb, bytes);
+                return exact::allreduce(MPI_IN_PLACE, e.data(), count, dt, op, comm);
+              }
+              room(e, bytes);
+              return exact::allreduce(sb, e.data(), count, dt, op, comm);
+            },
+            [&] { return zcoll_allreduce(zc, sb, rb, n, zdt, op); });
+      });
+}
+
+template <typename Pass>
+int reduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
+           MPI_Comm comm, Pass&& pass) {
+  return intercept(
+      kReduce,
+      [&] {
+        Call c{kReduce, comm};
+        c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = count;
+        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = static_cast<double>(count) * esize(c.zdt);
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
+        const bool at_root = comm_rank(comm) == root;
+        const bool in_place = at_root && sb == MPI_IN_PLACE;
+        const void* in = in_place ? rb : sb;
+        return run_zcoll(
+            zc, kReduce, comm, zdt, op, in, n, rb, at_root ? n : 0,
+            [&](std::string& e) {
+              if (in_place) {
+                e = copy(rb, bytes);
+                return exact::reduce(MPI_IN_PLACE, e.data(), count, dt, op, root, comm);
+              }
+              room(e, at_root ? bytes : 0);
+              return exact::reduce(sb, e.data(), count, dt, op, root, comm);
+            },
+            [&] { return zcoll_reduce(zc, sb, rb, n, zdt, op, root); });
+      });
+}
+
+template <typename Pass>
+int reduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm, Pass&& pass) {
+  return intercept(
+      kReduceScatter,
+      [&] {
+        Call c{kReduceScatter, comm};
+        c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = count;
+        if (c.zdt != MPI_DATATYPE_NULL)
+          c.bytes = static_cast<double>(count) * comm_size(comm) * esize(c.zdt);
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(count), es = esize(zdt);
+        const size_t total = n * static_cast<size_t>(comm_size(comm));
+        const bool in_place = sb == MPI_IN_PLACE;
+        const void* in = in_place ? rb : sb;
+        return run_zcoll(
+            zc, kReduceScatter, comm, zdt, op, in, total, rb, n,
+            [&](std::string& e) {
+              if (in_place) {
+                e = copy(rb, total * es);
+                return exact::reduce_scatter_block(MPI_IN_PLACE, e.data(), count, dt, op, comm);
+              }
+              room(e, n * es);
+              return exact::reduce_scatter_block(sb, e.data(), count, dt, op, comm);
+            },
+            [&] { return zcoll_reduce_scatter_block(zc, sb, rb, n, zdt, op); });
+      });
+}
+
+template <typename Count, typename Pass>
+int reduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm, Pass&& pass) {
+  std::vector<size_t> counts;
+  return intercept(
+      kReduceScatter,
+      [&] {
+        Call c{kReduceScatter, comm};
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter || !op_allowed(op) || !recvcounts) return c;  // passes through
+        const int size = comm_size(comm);
+        double total = 0;
+        bool ok = true;
+        counts.resize(static_cast<size_t>(size));
+        for (int i = 0; i < size; ++i) {
+          ok = ok && recvcounts[i] >= 0;
+          counts[i] = static_cast<size_t>(recvcounts[i] < 0 ? 0 : recvcounts[i]);
+          total += static_cast<double>(counts[i]);
+        }
+        c.zdt = ok && total > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = static_cast<MPI_Count>(total);
+        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = total * esize(c.zdt);
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t es = esize(zdt);
+        size_t total = 0;
+        for (size_t k : counts) total += k;
+        const size_t mine = counts[static_cast<size_t>(comm_rank(comm))];
+        const bool in_place = sb == MPI_IN_PLACE;
+        const void* in = in_place ? rb : sb;
+        return run_zcoll(
+            zc, kReduceScatter, comm, zdt, op, in, total, rb, mine,
+            [&](std::string& e) {
+              const int size = static_cast<int>(counts.size());
+              if (in_place) {
+                e = copy(rb, total * es);
+                return exact::reduce_scatter(MPI_IN_PLACE, e.data(), counts.data(), size, dt, op,
+                                             comm);
+              }
+              room(e, mine * es);
+              return exact::reduce_scatter(sb, e.data(), counts.data(), size, dt, op, comm);
+            },
+            [&] { return zcoll_reduce_scatter(zc, sb, rb, counts.data(), zdt, op); });
+      });
+}
+
+template <typename Pass>
+int allgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_Count rcount,
+              MPI_Datatype rtype, MPI_Comm comm, Pass&& pass) {
+  return intercept(
+      kAllgather,
+      [&] {
+        Call c{kAllgather, comm};
+        c.agree = true;
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter) return c;
+        c.bytes = type_bytes(rcount, rtype) * comm_size(comm);
+        const bool same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
+        c.zdt = same && rcount > 0 ? zcoll_type(rtype) : MPI_DATATYPE_NULL;
+        c.count = rcount;
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(rcount);
+        const size_t total = n * static_cast<size_t>(comm_size(comm)), es = esize(zdt);
+        const bool in_place = sb == MPI_IN_PLACE;
+        return run_zcoll(
+            zc, kAllgather, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, total,
+            [&](std::string& e) {
+              if (in_place) {
+                e = copy(rb, total * es);
+                return exact::allgather(MPI_IN_PLACE, e.data(), rcount, rtype, comm);
+              }
+              room(e, total * es);
+              return exact::allgather(sb, e.data(), rcount, rtype, comm);
+            },
+            [&] { return zcoll_allgather(zc, sb, rb, n, zdt); });
+      });
+}
+
+template <typename Pass>
+int bcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, Pass&& pass) {
+  return intercept(
+      kBcast,
+      [&] {
+        Call c{kBcast, comm};
+        c.agree = true;
+        c.bytes = type_bytes(count, dt);
+        c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = count;
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
+        const bool at_root = comm_rank(comm) == root;
+        return run_zcoll(
+            zc, kBcast, comm, zdt, MPI_OP_NULL, nullptr, 0, buf, at_root ? 0 : n,
+            [&](std::string& e) {
+              if (at_root)
+                e = copy(buf, bytes);
+              else
+                room(e, bytes);
+              return exact::bcast(e.data(), count, dt, root, comm);
+            },
+            [&] { return zcoll_bcast(zc, buf, n, zdt, root); });
+      });
+}
+
+template <typename Pass>
+int scatter(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_Count rcount,
+            MPI_Datatype rtype, int root, MPI_Comm comm, Pass&& pass) {
+  MPI_Datatype mine = rtype;  // the datatype and count this rank moves
+  MPI_Count n_mine = rcount;
+  return intercept(
+      kScatter,
+      [&] {
+        Call c{kScatter, comm};
+        c.agree = true;
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter) return c;
+        bool same = true;
+        if (comm_rank(comm) == root) {
+          if (rb == MPI_IN_PLACE) {
+            mine = stype, n_mine = scount;
+          } else {
+            same = stype == rtype && scount == rcount;
+          }
+        }
+        c.bytes = type_bytes(n_mine, mine) * comm_size(comm);
+        c.zdt = same && n_mine > 0 ? zcoll_type(mine) : MPI_DATATYPE_NULL;
+        c.count = n_mine;
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(n_mine), bytes = n * esize(zdt);
+        const bool keep = comm_rank(comm) == root && rb == MPI_IN_PLACE;
+        return run_zcoll(
+            zc, kScatter, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, keep ? 0 : n,
+            [&](std::string& e) {
+              room(e, bytes);
+              return exact::scatter(sb, keep ? MPI_IN_PLACE : e.data(), n_mine, mine, root, comm);
+            },
+            [&] { return zcoll_scatter(zc, sb, rb, n, zdt, root); });
+      });
+}
+
+template <typename Pass>
+int gather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_Count rcount,
+           MPI_Datatype rtype, int root, MPI_Comm comm, Pass&& pass) {
+  MPI_Datatype mine = stype;
+  MPI_Count n_mine = scount;
+  bool at_root = false;
+  return intercept(
+      kGather,
+      [&] {
+        Call c{kGather, comm};
+        c.agree = true;
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter) return c;
+        bool same = true;
+        at_root = comm_rank(comm) == root;
+        if (at_root) {
+          mine = rtype, n_mine = rcount;
+          same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
+        }
+        c.bytes = type_bytes(n_mine, mine) * comm_size(comm);
+        c.zdt = same && n_mine > 0 ? zcoll_type(mine) : MPI_DATATYPE_NULL;
+        c.count = n_mine;
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        const size_t n = static_cast<size_t>(n_mine);
+        const size_t total = n * static_cast<size_t>(comm_size(comm)), es = esize(zdt);
+        const bool in_place = at_root && sb == MPI_IN_PLACE;
+        return run_zcoll(
+            zc, kGather, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, at_root ? total : 0,
+            [&](std::string& e) {
+              if (in_place) {
+                e = copy(rb, total * es);
+                return exact::gather(MPI_IN_PLACE, e.data(), n_mine, mine, root, comm);
+              }
+              room(e, at_root ? total * es : 0);
+              return exact::gather(sb, e.data(), n_mine, mine, root, comm);
+            },
+            [&] { return zcoll_gather(zc, sb, rb, n, zdt, root); });
+      });
+}
+
+}  // namespace
+
+bool active() {
+  if (!g_ready) {
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin) return false;
+    setup();  // MPI was initialised without our MPI_Init (e.g. a Fortran binding)
+  }
+  return settings().enabled && !g_finalizing && g_level != 0;
+}
+
+void die(MPI_Comm comm, const char* fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "zcoll-pmpi: rank %d: %s\n", rank, text);
+  std::fflush(stderr);
+  PMPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
+  std::abort();
+}
+
+}  // namespace zcoll::pmpi
+
+// ---- the entry points ---------------------------------------------------------------
+namespace zp = zcoll::pmpi;
+
+extern "C" {
+
+ZCOLL_PMPI_EXPORT int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) zp::setup();
+  return rc;
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) zp::setup();
+  return rc;
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Finalize(void) {
+  if (zp::g_ready && zp::settings().enabled && !zp::g_finalizing) {
+    zp::release_handles();
+    if (zp::settings().report) zp::print_report();
+  }
+  zp::g_finalizing = true;
+  return PMPI_Finalize();
+}
+
+// level 0: every call passes through until a later MPI_Pcontrol with level != 0
+// (all ranks must switch alike, as around any collective).
+ZCOLL_PMPI_EXPORT int MPI_Pcontrol(const int level, ...) {
+  zp::g_level = level;
+  return PMPI_Pcontrol(level);
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Allreduce(const void* sb, void* rb, int count, MPI_Datatype dt, MPI_Op op,
+                                    MPI_Comm comm) {
+  return zp::allreduce(sb, rb, count, dt, op, comm,
+                       [&] { return PMPI_Allreduce(sb, rb, count, dt, op, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Reduce(const void* sb, void* rb, int count, MPI_Datatype dt, MPI_Op op,
+                                 int root, MPI_Comm comm) {
+  return zp::reduce(sb, rb, count, dt, op, root, comm,
+                    [&] { return PMPI_Reduce(sb, rb, count, dt, op, root, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Reduce_scatter_block(const void* sb, void* rb, int count, MPI_Datatype dt,
+                                               MPI_Op op, MPI_Comm comm) {
+  return zp::reduce_scatter_block(sb, rb, count, dt, op, comm, [&] {
+    return PMPI_Reduce_scatter_block(sb, rb, count, dt, op, comm);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Reduce_scatter(const void* sb, void* rb, const int recvcounts[],
+                                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  return zp::reduce_scatter(sb, rb, recvcounts, dt, op, comm,
+                            [&] { return PMPI_Reduce_scatter(sb, rb, recvcounts, dt, op, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Allgather(const void* sb, int scount, MPI_Datatype stype, void* rb,
+                                    int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  return zp::allgather(sb, scount, stype, rb, rcount, rtype, comm,
+                       [&] { return PMPI_Allgather(sb, scount, stype, rb, rcount, rtype, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+  return zp::bcast(buf, count, dt, root, comm,
+                   [&] { return PMPI_Bcast(buf, count, dt, root, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Scatter(const void* sb, int scount, MPI_Datatype stype, void* rb,
+                                  int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return zp::scatter(sb, scount, stype, rb, rcount, rtype, root, comm, [&] {
+    return PMPI_Scatter(sb, scount, stype, rb, rcount, rtype, root, comm);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Gather(const void* sb, int scount, MPI_Datatype stype, void* rb,
+                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return zp::gather(sb, scount, stype, rb, rcount, rtype, root, comm,
+                    [&] { return PMPI_Gather(sb, scount, stype, rb, rcount, rtype, root, comm); });
+}
+
+#if MPI_VERSION >= 4
+// The MPI-4 large-count forms (MPICH 4; Open MPI 4.1 has none).
+ZCOLL_PMPI_EXPORT int MPI_Allreduce_c(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt,
+                                      MPI_Op op, MPI_Comm comm) {
+  return zp::allreduce(sb, rb, count, dt, op, comm,
+                       [&] { return PMPI_Allreduce_c(sb, rb, count, dt, op, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Reduce_c(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt,
+                                   MPI_Op op, int root, MPI_Comm comm) {
+  return zp::reduce(sb, rb, count, dt, op, root, comm,
+                    [&] { return PMPI_Reduce_c(sb, rb, count, dt, op, root, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Reduce_scatter_block_c(const void* sb, void* rb, MPI_Count count,
+                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  return zp::reduce_scatter_block(sb, rb, count, dt, op, comm, [&] {
+    return PMPI_Reduce_scatter_block_c(sb, rb, count, dt, op, comm);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Reduce_scatter_c(const void* sb, void* rb, const MPI_Count recvcounts[],
+                                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  return zp::reduce_scatter(sb, rb, recvcounts, dt, op, comm, [&] {
+    return PMPI_Reduce_scatter_c(sb, rb, recvcounts, dt, op, comm);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Allgather_c(const void* sb, MPI_Count scount, MPI_Datatype stype,
+                                      void* rb, MPI_Count rcount, MPI_Datatype rtype,
+                                      MPI_Comm comm) {
+  return zp::allgather(sb, scount, stype, rb, rcount, rtype, comm, [&] {
+    return PMPI_Allgather_c(sb, scount, stype, rb, rcount, rtype, comm);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Bcast_c(void* buf, MPI_Count count, MPI_Datatype dt, int root,
+                                  MPI_Comm comm) {
+  return zp::bcast(buf, count, dt, root, comm,
+                   [&] { return PMPI_Bcast_c(buf, count, dt, root, comm); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Scatter_c(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb,
+                                    MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return zp::scatter(sb, scount, stype, rb, rcount, rtype, root, comm, [&] {
+    return PMPI_Scatter_c(sb, scount, stype, rb, rcount, rtype, root, comm);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Gather_c(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb,
+                                   MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  return zp::gather(sb, scount, stype, rb, rcount, rtype, root, comm, [&] {
+    return PMPI_Gather_c(sb, scount, stype, rb, rcount, rtype, root, comm);
+  });
+}
+#endif
+
+}  // extern "C"

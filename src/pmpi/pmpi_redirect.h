@@ -1,0 +1,51 @@
+// pmpi_redirect.h — force-included (-include) into the second compilation of
+// libzcoll_mpi's sources that goes into libzcoll_pmpi.so: after <mpi.h>, every
+// MPI function zcoll calls is renamed to its PMPI_ twin, so the shim's copy of
+// zcoll never calls an MPI_ entry point that the shim itself (or another PMPI
+// tool preloaded with it) defines. The test pmpi.no_mpi_imports checks the
+// result on the built library (nm -D --undefined-only lists no MPI_ symbol).
+//
+// A new MPI call in src/coll or src/transport must be added here; the test
+// names it when it is missing.
+#pragma once
+
+#include <mpi.h>
+
+#define MPI_Allgather PMPI_Allgather
+#define MPI_Allgather_c PMPI_Allgather_c
+#define MPI_Allreduce PMPI_Allreduce
+#define MPI_Allreduce_c PMPI_Allreduce_c
+#define MPI_Barrier PMPI_Barrier
+#define MPI_Bcast PMPI_Bcast
+#define MPI_Bcast_c PMPI_Bcast_c
+#define MPI_Comm_dup PMPI_Comm_dup
+#define MPI_Comm_free PMPI_Comm_free
+#define MPI_Comm_rank PMPI_Comm_rank
+#define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
+#define MPI_Comm_size PMPI_Comm_size
+#define MPI_Comm_split_type PMPI_Comm_split_type
+#define MPI_Comm_test_inter PMPI_Comm_test_inter
+#define MPI_Error_string PMPI_Error_string
+#define MPI_Finalized PMPI_Finalized
+#define MPI_Gather PMPI_Gather
+#define MPI_Gather_c PMPI_Gather_c
+#define MPI_Get_count PMPI_Get_count
+#define MPI_Get_count_c PMPI_Get_count_c
+#define MPI_Initialized PMPI_Initialized
+#define MPI_Irecv PMPI_Irecv
+#define MPI_Irecv_c PMPI_Irecv_c
+#define MPI_Isend PMPI_Isend
+#define MPI_Isend_c PMPI_Isend_c
+#define MPI_Reduce PMPI_Reduce
+#define MPI_Reduce_c PMPI_Reduce_c
+#define MPI_Reduce_scatter PMPI_Reduce_scatter
+#define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
+#define MPI_Reduce_scatter_block_c PMPI_Reduce_scatter_block_c
+#define MPI_Reduce_scatter_c PMPI_Reduce_scatter_c
+#define MPI_Scatter PMPI_Scatter
+#define MPI_Scatter_c PMPI_Scatter_c
+#define MPI_Sendrecv PMPI_Sendrecv
+#define MPI_Test PMPI_Test
+#define MPI_Type_size PMPI_Type_size
+#define MPI_Wait PMPI_Wait
+#define MPI_Wtime PMPI_Wtime
