@@ -66,7 +66,8 @@ struct Options {
   long iterations = -1;
   double seconds = -1;
   double timeout = 60;
-  double max_mib = 24;  // largest buffer of a "large" case
+  double max_mib = 24;        // largest buffer of a "large" case
+  size_t max_count = 300000;  // largest count of the other cases
   bool keep_going = true;
   bool verbose = false;
   std::string data_dir = ZCOLL_SOAK_DATA_DIR;
@@ -87,8 +88,9 @@ double now() {
 }
 
 void replay_line(uint64_t seed, char* out, size_t cap) {
-  std::snprintf(out, cap, "mpiexec -n %d %s --seed %" PRIu64 " --iterations 1 --max-mib %g",
-                g_wsize, g_argv0.c_str(), seed, g_opt.max_mib);
+  std::snprintf(out, cap,
+                "mpiexec -n %d %s --seed %" PRIu64 " --iterations 1 --max-mib %g --max-count %zu",
+                g_wsize, g_argv0.c_str(), seed, g_opt.max_mib, g_opt.max_count);
 }
 
 void watchdog() {
@@ -139,6 +141,7 @@ struct Case {
   int pool = -1;  // -1: a fresh handle; else the long-lived handle index
   zcoll_comm_config cfg;
   bool auto_local_model = true;
+  int net = -1;  // a fixed cost model for AUTO (index into kNets), -1: the handle probes
   zcoll_mode mode = ZCOLL_MODE_DEFAULT;  // per-call setting (DEFAULT: the configured mode)
   zcoll_algorithm algo = ZCOLL_ALGO_AUTO;
   bool set_eb = false;
@@ -213,7 +216,7 @@ size_t draw_count(Rng& g, int N, size_t vbytes) {
   if (r < 5) return g.of(small);
   if (r < 10) return g.of(kPrimes);
   if (r < 13) return static_cast<size_t>(N) * (1 + g.below(5000)) + 1 + g.below(N > 1 ? N - 1 : 1);
-  if (r < 19) return 1 + g.below(r < 16 ? 5000 : 300000);
+  if (r < 19) return 1 + g.below(std::min<size_t>(r < 16 ? 5000 : 300000, g_opt.max_count));
   // large: up to max_mib in the largest buffer of the call (N * count for the
   // gathering collectives, divided below)
   const double cap = g_opt.max_mib * 1048576.0 / static_cast<double>(vbytes);
@@ -232,6 +235,7 @@ Case draw_case(uint64_t seed) {
   if (k.comm_kind != 0) k.pool = -1;  // the long-lived handles are on world
   k.cfg = draw_config(g);
   k.auto_local_model = g.chance(0.8);
+  k.net = g.chance(0.9) ? g.pick(3) : -1;
   const zcoll_mode modes[] = {ZCOLL_MODE_DEFAULT, ZCOLL_MODE_MPI, ZCOLL_MODE_RAW,
                               ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM,
                               ZCOLL_MODE_AUTO,    ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
@@ -349,7 +353,7 @@ void describe(const Case& k, char* out, size_t cap) {
       "seed=%" PRIu64
       " N=%d comm=%s handle=%s coll=%s%s%s root=%d mode=%s(cfg %s) algo=%s dt=%s op=%s count=%zu "
       "rc=[%s] eb=%s:%g(%s) bound=%s threads=%d min_bytes=%zu chunk=%u pipe=%zu avg=%d data=%s "
-      "scale=%g shift=%g special=%g/%d mismatch=%s@%d auto_local=%s",
+      "scale=%g shift=%g special=%g/%d mismatch=%s@%d auto_local=%s net=%d",
       k.seed, k.N,
       k.comm_kind == 0   ? "world"
       : k.comm_kind == 1 ? "split"
@@ -362,7 +366,7 @@ void describe(const Case& k, char* out, size_t cap) {
       k.cfg.bound == ZCOLL_BOUND_RESULT ? "result" : "per_compression", k.cfg.threads,
       k.cfg.min_bytes, k.cfg.chunk_size, k.cfg.pipeline_values, k.average, kDataNames[k.data],
       k.scale, k.shift, k.special_p, k.special_ranks, kMmNames[k.mismatch], k.mismatch_rank,
-      k.auto_local_model ? "model" : "mpi");
+      k.auto_local_model ? "model" : "mpi", k.net);
 }
 
 // ---- data ----------------------------------------------------------------------------
@@ -530,6 +534,23 @@ size_t input_elems(const Case& k, int p) {
     case ZCOLL_COLL_SCATTER: return p == v.root ? v.count * k.N : 0;
     case ZCOLL_COLL_BCAST: return v.count;
     default: return v.count;
+  }
+}
+
+// A cost model for AUTO from the environment (the probe at handle creation
+// costs ~0.1 s): a slow, a medium and a fast network, so that AUTO picks
+// compressed modes as well as MPI. net < 0: unset, the handle probes.
+void set_model_env(int net) {
+  const char* vars[] = {"ZCOLL_NET_LATENCY",   "ZCOLL_NET_BANDWIDTH", "ZCOLL_COMPRESS_BW",
+                        "ZCOLL_DECOMPRESS_BW", "ZCOLL_HOM_BW",        "ZCOLL_REDUCE_BW"};
+  const char* nets[3][6] = {{"50us", "100mbit", "2GB", "3GB", "4GB", "8GB"},
+                            {"5us", "10gbit", "1GB", "1.5GB", "2GB", "4GB"},
+                            {"1us", "100GB", "1GB", "1GB", "1GB", "2GB"}};
+  for (int i = 0; i < 6; ++i) {
+    if (net < 0)
+      unsetenv(vars[i]);
+    else
+      setenv(vars[i], nets[net][i], 1);
   }
 }
 
@@ -794,6 +815,7 @@ bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, St
     zc = pool.h[k.pool];
   } else {
     setenv("ZCOLL_AUTO_LOCAL", k.auto_local_model ? "model" : "mpi", 1);
+    set_model_env(k.net);
     zcoll_status s = zcoll_comm_create(comm, &cfg, &zc);
     if (s != ZCOLL_SUCCESS) {
       *msg = std::string("zcoll_comm_create failed: ") + zcoll_last_error();
@@ -1081,7 +1103,8 @@ void load_fields() {
 void usage() {
   std::fprintf(stderr,
                "usage: zcoll-soak [--seed S] [--iterations N | --seconds T] [--timeout T]\n"
-               "                  [--max-mib M] [--data DIR] [--stop-on-failure] [--verbose]\n"
+               "                  [--max-mib M] [--max-count C] [--data DIR] [--stop-on-failure] "
+               "[--verbose]\n"
                "Each iteration i draws case seed S+i; a failing case prints its replay command.\n");
 }
 
@@ -1111,6 +1134,8 @@ int main(int argc, char** argv) {
       g_opt.timeout = std::atof(val());
     else if (a == "--max-mib")
       g_opt.max_mib = std::atof(val());
+    else if (a == "--max-count")
+      g_opt.max_count = std::strtoull(val(), nullptr, 10);
     else if (a == "--data")
       g_opt.data_dir = val();
     else if (a == "--stop-on-failure")
@@ -1139,6 +1164,7 @@ int main(int argc, char** argv) {
     Rng g(4242 + j);
     zcoll_comm_config c = draw_config(g);
     setenv("ZCOLL_AUTO_LOCAL", j == 2 ? "mpi" : "model", 1);
+    set_model_env(j == 1 ? -1 : j);
     if (zcoll_comm_create(MPI_COMM_WORLD, &c, &pool.h[j]) != ZCOLL_SUCCESS) {
       std::fprintf(stderr, "zcoll-soak: zcoll_comm_create: %s\n", zcoll_last_error());
       MPI_Abort(MPI_COMM_WORLD, 2);
