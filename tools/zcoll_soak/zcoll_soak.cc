@@ -794,6 +794,11 @@ MPI_Op mpi_op(Op op) {
   return MPI_SUM;
 }
 
+// memcpy without the undefined behaviour of a null pointer when n == 0.
+void copy_bytes(void* dst, const void* src, size_t n) {
+  if (n) std::memcpy(dst, src, n);
+}
+
 const uint8_t kGuard = 0xA5;
 const size_t kGuardBytes = 64;
 
@@ -884,28 +889,28 @@ bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, St
     case ZCOLL_COLL_ALLREDUCE:
     case ZCOLL_COLL_REDUCE_SCATTER:
       if (in_place) {
-        std::memcpy(recv.data(), mine.data(), mine.size());
+        copy_bytes(recv.data(), mine.data(), mine.size());
         ip = true;
       }
       break;
     case ZCOLL_COLL_ALLGATHER:
       if (in_place) {
-        std::memcpy(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
+        copy_bytes(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
         ip = true;
       }
       break;
     case ZCOLL_COLL_BCAST:
-      if (r == me.root) std::memcpy(recv.data(), mine.data(), mine.size());
+      if (r == me.root) copy_bytes(recv.data(), mine.data(), mine.size());
       break;
     case ZCOLL_COLL_REDUCE:
       if (in_place && r == me.root) {
-        std::memcpy(recv.data(), mine.data(), mine.size());
+        copy_bytes(recv.data(), mine.data(), mine.size());
         ip = true;
       }
       break;
     case ZCOLL_COLL_GATHER:
       if (in_place && r == me.root) {
-        std::memcpy(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
+        copy_bytes(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
         ip = true;
       }
       break;
@@ -1039,7 +1044,7 @@ bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, St
           break;
         }
     if (!(k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) &&
-        std::memcmp(send.data(), mine.data(), mine.size()) != 0)
+        !mine.empty() && std::memcmp(send.data(), mine.data(), mine.size()) != 0)
       o.bad("the send buffer changed");
     // Allreduce: every rank holds the same bits (cpr_p2p: docs/algorithms.md)
     if (k.coll == ZCOLL_COLL_ALLREDUCE && rep.mode != ZCOLL_MODE_CPR_P2P && outp) {
