@@ -1043,8 +1043,8 @@ bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, St
           o.bad("non-root receive buffer written");
           break;
         }
-    if (!(k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) &&
-        !mine.empty() && std::memcmp(send.data(), mine.data(), mine.size()) != 0)
+    if (!(k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) && !mine.empty() &&
+        std::memcmp(send.data(), mine.data(), mine.size()) != 0)
       o.bad("the send buffer changed");
     // Allreduce: every rank holds the same bits (cpr_p2p: docs/algorithms.md)
     if (k.coll == ZCOLL_COLL_ALLREDUCE && rep.mode != ZCOLL_MODE_CPR_P2P && outp) {
