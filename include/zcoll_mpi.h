@@ -242,7 +242,9 @@ ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report
 
 /* recvbuf = op over ranks of sendbuf (count values). sendbuf may be
  * MPI_IN_PLACE (input taken from recvbuf). Every rank gets a bit-identical
- * result (cpr_p2p: see docs/algorithms.md). */
+ * result (cpr_p2p: see docs/algorithms.md; mode mpi and the fallback: what the
+ * MPI library gives, and MPICH's may differ between ranks in NaN payloads and
+ * the sign of zero). */
 ZCOLL_API zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                        size_t count, MPI_Datatype datatype, MPI_Op op);
 

@@ -28,6 +28,30 @@ zcoll_status mpi_status(int rc, const char* what) {
   return fail(ZCOLL_ERR_MPI, "%s failed: %s", what, transport::mpi_error_text(rc));
 }
 
+// MPICH 4.0.2 crashes in some collectives called with MPI_IN_PLACE (see the
+// callers): a copy of the input in the workspace goes in as the send buffer
+// instead. The copy spans the datatype's extent, not its size, so types with
+// holes (MPI_DOUBLE_INT: 12 bytes of data in a 16-byte extent) or a lower
+// bound other than 0 are copied whole. Returns sendbuf when it is not in place.
+const void* in_place_copy(zcoll_comm* zc, const void* sendbuf, const void* recvbuf, size_t count,
+                          MPI_Datatype dt, Workspace::Slot slot) {
+  if (sendbuf != MPI_IN_PLACE || count == 0) return sendbuf;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  MPI_Type_get_extent(dt, &lb, &extent);
+  MPI_Type_get_true_extent(dt, &true_lb, &true_extent);
+  const size_t span = (count - 1) * static_cast<size_t>(extent) + static_cast<size_t>(true_extent);
+  uint8_t* copy = zc->ws.get(slot, span + 8);
+  std::memcpy(copy, static_cast<const uint8_t*>(recvbuf) + true_lb, span);
+  return copy - true_lb;
+}
+
+// The values of a Reduce_scatter's input (counts variant).
+size_t rs_total(const Call& k, int N) {
+  size_t t = 0;
+  for (int i = 0; i < N; ++i) t += k.recvcounts[i];
+  return t;
+}
+
 }  // namespace
 
 zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype dtype) {
@@ -46,11 +70,14 @@ zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype
       if (k.block)
         s = mpi_status(mpi::reduce_scatter_block(k.sendbuf, k.recvbuf, n, dt, k.op, comm),
                        "MPI_Reduce_scatter_block");
-      else
-        s = mpi_status(mpi::reduce_scatter(k.sendbuf, k.recvbuf, k.recvcounts, N,
-                                           zc->ws.get(Workspace::kCounts, N * sizeof(MPI_Count)),
-                                           dt, k.op, comm),
-                       "MPI_Reduce_scatter");
+      else  // MPICH 4.0.2 fails an assertion (memcpy ranges overlap) in MPI_Reduce_scatter
+            // with MPI_IN_PLACE and long uneven counts: pass a copy
+        s = mpi_status(
+            mpi::reduce_scatter(
+                in_place_copy(zc, k.sendbuf, k.recvbuf, rs_total(k, N), dt, Workspace::kTemp),
+                k.recvbuf, k.recvcounts, N, zc->ws.get(Workspace::kCounts, N * sizeof(MPI_Count)),
+                dt, k.op, comm),
+            "MPI_Reduce_scatter");
       if (s == ZCOLL_SUCCESS && average)
         divide(k.recvbuf, k.block ? k.count : k.recvcounts[r], dtype, N);
       return s;
@@ -64,14 +91,8 @@ zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype
       // MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root other
       // than 0 for long vectors (reduce-scatter-gather path): pass a copy.
       const void* sb = k.sendbuf;
-      if (sb == MPI_IN_PLACE && r == k.root && k.root != 0) {
-        int tsize = 0;
-        MPI_Type_size(dt, &tsize);
-        const size_t bytes = k.count * static_cast<size_t>(tsize);
-        void* copy = zc->ws.get(Workspace::kTemp, bytes + 8);
-        std::memcpy(copy, k.recvbuf, bytes);
-        sb = copy;
-      }
+      if (r == k.root && k.root != 0)
+        sb = in_place_copy(zc, k.sendbuf, k.recvbuf, k.count, dt, Workspace::kTemp);
       s = mpi_status(mpi::reduce(sb, k.recvbuf, n, dt, k.op, k.root, comm), "MPI_Reduce");
       if (s == ZCOLL_SUCCESS && average && r == k.root) divide(k.recvbuf, k.count, dtype, N);
       return s;

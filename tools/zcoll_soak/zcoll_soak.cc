@@ -1,0 +1,1287 @@
+// zcoll-soak — a randomized soak of every compressed collective (docs/reliability.md).
+//
+// Each iteration is one case drawn from its own seed (base seed + iteration),
+// identically on every rank: communicator (world, a random MPI_Comm_split, a
+// dup), handle (fresh with a drawn configuration, or one of several long-lived
+// ones), collective and variant, mode, algorithm, datatype, op, count, error
+// bound, bound semantics, threads, chunk and pipeline sizes, and the data.
+// Every rank regenerates every rank's input from the seed, computes the exact
+// result in double and checks its own output against the documented bound, the
+// report for consistency, its input buffers and the guard bytes after its output
+// for changes. A watchdog aborts the run with the case and its replay command if
+// a call does not return in time. Exit status: 0 when every case passed.
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "zcoll.h"
+#include "zcoll_mpi.h"
+
+#ifndef ZCOLL_SOAK_DATA_DIR
+#define ZCOLL_SOAK_DATA_DIR "data"
+#endif
+
+namespace {
+
+// ---- random numbers ------------------------------------------------------------
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+  int pick(int n) { return static_cast<int>(below(static_cast<uint64_t>(n))); }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  bool chance(double p) { return uniform() < p; }
+  template <typename T, size_t K>
+  T of(const T (&a)[K]) {
+    return a[below(K)];
+  }
+};
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  Rng r(a ^ (b * 0xD1B54A32D192ED03ull));
+  return r.next();
+}
+
+// ---- options and global state ------------------------------------------------------
+struct Options {
+  uint64_t seed = 1;
+  long iterations = -1;
+  double seconds = -1;
+  double timeout = 60;
+  double max_mib = 24;        // largest buffer of a "large" case
+  size_t max_count = 300000;  // largest count of the other cases
+  bool keep_going = true;
+  bool verbose = false;
+  std::string data_dir = ZCOLL_SOAK_DATA_DIR;
+};
+Options g_opt;
+int g_wrank = 0, g_wsize = 1;
+std::string g_argv0;
+std::vector<std::vector<float>> g_fields;  // the real fields of data/
+
+// Watchdog: the main thread arms it around every collective call.
+std::atomic<double> g_deadline{0};
+std::atomic<bool> g_stop{false};
+char g_case_text[1024];
+std::atomic<uint64_t> g_case_seed{0};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void replay_line(uint64_t seed, char* out, size_t cap) {
+  std::snprintf(out, cap,
+                "mpiexec -n %d %s --seed %" PRIu64 " --iterations 1 --max-mib %g --max-count %zu",
+                g_wsize, g_argv0.c_str(), seed, g_opt.max_mib, g_opt.max_count);
+}
+
+void watchdog() {
+  while (!g_stop.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const double d = g_deadline.load();
+    if (d > 0 && now() > d) {
+      char rp[512];
+      replay_line(g_case_seed.load(), rp, sizeof rp);
+      std::fprintf(stderr,
+                   "zcoll-soak: HANG on world rank %d: no return within %.0f s\n  case: %s\n  "
+                   "replay: %s\n",
+                   g_wrank, g_opt.timeout, g_case_text, rp);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+  }
+}
+
+// ---- the case ------------------------------------------------------------------------
+enum Dt { kF32, kF64, kInt, kDerived, kDoubleInt };
+enum Op { kSum, kMax, kMin, kProd, kMaxloc, kUser };
+enum Data { kField, kNoise, kSmooth, kConstant, kDenormal, kZeros, kNearLimit, kWide, kDataKinds };
+enum Variant { kPlain, kInPlace, kCountsVariant };
+enum Mismatch {
+  kNoMismatch,
+  kMmEb,
+  kMmRoot,
+  kMmOp,
+  kMmCount,
+  kMmDtype,
+  kMmMode,
+  kMmChunk,
+  kMmAlgo
+};
+
+const char* const kDtNames[] = {"f32", "f64", "int", "derived3f", "double_int"};
+const char* const kOpNames[] = {"sum", "max", "min", "prod", "maxloc", "user_sum"};
+const char* const kDataNames[] = {"field",    "noise", "smooth",     "constant",
+                                  "denormal", "zeros", "near_limit", "wide"};
+const char* const kMmNames[] = {"none",  "eb",   "root",  "op",  "count",
+                                "dtype", "mode", "chunk", "algo"};
+
+struct Case {
+  uint64_t seed = 0;
+  int comm_kind = 0;  // 0 world, 1 split, 2 dup
+  int colors = 1;
+  int pool = -1;  // -1: a fresh handle; else the long-lived handle index
+  zcoll_comm_config cfg;
+  bool auto_local_model = true;
+  int net = -1;  // a fixed cost model for AUTO (index into kNets), -1: the handle probes
+  zcoll_mode mode = ZCOLL_MODE_DEFAULT;  // per-call setting (DEFAULT: the configured mode)
+  zcoll_algorithm algo = ZCOLL_ALGO_AUTO;
+  bool set_eb = false;
+  zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
+  double eb = 1e-4;
+  bool average = false;
+  zcoll_collective coll = ZCOLL_COLL_ALLREDUCE;
+  int variant = kPlain;
+  bool null_recv = false;  // non-root recvbuf of reduce/gather passed as NULL
+  int root = 0;
+  Dt dt = kF32;
+  Op op = kSum;
+  size_t count = 0;
+  std::vector<size_t> recvcounts;
+  int data = kNoise;
+  double scale = 1, shift = 0;
+  double special_p = 0;   // chance of NaN/Inf per value...
+  int special_ranks = 0;  // ...on rank 0 only (1) or on every rank (2)
+  int mismatch = kNoMismatch;
+  int mismatch_rank = 0;
+  // group
+  int N = 1, rank = 0;
+};
+
+bool is_reduction(zcoll_collective c) {
+  return c == ZCOLL_COLL_ALLREDUCE || c == ZCOLL_COLL_REDUCE_SCATTER || c == ZCOLL_COLL_REDUCE;
+}
+bool is_rooted(zcoll_collective c) {
+  return c == ZCOLL_COLL_BCAST || c == ZCOLL_COLL_SCATTER || c == ZCOLL_COLL_REDUCE ||
+         c == ZCOLL_COLL_GATHER;
+}
+bool compressible(const Case& k) {
+  return (k.dt == kF32 || k.dt == kF64) && (!is_reduction(k.coll) || k.op <= kProd);
+}
+
+const size_t kPrimes[] = {2,    3,    5,    7,    13,    31,    97,    127,    251,    509,
+                          1021, 2039, 4093, 8191, 16381, 32749, 65521, 131071, 262139, 524287};
+
+zcoll_comm_config draw_config(Rng& g) {
+  zcoll_comm_config c;
+  zcoll_comm_config_init(&c);
+  const zcoll_mode modes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P,
+                              ZCOLL_MODE_DOC, ZCOLL_MODE_HOM, ZCOLL_MODE_AUTO};
+  c.mode = g.of(modes);
+  c.eb_mode = g.chance(0.5) ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
+  c.error_bound = c.eb_mode == ZCOLL_EB_REL ? 1e-3 : 1e-2;
+  c.bound = g.chance(0.5) ? ZCOLL_BOUND_PER_COMPRESSION : ZCOLL_BOUND_RESULT;
+  c.threads = g.chance(0.7) ? 1 : 2;
+  const size_t mins[] = {0, 0, 0, 0, 1024, 65536};
+  c.min_bytes = g.of(mins);
+  const uint32_t chunks[] = {0, 1024, 1056, 2048, 4096, 16384, 32768};
+  c.chunk_size = g.of(chunks);
+  const size_t pipes[] = {0, 0, 1, 32, 100, 1000, 4096, 65536, 1u << 20};
+  c.pipeline_values = g.of(pipes);
+  return c;
+}
+
+zcoll_algorithm draw_algorithm(Rng& g, zcoll_collective coll) {
+  if (g.chance(0.4)) return ZCOLL_ALGO_AUTO;
+  switch (coll) {
+    case ZCOLL_COLL_ALLREDUCE:
+      return g.chance(0.5) ? ZCOLL_ALGO_RING : ZCOLL_ALGO_RECURSIVE_DOUBLING;
+    case ZCOLL_COLL_REDUCE_SCATTER:
+    case ZCOLL_COLL_ALLGATHER: return ZCOLL_ALGO_RING;
+    default: return ZCOLL_ALGO_BINOMIAL;
+  }
+}
+
+size_t draw_count(Rng& g, int N, size_t vbytes) {
+  const size_t small[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025};
+  const int r = g.pick(20);
+  if (r < 5) return g.of(small);
+  if (r < 10) return g.of(kPrimes);
+  if (r < 13) return static_cast<size_t>(N) * (1 + g.below(5000)) + 1 + g.below(N > 1 ? N - 1 : 1);
+  if (r < 19) return 1 + g.below(std::min<size_t>(r < 16 ? 5000 : 300000, g_opt.max_count));
+  // large: up to max_mib in the largest buffer of the call (N * count for the
+  // gathering collectives, divided below)
+  const double cap = g_opt.max_mib * 1048576.0 / static_cast<double>(vbytes);
+  return static_cast<size_t>(cap * (0.3 + 0.7 * g.uniform()));
+}
+
+// Draws everything but the group-dependent parts (done in finish_case).
+Case draw_case(uint64_t seed) {
+  Case k;
+  k.seed = seed;
+  Rng g(seed);
+  const int ck = g.pick(10);
+  k.comm_kind = ck < 6 ? 0 : ck < 9 ? 1 : 2;
+  k.colors = 1 + g.pick(3);
+  k.pool = g.chance(0.5) ? g.pick(3) : -1;
+  if (k.comm_kind != 0) k.pool = -1;  // the long-lived handles are on world
+  k.cfg = draw_config(g);
+  k.auto_local_model = g.chance(0.8);
+  k.net = g.chance(0.9) ? g.pick(3) : -1;
+  const zcoll_mode modes[] = {ZCOLL_MODE_DEFAULT, ZCOLL_MODE_MPI, ZCOLL_MODE_RAW,
+                              ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM,
+                              ZCOLL_MODE_AUTO,    ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
+  k.mode = g.of(modes);
+  const zcoll_collective colls[] = {
+      ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
+      ZCOLL_COLL_SCATTER,   ZCOLL_COLL_REDUCE,         ZCOLL_COLL_GATHER,    ZCOLL_COLL_ALLREDUCE};
+  k.coll = g.of(colls);
+  k.algo = draw_algorithm(g, k.coll);
+  k.variant = g.chance(0.3) ? kInPlace : kPlain;
+  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER && g.chance(0.5)) k.variant |= 2;  // counts variant
+  if (k.coll == ZCOLL_COLL_BCAST) k.variant = kPlain;
+  k.null_recv = g.chance(0.5);
+  k.set_eb = k.pool >= 0 || g.chance(0.6);
+  k.eb_mode = g.chance(0.5) ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
+  if (k.eb_mode == ZCOLL_EB_REL) {
+    const double v[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-9, 1e-12, 0.5, 10};
+    k.eb = g.of(v);
+  } else {
+    const double v[] = {1e-3, 1e-2, 1e-1, 1, 1e-6, 1e-9, 1e-30, 1e3, 1e9, 0.25};
+    k.eb = g.of(v);
+  }
+  k.average = g.chance(0.15);
+  // datatype and op
+  const int d = g.pick(20);
+  k.dt = d < 9 ? kF32 : d < 16 ? kF64 : d < 18 ? kInt : kDerived;
+  if (is_reduction(k.coll)) {
+    const int o = g.pick(20);
+    k.op = o < 9 ? kSum : o < 12 ? kMax : o < 15 ? kMin : o < 17 ? kProd : o < 18 ? kMaxloc : kUser;
+    if (k.op == kMaxloc) k.dt = kDoubleInt;
+    if (k.dt == kDerived) k.dt = kInt;
+    if (k.op == kUser && k.dt != kF64) k.dt = kF32;
+  }
+  k.data = g.pick(kDataKinds);
+  k.scale = std::pow(10.0, g.pick(13) - 6);
+  k.shift = g.chance(0.3) ? k.scale * (g.uniform() * 200 - 100) : 0;
+  if (g.chance(0.15)) {
+    k.special_p = g.chance(0.5) ? 1e-4 : 0.02;
+    k.special_ranks = g.chance(0.5) ? 1 : 2;
+  }
+  if (g.chance(0.05)) k.mismatch = 1 + g.pick(8);
+  k.mismatch_rank = static_cast<int>(g.below(1u << 20));
+  return k;
+}
+
+size_t vbytes_of(Dt dt) {
+  switch (dt) {
+    case kF32: return 4;
+    case kF64: return 8;
+    case kInt: return 4;
+    case kDerived: return 12;
+    case kDoubleInt: return 16;
+  }
+  return 4;
+}
+
+// The parts that depend on the group size; and the mismatch, which only makes
+// sense where the library compares settings (a compressed mode, >1 rank).
+void finish_case(Case& k, int N, int rank) {
+  k.N = N;
+  k.rank = rank;
+  Rng g(mix(k.seed, 1000 + N));
+  const size_t vb = vbytes_of(k.dt);
+  size_t c = draw_count(g, N, vb);
+  const bool gathering = k.coll == ZCOLL_COLL_ALLGATHER || k.coll == ZCOLL_COLL_GATHER ||
+                         k.coll == ZCOLL_COLL_SCATTER || k.coll == ZCOLL_COLL_REDUCE_SCATTER;
+  const double cap = g_opt.max_mib * 1048576.0 / static_cast<double>(vb);
+  if (gathering && c > cap / N) c = static_cast<size_t>(cap / N);
+  if (k.dt == kDoubleInt || k.dt == kInt || k.dt == kDerived) c = std::min<size_t>(c, 200000);
+  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER) {
+    if (k.variant & 2) {
+      k.recvcounts.assign(N, 0);
+      size_t each = c / std::max(1, N);
+      for (int i = 0; i < N; ++i)
+        k.recvcounts[i] = g.chance(0.15) ? 0 : static_cast<size_t>(g.below(2 * each + 2));
+      c = 0;
+    } else {
+      c = c / std::max(1, N) + g.below(3);
+    }
+  }
+  k.count = c;
+  k.root = g.pick(N);
+  if (k.mismatch) {
+    const bool cmp_mode = k.mode == ZCOLL_MODE_RAW || k.mode == ZCOLL_MODE_CPR_P2P ||
+                          k.mode == ZCOLL_MODE_DOC || k.mode == ZCOLL_MODE_HOM;
+    size_t total = k.count;
+    for (size_t rc : k.recvcounts) total += rc;
+    bool ok = N > 1 && cmp_mode && compressible(k) && total > 0 && k.cfg.min_bytes == 0 &&
+              k.pool < 0;
+    const bool cmp = k.mode != ZCOLL_MODE_RAW;
+    switch (k.mismatch) {
+      case kMmEb: ok = ok && cmp; break;
+      case kMmRoot: ok = ok && is_rooted(k.coll); break;
+      case kMmOp:
+        ok = ok && is_reduction(k.coll) && k.op <= kProd && k.mode != ZCOLL_MODE_HOM;
+        break;
+      case kMmCount: ok = ok && k.coll != ZCOLL_COLL_REDUCE_SCATTER; break;
+      case kMmDtype: break;
+      case kMmMode: ok = ok && k.mode != ZCOLL_MODE_HOM; break;
+      case kMmChunk: ok = ok && cmp; break;
+      case kMmAlgo: ok = ok && k.coll == ZCOLL_COLL_ALLREDUCE; break;
+    }
+    if (!ok) k.mismatch = kNoMismatch;
+    if (k.mismatch == kMmEb) k.set_eb = true;  // the differing bound is a call setting
+    k.mismatch_rank %= std::max(1, N);
+  }
+}
+
+void describe(const Case& k, char* out, size_t cap) {
+  char rc[160] = "";
+  for (size_t i = 0, pos = 0; i < k.recvcounts.size() && pos + 24 < sizeof rc; ++i)
+    pos += std::snprintf(rc + pos, sizeof rc - pos, "%s%zu", i ? "," : "", k.recvcounts[i]);
+  std::snprintf(
+      out, cap,
+      "seed=%" PRIu64
+      " N=%d comm=%s handle=%s coll=%s%s%s root=%d mode=%s(cfg %s) algo=%s dt=%s op=%s count=%zu "
+      "rc=[%s] eb=%s:%g(%s) bound=%s threads=%d min_bytes=%zu chunk=%u pipe=%zu avg=%d data=%s "
+      "scale=%g shift=%g special=%g/%d mismatch=%s@%d auto_local=%s net=%d",
+      k.seed, k.N,
+      k.comm_kind == 0   ? "world"
+      : k.comm_kind == 1 ? "split"
+                         : "dup",
+      k.pool < 0 ? "fresh" : "pool", zcoll_collective_name(k.coll),
+      (k.variant & 1) ? "+in_place" : "", (k.variant & 2) ? "+counts" : "", k.root,
+      zcoll_mode_name(k.mode), zcoll_mode_name(k.cfg.mode), zcoll_algorithm_name(k.algo),
+      kDtNames[k.dt], is_reduction(k.coll) ? kOpNames[k.op] : "-", k.count, rc,
+      k.eb_mode == ZCOLL_EB_REL ? "rel" : "abs", k.eb, k.set_eb ? "call" : "config",
+      k.cfg.bound == ZCOLL_BOUND_RESULT ? "result" : "per_compression", k.cfg.threads,
+      k.cfg.min_bytes, k.cfg.chunk_size, k.cfg.pipeline_values, k.average, kDataNames[k.data],
+      k.scale, k.shift, k.special_p, k.special_ranks, kMmNames[k.mismatch], k.mismatch_rank,
+      k.auto_local_model ? "model" : "mpi", k.net);
+}
+
+// ---- data ----------------------------------------------------------------------------
+// The settings rank p uses (differ from the others' only on a mismatch case).
+struct RankView {
+  Dt dt;
+  Op op;
+  size_t count;
+  int root;
+  double eb;
+  zcoll_mode mode;
+  uint32_t chunk;
+  zcoll_algorithm algo;
+};
+RankView view_of(const Case& k, int p) {
+  RankView v{k.dt, k.op, k.count, k.root, k.eb, k.mode, k.cfg.chunk_size, k.algo};
+  if (k.mismatch == kNoMismatch || p != k.mismatch_rank) return v;
+  switch (k.mismatch) {
+    case kMmEb: v.eb = k.eb * 2; break;
+    case kMmRoot: v.root = (k.root + 1) % k.N; break;
+    case kMmOp: v.op = k.op == kSum ? kMax : kSum; break;
+    case kMmCount: v.count = k.count + 1; break;
+    case kMmDtype: v.dt = k.dt == kF32 ? kF64 : kF32; break;
+    case kMmMode: v.mode = k.mode == ZCOLL_MODE_RAW ? ZCOLL_MODE_DOC : ZCOLL_MODE_RAW; break;
+    case kMmChunk: v.chunk = k.cfg.chunk_size == 1024 ? 2048 : 1024; break;
+    case kMmAlgo:
+      v.algo = k.algo == ZCOLL_ALGO_RING ? ZCOLL_ALGO_RECURSIVE_DOUBLING : ZCOLL_ALGO_RING;
+      break;
+  }
+  return v;
+}
+
+// Rank p's input: n elements of k's datatype (as bytes).
+std::vector<uint8_t> make_input(const Case& k, int p, size_t n) {
+  const RankView v = view_of(k, p);
+  const size_t vb = vbytes_of(v.dt);
+  std::vector<uint8_t> buf(n * vb);
+  Rng g(mix(k.seed, 77 + static_cast<uint64_t>(p)));
+  if (v.dt == kInt) {
+    int* x = reinterpret_cast<int*>(buf.data());
+    for (size_t i = 0; i < n; ++i) {
+      if (v.op == kProd) {
+        const int s[] = {1, 1, 1, -1, 2};
+        x[i] = g.of(s);
+      } else {
+        x[i] = static_cast<int>(g.below(2001)) - 1000;
+      }
+    }
+    return buf;
+  }
+  if (v.dt == kDerived) {
+    float* x = reinterpret_cast<float*>(buf.data());
+    for (size_t i = 0; i < 3 * n; ++i) x[i] = static_cast<float>(g.uniform() * 1e3 - 500);
+    return buf;
+  }
+  if (v.dt == kDoubleInt) {
+    for (size_t i = 0; i < n; ++i) {
+      const double val = static_cast<double>(g.below(5));  // ties on purpose
+      const int idx = static_cast<int>(g.below(100));
+      std::memcpy(buf.data() + i * 16, &val, 8);
+      std::memcpy(buf.data() + i * 16 + 8, &idx, 4);
+      std::memset(buf.data() + i * 16 + 12, 0, 4);
+    }
+    return buf;
+  }
+  // float / double: in double first
+  std::vector<double> x(n);
+  const double S = k.scale, B = k.shift;
+  const bool f32 = v.dt == kF32;
+  switch (k.data) {
+    case kField: {
+      const std::vector<float>& f = g_fields[g.below(g_fields.size())];
+      size_t off = f.size() > n ? g.below(f.size() - n) : 0;
+      for (size_t i = 0; i < n; ++i) x[i] = f[(off + i) % f.size()] * (S / 10) + B;
+      break;
+    }
+    case kNoise:
+      for (size_t i = 0; i < n; ++i) x[i] = (g.uniform() * 2 - 1) * S + B;
+      break;
+    case kSmooth: {
+      const double ph = g.uniform() * 6.28, w = 1e-3 + g.uniform() * 0.05;
+      for (size_t i = 0; i < n; ++i)
+        x[i] = S * std::sin(ph + w * i) + 0.01 * S * (g.uniform() - 0.5) + B + p;
+      break;
+    }
+    case kConstant: {
+      const double c = g.chance(0.5) ? S : S * (1 + p);
+      for (size_t i = 0; i < n; ++i) x[i] = c + B;
+      break;
+    }
+    case kDenormal: {
+      const double dm = f32 ? std::numeric_limits<float>::denorm_min()
+                            : std::numeric_limits<double>::denorm_min();
+      for (size_t i = 0; i < n; ++i) {
+        const int r = g.pick(4);
+        x[i] = r == 0   ? 0.0
+               : r == 1 ? -0.0
+                        : dm * static_cast<double>(g.below(1000)) * (r == 2 ? 1 : -1);
+      }
+      break;
+    }
+    case kZeros:
+      for (size_t i = 0; i < n; ++i) x[i] = g.chance(0.5) ? 0.0 : -0.0;
+      break;
+    case kNearLimit: {
+      // |x| / quantum near 2^30, the largest code the format takes (ABS bounds;
+      // for REL the range makes eb large and the values simply large)
+      const double q = 2 * k.eb;
+      for (size_t i = 0; i < n; ++i) {
+        const double c = 1073741824.0 + static_cast<double>(g.below(64)) - 32;
+        x[i] = (g.chance(0.5) ? 1 : -1) * c * q * (1 + (g.uniform() - 0.5) * 1e-6);
+      }
+      break;
+    }
+    case kWide:
+      for (size_t i = 0; i < n; ++i)
+        x[i] = (g.uniform() - 0.5) * S *
+               std::pow(10.0, static_cast<double>(g.pick(f32 ? 20 : 40)) - (f32 ? 10 : 20));
+      break;
+  }
+  if (v.op == kProd) {  // keep products finite and meaningful
+    for (double& y : x)
+      y = (g.chance(0.02) ? 0.0 : 0.5 + std::fabs(std::fmod(y / (S + 1e-300), 1.0)));
+  }
+  if (f32)  // keep float sums finite
+    for (double& y : x) y = std::max(-1e30, std::min(1e30, y));
+  if (k.special_p > 0 && (k.special_ranks == 2 || p == 0)) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!g.chance(k.special_p)) continue;
+      const int r = g.pick(3);
+      x[i] = r == 0   ? std::numeric_limits<double>::infinity()
+             : r == 1 ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  if (f32) {
+    float* o = reinterpret_cast<float*>(buf.data());
+    for (size_t i = 0; i < n; ++i) o[i] = static_cast<float>(x[i]);
+    // NaN payloads (a quiet NaN with a few payload bits), to check they move bit for bit
+    for (size_t i = 0; i < n; ++i)
+      if (std::isnan(o[i])) {
+        uint32_t b = 0x7FC00000u | static_cast<uint32_t>(g.below(1u << 20));
+        std::memcpy(&o[i], &b, 4);
+      }
+  } else {
+    double* o = reinterpret_cast<double*>(buf.data());
+    for (size_t i = 0; i < n; ++i) {
+      o[i] = x[i];
+      if (std::isnan(o[i])) {
+        uint64_t b = 0x7FF8000000000000ull | g.below(1ull << 40);
+        std::memcpy(&o[i], &b, 8);
+      }
+    }
+  }
+  return buf;
+}
+
+// How many elements rank p's input has.
+size_t input_elems(const Case& k, int p) {
+  const RankView v = view_of(k, p);
+  size_t total = 0;
+  for (size_t rc : k.recvcounts) total += rc;
+  switch (k.coll) {
+    case ZCOLL_COLL_REDUCE_SCATTER: return (k.variant & 2) ? total : v.count * k.N;
+    case ZCOLL_COLL_SCATTER: return p == v.root ? v.count * k.N : 0;
+    case ZCOLL_COLL_BCAST: return v.count;
+    default: return v.count;
+  }
+}
+
+// A cost model for AUTO from the environment (the probe at handle creation
+// costs ~0.1 s): a slow, a medium and a fast network, so that AUTO picks
+// compressed modes as well as MPI. net < 0: unset, the handle probes.
+void set_model_env(int net) {
+  const char* vars[] = {"ZCOLL_NET_LATENCY",   "ZCOLL_NET_BANDWIDTH", "ZCOLL_COMPRESS_BW",
+                        "ZCOLL_DECOMPRESS_BW", "ZCOLL_HOM_BW",        "ZCOLL_REDUCE_BW"};
+  const char* nets[3][6] = {{"50us", "100mbit", "2GB", "3GB", "4GB", "8GB"},
+                            {"5us", "10gbit", "1GB", "1.5GB", "2GB", "4GB"},
+                            {"1us", "100GB", "1GB", "1GB", "1GB", "2GB"}};
+  for (int i = 0; i < 6; ++i) {
+    if (net < 0)
+      unsetenv(vars[i]);
+    else
+      setenv(vars[i], nets[net][i], 1);
+  }
+}
+
+// ---- the long-lived handles ---------------------------------------------------------
+struct Pool {
+  zcoll_comm* h[3] = {nullptr, nullptr, nullptr};
+};
+
+// ---- checking ------------------------------------------------------------------------
+struct Outcome {
+  long checks = 0;
+  long wrong = 0;
+  char first[512] = "";
+  void bad(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+};
+void Outcome::bad(const char* fmt, ...) {
+  if (wrong++ == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(first, sizeof first, fmt, ap);
+    va_end(ap);
+  }
+}
+
+double load(Dt dt, const uint8_t* p, size_t i) {
+  if (dt == kF32) {
+    float f;
+    std::memcpy(&f, p + 4 * i, 4);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, p + 8 * i, 8);
+  return d;
+}
+bool same_bits(Dt dt, const uint8_t* a, size_t i, const uint8_t* b, size_t j) {
+  const size_t vb = vbytes_of(dt);
+  return std::memcmp(a + vb * i, b + vb * j, vb) == 0;
+}
+
+// The bound the configuration asks for (error_bound.h: target_bound), over the
+// finite values of the inputs that decide it.
+double target_of(zcoll_eb_mode m, double v, double mn, double mx) {
+  if (m == ZCOLL_EB_ABS) return v;
+  if (!(mx >= mn)) return v;
+  if (mx - mn > 0) return v * (mx - mn);
+  return v * std::max(std::fabs(mn), 1.0);
+}
+
+// Checks rank k.rank's result. in[p] are the inputs of every rank (empty where
+// not needed), out the output buffer (nullptr where the rank has none).
+void check_result(const Case& k, const std::vector<std::vector<uint8_t>>& in, const uint8_t* out,
+                  size_t out_elems, const zcoll_report& rep, zcoll_mode eff_mode, Outcome* o) {
+  const int N = k.N, r = k.rank;
+  const Dt dt = k.dt;
+  const bool red = is_reduction(k.coll);
+  const bool fp = dt == kF32 || dt == kF64;
+  const double u = dt == kF32 ? 0x1p-24 : 0x1p-53;
+  const double tiny = dt == kF32 ? std::numeric_limits<float>::denorm_min()
+                                 : std::numeric_limits<double>::denorm_min();
+  const bool exact_mode = rep.mode == ZCOLL_MODE_MPI || rep.mode == ZCOLL_MODE_RAW;
+  (void)eff_mode;
+  if (!out) return;
+  // where output element j comes from: (reduction over ranks at index src) or (rank p, index src)
+  size_t base = 0;
+  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER) {
+    if (k.variant & 2)
+      for (int i = 0; i < r; ++i) base += k.recvcounts[i];
+    else
+      base = static_cast<size_t>(r) * k.count;
+  }
+  if (k.coll == ZCOLL_COLL_SCATTER) base = static_cast<size_t>(r) * k.count;
+  for (size_t j = 0; j < out_elems; ++j) {
+    ++o->checks;
+    if (!red) {
+      int p = k.root;
+      size_t src = j;
+      if (k.coll == ZCOLL_COLL_ALLGATHER || k.coll == ZCOLL_COLL_GATHER) {
+        p = static_cast<int>(j / k.count);
+        src = j % k.count;
+      } else if (k.coll == ZCOLL_COLL_SCATTER) {
+        src = base + j;
+      }
+      const uint8_t* x = in[p].data();
+      if (!fp || exact_mode || rep.error_bound == 0) {
+        if (!same_bits(dt, out, j, x, src)) {
+          o->bad("element %zu (from rank %d [%zu]) differs bitwise in an exact mode", j, p, src);
+        }
+        continue;
+      }
+      const double a = load(dt, out, j), b = load(dt, x, src);
+      if (!std::isfinite(b)) {
+        if (!same_bits(dt, out, j, x, src))
+          o->bad("element %zu: non-finite input %g (rank %d [%zu]) not carried bit for bit: %g", j,
+                 b, p, src, a);
+      } else if (!(std::fabs(a - b) <= rep.error_bound)) {
+        o->bad("element %zu: |%.17g - %.17g| = %.3g above the reported bound %.3g", j, a, b,
+               std::fabs(a - b), rep.error_bound);
+      }
+      continue;
+    }
+    const size_t src = base + j;
+    if (dt == kInt) {
+      long long acc = 0;
+      for (int p = 0; p < N; ++p) {
+        int v;
+        std::memcpy(&v, in[p].data() + 4 * src, 4);
+        if (p == 0) {
+          acc = v;
+          continue;
+        }
+        switch (k.op) {
+          case kSum: acc += v; break;
+          case kMax: acc = std::max<long long>(acc, v); break;
+          case kMin: acc = std::min<long long>(acc, v); break;
+          case kProd: acc *= v; break;
+          default: break;
+        }
+      }
+      if (k.average && k.op == kSum) {
+        // the MPI fallback has no average for integers: the library leaves the sum
+      }
+      int got;
+      std::memcpy(&got, out + 4 * j, 4);
+      if (got != acc) o->bad("int element %zu: %d, expected %lld", j, got, acc);
+      continue;
+    }
+    if (dt == kDoubleInt) {
+      double best = 0;
+      int bi = 0;
+      for (int p = 0; p < N; ++p) {
+        double v;
+        int i;
+        std::memcpy(&v, in[p].data() + 16 * src, 8);
+        std::memcpy(&i, in[p].data() + 16 * src + 8, 4);
+        if (p == 0 || v > best || (v == best && i < bi)) {
+          best = v;
+          bi = i;
+        }
+      }
+      double gv;
+      int gi;
+      std::memcpy(&gv, out + 16 * j, 8);
+      std::memcpy(&gi, out + 16 * j + 8, 4);
+      if (gv != best || gi != bi)
+        o->bad("maxloc element %zu: (%g, %d), expected (%g, %d)", j, gv, gi, best, bi);
+      continue;
+    }
+    // float / double reductions
+    double acc = 0, mag = 0;
+    bool nan_in = false;
+    for (int p = 0; p < N; ++p) {
+      const double v = load(dt, in[p].data(), src);
+      nan_in = nan_in || std::isnan(v);
+      if (p == 0) {
+        acc = v;
+        mag = std::fabs(v) + rep.eb_per_compression;
+        continue;
+      }
+      switch (k.op) {
+        case kSum:
+        case kUser:
+          acc += v;
+          mag += std::fabs(v) + rep.eb_per_compression;
+          break;
+        case kMax: acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::max(acc, v); break;
+        case kMin: acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::min(acc, v); break;
+        case kProd:
+          acc *= v;
+          mag *= std::fabs(v) + rep.eb_per_compression;
+          break;
+        default: break;
+      }
+    }
+    const bool avg = k.average && (k.op == kSum);
+    if (avg) {
+      acc /= N;
+      mag /= N;
+    }
+    const double got = load(dt, out, j);
+    if (!std::isfinite(acc)) {
+      if (std::isnan(acc)) {
+        // MPI's own MAX/MIN (MPICH: a > b ? a : b) need not propagate NaN
+        const bool mpi_minmax = rep.mode == ZCOLL_MODE_MPI && (k.op == kMax || k.op == kMin);
+        if (!std::isnan(got) && !mpi_minmax)
+          o->bad("element %zu: expected NaN (IEEE), got %.17g", j, got);
+      } else if (got != acc) {
+        o->bad("element %zu: expected %g, got %.17g", j, acc, got);
+      }
+      continue;
+    }
+    if (nan_in && rep.mode == ZCOLL_MODE_MPI) continue;
+    double tol = rep.error_bound;
+    if (k.op == kSum || k.op == kUser || k.op == kProd)
+      tol += (N + 2) * u * mag + (N + 2) * tiny;  // rounding in T (documented term), denormals
+    if (!(std::fabs(got - acc) <= tol))
+      o->bad("element %zu: %.17g, exact %.17g: error %.3g above %.3g (reported bound %.3g)", j, got,
+             acc, std::fabs(got - acc), tol, rep.error_bound);
+  }
+}
+
+// ---- one call ----------------------------------------------------------------------------
+struct Stats {
+  long calls = 0, wrong = 0, errors = 0, mismatch_ok = 0, hangs = 0;
+  long checks = 0;
+  long cover[ZCOLL_COLL_COUNT][7][8] = {};  // collective x reported mode x N
+};
+
+MPI_Datatype mpi_type(Dt dt, MPI_Datatype derived) {
+  switch (dt) {
+    case kF32: return MPI_FLOAT;
+    case kF64: return MPI_DOUBLE;
+    case kInt: return MPI_INT;
+    case kDerived: return derived;
+    case kDoubleInt: return MPI_DOUBLE_INT;
+  }
+  return MPI_FLOAT;
+}
+
+void user_sum(void* in, void* inout, int* len, MPI_Datatype* dt) {
+  if (*dt == MPI_FLOAT) {
+    const float* a = static_cast<const float*>(in);
+    float* b = static_cast<float*>(inout);
+    for (int i = 0; i < *len; ++i) b[i] += a[i];
+  } else {
+    const double* a = static_cast<const double*>(in);
+    double* b = static_cast<double*>(inout);
+    for (int i = 0; i < *len; ++i) b[i] += a[i];
+  }
+}
+MPI_Op g_user_op = MPI_OP_NULL;
+
+MPI_Op mpi_op(Op op) {
+  switch (op) {
+    case kSum: return MPI_SUM;
+    case kMax: return MPI_MAX;
+    case kMin: return MPI_MIN;
+    case kProd: return MPI_PROD;
+    case kMaxloc: return MPI_MAXLOC;
+    case kUser: return g_user_op;
+  }
+  return MPI_SUM;
+}
+
+// memcpy without the undefined behaviour of a null pointer when n == 0.
+void copy_bytes(void* dst, const void* src, size_t n) {
+  if (n) std::memcpy(dst, src, n);
+}
+
+const uint8_t kGuard = 0xA5;
+const size_t kGuardBytes = 64;
+
+// Runs case k on group comm (this rank's view), checks it; returns whether it
+// passed. The caller agrees on the outcome over the group.
+bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, Stats& st,
+              std::string* msg) {
+  const int N = k.N, r = k.rank;
+  const RankView me = view_of(k, r);
+  Outcome o;
+  char text[1024];
+  describe(k, text, sizeof text);
+  // the handle
+  zcoll_comm* zc = nullptr;
+  bool fresh = false;
+  zcoll_comm_config cfg = k.cfg;
+  cfg.chunk_size = me.chunk;
+  if (k.pool >= 0 && k.comm_kind == 0) {
+    zc = pool.h[k.pool];
+  } else {
+    setenv("ZCOLL_AUTO_LOCAL", k.auto_local_model ? "model" : "mpi", 1);
+    set_model_env(k.net);
+    zcoll_status s = zcoll_comm_create(comm, &cfg, &zc);
+    if (s != ZCOLL_SUCCESS) {
+      *msg = std::string("zcoll_comm_create failed: ") + zcoll_last_error();
+      return false;
+    }
+    fresh = true;
+  }
+  bool ok = true;
+  auto setting = [&](zcoll_status s, const char* what) {
+    if (s != ZCOLL_SUCCESS) {
+      o.bad("%s failed: %s", what, zcoll_last_error());
+      ok = false;
+    }
+  };
+  setting(zcoll_comm_set_mode(zc, me.mode), "set_mode");
+  setting(zcoll_comm_set_algorithm(zc, k.coll, me.algo), "set_algorithm");
+  if (k.set_eb) setting(zcoll_comm_set_error_bound(zc, k.eb_mode, me.eb), "set_error_bound");
+  setting(zcoll_comm_set_average(zc, k.average), "set_average");
+  zcoll_comm_config eff;
+  zcoll_comm_config_init(&eff);
+  zcoll_comm_get_config(zc, &eff);
+  const zcoll_eb_mode ebm = k.set_eb ? k.eb_mode : eff.eb_mode;
+  const double ebv = k.set_eb ? me.eb : eff.error_bound;
+
+  // buffers
+  const size_t vb = vbytes_of(me.dt);
+  const MPI_Datatype dt = mpi_type(me.dt, derived);
+  const MPI_Op op = mpi_op(me.op);
+  const bool in_place = k.variant & 1;
+  std::vector<std::vector<uint8_t>> in(N);
+  const bool red = is_reduction(k.coll);
+  const bool need_all = red || k.coll == ZCOLL_COLL_ALLGATHER || k.coll == ZCOLL_COLL_GATHER;
+  for (int p = 0; p < N; ++p)
+    if (p == r || need_all || p == me.root) in[p] = make_input(k, p, input_elems(k, p));
+  size_t total_rc = 0;
+  for (size_t rc : k.recvcounts) total_rc += rc;
+  size_t out_elems = 0;
+  bool has_out = true;
+  switch (k.coll) {
+    case ZCOLL_COLL_ALLREDUCE:
+    case ZCOLL_COLL_BCAST: out_elems = me.count; break;
+    case ZCOLL_COLL_REDUCE_SCATTER: out_elems = (k.variant & 2) ? k.recvcounts[r] : me.count; break;
+    case ZCOLL_COLL_ALLGATHER: out_elems = me.count * N; break;
+    case ZCOLL_COLL_SCATTER: out_elems = me.count; break;
+    case ZCOLL_COLL_REDUCE:
+      out_elems = me.count;
+      has_out = r == me.root;
+      break;
+    case ZCOLL_COLL_GATHER:
+      out_elems = me.count * N;
+      has_out = r == me.root;
+      break;
+    default: break;
+  }
+  const std::vector<uint8_t>& mine = in[r];
+  size_t recv_elems = has_out ? out_elems : 0;
+  if (in_place && k.coll == ZCOLL_COLL_REDUCE_SCATTER) recv_elems = mine.size() / vb;
+  std::vector<uint8_t> recv(recv_elems * vb + kGuardBytes, kGuard);
+  std::vector<uint8_t> send = mine;  // a copy: the input must stay unchanged
+  const void* sb = send.data();
+  void* rb = recv.data();
+  if (!has_out && k.null_recv) rb = nullptr;
+  // MPI_IN_PLACE placements
+  bool ip = false;
+  switch (k.coll) {
+    case ZCOLL_COLL_ALLREDUCE:
+    case ZCOLL_COLL_REDUCE_SCATTER:
+      if (in_place) {
+        copy_bytes(recv.data(), mine.data(), mine.size());
+        ip = true;
+      }
+      break;
+    case ZCOLL_COLL_ALLGATHER:
+      if (in_place) {
+        copy_bytes(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
+        ip = true;
+      }
+      break;
+    case ZCOLL_COLL_BCAST:
+      if (r == me.root) copy_bytes(recv.data(), mine.data(), mine.size());
+      break;
+    case ZCOLL_COLL_REDUCE:
+      if (in_place && r == me.root) {
+        copy_bytes(recv.data(), mine.data(), mine.size());
+        ip = true;
+      }
+      break;
+    case ZCOLL_COLL_GATHER:
+      if (in_place && r == me.root) {
+        copy_bytes(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
+        ip = true;
+      }
+      break;
+    default: break;
+  }
+  if (ip) sb = MPI_IN_PLACE;
+  void* scatter_rb = rb;
+  if (k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) scatter_rb = MPI_IN_PLACE;
+
+  // the call, under the watchdog
+  std::snprintf(g_case_text, sizeof g_case_text, "%s", text);
+  g_case_seed = k.seed;
+  const double t0 = now();
+  g_deadline = t0 + g_opt.timeout;
+  zcoll_status s = ZCOLL_SUCCESS;
+  std::vector<size_t> rcs = k.recvcounts;
+  switch (k.coll) {
+    case ZCOLL_COLL_ALLREDUCE: s = zcoll_allreduce(zc, sb, rb, me.count, dt, op); break;
+    case ZCOLL_COLL_REDUCE_SCATTER:
+      s = (k.variant & 2) ? zcoll_reduce_scatter(zc, sb, rb, rcs.data(), dt, op)
+                          : zcoll_reduce_scatter_block(zc, sb, rb, me.count, dt, op);
+      break;
+    case ZCOLL_COLL_ALLGATHER: s = zcoll_allgather(zc, sb, rb, me.count, dt); break;
+    case ZCOLL_COLL_BCAST: s = zcoll_bcast(zc, rb, me.count, dt, me.root); break;
+    case ZCOLL_COLL_SCATTER:
+      s = zcoll_scatter(zc, r == me.root ? send.data() : nullptr, scatter_rb, me.count, dt,
+                        me.root);
+      break;
+    case ZCOLL_COLL_REDUCE: s = zcoll_reduce(zc, sb, rb, me.count, dt, op, me.root); break;
+    case ZCOLL_COLL_GATHER: s = zcoll_gather(zc, sb, rb, me.count, dt, me.root); break;
+    default: break;
+  }
+  const std::string err = s ? zcoll_last_error() : "";
+  g_deadline = 0;
+  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+  zcoll_comm_last_report(zc, &rep);
+  ++st.calls;
+
+  // scatter in place at root: the root's block stays in sendbuf
+  const uint8_t* outp = has_out ? recv.data() : nullptr;
+  if (k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root)
+    outp = send.data() + static_cast<size_t>(r) * me.count * vb;
+
+  if (k.mismatch != kNoMismatch) {
+    if (s != ZCOLL_ERR_MISMATCH)
+      o.bad("mismatch (%s on rank %d) returned %s, not ZCOLL_ERR_MISMATCH", kMmNames[k.mismatch],
+            k.mismatch_rank, zcoll_status_string(s));
+  } else if (s != ZCOLL_SUCCESS) {
+    o.bad("returned %s: %s", zcoll_status_string(s), err.c_str());
+    ++st.errors;
+  } else {
+    // the report
+    if (rep.status != ZCOLL_SUCCESS) o.bad("report.status %d", rep.status);
+    if (rep.collective != k.coll) o.bad("report.collective %d", rep.collective);
+    if (rep.comm_size != N) o.bad("report.comm_size %d, not %d", rep.comm_size, N);
+    size_t want_count = me.count;
+    if (k.coll == ZCOLL_COLL_REDUCE_SCATTER) want_count = (k.variant & 2) ? total_rc : me.count * N;
+    if (rep.count != want_count) o.bad("report.count %" PRIu64 ", not %zu", rep.count, want_count);
+    const zcoll_mode asked = me.mode != ZCOLL_MODE_DEFAULT ? me.mode : eff.mode;
+    size_t total = k.coll == ZCOLL_COLL_REDUCE_SCATTER ? want_count
+                   : (k.coll == ZCOLL_COLL_ALLREDUCE || k.coll == ZCOLL_COLL_BCAST ||
+                      k.coll == ZCOLL_COLL_REDUCE)
+                       ? me.count
+                       : me.count * N;
+    const bool fallback = !compressible(k) || asked == ZCOLL_MODE_MPI || total * vb < eff.min_bytes;
+    if (total == 0) {
+      if (rep.algorithm != ZCOLL_ALGO_NONE) o.bad("count 0 ran algorithm %d", rep.algorithm);
+    } else if (fallback) {
+      if (rep.mode != ZCOLL_MODE_MPI || rep.algorithm != ZCOLL_ALGO_NATIVE)
+        o.bad("expected the MPI fallback, report says %s/%s", zcoll_mode_name(rep.mode),
+              zcoll_algorithm_name(rep.algorithm));
+    } else if (asked != ZCOLL_MODE_AUTO) {
+      zcoll_mode okm = asked;
+      if (asked == ZCOLL_MODE_HOM && red && k.op != kSum) okm = ZCOLL_MODE_DOC;
+      if (rep.mode != okm && rep.mode != ZCOLL_MODE_RAW)
+        o.bad("asked %s, report.mode %s", zcoll_mode_name(asked), zcoll_mode_name(rep.mode));
+      if (me.algo != ZCOLL_ALGO_AUTO && rep.algorithm != me.algo)
+        o.bad("asked algorithm %s, report %s", zcoll_algorithm_name(me.algo),
+              zcoll_algorithm_name(rep.algorithm));
+    }
+    if (!(std::isfinite(rep.error_bound) && rep.error_bound >= 0))
+      o.bad("report.error_bound %g", rep.error_bound);
+    const bool cmpm = rep.mode == ZCOLL_MODE_CPR_P2P || rep.mode == ZCOLL_MODE_DOC ||
+                      rep.mode == ZCOLL_MODE_HOM;
+    if (!cmpm && (rep.error_bound != 0 || rep.eb_per_compression != 0))
+      o.bad("exact mode %s reports bound %g / %g", zcoll_mode_name(rep.mode), rep.error_bound,
+            rep.eb_per_compression);
+    if (cmpm && total > 0) {
+      if (!(rep.eb_per_compression > 0)) o.bad("compressed mode without a per-compression bound");
+      // the bound asked for, over the inputs that decide it
+      double mn = INFINITY, mx = -INFINITY;
+      for (int p = 0; p < N; ++p) {
+        const bool counts =
+            k.coll == ZCOLL_COLL_BCAST || k.coll == ZCOLL_COLL_SCATTER ? p == me.root : true;
+        if (!counts) continue;
+        const size_t n = in[p].size() / vb;
+        for (size_t i = 0; i < n; ++i) {
+          const double v = load(me.dt, in[p].data(), i);
+          if (std::isfinite(v)) {
+            mn = std::min(mn, v);
+            mx = std::max(mx, v);
+          }
+        }
+      }
+      const double target = target_of(ebm, ebv, mn, mx);
+      if (eff.bound == ZCOLL_BOUND_RESULT) {
+        if (!(rep.error_bound <= target * (1 + 1e-12)))
+          o.bad("bound=result: report.error_bound %.17g above the target %.17g", rep.error_bound,
+                target);
+      } else if (!(std::fabs(rep.eb_per_compression - target) <= 1e-12 * target)) {
+        o.bad("bound=per_compression: eb %.17g, target %.17g", rep.eb_per_compression, target);
+      }
+    }
+    if (rep.mode == ZCOLL_MODE_MPI && rep.bytes_sent != 0) o.bad("mode mpi reports bytes sent");
+    if (rep.mode == ZCOLL_MODE_RAW && rep.bytes_sent != rep.bytes_uncompressed)
+      o.bad("mode raw: bytes_sent %" PRIu64 " != bytes_uncompressed %" PRIu64, rep.bytes_sent,
+            rep.bytes_uncompressed);
+    // the data
+    check_result(k, in, outp, has_out ? out_elems : 0, rep, asked, &o);
+    // guard bytes after the output and the unchanged input
+    const size_t used = recv_elems * vb;
+    for (size_t i = 0; i < kGuardBytes; ++i)
+      if (recv[used + i] != kGuard) {
+        o.bad("byte %zu after the receive buffer was written", i);
+        break;
+      }
+    if (!has_out && rb)
+      for (size_t i = 0; i < recv.size(); ++i)
+        if (recv[i] != kGuard) {
+          o.bad("non-root receive buffer written");
+          break;
+        }
+    if (!(k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) && !mine.empty() &&
+        std::memcmp(send.data(), mine.data(), mine.size()) != 0)
+      o.bad("the send buffer changed");
+    // Allreduce: every rank holds the same bits (cpr_p2p: docs/algorithms.md)
+    if (k.coll == ZCOLL_COLL_ALLREDUCE && rep.mode != ZCOLL_MODE_CPR_P2P && outp) {
+      // Mode mpi: MPI's own Allreduce (MPICH) may give ranks different NaN
+      // payloads and signs of zero (the order of operands differs by rank), so
+      // the hash there is of the values with NaN and -0 made canonical.
+      std::vector<uint8_t> canon;
+      const uint8_t* hp = outp;
+      if (rep.mode == ZCOLL_MODE_MPI && (me.dt == kF32 || me.dt == kF64)) {
+        canon.assign(outp, outp + out_elems * vb);
+        for (size_t i = 0; i < out_elems; ++i) {
+          double v = load(me.dt, canon.data(), i);
+          if (std::isnan(v) || v == 0) {
+            if (me.dt == kF32) {
+              const float f = std::isnan(v) ? NAN : 0.0f;
+              std::memcpy(canon.data() + 4 * i, &f, 4);
+            } else {
+              v = std::isnan(v) ? NAN : 0.0;
+              std::memcpy(canon.data() + 8 * i, &v, 8);
+            }
+          }
+        }
+        hp = canon.data();
+      }
+      uint64_t h = 1469598103934665603ull;
+      for (size_t i = 0; i < out_elems * vb; ++i) h = (h ^ hp[i]) * 1099511628211ull;
+      uint64_t hmax = h, hmin = h;
+      MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_UINT64_T, MPI_MAX, comm);
+      MPI_Allreduce(MPI_IN_PLACE, &hmin, 1, MPI_UINT64_T, MPI_MIN, comm);
+      if (hmax != hmin) o.bad("allreduce results differ between ranks");
+    }
+    if (rep.mode >= 1 && rep.mode <= 6 && N <= 8 && r == 0) ++st.cover[k.coll][rep.mode][N];
+  }
+  if (k.mismatch != kNoMismatch && s == ZCOLL_ERR_MISMATCH && r == 0) ++st.mismatch_ok;
+  st.checks += o.checks;
+  if (fresh) {
+    g_deadline = now() + g_opt.timeout;
+    if (zcoll_comm_free(zc) != ZCOLL_SUCCESS) o.bad("zcoll_comm_free failed");
+    g_deadline = 0;
+  }
+  if (o.wrong) {
+    char rp[512];
+    replay_line(k.seed, rp, sizeof rp);
+    char line[2600];
+    std::snprintf(line, sizeof line,
+                  "zcoll-soak: WRONG on world rank %d (group rank %d/%d): %ld bad, first: %s\n  "
+                  "case: %s\n  report: mode=%s algo=%s eb=%.3g bound=%.3g reason=\"%s\"\n  "
+                  "replay: %s\n",
+                  g_wrank, r, N, o.wrong, o.first, text, zcoll_mode_name(rep.mode),
+                  zcoll_algorithm_name(rep.algorithm), rep.eb_per_compression, rep.error_bound,
+                  rep.reason, rp);
+    *msg = line;
+    ok = false;
+  }
+  return ok;
+}
+
+void load_fields() {
+  const char* names[] = {"ferret_fnoc-uwnd_132x73x144.f32", "ncarg_rect3d-t_17x96x192.f32",
+                         "proj_egm96-geoid_721x1440.f32"};
+  for (const char* n : names) {
+    std::string path = g_opt.data_dir + "/" + n;
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) continue;
+    std::fseek(f, 0, SEEK_END);
+    const long sz = std::ftell(f);
+    std::fseek(f, 0, SEEK_SET);
+    std::vector<float> v(static_cast<size_t>(sz) / 4);
+    const size_t got = std::fread(v.data(), 4, v.size(), f);
+    std::fclose(f);
+    v.resize(got);
+    if (!v.empty()) g_fields.push_back(std::move(v));
+  }
+  if (g_fields.empty()) {  // no data directory: a smooth synthetic field stands in
+    std::vector<float> v(1 << 20);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<float>(std::sin(i * 1e-3) * 30 + std::cos(i * 7e-3) * 5);
+    g_fields.push_back(std::move(v));
+  }
+}
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: zcoll-soak [--seed S] [--iterations N | --seconds T] [--timeout T]\n"
+               "                  [--max-mib M] [--max-count C] [--data DIR] [--stop-on-failure] "
+               "[--verbose]\n"
+               "Each iteration i draws case seed S+i; a failing case prints its replay command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_wsize);
+  g_argv0 = argv[0];
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto val = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        if (g_wrank == 0) usage();
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      return argv[++i];
+    };
+    if (a == "--seed")
+      g_opt.seed = std::strtoull(val(), nullptr, 10);
+    else if (a == "--iterations")
+      g_opt.iterations = std::atol(val());
+    else if (a == "--seconds")
+      g_opt.seconds = std::atof(val());
+    else if (a == "--timeout")
+      g_opt.timeout = std::atof(val());
+    else if (a == "--max-mib")
+      g_opt.max_mib = std::atof(val());
+    else if (a == "--max-count")
+      g_opt.max_count = std::strtoull(val(), nullptr, 10);
+    else if (a == "--data")
+      g_opt.data_dir = val();
+    else if (a == "--stop-on-failure")
+      g_opt.keep_going = false;
+    else if (a == "--verbose")
+      g_opt.verbose = true;
+    else {
+      if (g_wrank == 0) usage();
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  if (g_opt.iterations < 0 && g_opt.seconds < 0) g_opt.iterations = 100;
+  // errors of MPI calls come back as codes (the library turns them into ZCOLL_ERR_MPI)
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  load_fields();
+  MPI_Op_create(user_sum, 1, &g_user_op);
+  MPI_Datatype derived;
+  MPI_Type_contiguous(3, MPI_FLOAT, &derived);
+  MPI_Type_commit(&derived);
+  std::thread dog(watchdog);
+
+  // long-lived handles on world (fixed configurations, so that a replay is the same)
+  Pool pool;
+  for (int j = 0; j < 3; ++j) {
+    Rng g(4242 + j);
+    zcoll_comm_config c = draw_config(g);
+    setenv("ZCOLL_AUTO_LOCAL", j == 2 ? "mpi" : "model", 1);
+    set_model_env(j == 1 ? -1 : j);
+    if (zcoll_comm_create(MPI_COMM_WORLD, &c, &pool.h[j]) != ZCOLL_SUCCESS) {
+      std::fprintf(stderr, "zcoll-soak: zcoll_comm_create: %s\n", zcoll_last_error());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+
+  Stats st;
+  const double t_start = now();
+  long it = 0, failed_cases = 0;
+  uint64_t last_seed = g_opt.seed;
+  for (;; ++it) {
+    // all ranks decide together whether to go on
+    int go = g_opt.iterations >= 0 ? it < g_opt.iterations : (now() - t_start) < g_opt.seconds;
+    MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!go) break;
+    Case k = draw_case(g_opt.seed + static_cast<uint64_t>(it));
+    last_seed = k.seed;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (k.comm_kind == 0) {
+      comm = MPI_COMM_WORLD;
+    } else if (k.comm_kind == 1) {
+      Rng g(mix(k.seed, 9000 + static_cast<uint64_t>(g_wrank)));
+      const int color = g.pick(k.colors);
+      const int key = g.pick(1000);
+      MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
+    } else {
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    }
+    int N, r;
+    MPI_Comm_size(comm, &N);
+    MPI_Comm_rank(comm, &r);
+    finish_case(k, N, r);
+    if (g_opt.verbose && g_wrank == 0) {
+      char t[1024];
+      describe(k, t, sizeof t);
+      std::printf("case %ld: %s\n", it, t);
+      std::fflush(stdout);
+    }
+    std::string msg;
+    const bool pass = run_case(k, comm, pool, derived, st, &msg);
+    if (!pass) {
+      std::fprintf(stderr, "%s", msg.c_str());
+      std::fflush(stderr);
+    }
+    // the outcome over the world: every rank sees every failure
+    int bad = pass ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) ++failed_cases;
+    if (k.comm_kind != 0) MPI_Comm_free(&comm);
+    if (bad && !g_opt.keep_going) break;
+  }
+  for (zcoll_comm*& h : pool.h) zcoll_comm_free(h);
+  g_stop = true;
+  dog.join();
+
+  // the figure: calls are counted once per group (on each group's rank 0 via cover)
+  long cover_total = 0;
+  std::vector<long> cover(sizeof st.cover / sizeof(long));
+  std::memcpy(cover.data(), st.cover, sizeof st.cover);
+  MPI_Allreduce(MPI_IN_PLACE, cover.data(), static_cast<int>(cover.size()), MPI_LONG, MPI_SUM,
+                MPI_COMM_WORLD);
+  long sums[4] = {st.calls, st.checks, st.errors, st.mismatch_ok};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (g_wrank == 0) {
+    for (long c : cover) cover_total += c;
+    std::printf("zcoll-soak: seeds %" PRIu64 "..%" PRIu64
+                " on %d ranks: %ld cases, %ld group calls "
+                "(%ld rank calls), %ld values checked, %ld failed cases, %ld error returns, %ld "
+                "mismatches detected, 0 hangs, %.1f s\n",
+                g_opt.seed, last_seed, g_wsize, it, cover_total, sums[0], sums[1], failed_cases,
+                sums[2], sums[3], now() - t_start);
+    std::printf("coverage (successful group calls by collective x reported mode x N):\n");
+    for (int c = 1; c < ZCOLL_COLL_COUNT; ++c)
+      for (int m = 1; m <= 6; ++m) {
+        std::string row;
+        long any = 0;
+        for (int n = 1; n < 8; ++n) {
+          const long v = cover[(c * 7 + m) * 8 + n];
+          any += v;
+          char cell[32];
+          std::snprintf(cell, sizeof cell, " N%d=%ld", n, v);
+          row += cell;
+        }
+        if (any)
+          std::printf("  %-15s %-8s%s\n", zcoll_collective_name(static_cast<zcoll_collective>(c)),
+                      zcoll_mode_name(static_cast<zcoll_mode>(m)), row.c_str());
+      }
+    std::printf("zcoll-soak: %s\n", failed_cases ? "FAILED" : "passed");
+  }
+  MPI_Op_free(&g_user_op);
+  MPI_Type_free(&derived);
+  MPI_Finalize();
+  return failed_cases ? 1 : 0;
+}
