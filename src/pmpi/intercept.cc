@@ -17,11 +17,13 @@
 // This file is compiled WITHOUT pmpi_redirect.h (it defines the MPI_ names).
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pmpi/shim.h"
@@ -478,6 +480,9 @@ void die(MPI_Comm comm, const char* fmt, ...) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::fprintf(stderr, "zcoll-pmpi: rank %d: %s\n", rank, text);
   std::fflush(stderr);
+  // The launcher kills every process on abort and may drop output it has not yet
+  // forwarded: give it a moment, so that the user sees why the job stopped.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   PMPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
   std::abort();
 }
