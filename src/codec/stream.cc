@@ -24,36 +24,13 @@ int resolve_threads(int threads, uint64_t work_items) {
   return std::max(t, 1);
 }
 
-zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size) {
-  *p = ZCOLL_PARAMS_INITIALIZER;
-  ZCOLL_CHECK(read_struct(in, ZCOLL_STRUCT_V1_SIZE(zcoll_params, chunk_size), "params", p));
-  // read as an int: a C caller may store any value, which is not a valid C++ enum load
-  static_assert(sizeof(zcoll_eb_mode) == sizeof(int), "enum size");
-  int mode;
-  std::memcpy(&mode, &p->eb_mode, sizeof mode);
-  if (mode != ZCOLL_EB_ABS && mode != ZCOLL_EB_REL)
-    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", mode);
-  if (!(std::isfinite(p->error_bound) && p->error_bound > 0))
-    return fail(ZCOLL_ERR_INVALID_ARG, "error bound must be a positive finite number, got %g",
-                p->error_bound);
-  uint32_t cs = p->chunk_size ? p->chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
-  if (cs % kBlock != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
-    return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
-                ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
-  *chunk_size = cs;
-  return ZCOLL_SUCCESS;
-}
-
 zcoll_status check_threads(int threads) {
   if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0, got %d", threads);
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status check_dtype(zcoll_dtype dtype) {
-  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
-    return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
-  return ZCOLL_SUCCESS;
-}
+// core/params.cc checks chunk sizes against blocks of 32 values.
+static_assert(kBlock == 32, "chunk-size rule of core/params.cc");
 
 // The arguments every compressing entry point checks first.
 zcoll_status check_compress_args(const zcoll_params* in, zcoll_dtype dtype, int threads,

@@ -10,18 +10,15 @@
 #include "codec/chunk_codec.h"
 #include "codec/format.h"
 #include "core/error.h"
+#include "core/params.h"
 #include "zcoll.h"
 
 namespace zcoll {
 
 // threads (0 = OpenMP default), capped by the number of work items, at least 1.
 int resolve_threads(int threads, uint64_t work_items);
-// Read the caller's params (the struct_size rule) into *p and validate them; on
-// success *chunk_size is the effective chunk size.
-zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size);
-// threads >= 0 (0 = omp_get_max_threads()).
+// threads >= 0 (0 = omp_get_max_threads()). (check_params, check_dtype: core/params.h.)
 zcoll_status check_threads(int threads);
-zcoll_status check_dtype(zcoll_dtype dtype);
 // Framing check of every chunk (kind byte, raw size, code lengths vs size).
 zcoll_status validate_all_chunks(const StreamView& v);
 

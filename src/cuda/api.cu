@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/params.h"
 #include "core/struct_io.h"
 #include "cuda/kernels.cuh"
 #include "zcoll_cuda.h"
@@ -103,27 +104,6 @@ void open_stream(DevState* st, const void* s, size_t size, int slot, uint64_t* o
   if (validate) k_validate<<<grid, kThreads, 0, stream>>>(st, p, slot, offsets);
 }
 
-zcoll_status check_params_dev(const zcoll_params* in, zcoll_dtype dtype, zcoll_params* p,
-                              uint32_t* cs) {
-  *p = ZCOLL_PARAMS_INITIALIZER;
-  ZCOLL_CHECK(read_struct(in, ZCOLL_STRUCT_V1_SIZE(zcoll_params, chunk_size), "params", p));
-  int mode;
-  std::memcpy(&mode, &p->eb_mode, sizeof mode);
-  if (mode != ZCOLL_EB_ABS && mode != ZCOLL_EB_REL)
-    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", mode);
-  if (!(std::isfinite(p->error_bound) && p->error_bound > 0))
-    return fail(ZCOLL_ERR_INVALID_ARG, "error bound must be a positive finite number, got %g",
-                p->error_bound);
-  const uint32_t c = p->chunk_size ? p->chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
-  if (c % 32 != 0 || c < ZCOLL_MIN_CHUNK_SIZE || c > ZCOLL_MAX_CHUNK_SIZE)
-    return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", c,
-                ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
-  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
-    return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
-  *cs = c;
-  return ZCOLL_SUCCESS;
-}
-
 template <typename T>
 void launch_compress(DevState* st, const zcoll_params& p, const T* src, size_t n, uint32_t cs,
                      Workspace& ws, size_t off_lo, size_t off_hi, int parts, uint8_t* scratch,
@@ -143,7 +123,8 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
                       void* dst, size_t cap, zcoll_cuda_result* result, cudaStream_t s) {
   zcoll_params p;
   uint32_t cs = 0;
-  ZCOLL_CHECK(check_params_dev(params, dtype, &p, &cs));
+  ZCOLL_CHECK(check_params(params, &p, &cs));
+  ZCOLL_CHECK(check_dtype(dtype));
   const size_t vb = zcoll_dtype_size(dtype);
   const size_t bound = zcoll_compress_bound(n, dtype);
   if (bound == 0) return fail(ZCOLL_ERR_INVALID_ARG, "%zu values exceed any stream size", n);

@@ -177,23 +177,41 @@ __device__ inline V warp_incl_scan(V v, int lane) {
   return v;
 }
 
-// Exclusive prefix sum over the 256 threads of a block (modulo 2^32 for
-// uint32_t); *total gets the sum. Every thread must call it.
+// Exclusive prefix sum over the threads of a block (blockDim.x a multiple of 32,
+// at most 1024; modulo 2^32 for uint32_t); *total gets the sum. Every thread
+// must call it.
 template <typename V>
 __device__ inline V block_excl_scan(V v, V* total) {
-  __shared__ V s_part[kWarps];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __shared__ V s_part[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
   const V incl = warp_incl_scan(v, lane);
   if (lane == 31) s_part[warp] = incl;
   __syncthreads();
   V before = 0, sum = 0;
-  for (int k = 0; k < kWarps; ++k) {
+  for (int k = 0; k < nw; ++k) {
     if (k < warp) before += s_part[k];
     sum += s_part[k];
   }
   __syncthreads();  // s_part is reused by the next call
   *total = sum;
   return before + incl - v;
+}
+
+// Offsets of n consecutive pieces of size_of(c) bytes laid out from base, by one
+// block: offsets[c] for c < n, offsets[n] = the end, which is also returned.
+// size_of is called once for each c < n. Every thread must call it.
+template <typename SizeOf>
+__device__ uint64_t block_offsets(uint64_t n, uint64_t base, SizeOf size_of, uint64_t* offsets) {
+  for (uint64_t first = 0; first < n; first += blockDim.x) {
+    const uint64_t c = first + threadIdx.x;
+    const uint64_t v = c < n ? size_of(c) : 0;
+    uint64_t total;
+    const uint64_t before = block_excl_scan(v, &total);
+    if (c < n) offsets[c] = base + before;
+    base += total;
+  }
+  if (threadIdx.x == 0) offsets[n] = base;
+  return base;
 }
 
 // ---- CRC-32C (docs/format.md §3) ------------------------------------------------
@@ -267,33 +285,18 @@ __global__ void k_index(DevState* st, const uint8_t* s, uint64_t src_size, int s
   __syncthreads();
   if (bad) return;
   const uint32_t vb = h.dtype == ZCOLL_FLOAT64 ? 8 : 4;
-  uint64_t base = h.data_begin;
-  __shared__ uint64_t s_part[32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  for (uint64_t first = 0; first < h.chunks; first += blockDim.x) {
-    const uint64_t c = first + threadIdx.x;
-    uint64_t v = 0;
-    if (c < h.chunks) {
-      v = get_word(s + 48 + 4 * c);
-      if (v < 8 || v % 8 != 0 || v > raw_bytes(chunk_len(h, c), vb))
-        set_error(st, ZCOLL_ERR_CORRUPT, kBadIndexEntry, c);
-    }
-    const uint64_t incl = warp_incl_scan(v, lane);
-    if (lane == 31) s_part[warp] = incl;
-    __syncthreads();
-    uint64_t before = 0, sum = 0;
-    for (int k = 0; k < nw; ++k) {
-      if (k < warp) before += s_part[k];
-      sum += s_part[k];
-    }
-    if (c < h.chunks) offsets[c] = base + before + incl - v;
-    base += sum;
-    __syncthreads();
-  }
+  const uint64_t end = block_offsets(
+      h.chunks, h.data_begin,
+      [&](uint64_t c) {
+        const uint64_t v = get_word(s + 48 + 4 * c);
+        if (v < 8 || v % 8 != 0 || v > raw_bytes(chunk_len(h, c), vb))
+          set_error(st, ZCOLL_ERR_CORRUPT, kBadIndexEntry, c);
+        return v;
+      },
+      offsets);
   if (threadIdx.x == 0) {
-    offsets[h.chunks] = base;
-    h.stream_size = base;
-    if (base > src_size) set_error(st, ZCOLL_ERR_TRUNCATED, kShortStream, base);
+    h.stream_size = end;
+    if (end > src_size) set_error(st, ZCOLL_ERR_TRUNCATED, kShortStream, end);
   }
 }
 
@@ -565,28 +568,9 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void k_scan_sizes(DevState* st, const uint32_t* sizes, uint64_t* offsets) {
   if (st->status) return;
   const DevHeader h = st->out;
-  __shared__ uint64_t s_part[32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  uint64_t base = h.data_begin;
-  for (uint64_t first = 0; first < h.chunks; first += blockDim.x) {
-    const uint64_t c = first + threadIdx.x;
-    const uint64_t v = c < h.chunks ? sizes[c] : 0;
-    const uint64_t incl = warp_incl_scan(v, lane);
-    if (lane == 31) s_part[warp] = incl;
-    __syncthreads();
-    uint64_t before = 0, sum = 0;
-    for (int k = 0; k < nw; ++k) {
-      if (k < warp) before += s_part[k];
-      sum += s_part[k];
-    }
-    if (c < h.chunks) offsets[c] = base + before + incl - v;
-    base += sum;
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    offsets[h.chunks] = base;
-    st->out_size = base;
-  }
+  const uint64_t end =
+      block_offsets(h.chunks, h.data_begin, [&](uint64_t c) { return uint64_t{sizes[c]}; }, offsets);
+  if (threadIdx.x == 0) st->out_size = end;
 }
 
 // Move every chunk from its scratch slot to its place in dst and write its index

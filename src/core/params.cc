@@ -1,0 +1,40 @@
+#include "core/params.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/struct_io.h"
+
+namespace zcoll {
+
+// Chunks hold whole blocks of 32 values (format v1; codec/format.h kBlock).
+constexpr uint32_t kChunkMultiple = 32;
+
+zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size) {
+  *p = ZCOLL_PARAMS_INITIALIZER;
+  ZCOLL_CHECK(read_struct(in, ZCOLL_STRUCT_V1_SIZE(zcoll_params, chunk_size), "params", p));
+  // read as an int: a C caller may store any value, which is not a valid C++ enum load
+  static_assert(sizeof(zcoll_eb_mode) == sizeof(int), "enum size");
+  int mode;
+  std::memcpy(&mode, &p->eb_mode, sizeof mode);
+  if (mode != ZCOLL_EB_ABS && mode != ZCOLL_EB_REL)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", mode);
+  if (!(std::isfinite(p->error_bound) && p->error_bound > 0))
+    return fail(ZCOLL_ERR_INVALID_ARG, "error bound must be a positive finite number, got %g",
+                p->error_bound);
+  uint32_t cs = p->chunk_size ? p->chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
+  if (cs % kChunkMultiple != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
+    return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
+                ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
+  *chunk_size = cs;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status check_dtype(zcoll_dtype dtype) {
+  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace zcoll

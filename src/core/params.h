@@ -1,0 +1,18 @@
+// params.h — validation of the codec's public parameters, shared by the CPU
+// codec (libzcoll) and the GPU one (libzcoll_cuda), so both accept and reject
+// exactly the same zcoll_params and dtypes with the same messages.
+#pragma once
+
+#include <cstdint>
+
+#include "zcoll.h"
+
+namespace zcoll {
+
+// Read the caller's params (the struct_size rule) into *p and validate them; on
+// success *chunk_size is the effective chunk size.
+zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size);
+// ZCOLL_FLOAT32 or ZCOLL_FLOAT64.
+zcoll_status check_dtype(zcoll_dtype dtype);
+
+}  // namespace zcoll
