@@ -3,9 +3,10 @@
 # Idempotent: installs only the packages that are missing, and runs
 # `apt-get update` only when something must be installed. Needs root then.
 #
-#   bash scripts/setup.sh             MPICH only (the default MPI, what CI uses)
-#   bash scripts/setup.sh --openmpi   also Open MPI (openmpi-bin, libopenmpi-dev), for
-#                                     ZCOLL_MPI=openmpi builds and `netcluster.sh run --mpi openmpi`
+#   bash scripts/setup.sh             MPICH (the default MPI, what CI builds against), and
+#                                     Open MPI too: LAMMPS (the PMPI shim's test) is built on it
+#   bash scripts/setup.sh --openmpi   the same (kept for older instructions; Open MPI serves
+#                                     ZCOLL_MPI=openmpi builds and `netcluster.sh run --mpi openmpi`)
 #
 # Installing Open MPI makes Debian point the generic mpicc / mpicxx / mpirun / mpiexec and
 # the mpi.h / libmpi.so links at Open MPI (it has the higher alternatives priority);
