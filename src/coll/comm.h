@@ -56,6 +56,8 @@ struct zcoll_comm {
   // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
   int single_node = -1;
   bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
+  // A device handle's backend (device.h, zcoll_cuda.h); null for host buffers.
+  zcoll::coll::DeviceBackend* device = nullptr;
 };
 
 namespace zcoll::coll {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "coll/device.h"
 #include "transport/transport.h"
 #include "zcoll.h"
 #include "zcoll_mpi.h"
@@ -96,6 +97,9 @@ struct Ctx {
   int threads = 1;
   Workspace* ws = nullptr;
   int tag = 0;
+  // Device backend (device.h): set, the primitives run on it and every value
+  // and stream buffer is device memory. Null on the CPU path.
+  DeviceOps* dev = nullptr;
 
   // accounting
   double t_codec = 0, t_reduce = 0;

@@ -452,7 +452,9 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   const bool need_range = cmp && s.eb_mode == ZCOLL_EB_REL;
   const bool need_mag = cmp && s.op == ZCOLL_OP_PROD && is_reduction(k.coll);
   if ((need_range || need_mag) && data && data_n) {
-    if (s.dtype == ZCOLL_FLOAT32)
+    if (c.dev)  // device buffers (device.h)
+      ZCOLL_CHECK(c.dev->stats(s.dtype, data, data_n, &mn, &mx, &maxabs));
+    else if (s.dtype == ZCOLL_FLOAT32)
       local_stats(static_cast<const float*>(data), data_n, c.threads, &mn, &mx, &maxabs);
     else
       local_stats(static_cast<const double*>(data), data_n, c.threads, &mn, &mx, &maxabs);
@@ -465,7 +467,8 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
     double eb_local = s.eb_value;
     if (s.eb_mode == ZCOLL_EB_REL) eb_local = mx > mn ? s.eb_value * (mx - mn) : 0;
     if (zc->cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= N;
-    const double ratio = estimate_ratio(data, data_n, s.dtype, eb_local);
+    const double ratio = c.dev ? c.dev->estimate_ratio(data, data_n, s.dtype, eb_local)
+                               : estimate_ratio(data, data_n, s.dtype, eb_local);
     inv_ratio = ratio > 0 ? 1.0 / ratio : 1.0;
   }
   double counts_hash = 0;
@@ -640,7 +643,9 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     rep->algorithm = ZCOLL_ALGO_NATIVE;
     std::snprintf(rep->reason, sizeof rep->reason, "%s", why);
     const double tc = now_seconds();
-    zcoll_status st = run_native(zc, k, s.average && s.dtype_ok, s.dtype);
+    zcoll_status st = zc->device
+                          ? zc->device->ops->run_native(zc, k, s.average && s.dtype_ok, s.dtype)
+                          : run_native(zc, k, s.average && s.dtype_ok, s.dtype);
     rep->time_comm = now_seconds() - tc;
     return rep.finish(st);
   };
@@ -665,7 +670,8 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
 
   const Args a = bind_args(zc, k, s);
   Ctx c;
-  c.tp = zc->tp.get();
+  c.tp = zc->device ? zc->device->tp : zc->tp.get();
+  c.dev = zc->device ? zc->device->ops : nullptr;
   c.rank = c.tp->rank();
   c.size = c.tp->size();
   c.coll = k.coll;

@@ -71,6 +71,7 @@ void poll(Ctx& c) {
 zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t cap, size_t* size) {
   Timed t(&c.t_codec);
   ++c.compressions;
+  if (c.dev) return c.dev->compress(c, src, n, dst, cap, size);
   sim::charge(c, sim::kCompress, n * c.vsize);  // SMPI builds only (sim_cost.h)
   if (sim::model()) {
     *size = sim::stream_size(c, n, c.piece_terms);
@@ -100,6 +101,7 @@ zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t ca
 zcoll_status decompress(Ctx& c, const uint8_t* src, size_t size, void* dst, size_t n,
                         bool accumulate) {
   Timed t(&c.t_codec);
+  if (c.dev) return c.dev->decompress(c, src, size, dst, n, accumulate);
   sim::charge(c, accumulate ? sim::kAccumulate : sim::kDecompress, n * c.vsize);
   if (sim::model()) return ZCOLL_SUCCESS;
   zcoll_info info = ZCOLL_INFO_INITIALIZER;
@@ -133,6 +135,10 @@ void reduce(Ctx& c, void* inout, const void* in, size_t n) {
 
 void reduce_ordered(Ctx& c, void* out, const void* lo, const void* hi, size_t n) {
   Timed t(&c.t_reduce);
+  if (c.dev) {
+    ZCOLL_STEP(c, c.dev->reduce_ordered(c, out, lo, hi, n));
+    return;
+  }
   sim::charge(c, sim::kReduce, n * c.vsize);
   if (sim::model()) return;
   int nt = team(c, n);
@@ -146,6 +152,10 @@ void reduce_ordered(Ctx& c, void* out, const void* lo, const void* hi, size_t n)
 
 void scale(Ctx& c, void* data, size_t n, double divisor) {
   Timed t(&c.t_reduce);
+  if (c.dev) {
+    ZCOLL_STEP(c, c.dev->scale(c, data, n, divisor));
+    return;
+  }
   sim::charge(c, sim::kReduce, n * c.vsize);
   if (sim::model()) return;
   int nt = team(c, n);
@@ -165,6 +175,7 @@ zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t a_size, const uint8_t* b, 
                      uint8_t* out, size_t cap, size_t* out_size) {
   Timed t(&c.t_reduce);
   ++c.hom_adds;
+  if (c.dev) return c.dev->hom_add(c, a, a_size, b, b_size, out, cap, out_size);
   if (sim::charging()) {  // the piece comes from Ctx::describe_piece (sim_cost.h)
     if (c.piece_n == 0) return fail(ZCOLL_ERR_INTERNAL, "hom_add of an undescribed piece");
     sim::charge(c, sim::kHomAdd, c.piece_n * c.vsize);
@@ -210,6 +221,14 @@ zcoll_status send(Ctx& c, const void* buf, size_t bytes, uint64_t logical, int p
 
 bool received(Ctx& c, const uint8_t* buf, size_t bytes) {
   if (!c.compressed()) return c.failed == ZCOLL_SUCCESS;  // raw pieces carry no markers
+  uint8_t dev_copy[kMarkerBytes];
+  if (c.dev && bytes == kMarkerBytes) {  // a device buffer: look at a host copy
+    if (!c.dev->peek(dev_copy, buf, kMarkerBytes)) {
+      if (c.failed == ZCOLL_SUCCESS) c.failed = ZCOLL_ERR_INTERNAL;
+      return false;
+    }
+    buf = dev_copy;
+  }
   if (bytes == kMarkerBytes && std::memcmp(buf, kMarkerMagic, 4) == 0) {
     if (c.failed == ZCOLL_SUCCESS) {
       uint32_t s;
@@ -227,7 +246,31 @@ void copy_values(Ctx& c, void* dst, const void* src, size_t n) {
   Timed t(&c.t_reduce);
   sim::charge(c, sim::kCopy, n * c.vsize);
   if (sim::model()) return;
+  if (c.dev) {
+    ZCOLL_STEP(c, c.dev->move_bytes(c, dst, src, n * c.vsize));
+    return;
+  }
   std::memmove(dst, src, n * c.vsize);
+}
+
+void move_bytes(Ctx& c, void* dst, const void* src, size_t bytes) {
+  if (dst == src || bytes == 0) return;
+  if (c.dev) {
+    ZCOLL_STEP(c, c.dev->move_bytes(c, dst, src, bytes));
+    return;
+  }
+  std::memmove(dst, src, bytes);
+}
+
+zcoll_status set_divisor(Ctx& c, uint8_t* stream, size_t size, uint32_t divisor) {
+  if (c.dev) return c.dev->set_divisor(c, stream, size, divisor);
+  return zcoll_hom_set_divisor(stream, size, divisor);
+}
+
+zcoll_status stream_size(Ctx& c, const uint8_t* src, size_t bytes, size_t n, size_t* size) {
+  if (c.dev) return c.dev->stream_size(c, src, bytes, n, size);
+  (void)n;
+  return zcoll_stream_size(src, bytes, size);
 }
 
 }  // namespace zcoll::coll

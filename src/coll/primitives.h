@@ -4,6 +4,7 @@
 //   hom_add                        add two compressed streams (no decoding)
 //   doc_combine                    decompress-operate-compress of a received piece
 //   send / received                point-to-point with error markers
+// With a device backend (Ctx::dev, device.h) the same calls run on the device.
 // In DOC and HOM modes compression runs in chunk ranges with transport
 // progress between ranges (C-Coll's PIPE-SZx), so that transfers in flight keep
 // moving while this rank computes.
@@ -59,6 +60,13 @@ bool received(Ctx& c, const uint8_t* buf, size_t bytes);
 
 // Copy n values (memmove semantics; no-op when dst == src).
 void copy_values(Ctx& c, void* dst, const void* src, size_t n);
+// Move bytes between value or stream buffers (memmove semantics; untimed, like
+// the std::memmove it stands for on the CPU).
+void move_bytes(Ctx& c, void* dst, const void* src, size_t bytes);
+// zcoll_hom_set_divisor on a stream in a data buffer.
+zcoll_status set_divisor(Ctx& c, uint8_t* stream, size_t size, uint32_t divisor);
+// zcoll_stream_size of a stream of n values at src (bytes available).
+zcoll_status stream_size(Ctx& c, const uint8_t* src, size_t bytes, size_t n, size_t* size);
 
 // Binomial tree helpers on relative ranks (vr = (rank - root + size) % size).
 inline int lowbit_or(int vr, int size) {  // subtree size bound of vr

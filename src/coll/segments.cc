@@ -37,7 +37,7 @@ zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void*
   for (size_t k = 0; k < c.segments(n); ++k) {
     size_t sz = 0;
     if (pos >= bytes) return fail(ZCOLL_ERR_TRUNCATED, "piece ends before segment %zu", k);
-    ZCOLL_CHECK(zcoll_stream_size(src + pos, bytes - pos, &sz));
+    ZCOLL_CHECK(stream_size(c, src + pos, bytes - pos, c.seg_len(n, k), &sz));
     if (sz > bytes - pos) return fail(ZCOLL_ERR_TRUNCATED, "segment %zu overruns its piece", k);
     ZCOLL_CHECK(
         decompress(c, src + pos, sz, d + k * c.seg_values * c.vsize, c.seg_len(n, k), false));

@@ -112,7 +112,7 @@ zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, cons
   }
   if (c.failed != ZCOLL_SUCCESS) return ZCOLL_SUCCESS;  // every rank saw it
   uint8_t* buf = c.ws->get(Workspace::kPieces, total + 8);
-  std::memcpy(buf + offs[r], own, own_size);
+  move_bytes(c, buf + offs[r], own, own_size);
   for (int j = 0; j < N - 1; ++j) c.logical_bytes += counts[((r - j) % N + N) % N] * c.vsize;
   const size_t segment =
       std::max<size_t>(16384, c.seg_values == SIZE_MAX ? 0 : c.seg_values * c.vsize / 4);
@@ -131,7 +131,7 @@ zcoll_status allgather_ring(Ctx& c, const Args& a) {
   auto* o = static_cast<uint8_t*>(a.out);
   copy_values(c, o + r * n * c.vsize, a.in, n);  // own block (no-op in place)
   if (N == 1) return ZCOLL_SUCCESS;
-  size_t* counts = c.ws->get_as<size_t>(Workspace::kWindow, 2 * static_cast<size_t>(N));
+  size_t* counts = c.ws->get_as<size_t>(Workspace::kCounts, 2 * static_cast<size_t>(N));
   size_t* displs = counts + N;
   for (int p = 0; p < N; ++p) {
     counts[p] = n;

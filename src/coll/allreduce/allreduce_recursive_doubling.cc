@@ -174,7 +174,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
     if (hom) {
       if (avg)
         for (size_t k = 0; k < nseg; ++k)
-          ZCOLL_STEP(c, zcoll_hom_set_divisor(H + k * slot, hsz[k], static_cast<uint32_t>(N)));
+          ZCOLL_STEP(c, set_divisor(c, H + k * slot, hsz[k], static_cast<uint32_t>(N)));
     } else {
       if (avg && c.failed == ZCOLL_SUCCESS) scale(c, V, n, N);
       if (cmp && rem > 0) {

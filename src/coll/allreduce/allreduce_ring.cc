@@ -41,7 +41,7 @@ zcoll_status allreduce_ring(Ctx& c, const Args& a) {
     copy_values(c, a.out, a.in, n);
     return ZCOLL_SUCCESS;
   }
-  size_t* counts = c.ws->get_as<size_t>(Workspace::kWindow, 2 * static_cast<size_t>(N));
+  size_t* counts = c.ws->get_as<size_t>(Workspace::kCounts, 2 * static_cast<size_t>(N));
   size_t* displs = counts + N;
   split_blocks(n, N, counts, displs);
   RingRsOut rs;

@@ -92,7 +92,7 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
       }
       ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
     } else if (tree != out) {
-      for (int v = 1; v < N; ++v) std::memcpy(out + real(v) * n * vs, tree + v * n * vs, n * vs);
+      for (int v = 1; v < N; ++v) move_bytes(c, out + real(v) * n * vs, tree + v * n * vs, n * vs);
     }
     return ZCOLL_SUCCESS;
   }
@@ -137,7 +137,7 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
         p += table[v];
       }
     } else {
-      if (region != data + pos) std::memmove(data + pos, region, dbytes);
+      if (region != data + pos) move_bytes(c, data + pos, region, dbytes);
       pos += dbytes;
     }
   }

@@ -137,7 +137,7 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
         if (ok) {
           if (c.hom()) {
             ZCOLL_STEP(c, hom_add(c, rp, got, local_stream, lsz, dst, cap, &osz));
-            if (c.average) ZCOLL_STEP(c, zcoll_hom_set_divisor(dst, osz, static_cast<uint32_t>(N)));
+            if (c.average) ZCOLL_STEP(c, set_divisor(c, dst, osz, static_cast<uint32_t>(N)));
           } else {
             ZCOLL_STEP(c, doc_finish(c, rp, got, loc, len, tmp));
             if (c.average && c.op == ZCOLL_OP_SUM) scale(c, tmp, len, N);

@@ -59,7 +59,7 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
       } else {
         tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(N) * n * vs + 8);
         for (int v = 0; v < N; ++v)
-          std::memcpy(tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
+          move_bytes(c, tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
         tree = tmp;
       }
     } else {
