@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# gpu_check.sh — build, test, sanitize and benchmark libzcoll_cuda on a machine
-# with an NVIDIA GPU (Hopper: sm_90), writing everything to one results folder.
+# gpu_check.sh — build, test, sanitize and benchmark libzcoll_cuda and the
+# collectives on device buffers (libzcoll_cuda_mpi) on a machine with an NVIDIA
+# GPU (Hopper: sm_90), writing everything to one results folder.
 #
 #   bash scripts/gpu_check.sh [OUTDIR]          # OUTDIR: default $OUT, else results/gpu-check
 #   bash scripts/gpu_check.sh --prepare         # on a machine WITH GoogleTest sources
 #                                               # (/usr/src/googletest, Debian libgtest-dev):
-#                                               # copy them to .gpu-deps/ for a GPU machine
-#                                               # that cannot install packages
+#                                               # copy them (and nlohmann-json's headers,
+#                                               # needed by libzcoll_mpi) to .gpu-deps/ for
+#                                               # a GPU machine that cannot install packages
 # GPU_CHECK_PHASES="build test sanitize bench" chooses the phases (default: all),
 # GPU_CHECK_ARCH the architectures (default 90), GPU_CHECK_JOBS the build jobs.
 #
-# Files written (at most 8, flat, so that a remote runner can return them all):
+# Files written (flat, so that a remote runner can return them all):
 #   summary.txt   one line per phase: ok / FAILED / skipped (and why)
 #   build.log     configure + build
 #   ctest.log     ctest -L gpu (GoogleTest output of every test)
@@ -18,9 +20,16 @@
 #   bench.txt     zcoll-gpu-bench tables (f32 and f64)
 #   bench.json, bench-data.json, bench-f64.json   the same as JSON (synthetic f32,
 #                 the data/ files tiled to 256 MB, synthetic f64)
+#   calibrate.json  zcoll-gpu-coll-bench calibrate: device rates of every local step
+#                 of the collectives (input of tools/simscale/gpu_study.py)
+#   coll-np2.json, coll-np4.json  zcoll-gpu-coll-bench coll: the collectives on device
+#                 buffers, 2 and 4 ranks on the one GPU (MPI host staging)
+# The collectives (tests gpu.coll_*, coll benchmarks) need MPI on the GPU machine
+# (mpiexec and an MPI C++ library: MPICH or Open MPI); without it they are not
+# built and summary.txt says so.
 # Needs: CMake >= 3.25, nvcc, a C++17 compiler with OpenMP. GoogleTest: the
 # installed package, else .gpu-deps/googletest (see --prepare); without either the
-# tests are not built and summary.txt says so. No MPI, CLI11 or network needed.
+# codec tests are not built and summary.txt says so. No CLI11 or network needed.
 # Exit status: 0 when every phase that ran passed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -29,6 +38,12 @@ if [[ "${1:-}" == "--prepare" ]]; then
   src=/usr/src/googletest
   [[ -f $src/CMakeLists.txt ]] || { echo "gpu_check: $src not found (apt-get install libgtest-dev)"; exit 1; }
   rm -rf .gpu-deps/googletest && mkdir -p .gpu-deps && cp -r "$src" .gpu-deps/googletest
+  # nlohmann-json (header-only; libzcoll_mpi's tuning files), in its install layout
+  if [[ -d /usr/include/nlohmann && -d /usr/share/cmake/nlohmann_json ]]; then
+    rm -rf .gpu-deps/nlohmann && mkdir -p .gpu-deps/nlohmann/include .gpu-deps/nlohmann/share/cmake
+    cp -r /usr/include/nlohmann .gpu-deps/nlohmann/include/
+    cp -r /usr/share/cmake/nlohmann_json .gpu-deps/nlohmann/share/cmake/
+  fi
   # .gitignore lists /.gpu-deps/: a remote runner carries it only as an ignored path
   echo "gpu_check: GoogleTest sources in .gpu-deps/googletest ($(du -sh .gpu-deps | cut -f1));"
   echo "  carry .gpu-deps to the GPU machine and run: bash scripts/gpu_check.sh"
@@ -54,16 +69,24 @@ has() { [[ " $phases " == *" $1 "* ]]; }
   command -v nvcc >/dev/null && nvcc --version | tail -n 2
 } | tee -a "$summary"
 export PATH="$PATH:/usr/local/cuda/bin"
+# Open MPI refuses root and more ranks than cores unless told (MPICH ignores these)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi=OFF
+if command -v mpiexec >/dev/null && { command -v mpicxx >/dev/null || command -v mpicc >/dev/null; }; then
+  mpi=ON
+fi
 
 if has build; then
   gtest_arg=()
   [[ -f .gpu-deps/googletest/CMakeLists.txt ]] && gtest_arg=(-DZCOLL_GTEST_SOURCE_DIR="$PWD/.gpu-deps/googletest")
+  [[ -d .gpu-deps/nlohmann/share/cmake/nlohmann_json ]] &&
+    gtest_arg+=(-Dnlohmann_json_DIR="$PWD/.gpu-deps/nlohmann/share/cmake/nlohmann_json")
   gen=()
   command -v ninja >/dev/null && gen=(-G Ninja)
   [[ -f $build/CMakeCache.txt ]] && gen=()  # keep the generator of an existing build
   if cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
        -DZCOLL_ENABLE_CUDA=ON -DZCOLL_BUILD_TESTS=OFF -DZCOLL_BUILD_GPU_TESTS=ON \
-       -DZCOLL_BUILD_TOOLS=OFF -DZCOLL_ENABLE_MPI=OFF "${gtest_arg[@]}" > "$out/build.log" 2>&1 &&
+       -DZCOLL_BUILD_TOOLS=OFF -DZCOLL_ENABLE_MPI=$mpi "${gtest_arg[@]}" > "$out/build.log" 2>&1 &&
      cmake --build "$build" -j"$jobs" >> "$out/build.log" 2>&1; then
     note "build: ok (sm_$arch)"
   else
@@ -72,31 +95,36 @@ if has build; then
   fi
   [[ -x $build/tests/gpu/zcoll_gpu_tests ]] ||
     note "build: the GPU tests were NOT built (no GoogleTest: run --prepare where /usr/src/googletest exists and carry .gpu-deps)"
+  [[ -x $build/tests/gpu/zcoll_gpu_coll_test ]] ||
+    note "build: the GPU collectives were NOT built (MPI=$mpi: no mpiexec/mpicxx on this machine, or see build.log)"
 fi
 
 tests=$build/tests/gpu/zcoll_gpu_tests
+colltest=$build/tests/gpu/zcoll_gpu_coll_test
 if has test; then
-  if [[ -x $tests ]]; then
+  if [[ -x $tests || -x $colltest ]]; then
+    # codec tests and the collectives with mpiexec -np 2, 3, 4 (tests gpu.coll_np*)
     if ctest --test-dir "$build" -L gpu --output-on-failure -V > "$out/ctest.log" 2>&1; then
       note "test: ok ($(grep -c 'Test *#.* Passed' "$out/ctest.log") passed, $(grep -c 'Test *#.*Skipped' "$out/ctest.log") skipped)"
     else
       note "test: FAILED (see ctest.log)"
       status=1
     fi
-    grep -q "GPU test skipped" "$out/ctest.log" && note "test: GPU tests SKIPPED: no CUDA device seen — see ctest.log"
+    grep -q "GPU test skipped\|GPU collective test skipped" "$out/ctest.log" && note "test: GPU tests SKIPPED: no CUDA device seen — see ctest.log"
   else
     note "test: skipped (no test binary)"
   fi
 fi
 
 if has sanitize; then
-  if [[ -x $tests ]] && command -v compute-sanitizer >/dev/null; then
+  if [[ ( -x $tests || -x $colltest ) ]] && command -v compute-sanitizer >/dev/null; then
     : > "$out/sanitizer.log"
     # the data-file sweep is long under the sanitizer: one file's worth is run
     # through RoundTrips/Hom, which touch the same kernels
     filter='GpuCodec.*:-GpuCodec.BytesIdenticalOnEveryDataFile'
     for tool in memcheck racecheck; do
       echo "==== compute-sanitizer --tool $tool" >> "$out/sanitizer.log"
+      [[ -x $tests ]] || continue
       if compute-sanitizer --tool "$tool" --error-exitcode 99 "$tests" --gtest_filter="$filter" \
            >> "$out/sanitizer.log" 2>&1; then
         note "sanitize $tool: clean"
@@ -105,6 +133,19 @@ if has sanitize; then
         status=1
       fi
     done
+    # the collectives: every rank under the sanitizer, 2 ranks on the GPU, quick counts
+    if [[ -x $colltest ]]; then
+      for tool in memcheck racecheck; do
+        echo "==== mpiexec -n 2 compute-sanitizer --tool $tool zcoll_gpu_coll_test quick" >> "$out/sanitizer.log"
+        if timeout 1500 mpiexec -n 2 compute-sanitizer --tool "$tool" --error-exitcode 99 "$colltest" quick \
+             >> "$out/sanitizer.log" 2>&1; then
+          note "sanitize $tool (collectives, 2 ranks): clean"
+        else
+          note "sanitize $tool (collectives, 2 ranks): FAILED (see sanitizer.log)"
+          status=1
+        fi
+      done
+    fi
   else
     note "sanitize: skipped (no test binary or no compute-sanitizer)"
   fi
@@ -126,6 +167,20 @@ if has bench; then
     fi
   else
     note "bench: skipped (not built)"
+  fi
+  cbench=$build/bench/gpu/zcoll-gpu-coll-bench
+  if [[ -x $cbench ]]; then
+    data=data/ferret_fnoc-uwnd_132x73x144.f32  # the file of the CPU scale study (docs/scale.md)
+    if "$cbench" calibrate --data "$data" --rel 1e-4 --json "$out/calibrate.json" >> "$out/bench.txt" 2>&1 &&
+       mpiexec -n 2 "$cbench" coll --data "$data" --mb 1,16,64 --json "$out/coll-np2.json" >> "$out/bench.txt" 2>&1 &&
+       mpiexec -n 4 "$cbench" coll --data "$data" --mb 1,16,64 --json "$out/coll-np4.json" >> "$out/bench.txt" 2>&1; then
+      note "bench collectives: ok (calibrate.json, coll-np2.json, coll-np4.json)"
+    else
+      note "bench collectives: FAILED (see bench.txt; exit 4 = no CUDA device)"
+      status=1
+    fi
+  else
+    note "bench collectives: skipped (zcoll-gpu-coll-bench not built: needs MPI)"
   fi
 fi
 note "gpu_check: exit $status; results in $out"

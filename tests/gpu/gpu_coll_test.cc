@@ -1,0 +1,372 @@
+// gpu_coll_test.cc — the collectives of libzcoll_cuda_mpi (zcoll_cuda_mpi.h) on
+// device buffers, several MPI ranks sharing one GPU through the host-staging
+// transport. Two groups:
+//   errors  argument and backend checks; runs with or without a device (CI has
+//           none: it checks that creation fails cleanly with "no CUDA device")
+//   all     every collective x mode (mpi raw cpr_p2p doc hom auto) x f32/f64 x
+//           counts, both allreduce algorithms and SUM/MAX/PROD, against a
+//           double-precision reference within the call's reported bound;
+//           exits 77 (CTest SKIP_RETURN_CODE) when no rank has a device.
+//   quick   the same with counts 1 and 4099 (for compute-sanitizer)
+//   cuda_aware  "all" over the CUDA-aware MPI transport (needs such an MPI)
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "zcoll_cuda_mpi.h"
+
+namespace {
+
+int g_rank = 0, g_size = 1, g_failures = 0, g_checks = 0;
+
+#define CHECK(cond, ...)                                                          \
+  do {                                                                            \
+    ++g_checks;                                                                   \
+    if (!(cond)) {                                                                \
+      ++g_failures;                                                               \
+      std::fprintf(stderr, "[rank %d] FAIL %s:%d: ", g_rank, __FILE__, __LINE__); \
+      std::fprintf(stderr, __VA_ARGS__);                                          \
+      std::fprintf(stderr, "\n");                                                 \
+    }                                                                             \
+  } while (0)
+
+// Input value i of rank r: a smooth field (compressible), or values near 1 for PROD.
+double input(int r, size_t i, bool prod) {
+  const double x = std::sin(0.0007 * static_cast<double>(i) + 0.9 * r);
+  return prod ? 1.0 + 0.01 * x : 10.0 * x + 0.5 * r;
+}
+
+template <typename T>
+std::vector<T> inputs(int r, size_t off, size_t n, bool prod) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(input(r, off + i, prod));
+  return v;
+}
+
+// The exact result of op over ranks at element i (from the values as stored in T).
+template <typename T>
+double reference(zcoll_op op, size_t i, bool prod) {
+  double acc = static_cast<T>(input(0, i, prod));
+  for (int r = 1; r < g_size; ++r) {
+    const double v = static_cast<T>(input(r, i, prod));
+    switch (op) {
+      case ZCOLL_OP_SUM: acc += v; break;
+      case ZCOLL_OP_PROD: acc *= v; break;
+      case ZCOLL_OP_MAX: acc = std::max(acc, v); break;
+      case ZCOLL_OP_MIN: acc = std::min(acc, v); break;
+    }
+  }
+  return acc;
+}
+
+struct Dev {
+  void* p = nullptr;
+  explicit Dev(size_t bytes) { cudaMalloc(&p, bytes ? bytes : 8); }
+  ~Dev() { cudaFree(p); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+};
+
+template <typename T>
+void up(void* d, const std::vector<T>& h) {
+  if (!h.empty()) cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+}
+template <typename T>
+std::vector<T> down(const void* d, size_t n) {
+  std::vector<T> h(n);
+  if (n) cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+  return h;
+}
+
+// |got - want| within the reported bound plus the rounding of T (the reference
+// is exact in double; the library reduces in T).
+template <typename T>
+double slack(double want) {
+  const double eps = sizeof(T) == 4 ? 1.2e-7 : 2.3e-16;
+  return eps * (g_size + 2) * std::max(1.0, std::fabs(want)) * (sizeof(T) == 4 ? 16 : 4);
+}
+
+template <typename T>
+void compare(const char* what, const std::vector<T>& got, const std::vector<double>& want,
+             const zcoll_report& rep) {
+  double worst = 0, worst_excess = -1;
+  size_t at = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
+    const double excess = err - rep.error_bound - slack<T>(want[i]);
+    if (excess > worst_excess) {
+      worst_excess = excess;
+      worst = err;
+      at = i;
+    }
+  }
+  CHECK(got.empty() || worst_excess <= 0,
+        "%s: |error| %.3g at %zu (got %.9g, want %.9g) exceeds the reported bound %.3g "
+        "(mode %s, algo %s)",
+        what, worst, at, got.empty() ? 0.0 : static_cast<double>(got[at]),
+        want.empty() ? 0.0 : want[at], rep.error_bound, zcoll_mode_name(rep.mode),
+        zcoll_algorithm_name(rep.algorithm));
+}
+
+template <typename T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+}
+
+MPI_Op mpi_op(zcoll_op op) {
+  switch (op) {
+    case ZCOLL_OP_SUM: return MPI_SUM;
+    case ZCOLL_OP_PROD: return MPI_PROD;
+    case ZCOLL_OP_MAX: return MPI_MAX;
+    default: return MPI_MIN;
+  }
+}
+
+template <typename T>
+void run_reductions(zcoll_cuda_comm* zcc, const char* mode, size_t n, cudaStream_t st) {
+  const int N = g_size, r = g_rank, root = N - 1;
+  char what[160];
+  zcoll_report rep;
+  // allreduce: both algorithms with SUM, ring with MAX and PROD, and in place
+  struct Case {
+    zcoll_algorithm algo;
+    zcoll_op op;
+    bool in_place;
+  } cases[] = {{ZCOLL_ALGO_RING, ZCOLL_OP_SUM, false},
+               {ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_OP_SUM, false},
+               {ZCOLL_ALGO_RING, ZCOLL_OP_MAX, false},
+               {ZCOLL_ALGO_RECURSIVE_DOUBLING, ZCOLL_OP_PROD, false},
+               {ZCOLL_ALGO_RING, ZCOLL_OP_SUM, true}};
+  for (const Case& cs : cases) {
+    const bool prod = cs.op == ZCOLL_OP_PROD;
+    zcoll_cuda_comm_set_algorithm(zcc, ZCOLL_COLL_ALLREDUCE, cs.algo);
+    Dev s(n * sizeof(T)), d(n * sizeof(T));
+    up(s.p, inputs<T>(r, 0, n, prod));
+    if (cs.in_place) up(d.p, inputs<T>(r, 0, n, prod));
+    std::snprintf(what, sizeof what, "allreduce %s %s %s n=%zu %s%s", mode,
+                  zcoll_algorithm_name(cs.algo), zcoll_op_name(cs.op), n,
+                  sizeof(T) == 4 ? "f32" : "f64", cs.in_place ? " in place" : "");
+    zcoll_status stt = zcoll_cuda_allreduce(zcc, cs.in_place ? MPI_IN_PLACE : s.p, d.p, n,
+                                            mpi_type<T>(), mpi_op(cs.op), st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    std::vector<double> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = reference<T>(cs.op, i, prod);
+    if (stt == ZCOLL_SUCCESS) compare(what, down<T>(d.p, n), want, rep);
+  }
+  zcoll_cuda_comm_set_algorithm(zcc, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
+  {  // reduce_scatter_block: rank r's input holds N blocks of n; it gets block r
+    Dev s(N * n * sizeof(T)), d(n * sizeof(T));
+    up(s.p, inputs<T>(r, 0, N * n, false));
+    std::snprintf(what, sizeof what, "reduce_scatter_block %s n=%zu %s", mode, n,
+                  sizeof(T) == 4 ? "f32" : "f64");
+    zcoll_status stt =
+        zcoll_cuda_reduce_scatter_block(zcc, s.p, d.p, n, mpi_type<T>(), MPI_SUM, st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    std::vector<double> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = reference<T>(ZCOLL_OP_SUM, r * n + i, false);
+    if (stt == ZCOLL_SUCCESS) compare(what, down<T>(d.p, n), want, rep);
+  }
+  {  // reduce to a root other than 0
+    Dev s(n * sizeof(T)), d(n * sizeof(T));
+    up(s.p, inputs<T>(r, 0, n, false));
+    std::snprintf(what, sizeof what, "reduce %s n=%zu %s", mode, n, sizeof(T) == 4 ? "f32" : "f64");
+    zcoll_status stt = zcoll_cuda_reduce(zcc, s.p, d.p, n, mpi_type<T>(), MPI_SUM, root, st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    if (stt == ZCOLL_SUCCESS && r == root) {
+      std::vector<double> want(n);
+      for (size_t i = 0; i < n; ++i) want[i] = reference<T>(ZCOLL_OP_SUM, i, false);
+      compare(what, down<T>(d.p, n), want, rep);
+    }
+  }
+}
+
+template <typename T>
+void run_movement(zcoll_cuda_comm* zcc, const char* mode, size_t n, cudaStream_t st) {
+  const int N = g_size, r = g_rank, root = N - 1;
+  char what[160];
+  const char* ty = sizeof(T) == 4 ? "f32" : "f64";
+  zcoll_report rep;
+  // the values of rank p's block (as stored in T)
+  auto block = [&](int p) {
+    std::vector<double> w(n);
+    for (size_t i = 0; i < n; ++i) w[i] = static_cast<T>(input(p, i, false));
+    return w;
+  };
+  {
+    Dev s(n * sizeof(T)), d(N * n * sizeof(T));
+    up(s.p, inputs<T>(r, 0, n, false));
+    std::snprintf(what, sizeof what, "allgather %s n=%zu %s", mode, n, ty);
+    zcoll_status stt = zcoll_cuda_allgather(zcc, s.p, d.p, n, mpi_type<T>(), st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    std::vector<double> want;
+    for (int p = 0; p < N; ++p) {
+      auto w = block(p);
+      want.insert(want.end(), w.begin(), w.end());
+    }
+    if (stt == ZCOLL_SUCCESS) compare(what, down<T>(d.p, N * n), want, rep);
+  }
+  {
+    Dev b(n * sizeof(T));
+    up(b.p, r == root ? inputs<T>(root, 0, n, false) : std::vector<T>(n, T(-7)));
+    std::snprintf(what, sizeof what, "bcast %s n=%zu %s", mode, n, ty);
+    zcoll_status stt = zcoll_cuda_bcast(zcc, b.p, n, mpi_type<T>(), root, st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    if (stt == ZCOLL_SUCCESS) compare(what, down<T>(b.p, n), block(root), rep);
+  }
+  {  // scatter: root's buffer holds block p = rank p's inputs
+    Dev s(N * n * sizeof(T)), d(n * sizeof(T));
+    if (r == root)
+      for (int p = 0; p < N; ++p) {
+        auto v = inputs<T>(p, 0, n, false);
+        if (n)
+          cudaMemcpy(static_cast<T*>(s.p) + p * n, v.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+      }
+    std::snprintf(what, sizeof what, "scatter %s n=%zu %s", mode, n, ty);
+    zcoll_status stt =
+        zcoll_cuda_scatter(zcc, r == root ? s.p : nullptr, d.p, n, mpi_type<T>(), root, st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    if (stt == ZCOLL_SUCCESS) compare(what, down<T>(d.p, n), block(r), rep);
+  }
+  {
+    Dev s(n * sizeof(T)), d(N * n * sizeof(T));
+    up(s.p, inputs<T>(r, 0, n, false));
+    std::snprintf(what, sizeof what, "gather %s n=%zu %s", mode, n, ty);
+    zcoll_status stt =
+        zcoll_cuda_gather(zcc, s.p, r == root ? d.p : nullptr, n, mpi_type<T>(), root, st, &rep);
+    CHECK(stt == ZCOLL_SUCCESS, "%s: %s (%s)", what, zcoll_status_string(stt), zcoll_last_error());
+    if (stt == ZCOLL_SUCCESS && r == root) {
+      std::vector<double> want;
+      for (int p = 0; p < N; ++p) {
+        auto w = block(p);
+        want.insert(want.end(), w.begin(), w.end());
+      }
+      compare(what, down<T>(d.p, N * n), want, rep);
+    }
+  }
+}
+
+// The checks that need no device: creation fails on every rank with a clear
+// status; with a device, the NCCL transport and host pointers are errors.
+int run_errors() {
+  zcoll_cuda_comm* zcc = nullptr;
+  const bool device = zcoll_cuda_device_count() > 0;
+  zcoll_status s =
+      zcoll_cuda_comm_create(MPI_COMM_WORLD, nullptr, ZCOLL_CUDA_TRANSPORT_MPI_STAGED, &zcc);
+  if (!device) {
+    CHECK(s == ZCOLL_ERR_UNSUPPORTED && zcc == nullptr, "create without a device: %s",
+          zcoll_status_string(s));
+    CHECK(std::strstr(zcoll_last_error(), "no CUDA device") != nullptr, "message: %s",
+          zcoll_last_error());
+  } else {
+    CHECK(s == ZCOLL_SUCCESS && zcc, "create: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+    if (zcc) {
+      std::vector<float> host(16, 1.0f);
+      Dev d(64);
+      s = zcoll_cuda_allreduce(zcc, host.data(), d.p, 16, MPI_FLOAT, MPI_SUM, nullptr, nullptr);
+      CHECK(s == ZCOLL_ERR_INVALID_ARG, "host sendbuf: %s", zcoll_status_string(s));
+      s = zcoll_cuda_allreduce(zcc, d.p, nullptr, 16, MPI_FLOAT, MPI_SUM, nullptr, nullptr);
+      CHECK(s == ZCOLL_ERR_INVALID_ARG, "NULL recvbuf: %s", zcoll_status_string(s));
+      CHECK(zcoll_cuda_comm_free(zcc) == ZCOLL_SUCCESS, "free");
+      zcc = nullptr;
+    }
+  }
+  s = zcoll_cuda_comm_create(MPI_COMM_WORLD, nullptr, ZCOLL_CUDA_TRANSPORT_NCCL, &zcc);
+  CHECK(s == ZCOLL_ERR_UNSUPPORTED && zcc == nullptr, "NCCL transport: %s", zcoll_status_string(s));
+  s = zcoll_cuda_comm_create(MPI_COMM_WORLD, nullptr, static_cast<zcoll_cuda_transport>(42), &zcc);
+  CHECK(s == ZCOLL_ERR_UNSUPPORTED && zcc == nullptr, "unknown transport: %s",
+        zcoll_status_string(s));
+  CHECK(zcoll_cuda_comm_create(MPI_COMM_WORLD, nullptr, ZCOLL_CUDA_TRANSPORT_MPI_STAGED, nullptr) ==
+            ZCOLL_ERR_INVALID_ARG,
+        "out NULL");
+  CHECK(zcoll_cuda_allreduce(nullptr, nullptr, nullptr, 0, MPI_FLOAT, MPI_SUM, nullptr, nullptr) ==
+            ZCOLL_ERR_INVALID_ARG,
+        "NULL handle");
+  CHECK(zcoll_cuda_comm_set_mode(nullptr, ZCOLL_MODE_HOM) == ZCOLL_ERR_INVALID_ARG,
+        "NULL handle setter");
+  CHECK(zcoll_cuda_comm_free(nullptr) == ZCOLL_SUCCESS, "free NULL");
+  return 0;
+}
+
+int run_all(bool cuda_aware, bool quick) {
+  int have = zcoll_cuda_device_count() > 0, all = 0;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {
+    if (g_rank == 0)
+      std::printf("SKIP: no CUDA device on some rank: GPU collective test skipped\n");
+    return 77;
+  }
+  zcoll_comm_config cfg;
+  zcoll_comm_config_init(&cfg);
+  cfg.min_bytes = 0;  // small counts run the algorithms too
+  zcoll_cuda_comm* zcc = nullptr;
+  zcoll_status s = zcoll_cuda_comm_create(
+      MPI_COMM_WORLD, &cfg,
+      cuda_aware ? ZCOLL_CUDA_TRANSPORT_MPI_CUDA_AWARE : ZCOLL_CUDA_TRANSPORT_MPI_STAGED, &zcc);
+  CHECK(s == ZCOLL_SUCCESS, "create: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+  if (s != ZCOLL_SUCCESS) return 1;
+  cudaStream_t st;
+  cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+  zcoll_cuda_comm_set_error_bound(zcc, ZCOLL_EB_ABS, 1e-3);
+  const char* modes[] = {"mpi", "raw", "cpr_p2p", "doc", "hom", "auto"};
+  // quick (under compute-sanitizer, which slows kernels 10-100x): fewer counts
+  const std::vector<size_t> counts = quick ? std::vector<size_t>{1, 4099}
+                                           : std::vector<size_t>{0, 1, 777, 70001};
+  for (const char* m : modes) {
+    zcoll_mode mode;
+    zcoll_mode_from_name(m, &mode);
+    zcoll_cuda_comm_set_mode(zcc, mode);
+    for (size_t n : counts) {
+      run_reductions<float>(zcc, m, n, st);
+      run_reductions<double>(zcc, m, n, st);
+      run_movement<float>(zcc, m, n, st);
+      run_movement<double>(zcc, m, n, st);
+    }
+  }
+  {  // the baseline
+    const size_t n = 4097;
+    Dev a(n * 4), b(n * 4);
+    up(a.p, inputs<float>(g_rank, 0, n, false));
+    s = zcoll_cuda_baseline_allreduce(zcc, a.p, b.p, n, MPI_FLOAT, MPI_SUM, st);
+    CHECK(s == ZCOLL_SUCCESS, "baseline: %s", zcoll_status_string(s));
+    std::vector<double> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = reference<float>(ZCOLL_OP_SUM, i, false);
+    zcoll_report rep{};
+    rep.error_bound = 0;
+    compare("baseline allreduce", down<float>(b.p, n), want, rep);
+  }
+  cudaStreamDestroy(st);
+  CHECK(zcoll_cuda_comm_free(zcc) == ZCOLL_SUCCESS, "free");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  const std::string group = argc > 1 ? argv[1] : "all";
+  int rc = 0;
+  if (group == "errors")
+    rc = run_errors();
+  else if (group == "all" || group == "cuda_aware" || group == "quick")
+    rc = run_all(group == "cuda_aware", group == "quick");
+  else {
+    if (g_rank == 0) std::fprintf(stderr, "usage: %s errors|all|quick|cuda_aware\n", argv[0]);
+    rc = 2;
+  }
+  int fails = g_failures, total = 0;
+  MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rc == 0 && g_rank == 0)
+    std::printf("%s: %d ranks, %d checks on rank 0, %d failures (all ranks)\n", group.c_str(),
+                g_size, g_checks, total);
+  MPI_Finalize();
+  if (rc) return rc;
+  return total ? 1 : 0;
+}
