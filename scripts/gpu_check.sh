@@ -86,7 +86,7 @@ if has build; then
   [[ -f $build/CMakeCache.txt ]] && gen=()  # keep the generator of an existing build
   if cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
        -DZCOLL_ENABLE_CUDA=ON -DZCOLL_BUILD_TESTS=OFF -DZCOLL_BUILD_GPU_TESTS=ON \
-       -DZCOLL_BUILD_TOOLS=OFF -DZCOLL_ENABLE_MPI=$mpi "${gtest_arg[@]}" > "$out/build.log" 2>&1 &&
+       -DZCOLL_BUILD_TOOLS=OFF -DZCOLL_BUILD_PMPI=OFF -DZCOLL_ENABLE_MPI=$mpi "${gtest_arg[@]}" > "$out/build.log" 2>&1 &&
      cmake --build "$build" -j"$jobs" >> "$out/build.log" 2>&1; then
     note "build: ok (sm_$arch)"
   else

@@ -2,6 +2,7 @@
 // buffers through coll::DeviceBackend (device_ops.cc, staging_transport.cc).
 #include <mpi.h>
 
+#include <climits>
 #include <memory>
 #include <new>
 
@@ -269,6 +270,8 @@ zcoll_status zcoll_cuda_baseline_allreduce(zcoll_cuda_comm* zcc, const void* sen
     ZCOLL_CHECK(check_buffer(sendbuf, "sendbuf", false));
     ZCOLL_CHECK(check_buffer(recvbuf, "recvbuf", false));
     if (zcc->transport == ZCOLL_CUDA_TRANSPORT_MPI_CUDA_AWARE) {
+      if (count > static_cast<size_t>(INT_MAX))
+        return fail(ZCOLL_ERR_UNSUPPORTED, "count %zu above INT_MAX", count);
       cudaStreamSynchronize(stream);  // the inputs are ready
       const int rc = MPI_Allreduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op,
                                    zcc->zc->tp->comm());

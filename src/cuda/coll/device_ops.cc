@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "coll/calibrate.h"
@@ -44,11 +45,14 @@ uint8_t* DeviceBufferSource::get(int slot, bool data, size_t bytes) {
     b.cap = 0;
     const size_t want = std::max<size_t>(bytes + bytes / 8, 256);
     if (cudaMalloc(&b.p, want) != cudaSuccess) {
-      // Workspace::get falls back to the heap on nullptr, which a device
-      // kernel cannot use: fail loudly instead (the caller checks statuses).
-      fail(ZCOLL_ERR_NO_MEMORY, "cudaMalloc of %zu bytes for workspace slot %d failed", want, slot);
+      // Workspace::get would fall back to host memory on nullptr, which the
+      // kernels cannot use: fail the call instead (zcoll::guarded at the C API
+      // turns bad_alloc into ZCOLL_ERR_NO_MEMORY).
+      cudaGetLastError();
       b.p = nullptr;
-      return nullptr;
+      fail(ZCOLL_ERR_NO_MEMORY, "cudaMalloc of %zu bytes for workspace slot %d failed", want,
+           slot);
+      throw std::bad_alloc();
     }
     b.cap = want;
   }
