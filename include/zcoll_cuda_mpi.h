@@ -112,6 +112,17 @@ ZCOLL_API zcoll_status zcoll_cuda_baseline_allreduce(zcoll_cuda_comm* zcc, const
                                                      MPI_Datatype datatype, MPI_Op op,
                                                      cudaStream_t stream);
 
+/* The other baseline: ncclAllReduce over the handle's ranks (NCCL semantics:
+ * enqueued on stream, returns at once). The first call creates an NCCL
+ * communicator (collective over the handle's ranks; NCCL needs one GPU per rank,
+ * so several ranks on one GPU get ZCOLL_ERR_UNSUPPORTED). Built when NCCL is
+ * found (ZCOLL_ENABLE_NCCL); otherwise ZCOLL_ERR_UNSUPPORTED. MPI_FLOAT/DOUBLE,
+ * MPI_SUM/PROD/MAX/MIN. */
+ZCOLL_API zcoll_status zcoll_cuda_nccl_baseline_allreduce(zcoll_cuda_comm* zcc, const void* sendbuf,
+                                                          void* recvbuf, size_t count,
+                                                          MPI_Datatype datatype, MPI_Op op,
+                                                          cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

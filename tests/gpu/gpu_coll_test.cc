@@ -287,6 +287,9 @@ int run_errors() {
   CHECK(zcoll_cuda_allreduce(nullptr, nullptr, nullptr, 0, MPI_FLOAT, MPI_SUM, nullptr, nullptr) ==
             ZCOLL_ERR_INVALID_ARG,
         "NULL handle");
+  CHECK(zcoll_cuda_nccl_baseline_allreduce(nullptr, nullptr, nullptr, 0, MPI_FLOAT, MPI_SUM,
+                                           nullptr) == ZCOLL_ERR_INVALID_ARG,
+        "NULL handle (NCCL baseline)");
   CHECK(zcoll_cuda_comm_set_mode(nullptr, ZCOLL_MODE_HOM) == ZCOLL_ERR_INVALID_ARG,
         "NULL handle setter");
   CHECK(zcoll_cuda_comm_free(nullptr) == ZCOLL_SUCCESS, "free NULL");

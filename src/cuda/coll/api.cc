@@ -9,6 +9,7 @@
 #include "coll/comm.h"
 #include "core/error.h"
 #include "cuda/coll/device_ops.h"
+#include "cuda/coll/nccl_baseline.h"
 #include "cuda/coll/staging_transport.h"
 #include "zcoll_cuda_mpi.h"
 
@@ -23,6 +24,7 @@ struct zcoll_cuda_comm {
   CudaOps ops;
   std::unique_ptr<StagingTransport> tp;
   zcoll::coll::DeviceBackend backend;
+  zcoll::cuda::coll::NcclBaseline nccl;
 };
 
 namespace {
@@ -280,6 +282,18 @@ zcoll_status zcoll_cuda_baseline_allreduce(zcoll_cuda_comm* zcc, const void* sen
     zcc->ops.set_stream(stream);
     const Call k = make(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op);
     return zcc->ops.run_native(zcc->zc, k, false, ZCOLL_FLOAT32);
+  });
+}
+
+zcoll_status zcoll_cuda_nccl_baseline_allreduce(zcoll_cuda_comm* zcc, const void* sendbuf,
+                                                void* recvbuf, size_t count, MPI_Datatype datatype,
+                                                MPI_Op op, cudaStream_t stream) {
+  return zcoll::guarded("zcoll_cuda_nccl_baseline_allreduce", [&] {
+    zcoll::clear_error();
+    ZCOLL_CHECK(check_handle(zcc));
+    ZCOLL_CHECK(check_buffer(sendbuf, "sendbuf", false));
+    ZCOLL_CHECK(check_buffer(recvbuf, "recvbuf", false));
+    return zcc->nccl.allreduce(zcc->zc->tp->comm(), sendbuf, recvbuf, count, datatype, op, stream);
   });
 }
 
