@@ -307,9 +307,29 @@ def selftest(lib):
     return 1 if bad else 0
 
 
+def rates_table(groups):
+    """Markdown: per kernel and working set, GB/s at 1 and 2 threads (median
+    over terms of the best round; in parentheses the range over rounds)."""
+    print("| kernel | " + " | ".join(f"{name}: 1 thread | {name}: 2 threads" for name, _ in groups) + " |")
+    print("|---" * (2 * len(groups) + 1) + "|")
+    for kind in KINDS:
+        cells = []
+        for _, paths in groups:
+            runs = [load(p) for p in paths.split(",")]
+            best = load(paths)
+            for t in ("1", "2"):
+                per_round = [median_over_terms(r["gbps"][t][kind]) for r in runs]
+                cells.append(f"{median_over_terms(best['gbps'][t][kind]):.2f} "
+                             f"({min(per_round):.2f}–{max(per_round):.2f})")
+        print(f"| {kind} | " + " | ".join(cells) + " |")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--selftest":
         sys.exit(selftest(sys.argv[2]))
+    if len(sys.argv) > 2 and sys.argv[1] == "--rates-table":  # NAME=JSON,JSON ...
+        rates_table([a.split("=", 1) for a in sys.argv[2:]])
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", required=True, help="libzcoll_mpi.so (zcoll_predict)")
     ap.add_argument("--calib-dram", required=True, help="zcoll-calibrate JSON(s), working set > caches (comma list: best per entry)")
