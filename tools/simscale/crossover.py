@@ -123,9 +123,9 @@ def median_over_terms(curve):
 
 
 class NodeModel:
-    def __init__(self, dram, cache, mem_gbps):
+    def __init__(self, dram, cache, mem_gbps, ratio_cal=None):
         self.mem = mem_gbps
-        self.ratio = {int(k): v for k, v in dram["ratio"].items()}
+        self.ratio = {int(k): v for k, v in (ratio_cal or dram)["ratio"].items()}
         self.r1 = {k: median_over_terms(dram["gbps"]["1"][k]) for k in KINDS}
         c1 = {k: median_over_terms(cache["gbps"]["1"][k]) for k in KINDS}
         c2 = {k: median_over_terms(cache["gbps"]["2"][k]) for k in KINDS}
@@ -342,6 +342,8 @@ def main():
     ap.add_argument("--overlap", type=float, default=1.0)
     ap.add_argument("--gbps", default="10,12.5,16,20,25,32,40,50,64,80,100,125,160,200,250,320,400")
     ap.add_argument("--threads", default="1,2,3,4,6,8,12,16,24,32,48,64")
+    ap.add_argument("--ratio-from", help="take the ratio curve from this calibration JSON (another "
+                    "field); the codec rates stay those of --calib-dram")
     ap.add_argument("--tag", default="", help="suffix of the output files")
     ap.add_argument("--out", required=True)
     ap.add_argument("--sim-profile", help="write OUT/profile-node.txt for these thread counts and exit")
@@ -349,7 +351,8 @@ def main():
     args = ap.parse_args()
 
     dram, cache = load(args.calib_dram), load(args.calib_cache)
-    node = NodeModel(dram, cache, args.mem_gbps)
+    ratio_cal = load(args.ratio_from) if args.ratio_from else None
+    node = NodeModel(dram, cache, args.mem_gbps, ratio_cal)
     growth = growth_bits(node.ratio)
     os.makedirs(args.out, exist_ok=True)
     if args.sim_profile:
@@ -368,7 +371,7 @@ def main():
     tag = args.tag
     meta = {"node_model": node.describe(), "growth_bits": growth, "latency_s": args.latency,
             "overlap": args.overlap, "mpi_reduce": args.mpi_reduce, "bytes": count * 4,
-            "calib_dram": args.calib_dram, "calib_cache": args.calib_cache, "lib": args.lib,
+            "ratio_from": args.ratio_from, "calib_dram": args.calib_dram, "calib_cache": args.calib_cache, "lib": args.lib,
             "argv": sys.argv[1:]}
     with open(os.path.join(args.out, f"crossover{tag}.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
