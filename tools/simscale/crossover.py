@@ -374,7 +374,9 @@ def main():
             "ratio_from": args.ratio_from, "calib_dram": args.calib_dram, "calib_cache": args.calib_cache, "lib": args.lib,
             "argv": sys.argv[1:]}
     with open(os.path.join(args.out, f"crossover{tag}.json"), "w") as f:
-        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        # meta indented, one grid point per line
+        f.write('{"meta": ' + json.dumps(meta, indent=1) + ',\n"rows": [\n')
+        f.write(",\n".join(json.dumps(r, separators=(",", ":")) for r in rows) + "\n]}\n")
     lines = []
     for N in nodes:
         lines.append(f"\n{N} nodes, {args.mib:g} MiB, MPI reduction: {args.mpi_reduce}, memory {args.mem_gbps:g} GB/s,"
