@@ -78,9 +78,9 @@ PRESETS = {
     # (with the must preset's 512) and by size at 64 nodes
     "allreduce": (["crossbar"], [("allreduce", [2, 8, 32, 64], ["646MB"]),
                                  ("allreduce", [64], ["10MB", "100MB"])], "1,2"),
-    # what-if: an 18-core node (hZCCL's multi-thread runs use one 18-thread Broadwell
-    # socket) -- see write_node_profile for the assumption
-    "node36": (["crossbar"], [("allreduce", [512], ["646MB"])], "36"),
+    # model vs simulator for the crossover map (docs/reports/2026-11-24-crossover-map.md):
+    # 64 MiB at 64 nodes; give --profile (crossover.py --sim-profile), --gbps, --threads
+    "crossover": (["crossbar"], [("allreduce", [64], ["64MiB"])], "1"),
     "full": (["crossbar", "fattree"], [
         (c, [2, 4, 8, 16, 32, 64, 128, 256, 512], ["1MB", "10MB", "100MB", "646MB"])
         for c in ["allreduce", "reduce_scatter", "allgather", "bcast", "scatter"]], "1,2"),
@@ -129,20 +129,9 @@ def write_profile(cal, path):
             f.write(f"ratio {k} {r:.6g}\n")
 
 
-def write_node_profile(cal, path, threads=36, cores=18, cap_gbps=60.0):
-    """The profile plus a what-if thread count: every 1-thread throughput times
-    `cores` (linear per-core scaling), capped at `cap_gbps` (about the STREAM
-    bandwidth of one Broadwell socket). An assumption, not a measurement."""
-    write_profile(cal, path)
-    with open(path, "a") as f:
-        f.write(f"# what-if: threads {threads} = min({cores} x the 1-thread rate, {cap_gbps} GB/s)\n")
-        for kind, curve in sorted(cal["gbps"]["1"].items()):
-            for k, g in sorted(curve.items(), key=lambda x: int(x[0])):
-                f.write(f"tput {threads} {kind} {k} {min(cores * g, cap_gbps):.6g}\n")
-
-
 def run_sim(args, topo, nodes, coll, sizes, threads, modes, platdir, rows, logdir):
-    px, ph, desc = simplatform.write(nodes, topo, platdir)
+    px, ph, desc = simplatform.write(nodes, topo, platdir, gbps=args.gbps)
+    label = topo if args.gbps == 100 else f"{topo}-{args.gbps:g}gbps"
     env = dict(os.environ, ZCOLL_SIM_CODEC="model", ZCOLL_SIM_PROFILE=os.path.abspath(args.profile),
                OMP_NUM_THREADS="1")
     if args.pipeline_values:
@@ -151,9 +140,9 @@ def run_sim(args, topo, nodes, coll, sizes, threads, modes, platdir, rows, logdi
            + SIM_CFG + [f"--cfg={a}" for a in sorted(set([MPI_ALGOS[coll], MPI_ALGOS["allgather"]]))] + [
                         os.path.join(args.build, "tools/simscale/zcoll-simscale"),
                         "--coll", coll, "--sizes", ",".join(sizes), "--modes", modes, "--threads", threads,
-                        "--json", os.path.abspath(rows), "--label", topo])
-    logf = os.path.join(logdir, f"{topo}-{nodes}-{coll}.log")
-    log(f"{topo} N={nodes} {coll} {','.join(sizes)} modes {modes} threads {threads}")
+                        "--json", os.path.abspath(rows), "--label", label])
+    logf = os.path.join(logdir, f"{label}-{nodes}-{coll}.log")
+    log(f"{label} N={nodes} {coll} {','.join(sizes)} modes {modes} threads {threads}")
     t0 = time.time()
     with open(logf, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n")
@@ -197,6 +186,8 @@ def main():
     ap.add_argument("--nice", type=int, default=10)
     ap.add_argument("--pipeline-values", type=int, default=0,
                     help="ZCOLL_PIPELINE_VALUES for zcoll (0: the library default, 65536)")
+    ap.add_argument("--gbps", type=float, default=100.0,
+                    help="link rate per host (Gbit/s); rows of other rates are labelled TOPO-Rgbps")
     ap.add_argument("--nodes", help="override the preset's node counts, e.g. 512")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
@@ -211,17 +202,12 @@ def main():
             if not os.path.exists(data):
                 data = os.path.join(ROOT, "data/ferret_fnoc-uwnd_132x73x144.f32")
             calibrate(args.out, args.calibrate_bin, data, args.rel, args.rounds)
-    platdir = os.path.join(args.out, "platforms")
+    platdir = os.path.join(args.out, "platforms" if args.gbps == 100 else f"platforms-{args.gbps:g}gbps")
     logdir = os.path.join(args.out, "logs")
     os.makedirs(logdir, exist_ok=True)
     rows = os.path.join(args.out, "rows.jsonl")
     topos, plan, threads = PRESETS[args.preset]
     threads = args.threads or threads
-    if args.preset == "node36" and args.profile == os.path.join(args.out, "profile.txt"):
-        with open(os.path.join(args.out, "calibration.json")) as f:
-            cal = json.load(f)
-        args.profile = os.path.join(args.out, "profile-node36.txt")
-        write_node_profile(cal, args.profile)
     t0 = time.time()
     for topo in topos:
         for coll, nodes_list, sizes in plan:
