@@ -77,8 +77,8 @@ def parse_args():
     p.add_argument("--data", default=DEFAULT_DATA,
                    help="raw f32 file(s), comma list (default data/ferret_fnoc-uwnd)")
     p.add_argument("--rel", default="1e-4", help="relative error bound(s), comma list (default 1e-4)")
-    p.add_argument("--warmup", default="1", help="warm-up iterations per repeat (default 1)")
-    p.add_argument("--iters", default="2", help="timed iterations per repeat (default 2)")
+    p.add_argument("--warmup", default="1", help="warm-up iterations per row, in the first repeat (default 1)")
+    p.add_argument("--iters", default="1", help="timed iterations per repeat (default 1)")
     p.add_argument("--repeats", type=int, default=5,
                    help="zcoll-bench --repeats: the grid this many times, modes interleaved (default 5)")
     p.add_argument("--wire-limit", action="store_true",

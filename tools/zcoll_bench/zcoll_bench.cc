@@ -28,7 +28,8 @@
 //
 // --repeats R runs the whole size x thread x mode grid R times, the order of
 // the modes rotated by one in each repeat (--shuffle SEED: a seeded shuffle
-// instead), so that slow drifts of a shared machine fall on every mode alike.
+// instead), so that slow drifts of a shared machine fall on every mode alike;
+// the warm-up iterations run in the first repeat only.
 // Each repeat gives one time per row: the collective's time of an iteration is
 // the maximum over ranks (the last rank to finish), averaged over --iters. The
 // table shows the median of those times and their range (min-max over the
@@ -220,7 +221,7 @@ double apply(MPI_Op op, double a, double b) {
 // Run one (size, threads, mode) row.
 template <typename T>
 Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t bytes, int threads,
-            const Source& src, MPI_Op op) {
+            const Source& src, MPI_Op op, int warmup) {
   const int N = g_size, r = g_rank;
   const size_t vs = sizeof(T);
   const bool prod = op == MPI_PROD;
@@ -283,7 +284,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     return ZCOLL_ERR_INTERNAL;
   };
   zcoll_status st = ZCOLL_SUCCESS;
-  for (int w = 0; w < o.warmup && st == ZCOLL_SUCCESS; ++w) {
+  for (int w = 0; w < warmup && st == ZCOLL_SUCCESS; ++w) {
     MPI_Barrier(MPI_COMM_WORLD);
     st = call();
   }
@@ -491,7 +492,8 @@ int main(int argc, char** argv) {
   app.add_option("--op", o.op, "sum | max | min | prod")
       ->check(CLI::IsMember({"sum", "max", "min", "prod"}));
   app.add_flag("--avg", o.average, "average (sum divided by the number of ranks)");
-  app.add_option("-w,--warmup", o.warmup, "warm-up iterations")->check(CLI::NonNegativeNumber);
+  app.add_option("-w,--warmup", o.warmup, "warm-up iterations per row (in the first repeat)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("-n,--iters", o.iters, "timed iterations")->check(CLI::PositiveNumber);
   app.add_option("--root", o.root, "root of bcast/scatter/reduce/gather");
   app.add_option("--min-bytes", o.min_bytes, "messages below go to MPI (default 0: never)");
@@ -620,9 +622,10 @@ int main(int argc, char** argv) {
           std::rotate(order.begin(), order.begin() + static_cast<long>(rp % nm), order.end());
         std::vector<double> tc(nm, 0);
         const int t = threads[ti];
+        const int w = rp == 0 ? o.warmup : 0;  // later repeats find the row warm
         for (size_t mi : order) {
-          Row row = f64 ? run_row<double>(o, coll, comms[t], modes[mi], sizes[si], t, src, op)
-                        : run_row<float>(o, coll, comms[t], modes[mi], sizes[si], t, src, op);
+          Row row = f64 ? run_row<double>(o, coll, comms[t], modes[mi], sizes[si], t, src, op, w)
+                        : run_row<float>(o, coll, comms[t], modes[mi], sizes[si], t, src, op, w);
           tc[mi] = row.t_coll;
           Row& acc = rows[cell(si, ti, mi)];
           if (rp == 0) {
