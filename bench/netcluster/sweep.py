@@ -101,11 +101,14 @@ def parse_args():
     p.add_argument("--teardown", action="store_true", help="tear the cluster down at the end")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     a = p.parse_args()
-    if a.wire_limit:
-        a.hosts, a.rates, a.colls = "4", "500mbit,1gbit,2gbit", "allreduce,reduce_scatter,bcast"
-        a.sizes, a.modes, a.rel = "64M", "mpi,hom", "1e-4,1e-3"
-        if a.data == DEFAULT_DATA and os.path.exists(SECOND_FIELD):
-            a.data = DEFAULT_DATA + "," + SECOND_FIELD
+    if a.wire_limit:  # the preset's values where the command line kept the defaults
+        preset = {"hosts": "4", "rates": "500mbit,1gbit,2gbit", "colls": "allreduce,reduce_scatter,bcast",
+                  "sizes": "64M", "modes": "mpi,hom", "rel": "1e-4,1e-3"}
+        if os.path.exists(SECOND_FIELD):
+            preset["data"] = DEFAULT_DATA + "," + SECOND_FIELD
+        for k, v in preset.items():
+            if getattr(a, k) == p.get_default(k):
+                setattr(a, k, v)
     a.hosts = [int(x) for x in csv_list(a.hosts)]
     a.rates = csv_list(a.rates)
     for r in a.rates:
