@@ -12,8 +12,9 @@ Makes, in OUT (default RESULTS_DIR/plots):
                                  default the largest size every run has), for each host count;
   summary.csv                    every row: hosts, rate, achieved rate, collective, size,
                                  mode, mean time, speedup, ratio, pass.
-Speedup is zcoll-bench's speedup_vs_mpi: MPI's mean time / the mode's mean time, from the
-same run. Rows that failed their bound check are drawn with an x. The achieved link rate is
+Speedup is, for runs with --repeats, the median over the repeats of MPI's time / the mode's
+time in the same repeat, with error bars from the smallest to the largest (the range);
+for older JSON, zcoll-bench's speedup_vs_mpi (MPI's mean time / the mode's) without bars. Rows that failed their bound check are drawn with an x. The achieved link rate is
 the lowest receive rate `netcluster.sh check` measured (when the sweep ran the check).
 Needs matplotlib (python3 -m pip install matplotlib).
 """
@@ -89,6 +90,17 @@ def load(inputs):
     return runs, outdir
 
 
+def speedup_of(r):
+    """(median, min, max) of a row's speedup over MPI: per-repeat values when present."""
+    v = r.get("speedup_repeats", {}).get("values")
+    if v:
+        v = sorted(v)
+        n = len(v)
+        m = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+        return m, v[0], v[-1]
+    return r["speedup_vs_mpi"], r["speedup_vs_mpi"], r["speedup_vs_mpi"]
+
+
 def rows_of(run, threads):
     return [r for r in run["rows"] if threads is None or r["threads"] == threads]
 
@@ -134,7 +146,7 @@ def plot_vs_size(runs, outdir, threads, dpi, with_mpi):
             rows = rows_of(run, threads)
             sizes = sorted({r["bytes"] for r in rows})
             for mode in modes:
-                pts = sorted((r["bytes"], r["speedup_vs_mpi"], r["pass"]) for r in rows if r["mode"] == mode)
+                pts = sorted((r["bytes"], *speedup_of(r), r["pass"]) for r in rows if r["mode"] == mode)
                 if not pts:
                     continue
                 plot_line(ax, mode, pts)
@@ -156,10 +168,17 @@ def plot_vs_size(runs, outdir, threads, dpi, with_mpi):
 
 
 def plot_line(ax, mode, pts):
-    """One mode's line of (x, speedup, pass) points; failed rows get an x."""
+    """One mode's line of (x, speedup median, min, max, pass) points with the range as error
+    bars; failed rows get an x."""
     c, mk, ls = style(mode)
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, color=c, marker=mk, ms=4, lw=1.3, label=mode)
-    bad = [p for p in pts if not p[2]]
+    x, y = [p[0] for p in pts], [p[1] for p in pts]
+    err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+    if any(e > 0 for side in err for e in side):
+        ax.errorbar(x, y, yerr=err, fmt=ls, color=c, marker=mk, ms=4, lw=1.3, capsize=2.5, elinewidth=0.9,
+                    label=mode)
+    else:
+        ax.plot(x, y, ls, color=c, marker=mk, ms=4, lw=1.3, label=mode)
+    bad = [(p[0], p[1]) for p in pts if not p[4]]
     if bad:
         ax.plot([p[0] for p in bad], [p[1] for p in bad], "x", color="k", ms=8)
 
@@ -192,7 +211,7 @@ def plot_vs_rate(runs, outdir, threads, dpi, size, with_mpi):
                         continue
                     for r in rows_of(run, threads):
                         if r["bytes"] == sz and r["mode"] == mode:
-                            pts.append((run["rate_bps"] / 1e9, r["speedup_vs_mpi"], r["pass"]))
+                            pts.append((run["rate_bps"] / 1e9, *speedup_of(r), r["pass"]))
                 pts.sort()
                 if not pts:
                     continue
@@ -216,12 +235,15 @@ def write_csv(runs, outdir, threads):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["hosts", "rate", "achieved_mbps", "collective", "bytes", "threads", "mode", "algorithm",
-                    "t_avg_us", "speedup_vs_mpi", "ratio", "pass"])
+                    "t_avg_us", "speedup_vs_mpi", "t_coll_median_us", "speedup_median", "speedup_min",
+                    "speedup_max", "ratio", "pass"])
         for run in sorted(runs, key=lambda r: (r["hosts"], r["rate_bps"] or 0, r["coll"])):
             ach = f"{run['achieved_bps'] / 1e6:.1f}" if run.get("achieved_bps") else ""
             for r in rows_of(run, threads):
                 w.writerow([run["hosts"], run["rate"], ach, run["coll"], r["bytes"], r["threads"], r["mode"],
                             r["algorithm"], f"{r['time_us']['avg']:.1f}", f"{r['speedup_vs_mpi']:.3f}",
+                            f"{r.get('time_coll_us', {}).get('median', 0):.1f}",
+                            *(f"{x:.3f}" for x in speedup_of(r)),
                             f"{r['ratio']:.3f}", r["pass"]])
     print(f"plot_bench: {path}")
 

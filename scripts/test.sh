@@ -43,6 +43,11 @@ OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/z
   --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
+# ---- the sweep's summary (issue 17, docs/performance.md): medians, ranges and the
+# "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
+# data of bench/plot_bench.py, on made-up zcoll-bench JSON (about 3 s)
+"$py" -m pytest -q -p no:cacheprovider bench/netcluster/test_summarize.py
+
 # ---- Python package (issue 13; docs/python.md) ----------------------------------
 # The venv (scripts/setup_python.sh), `pip install .` (scikit-build-core over this
 # CMake, build directory build-python/), pytest on one process, then the

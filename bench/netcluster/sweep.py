@@ -5,7 +5,17 @@
     python3 bench/netcluster/sweep.py                       # the full sweep (as root)
     python3 bench/netcluster/sweep.py --hosts 4 --rates 1gbit \\
         --colls allreduce --sizes 1M:64M --modes mpi,hom         # a small one
+    python3 bench/netcluster/sweep.py --wire-limit              # hom vs MPI at 64 MiB, 4 hosts
     python3 bench/plot_bench.py RESULTS_DIR                      # then the plots
+    python3 bench/netcluster/summarize.py RESULTS_DIR            # and the tables
+
+Every zcoll-bench runs the whole size x mode grid --repeats times (default 5), the modes
+interleaved (their order rotated per repeat), and records every repeat's time: the summary
+reports medians and ranges, and marks differences that the ranges do not support.
+--rel and --data take comma lists (one zcoll-bench per value). --wire-limit is the preset of
+the wire-limit table: 4 hosts; 0.5, 1, 2 Gbit/s; hom against MPI for Allreduce,
+Reduce_scatter and Bcast at 64 MiB; REL 1e-4 and 1e-3; the FNOC wind field and, when
+../shared/data has it, the ETOPO5 field (summarize.py prints speedup / ratio).
 
 For each hosts K and rate R: `netcluster.sh setup K R`, `netcluster.sh check K` (the
 achieved link rates, kept in the manifest; --no-check skips it), then for each collective
@@ -32,6 +42,8 @@ import time
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NETCLUSTER = os.path.join(REPO, "tools", "netcluster", "netcluster.sh")
 DEFAULT_DATA = os.path.join(REPO, "data", "ferret_fnoc-uwnd_132x73x144.f32")
+SECOND_FIELD = os.path.join(REPO, "..", "shared", "data", "ferret_etopo5-rose_2161x4320.f32")
+ALL_COLLS = "allreduce,reduce_scatter,allgather,bcast,scatter,reduce,gather"
 sys.path.insert(0, os.path.join(REPO, "tools", "common"))
 import zcoll_units  # noqa: E402  (tools/common/zcoll_units.py)
 
@@ -57,16 +69,21 @@ def parse_args():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hosts", default="2,4", help="comma list of host counts (default 2,4)")
     p.add_argument("--rates", default="500mbit,1gbit,2gbit", help="comma list of link rates")
-    p.add_argument("--colls", default="allreduce,reduce_scatter,allgather,bcast,scatter",
-                   help="comma list of collectives")
+    p.add_argument("--colls", default=ALL_COLLS, help="comma list of collectives (default all seven)")
     p.add_argument("--sizes", default="1M:64M", help="BEGIN:END message sizes (zcoll-bench -b/-e)")
     p.add_argument("--factor", default="4", help="size factor (zcoll-bench -f, default 4)")
-    p.add_argument("--modes", default="mpi,raw,cpr_p2p,doc,hom",
-                   help="zcoll-bench --modes (mpi first: speedups are over it); append auto when built")
-    p.add_argument("--data", default=DEFAULT_DATA, help="raw f32 file (default data/ferret_fnoc-uwnd)")
-    p.add_argument("--rel", default="1e-4", help="relative error bound (default 1e-4)")
-    p.add_argument("--warmup", default="1", help="warm-up iterations (default 1)")
-    p.add_argument("--iters", default="3", help="timed iterations (default 3)")
+    p.add_argument("--modes", default="mpi,raw,cpr_p2p,doc,hom,auto",
+                   help="zcoll-bench --modes (include mpi: speedups are over it)")
+    p.add_argument("--data", default=DEFAULT_DATA,
+                   help="raw f32 file(s), comma list (default data/ferret_fnoc-uwnd)")
+    p.add_argument("--rel", default="1e-4", help="relative error bound(s), comma list (default 1e-4)")
+    p.add_argument("--warmup", default="1", help="warm-up iterations per row, in the first repeat (default 1)")
+    p.add_argument("--iters", default="1", help="timed iterations per repeat (default 1)")
+    p.add_argument("--repeats", type=int, default=5,
+                   help="zcoll-bench --repeats: the grid this many times, modes interleaved (default 5)")
+    p.add_argument("--wire-limit", action="store_true",
+                   help="preset: 4 hosts, 500mbit,1gbit,2gbit, allreduce,reduce_scatter,bcast at 64M, "
+                        "modes mpi,hom, REL 1e-4,1e-3, the FNOC and ETOPO5 fields")
     p.add_argument("--threads", default="1", help="zcoll-bench --threads (default 1)")
     p.add_argument("--bench-args", default="", help="more zcoll-bench arguments, one string")
     p.add_argument("--mpi", choices=["openmpi", "mpich"], default=None,
@@ -84,6 +101,14 @@ def parse_args():
     p.add_argument("--teardown", action="store_true", help="tear the cluster down at the end")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     a = p.parse_args()
+    if a.wire_limit:  # the preset's values where the command line kept the defaults
+        preset = {"hosts": "4", "rates": "500mbit,1gbit,2gbit", "colls": "allreduce,reduce_scatter,bcast",
+                  "sizes": "64M", "modes": "mpi,hom", "rel": "1e-4,1e-3"}
+        if os.path.exists(SECOND_FIELD):
+            preset["data"] = DEFAULT_DATA + "," + SECOND_FIELD
+        for k, v in preset.items():
+            if getattr(a, k) == p.get_default(k):
+                setattr(a, k, v)
     a.hosts = [int(x) for x in csv_list(a.hosts)]
     a.rates = csv_list(a.rates)
     for r in a.rates:
@@ -98,7 +123,8 @@ def parse_args():
         a.bench = os.path.join(REPO, "build-ompi" if a.mpi == "openmpi" else "build",
                                "tools", "zcoll_bench", "zcoll-bench")
     a.bench = os.path.abspath(a.bench)
-    a.data = os.path.abspath(a.data)
+    a.datas = [os.path.abspath(d) for d in csv_list(a.data)]
+    a.rels = csv_list(a.rel)
     if a.out is None:
         a.out = os.path.join(REPO, "results",
                              "netcluster-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -182,8 +208,9 @@ def main():
         if not os.access(a.bench, os.X_OK):
             sys.exit(f"sweep: {a.bench} not found; build it (docs/netcluster.md: "
                      f"{'cmake -B build-ompi -DZCOLL_MPI=openmpi' if a.mpi == 'openmpi' else 'cmake -B build'})")
-        if not os.path.exists(a.data):
-            sys.exit(f"sweep: data file {a.data} not found")
+        for d in a.datas:
+            if not os.path.exists(d):
+                sys.exit(f"sweep: data file {d} not found")
     os.makedirs(os.path.join(a.out, "runs"), exist_ok=True)
     os.makedirs(os.path.join(a.out, "checks"), exist_ok=True)
     launcher = "mpirun.openmpi" if a.mpi == "openmpi" else "mpiexec.mpich"
@@ -195,9 +222,10 @@ def main():
         "mpi": a.mpi,
         "mpi_version": tool_version([launcher, "--version"]),
         "bench": a.bench,
-        "data": a.data,
+        "data": a.datas[0] if len(a.datas) == 1 else a.datas,
         "settings": {"sizes": [a.begin, a.end], "factor": a.factor, "modes": a.modes, "rel": a.rel,
-                     "warmup": a.warmup, "iters": a.iters, "threads": a.threads,
+                     "warmup": a.warmup, "iters": a.iters, "repeats": a.repeats,
+                     "wire_limit": a.wire_limit, "threads": a.threads,
                      "bench_args": a.bench_args, "timeout_s": a.timeout, "finalize_grace_s": a.grace,
                      "mtu": a.mtu or os.environ.get("NETCLUSTER_MTU", "9000"),
                      "tbf_bucket_us": os.environ.get("NETCLUSTER_BUCKET_US", "200"), "nice": a.nice},
@@ -236,12 +264,17 @@ def main():
                     rates = [m["achieved_mbps"] for m in meas if "achieved_mbps" in m and m["direction"] == "receive"]
                     print(f"  check rc={rc}: receive rates {rates} Mbit/s (configured {rate_bps(rate)/1e6:.0f})")
             save()
-            for coll in a.colls:
-                js = os.path.join(a.out, "runs", f"{tag}_{coll}.json")
-                log = os.path.join(a.out, "runs", f"{tag}_{coll}.log")
+            variants = [(d, rel) for d in a.datas for rel in a.rels]
+            for coll, (data, rel) in [(c, v) for c in a.colls for v in variants]:
+                name = f"{tag}_{coll}"
+                if len(variants) > 1:  # one file per field and bound
+                    name += f"_{os.path.splitext(os.path.basename(data))[0]}_rel{rel}"
+                js = os.path.join(a.out, "runs", name + ".json")
+                log = os.path.join(a.out, "runs", name + ".log")
                 bench = [a.bench, coll, "-b", a.begin, "-e", a.end, "-f", a.factor,
-                         "--data", a.data, "--rel", a.rel, "--modes", a.modes,
-                         "-w", a.warmup, "-n", a.iters, "--threads", a.threads, "--json", js]
+                         "--data", data, "--rel", rel, "--modes", a.modes,
+                         "-w", a.warmup, "-n", a.iters, "--repeats", str(a.repeats),
+                         "--threads", a.threads, "--json", js]
                 bench += shlex.split(a.bench_args)
                 if a.nice:
                     bench = ["nice", "-n", str(a.nice)] + bench
@@ -257,14 +290,15 @@ def main():
                 if ok_json:
                     with open(js) as f:
                         status = json.load(f).get("pass")
-                entry = {"collective": coll, "cmd": sh(cmd, env), "rc": rc, "seconds": round(dt, 1),
+                entry = {"collective": coll, "data": os.path.basename(data), "rel": rel,
+                         "cmd": sh(cmd, env), "rc": rc, "seconds": round(dt, 1),
                          "json": os.path.relpath(js, a.out) if ok_json else None,
                          "log": os.path.relpath(log, a.out), "pass": status,
                          "finalize_hang": hang, "timed_out": timed_out,
                          "link_bytes": re.findall(r"netcluster: (zc-h\d+) sent ([0-9.]+) MB, received ([0-9.]+) MB", out)}
                 cl["runs"].append(entry)
                 if not a.dry_run:
-                    print(f"  {tag} {coll}: rc={rc} {dt:.0f}s json={'yes' if ok_json else 'NO'} pass={status}"
+                    print(f"  {name}: rc={rc} {dt:.0f}s json={'yes' if ok_json else 'NO'} pass={status}"
                           f"{' (stopped in MPI_Finalize)' if hang else ''}{' (TIMED OUT)' if timed_out else ''}",
                           flush=True)
                     if rc != 0 or not ok_json:

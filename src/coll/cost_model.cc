@@ -176,15 +176,17 @@ double bcast_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const double L = ceil_log2(N);
   const double S =
       std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
-  // segments stream down the tree: latency once per level, and a segment's
-  // transfer time per level to fill the pipeline
-  if (mode == ZCOLL_MODE_RAW) return L * t.a + (L + S - 1) * D / S * t.b;
+  // segments stream down the tree: latency once per level; a rank sends every
+  // segment to each of its children on its one link, so the root's link
+  // carries L copies (L*S segment transfers), and the deepest leaf waits for
+  // L + S - 1 of them: the larger of the two
+  const double hops = std::max(L * S, L + S - 1) / S;
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + hops * D * t.b;
   const double inv = inv_ratio_k(t, q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return L * (t.a + D * inv * t.b) + L * D * (t.cc + t.cd);
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
   // the root compresses, inner ranks forward, every rank decodes its copy
-  return L * t.a + pipe(t, (L + S - 1) * D * inv / S * t.b, D * std::max(t.cc, t.cd)) +
-         D / S * (t.cc + t.cd);
+  return L * t.a + pipe(t, hops * D * inv * t.b, D * std::max(t.cc, t.cd)) + D / S * (t.cc + t.cd);
 }
 
 // Binomial scatter and gather are mirror images: the root compresses every
@@ -330,7 +332,12 @@ static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
   return -1;
 }
 
-int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced) {
+bool moves_data(zcoll_collective coll) {
+  return coll == ZCOLL_COLL_BCAST || coll == ZCOLL_COLL_SCATTER || coll == ZCOLL_COLL_GATHER ||
+         coll == ZCOLL_COLL_ALLGATHER;
+}
+
+int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced, double mpi_margin) {
   int b = -1, mpi = -1;
   for (int i = 0; i < n; ++i) {
     if (c[i].mode == ZCOLL_MODE_MPI) {
@@ -343,7 +350,7 @@ int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced) {
     // doubling)
     if (b < 0 || c[i].seconds < kAutoMargin * c[b].seconds) b = i;
   }
-  if (mpi >= 0 && (b < 0 || c[b].seconds > kAutoMargin * c[mpi].seconds)) return mpi;
+  if (mpi >= 0 && (b < 0 || c[b].seconds > mpi_margin * c[mpi].seconds)) return mpi;
   return b < 0 ? 0 : b;
 }
 
@@ -372,7 +379,7 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm fo
       default: add(mode, ZCOLL_ALGO_BINOMIAL);
     }
   }
-  *best = pick_candidate(out, n, forced);
+  *best = pick_candidate(out, n, forced, moves_data(q.coll) ? kAutoMarginMove : kAutoMargin);
   return n;
 }
 

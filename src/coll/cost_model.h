@@ -43,11 +43,26 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm fo
 // MPI is exact and its cost is the better known, so near-ties go to it.
 constexpr double kAutoMargin = 0.97;
 
+// The same for the collectives that only move data (Bcast, Scatter, Gather,
+// Allgather). There the model overrates compression: over the 2026-11-22
+// cluster sweep (168 doc/hom points, 2 and 4 hosts, 0.5-2 Gbit/s) its
+// predicted speedup over MPI was a median 1.19-1.43 times the measured one
+// (reductions: 1.03-1.12), as what it leaves out (per-message costs of the
+// segment pipeline, the codec competing with the network stack for cores)
+// costs compressed data movement more than MPI's plain sends, which gain no
+// reduction work to trade. A compressed candidate must be predicted 1/0.8 =
+// 1.25x faster: at the measured bias that is about break-even.
+constexpr double kAutoMarginMove = 0.8;
+
+// Whether a collective only moves data (no reduction).
+bool moves_data(zcoll_collective coll);
+
 // The candidate AUTO takes: the fastest of zcoll's (within kAutoMargin, ties
 // go to the earlier one; with an algorithm the caller forced for the
-// collective, only that one), unless MPI's
-// prediction is within kAutoMargin of it.
-int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced);
+// collective, only that one), unless MPI's prediction is within mpi_margin
+// (kAutoMargin, or kAutoMarginMove for data movement) of it.
+int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced,
+                   double mpi_margin = kAutoMargin);
 
 // The size rule: the algorithm a call runs when nobody chose one (explicit
 // modes; zcoll_predict with ZCOLL_ALGO_AUTO). Allreduce: ring when a rank's

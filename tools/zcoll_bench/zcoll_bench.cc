@@ -25,6 +25,18 @@
 // input of scatter. Data larger than the file is tiled; every rank reads a
 // different slice (rank r starts r/N of the way into the file), so reductions
 // do not combine identical inputs.
+//
+// --repeats R runs the whole size x thread x mode grid R times, the order of
+// the modes rotated by one in each repeat (--shuffle SEED: a seeded shuffle
+// instead), so that slow drifts of a shared machine fall on every mode alike;
+// the warm-up iterations run in the first repeat only.
+// Each repeat gives one time per row: the collective's time of an iteration is
+// the maximum over ranks (the last rank to finish), averaged over --iters. The
+// table shows the median of those times and their range (min-max over the
+// repeats); the JSON keeps every repeat's time ("time_coll_us") and the
+// speedup over MPI of the same repeat ("speedup_repeats"), each with median,
+// min and max. t_min/t_avg/t_max and speedup_vs_mpi keep their meaning (per
+// rank, over all iterations of all repeats).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +49,8 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -158,6 +172,8 @@ struct Options {
   bool breakdown = false;
   std::string min_bytes = "0";
   bool list_env = false;
+  int repeats = 1;
+  long shuffle = -1;  // < 0: rotate the mode order per repeat
 };
 
 struct Row {
@@ -171,7 +187,23 @@ struct Row {
   double t_comp = 0, t_mpi = 0, t_red = 0, t_other = 0;  // avg microseconds
   bool identical = true, pass = true;
   std::string status;
+  double t_coll = 0;                 // this repeat: mean over iterations of the max over ranks
+  std::vector<double> coll_reps;     // t_coll of every repeat
+  std::vector<double> speedup_reps;  // MPI's t_coll / this row's, per repeat
 };
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+double min_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+}
+double max_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
 
 template <typename T>
 MPI_Datatype mpi_type() {
@@ -189,7 +221,7 @@ double apply(MPI_Op op, double a, double b) {
 // Run one (size, threads, mode) row.
 template <typename T>
 Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t bytes, int threads,
-            const Source& src, MPI_Op op) {
+            const Source& src, MPI_Op op, int warmup) {
   const int N = g_size, r = g_rank;
   const size_t vs = sizeof(T);
   const bool prod = op == MPI_PROD;
@@ -252,7 +284,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     return ZCOLL_ERR_INTERNAL;
   };
   zcoll_status st = ZCOLL_SUCCESS;
-  for (int w = 0; w < o.warmup && st == ZCOLL_SUCCESS; ++w) {
+  for (int w = 0; w < warmup && st == ZCOLL_SUCCESS; ++w) {
     MPI_Barrier(MPI_COMM_WORLD);
     st = call();
   }
@@ -296,6 +328,12 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   MPI_Allreduce(&lmin, &row.t_min, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&lmax, &row.t_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&lsum, &row.t_avg, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  {  // the collective's time per iteration: the last rank to finish
+    std::vector<double> tmax(times.size());
+    MPI_Allreduce(times.data(), tmax.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+    row.t_coll = std::accumulate(tmax.begin(), tmax.end(), 0.0) / static_cast<double>(tmax.size());
+  }
   row.t_avg /= static_cast<double>(times.size()) * N;
   row.algbw = bytes / (row.t_avg * 1e-6) / 1e9;
   row.busbw = row.algbw * bus_factor(coll, N);
@@ -454,12 +492,21 @@ int main(int argc, char** argv) {
   app.add_option("--op", o.op, "sum | max | min | prod")
       ->check(CLI::IsMember({"sum", "max", "min", "prod"}));
   app.add_flag("--avg", o.average, "average (sum divided by the number of ranks)");
-  app.add_option("-w,--warmup", o.warmup, "warm-up iterations")->check(CLI::NonNegativeNumber);
+  app.add_option("-w,--warmup", o.warmup, "warm-up iterations per row (in the first repeat)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("-n,--iters", o.iters, "timed iterations")->check(CLI::PositiveNumber);
   app.add_option("--root", o.root, "root of bcast/scatter/reduce/gather");
   app.add_option("--min-bytes", o.min_bytes, "messages below go to MPI (default 0: never)");
   app.add_option("--json", o.json, "write the rows as JSON to this file");
   app.add_flag("--breakdown", o.breakdown, "time split: compression / MPI / reduction / other");
+  app.add_option("--repeats", o.repeats,
+                 "run the whole size x mode grid this many times, modes interleaved; median and "
+                 "range per row")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--shuffle", o.shuffle,
+                 "with --repeats: shuffle the mode order of each repeat from this seed (default: "
+                 "rotate it by one per repeat)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--list-env", o.list_env, "print the ZCOLL_* environment variables and exit");
   try {
     app.parse(argc, argv);
@@ -539,40 +586,124 @@ int main(int argc, char** argv) {
         o.coll.c_str(), g_size, o.dtype.c_str(), is_reduction(coll) ? o.op.c_str() : "",
         o.average ? " avg" : "", src.name.c_str(), src.v.size(), o.abs_eb > 0 ? "abs" : "rel",
         o.abs_eb > 0 ? o.abs_eb : o.rel, o.bound.c_str(), o.warmup, o.iters);
+    if (o.repeats > 1)
+      std::printf(
+          "# %d repeats of the whole grid, mode order %s per repeat; t_coll: median over the "
+          "repeats of the collective's time (max over ranks, mean over iterations), range: "
+          "min-max over the repeats\n",
+          o.repeats, o.shuffle >= 0 ? "shuffled from a seed" : "rotated");
     std::printf(
         "# time in us (min/avg/max over ranks and iterations); bandwidth in GB/s on uncompressed "
         "bytes\n");
-    std::printf("%10s %11s %3s %8s %18s %10s %10s %10s %10s %8s %8s %7s %7s %10s %10s %7s", "size",
-                "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "t_model", "algbw",
-                "busbw", "speedup", "ratio", "max_err", "bound", "psnr");
+    std::fflush(stdout);
+  }
+  std::vector<size_t> sizes;
+  for (size_t bytes = b0; bytes <= b1;
+       bytes = std::max(bytes + 1, static_cast<size_t>(std::llround(bytes * o.factor))))
+    sizes.push_back(bytes);
+  const size_t nm = modes.size(), nt = threads.size();
+  auto cell = [&](size_t si, size_t ti, size_t mi) { return (si * nt + ti) * nm + mi; };
+  std::vector<Row> rows(sizes.size() * nt * nm);
+  size_t mpi_index = nm;
+  for (size_t mi = 0; mi < nm; ++mi)
+    if (modes[mi] == ZCOLL_MODE_MPI && mpi_index == nm) mpi_index = mi;
+  std::mt19937_64 rng(static_cast<uint64_t>(o.shuffle >= 0 ? o.shuffle : 0));
+  bool all_pass = true;
+  for (int rp = 0; rp < o.repeats; ++rp) {
+    for (size_t si = 0; si < sizes.size(); ++si) {
+      for (size_t ti = 0; ti < nt; ++ti) {
+        // the modes' order in this repeat: rotated by one per repeat, or shuffled
+        // (the same generator and seed on every rank, so the same order)
+        std::vector<size_t> order(nm);
+        std::iota(order.begin(), order.end(), size_t{0});
+        if (o.shuffle >= 0)
+          std::shuffle(order.begin(), order.end(), rng);
+        else
+          std::rotate(order.begin(), order.begin() + static_cast<long>(rp % nm), order.end());
+        std::vector<double> tc(nm, 0);
+        const int t = threads[ti];
+        const int w = rp == 0 ? o.warmup : 0;  // later repeats find the row warm
+        for (size_t mi : order) {
+          Row row = f64 ? run_row<double>(o, coll, comms[t], modes[mi], sizes[si], t, src, op, w)
+                        : run_row<float>(o, coll, comms[t], modes[mi], sizes[si], t, src, op, w);
+          tc[mi] = row.t_coll;
+          Row& acc = rows[cell(si, ti, mi)];
+          if (rp == 0) {
+            acc = row;
+          } else {  // over all repeats: min / mean / max, breakdown means, worst status
+            acc.t_min = std::min(acc.t_min, row.t_min);
+            acc.t_max = std::max(acc.t_max, row.t_max);
+            acc.t_avg += row.t_avg;
+            acc.t_comp += row.t_comp;
+            acc.t_mpi += row.t_mpi;
+            acc.t_red += row.t_red;
+            acc.t_other += row.t_other;
+            acc.max_err = std::max(acc.max_err, row.max_err);
+            if (acc.pass && !row.pass) {
+              acc.status = row.status;
+              acc.identical = row.identical;
+            }
+            acc.pass = acc.pass && row.pass;
+            if (acc.algo != row.algo) acc.algo += "|" + row.algo;  // auto changed its pick
+          }
+          acc.coll_reps.push_back(row.t_coll);
+        }
+        for (size_t mi = 0; mi < nm; ++mi) {
+          Row& acc = rows[cell(si, ti, mi)];
+          if (mpi_index < nm && tc[mpi_index] > 0 && tc[mi] > 0)
+            acc.speedup_reps.push_back(tc[mpi_index] / tc[mi]);
+        }
+      }
+    }
+    if (g_rank == 0 && o.repeats > 1) {
+      std::printf("# repeat %d of %d done\n", rp + 1, o.repeats);
+      std::fflush(stdout);
+    }
+  }
+  if (g_rank == 0) {
+    std::printf(
+        "%10s %11s %3s %8s %18s %10s %10s %10s %10s %10s %21s %8s %8s %7s %13s %7s %10s "
+        "%10s %7s",
+        "size", "count", "thr", "mode", "algo", "t_min", "t_avg", "t_max", "t_model", "t_coll",
+        "t_coll range", "algbw", "busbw", "speedup", "spd range", "ratio", "max_err", "bound",
+        "psnr");
     if (o.breakdown) std::printf(" %9s %9s %9s %9s", "t_comp", "t_mpi", "t_reduce", "t_other");
     std::printf("  %s\n", "status");
   }
-  std::vector<Row> rows;
-  bool all_pass = true;
-  for (size_t bytes = b0; bytes <= b1;
-       bytes = std::max(bytes + 1, static_cast<size_t>(std::llround(bytes * o.factor)))) {
-    for (int t : threads) {
-      double t_mpi_avg = 0;
-      for (zcoll_mode m : modes) {
-        Row row = f64 ? run_row<double>(o, coll, comms[t], m, bytes, t, src, op)
-                      : run_row<float>(o, coll, comms[t], m, bytes, t, src, op);
-        if (m == ZCOLL_MODE_MPI) t_mpi_avg = row.t_avg;
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    for (size_t ti = 0; ti < nt; ++ti) {
+      for (size_t mi = 0; mi < nm; ++mi) {
+        Row& row = rows[cell(si, ti, mi)];
+        const double R = static_cast<double>(o.repeats);
+        if (o.repeats > 1) {
+          row.t_avg /= R;
+          row.t_comp /= R;
+          row.t_mpi /= R;
+          row.t_red /= R;
+          row.t_other /= R;
+          row.algbw = row.t_avg > 0 ? sizes[si] / (row.t_avg * 1e-6) / 1e9 : 0;
+          row.busbw = row.algbw * bus_factor(coll, g_size);
+        }
+        const double t_mpi_avg = mpi_index < nm ? rows[cell(si, ti, mpi_index)].t_avg : 0;
         row.speedup = t_mpi_avg > 0 && row.t_avg > 0 ? t_mpi_avg / row.t_avg : 0;
         all_pass = all_pass && row.pass;
         if (g_rank == 0) {
+          char range[48], srange[32];
+          std::snprintf(range, sizeof range, "%.1f-%.1f", min_of(row.coll_reps),
+                        max_of(row.coll_reps));
+          std::snprintf(srange, sizeof srange, "%.2f-%.2f", min_of(row.speedup_reps),
+                        max_of(row.speedup_reps));
           std::printf(
-              "%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f %7.2f %7.2f %10.3g "
-              "%10.3g %7.1f",
-              human(bytes).c_str(), row.count, t, row.mode.c_str(), row.algo.c_str(), row.t_min,
-              row.t_avg, row.t_max, row.t_model, row.algbw, row.busbw, row.speedup, row.ratio,
-              row.max_err, row.bound, row.psnr);
+              "%10s %11zu %3d %8s %18s %10.1f %10.1f %10.1f %10.1f %10.1f %21s %8.3f %8.3f %7.2f "
+              "%13s %7.2f %10.3g %10.3g %7.1f",
+              human(sizes[si]).c_str(), row.count, threads[ti], row.mode.c_str(), row.algo.c_str(),
+              row.t_min, row.t_avg, row.t_max, row.t_model, median_of(row.coll_reps), range,
+              row.algbw, row.busbw, row.speedup, srange, row.ratio, row.max_err, row.bound,
+              row.psnr);
           if (o.breakdown)
             std::printf(" %9.1f %9.1f %9.1f %9.1f", row.t_comp, row.t_mpi, row.t_red, row.t_other);
           std::printf("  %s\n", row.status.c_str());
-          std::fflush(stdout);
         }
-        rows.push_back(row);
       }
     }
   }
@@ -593,6 +724,9 @@ int main(int argc, char** argv) {
       j["bound"] = o.bound;
       j["iterations"] = o.iters;
       j["warmup"] = o.warmup;
+      j["repeats"] = o.repeats;
+      j["mode_order"] = o.shuffle >= 0 ? "shuffled" : "rotated";
+      if (o.shuffle >= 0) j["shuffle_seed"] = o.shuffle;
       j["pass"] = all_pass;
       for (const Row& r : rows) {
         nlohmann::json x;
@@ -619,6 +753,14 @@ int main(int argc, char** argv) {
                              {"mpi", r.t_mpi},
                              {"reduce", r.t_red},
                              {"other", r.t_other}};
+        x["time_coll_us"] = {{"repeats", r.coll_reps},
+                             {"median", median_of(r.coll_reps)},
+                             {"min", min_of(r.coll_reps)},
+                             {"max", max_of(r.coll_reps)}};
+        x["speedup_repeats"] = {{"values", r.speedup_reps},
+                                {"median", median_of(r.speedup_reps)},
+                                {"min", min_of(r.speedup_reps)},
+                                {"max", max_of(r.speedup_reps)}};
         x["pass"] = r.pass;
         x["status"] = r.status;
         j["rows"].push_back(x);

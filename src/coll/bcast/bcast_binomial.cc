@@ -5,12 +5,14 @@
 // subtree first). The buffer moves as pipeline segments: a rank forwards
 // segment k to its children as soon as it has it.
 // Cost (D bytes, L = ceil(log2 N), S segments):
-//   raw:     (L + S - 1) alpha + (L + S - 1) D/S beta
+//   raw:     (L + S - 1) alpha + H D beta, H = max(L S, L + S - 1) / S (a rank
+//            sends each segment to each child over its one link: the root's
+//            link carries L copies; the deepest leaf waits L + S - 1 segments)
 //   cpr_p2p: every hop decompresses and recompresses the whole buffer:
 //            L alpha + L D/rho beta + L D (gamma_c + gamma_d)
 //   doc/hom: the root compresses each segment once, inner ranks forward the
 //            streams untouched and decompress them once:
-//            (L + S - 1) alpha + (L + S - 1) D/(rho S) beta + D gamma_c + D gamma_d
+//            (L + S - 1) alpha + H D/rho beta + D gamma_c + D gamma_d
 //            (root compression of segment k+1 overlaps the send of segment k)
 // Error: doc/hom eb on every non-root rank; cpr_p2p L eb (a rank at depth d went
 // through d compressions); the root keeps its exact values.
