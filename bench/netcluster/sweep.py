@@ -118,7 +118,11 @@ def parse_args():
         a.sizes = f"{a.sizes}:{a.sizes}"
     a.begin, a.end = a.sizes.split(":", 1)
     if a.mpi is None:
-        a.mpi = "openmpi" if shutil.which("mpirun.openmpi") else "mpich"
+        # The MPI the given binary links (launching an MPICH binary with Open MPI's mpirun
+        # gives K singleton ranks of 1 that all "pass"), else Open MPI when installed.
+        a.mpi = linked_mpi(a.bench) if a.bench else None
+        if a.mpi is None:
+            a.mpi = "openmpi" if shutil.which("mpirun.openmpi") else "mpich"
     if a.bench is None:
         a.bench = os.path.join(REPO, "build-ompi" if a.mpi == "openmpi" else "build",
                                "tools", "zcoll_bench", "zcoll-bench")
@@ -130,6 +134,20 @@ def parse_args():
                              "netcluster-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     a.out = os.path.abspath(a.out)
     return a
+
+
+def linked_mpi(binary):
+    """'mpich' or 'openmpi' from the libmpi a binary links (ldd), None if unknown."""
+    try:
+        out = subprocess.run(["ldd", binary], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout
+    except OSError:
+        return None
+    if "libmpich" in out:
+        return "mpich"
+    if "openmpi" in out or "libmpi.so.40" in out:
+        return "openmpi"
+    return None
 
 
 def sh(cmd, env_over=None):
@@ -289,7 +307,13 @@ def main():
                 status = None
                 if ok_json:
                     with open(js) as f:
-                        status = json.load(f).get("pass")
+                        res = json.load(f)
+                    status = res.get("pass")
+                    if res.get("ranks", k) != k:  # e.g. a binary launched by the other MPI
+                        print(f"  {name}: the benchmark ran {res.get('ranks')} ranks, not {k}: "
+                              f"wrong --mpi for this binary?", flush=True)
+                        status = False
+                        ok_json = False
                 entry = {"collective": coll, "data": os.path.basename(data), "rel": rel,
                          "cmd": sh(cmd, env), "rc": rc, "seconds": round(dt, 1),
                          "json": os.path.relpath(js, a.out) if ok_json else None,
