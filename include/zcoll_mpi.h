@@ -90,7 +90,8 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_RING = 2,               /* Allreduce, Reduce_scatter, Allgather  */
   ZCOLL_ALGO_RECURSIVE_DOUBLING = 3, /* Allreduce, any process count          */
   ZCOLL_ALGO_BINOMIAL = 4,           /* Bcast, Scatter, Reduce, Gather        */
-  ZCOLL_ALGO_NONE = 5                /* nothing to do (count 0)               */
+  ZCOLL_ALGO_NONE = 5,               /* nothing to do (count 0)               */
+  ZCOLL_ALGO_CHAIN = 6               /* Bcast: pipelined chain, long messages */
 } zcoll_algorithm;
 
 typedef enum zcoll_collective {
@@ -218,13 +219,21 @@ typedef struct zcoll_report {
   double time_predicted;       /* the cost model's prediction for the mode and
                                   algorithm that ran (0: no model calibrated)  */
   double ratio_estimate;       /* compression ratio the model used (0: none)   */
+  /* timeline of the call on this rank (seconds; 0: none, e.g. mode mpi): */
+  double time_range;           /* the pass over the input for the agreement
+                                  (REL value range, PROD magnitude, AUTO ratio) */
+  double time_first_send;      /* call start -> the algorithm's first message
+                                  (range pass, agreement, first compression:
+                                  the link is idle until then)                 */
+  double time_after_recv;      /* the last completed receive -> call end (work
+                                  left when the wire is done: final decoding)  */
 } zcoll_report;
 
 /* A zcoll_report ready for zcoll_comm_last_report (struct_size set). */
 #define ZCOLL_REPORT_INITIALIZER                                                                  \
   {                                                                                               \
     sizeof(zcoll_report), ZCOLL_COLL_NONE, ZCOLL_MODE_DEFAULT, ZCOLL_ALGO_AUTO, ZCOLL_SUCCESS, 0, \
-        "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0                                              \
+        "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0                                     \
   }
 
 ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);

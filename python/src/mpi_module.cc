@@ -326,6 +326,9 @@ class Comm {
     d["hom_adds"] = r.hom_adds;
     d["time_predicted"] = r.time_predicted;
     d["ratio_estimate"] = r.ratio_estimate;
+    d["time_range"] = r.time_range;
+    d["time_first_send"] = r.time_first_send;
+    d["time_after_recv"] = r.time_after_recv;
     return d;
   }
 

@@ -23,7 +23,7 @@ _COLLECTIVES = {
     "reduce": 6, "gather": 7,
 }
 _ALGORITHMS = {"auto": 0, "native": 1, "ring": 2, "recursive_doubling": 3, "rd": 3,
-               "binomial": 4}
+               "binomial": 4, "chain": 6}
 
 _checked = False
 

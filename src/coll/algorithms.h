@@ -82,6 +82,8 @@ zcoll_status allgather_ring(Ctx&, const Args&);
 ErrState allgather_ring_model(const ModelIn&);
 zcoll_status bcast_binomial(Ctx&, const Args&);
 ErrState bcast_binomial_model(const ModelIn&);
+zcoll_status bcast_chain(Ctx&, const Args&);
+ErrState bcast_chain_model(const ModelIn&);
 zcoll_status scatter_binomial(Ctx&, const Args&);
 ErrState scatter_binomial_model(const ModelIn&);
 zcoll_status reduce_binomial(Ctx&, const Args&);
@@ -105,11 +107,15 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
 // Pipelined ring allgather of variable-size byte pieces (C-Coll's data
 // movement framework): piece r lives at buf + offs[r] (sizes[r] bytes, all
 // known to all ranks), this rank's own piece is in place; the ring moves
-// fixed-size segments of `segment` bytes. on_piece(r) runs as soon as piece r
-// has fully arrived (decompression overlaps the remaining transfers).
-template <typename F>
+// fixed-size segments of `segment` bytes. on_started() runs once this rank's
+// own piece and the first receives are posted (local work while the link is
+// busy); on_data(p, bytes) runs after every segment of piece p that arrives,
+// with the bytes of p that have arrived so far (sizes[p] when it is complete;
+// once with 0 for an empty piece), so that decompression overlaps the
+// remaining transfers segment by segment.
+template <typename F, typename G>
 zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes, const uint64_t* offs,
-                                  size_t segment, F on_piece);
+                                  size_t segment, F on_data, G on_started);
 
 // Ring allgather phases over blocks (counts[b] values at displs[b] of out;
 // this rank's block r already in out):
@@ -133,6 +139,15 @@ void split_blocks(size_t n, int size, size_t* counts, size_t* displs);
 // Split pieces of concatenated segment streams and decompress them: piece of
 // n values at src (bytes) -> dst.
 zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void* dst, size_t n);
+// The same as the bytes of the piece arrive: arrived of its bytes total are
+// there; decodes every segment stream that is complete and not decoded yet
+// (cur remembers where it stopped). Once arrived == bytes, all of them.
+struct SegmentCursor {
+  size_t pos = 0;  // bytes of the piece decoded
+  size_t k = 0;    // segments decoded
+};
+zcoll_status decompress_arrived(Ctx& c, const uint8_t* src, size_t arrived, size_t bytes, void* dst,
+                                size_t n, SegmentCursor* cur);
 // Compress n values as consecutive segment streams into dst; *size = bytes.
 zcoll_status compress_segments(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t cap,
                                size_t* size);

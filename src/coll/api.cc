@@ -59,6 +59,7 @@ const char* zcoll_algorithm_name(zcoll_algorithm a) {
     case ZCOLL_ALGO_RECURSIVE_DOUBLING: return "recursive_doubling";
     case ZCOLL_ALGO_BINOMIAL: return "binomial";
     case ZCOLL_ALGO_NONE: return "none";
+    case ZCOLL_ALGO_CHAIN: return "chain";
   }
   return "?";
 }

@@ -60,6 +60,8 @@ zcoll_status apply_env(zcoll_comm_config* c) {
       a = ZCOLL_ALGO_RECURSIVE_DOUBLING;
     else if (is(w, "binomial"))
       a = ZCOLL_ALGO_BINOMIAL;
+    else if (is(w, "chain"))
+      a = ZCOLL_ALGO_CHAIN;
     c->algorithm[av.coll] = a;
   }
   ZCOLL_CHECK(get_choice(kAutoLocal, &w));

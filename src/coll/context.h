@@ -47,12 +47,14 @@ class Workspace {
     kWindow,
     kTemp,
     kCounts,
+    kCursors,  // SegmentCursor per piece (ring allgather's segment-wise decoding)
     kCount
   };
   void set_source(std::unique_ptr<BufferSource> source) { source_ = std::move(source); }
   uint8_t* get(Slot s, size_t bytes) {
     if (source_) {
-      const bool data = s != kTable && s != kSizes && s != kReqs && s != kCounts;
+      const bool data = s != kTable && s != kSizes && s != kReqs && s != kCounts &&
+                        s != kCursors;
       if (uint8_t* p = source_->get(s, data, bytes)) return p;
     }
     std::vector<uint8_t>& v = bufs_[s];

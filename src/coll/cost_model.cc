@@ -176,17 +176,31 @@ double bcast_binomial(const Terms& t, const CostQuery& q, zcoll_mode mode) {
   const double L = ceil_log2(N);
   const double S =
       std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
-  // segments stream down the tree: latency once per level; a rank sends every
-  // segment to each of its children on its one link, so the root's link
-  // carries L copies (L*S segment transfers), and the deepest leaf waits for
-  // L + S - 1 of them: the larger of the two
-  const double hops = std::max(L * S, L + S - 1) / S;
-  if (mode == ZCOLL_MODE_RAW) return L * t.a + hops * D * t.b;
+  // segments stream down the tree: latency once per level; the root's link
+  // carries every segment once per child (L times), and a segment's transfer
+  // time per further level fills the pipeline
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + (L * S + L - 1) * D / S * t.b;
   const double inv = inv_ratio_k(t, q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return L * (t.a + D * inv * t.b) + L * D * (t.cc + t.cd);
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
   // the root compresses, inner ranks forward, every rank decodes its copy
-  return L * t.a + pipe(t, hops * D * inv * t.b, D * std::max(t.cc, t.cd)) + D / S * (t.cc + t.cd);
+  return L * t.a + pipe(t, (L * S + L - 1) * D * inv / S * t.b, D * std::max(t.cc, t.cd)) +
+         D / S * (t.cc + t.cd);
+}
+
+// The chain: every link carries the buffer once; a segment crosses N-1 hops
+// to fill the pipeline.
+double bcast_chain(const Terms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = static_cast<double>(q.total_values * q.vsize);
+  const double S =
+      std::max<double>(1, std::ceil(static_cast<double>(q.total_values) / q.seg_values));
+  if (mode == ZCOLL_MODE_RAW) return (N - 1) * t.a + (N - 2 + S) * D / S * t.b;
+  const double inv = inv_ratio_k(t, q, 1);
+  if (mode == ZCOLL_MODE_CPR_P2P) return (N - 1) * (t.a + D * inv * t.b + D * (t.cc + t.cd));
+  if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
+  return (N - 1) * t.a + pipe(t, (N - 2 + S) * D * inv / S * t.b, D * std::max(t.cc, t.cd)) +
+         D / S * (t.cc + t.cd);
 }
 
 // Binomial scatter and gather are mirror images: the root compresses every
@@ -255,6 +269,9 @@ zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, si
     case ZCOLL_COLL_REDUCE_SCATTER:
     case ZCOLL_COLL_ALLGATHER: return ZCOLL_ALGO_RING;
     case ZCOLL_COLL_BCAST:
+      // the same share rule as the ring: long messages go down the chain
+      return allreduce_ring_by_size(total_values, vsize, size) ? ZCOLL_ALGO_CHAIN
+                                                               : ZCOLL_ALGO_BINOMIAL;
     case ZCOLL_COLL_SCATTER:
     case ZCOLL_COLL_REDUCE:
     case ZCOLL_COLL_GATHER: return ZCOLL_ALGO_BINOMIAL;
@@ -264,6 +281,9 @@ zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, si
 
 const char* default_algorithm_reason(zcoll_collective coll, size_t total_values, size_t vsize,
                                      int size) {
+  if (coll == ZCOLL_COLL_BCAST)
+    return allreduce_ring_by_size(total_values, vsize, size) ? "auto: share >= 256 KiB per rank"
+                                                             : "auto: share < 256 KiB per rank";
   if (coll != ZCOLL_COLL_ALLREDUCE) return "the only algorithm";
   return allreduce_ring_by_size(total_values, vsize, size) ? "auto: block >= 256 KiB per rank"
                                                            : "auto: block < 256 KiB per rank";
@@ -313,8 +333,11 @@ static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,
     case ZCOLL_COLL_ALLGATHER:
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_RING ? allgather_ring(t, q, mode) : -1;
     case ZCOLL_COLL_BCAST:
-      return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL ? bcast_binomial(t, q, mode)
-                                                                    : -1;
+      if (algo == ZCOLL_ALGO_AUTO)
+        algo = default_algorithm(q.coll, q.total_values, q.vsize, q.size);
+      if (algo == ZCOLL_ALGO_BINOMIAL) return bcast_binomial(t, q, mode);
+      if (algo == ZCOLL_ALGO_CHAIN) return bcast_chain(t, q, mode);
+      return -1;
     case ZCOLL_COLL_SCATTER:
       return algo == ZCOLL_ALGO_AUTO || algo == ZCOLL_ALGO_BINOMIAL
                  ? scatter_gather_binomial(t, q, mode, false)
@@ -376,6 +399,10 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm fo
         break;
       case ZCOLL_COLL_REDUCE_SCATTER:
       case ZCOLL_COLL_ALLGATHER: add(mode, ZCOLL_ALGO_RING); break;
+      case ZCOLL_COLL_BCAST:
+        add(mode, ZCOLL_ALGO_CHAIN);
+        add(mode, ZCOLL_ALGO_BINOMIAL);
+        break;
       default: add(mode, ZCOLL_ALGO_BINOMIAL);
     }
   }

@@ -91,16 +91,27 @@ class CallReport {
   zcoll_report& operator*() { return rep_; }
   zcoll_report* operator->() { return &rep_; }
 
+  double t0() const { return t0_; }
+  // The transport's timeline of the algorithm (now_seconds(); 0: none).
+  void set_timeline(double first_send_at, double last_recv_at) {
+    rep_.time_first_send = first_send_at > 0 ? first_send_at - t0_ : 0;
+    last_recv_at_ = last_recv_at;
+  }
+
   zcoll_status finish(zcoll_status s) {
     rep_.status = s;
-    rep_.time_total = now_seconds() - t0_;
+    const double end = now_seconds();
+    rep_.time_total = end - t0_;
+    rep_.time_after_recv = last_recv_at_ > 0 ? end - last_recv_at_ : 0;
     if (rep_.mode != ZCOLL_MODE_MPI) rep_.time_comm = std::min(rep_.time_comm, rep_.time_total);
     ZCOLL_LOG(r_ == 0 ? log::kInfo : log::kTrace, r_, N_,
-              "%s n=%llu: mode=%s algo=%s (%s) bound=%.3g sent=%llu/%llu B t=%.1fus%s%s",
+              "%s n=%llu: mode=%s algo=%s (%s) bound=%.3g sent=%llu/%llu B t=%.1fus "
+              "(range %.1fus, first send %.1fus, after last receive %.1fus)%s%s",
               zcoll_collective_name(k_.coll), static_cast<unsigned long long>(rep_.count),
               zcoll_mode_name(rep_.mode), zcoll_algorithm_name(rep_.algorithm), rep_.reason,
               rep_.error_bound, static_cast<unsigned long long>(rep_.bytes_sent),
               static_cast<unsigned long long>(rep_.bytes_uncompressed), rep_.time_total * 1e6,
+              rep_.time_range * 1e6, rep_.time_first_send * 1e6, rep_.time_after_recv * 1e6,
               s ? " FAILED: " : "", s ? zcoll_last_error() : "");
     return s;
   }
@@ -109,6 +120,7 @@ class CallReport {
   zcoll_report& rep_;
   const Call& k_;
   double t0_;
+  double last_recv_at_ = 0;
   int N_ = 1, r_ = 0;
 };
 
@@ -356,12 +368,53 @@ Args bind_args(zcoll_comm* zc, const Call& k, const Resolved& s) {
 }
 
 // ---- agree -----------------------------------------------------------------------
+// One thread: independent lanes (no reduction chain through one register, no
+// OpenMP region), branch-free so that it vectorizes: x - x is 0 exactly for
+// finite x, NaN for inf and NaN, which are left out.
+template <typename T>
+void local_stats_lanes(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
+  constexpr int kLanes = 16;
+  const T inf = std::numeric_limits<T>::infinity();
+  T lo[kLanes], hi[kLanes], ma[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    lo[j] = inf;
+    hi[j] = -inf;
+    ma[j] = 0;
+  }
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const T v = x[i + j];
+      const bool fin = (v - v) == T(0);
+      const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
+      lo[j] = a < lo[j] ? a : lo[j];
+      hi[j] = b > hi[j] ? b : hi[j];
+      ma[j] = m > ma[j] ? m : ma[j];
+    }
+  for (; i < n; ++i) {
+    const T v = x[i];
+    if ((v - v) != T(0)) continue;
+    lo[0] = v < lo[0] ? v : lo[0];
+    hi[0] = v > hi[0] ? v : hi[0];
+    const T m = v < 0 ? -v : v;
+    ma[0] = m > ma[0] ? m : ma[0];
+  }
+  for (int j = 1; j < kLanes; ++j) {
+    lo[0] = lo[j] < lo[0] ? lo[j] : lo[0];
+    hi[0] = hi[j] > hi[0] ? hi[j] : hi[0];
+    ma[0] = ma[j] > ma[0] ? ma[j] : ma[0];
+  }
+  *mn = lo[0];
+  *mx = hi[0];
+  *maxabs = ma[0];
+}
+
 template <typename T>
 void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, double* maxabs) {
-  // Branch-free so that it vectorizes: x - x is 0 exactly for finite x.
   const T inf = std::numeric_limits<T>::infinity();
   T lo = inf, hi = -inf, ma = 0;
   int nt = n >= (size_t{1} << 20) ? std::max(1, threads) : 1;
+  if (nt == 1) return local_stats_lanes(x, n, mn, mx, maxabs);
 #pragma omp parallel for simd num_threads(nt) reduction(min                 \
                                                         : lo) reduction(max \
                                                                         : hi, ma) if (nt > 1)
@@ -451,6 +504,7 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   double mn = std::numeric_limits<double>::infinity(), mx = -mn, maxabs = 0;
   const bool need_range = cmp && s.eb_mode == ZCOLL_EB_REL;
   const bool need_mag = cmp && s.op == ZCOLL_OP_PROD && is_reduction(k.coll);
+  const double t_range = now_seconds();
   if ((need_range || need_mag) && data && data_n) {
     if (c.dev)  // device buffers (device.h)
       ZCOLL_CHECK(c.dev->stats(s.dtype, data, data_n, &mn, &mx, &maxabs));
@@ -471,6 +525,7 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
                                : estimate_ratio(data, data_n, s.dtype, eb_local);
     inv_ratio = ratio > 0 ? 1.0 / ratio : 1.0;
   }
+  rep->time_range = now_seconds() - t_range;
   double counts_hash = 0;
   if (k.coll == ZCOLL_COLL_REDUCE_SCATTER)
     for (int i = 0; i < N; ++i)
@@ -616,7 +671,10 @@ zcoll_status execute(const Selection& sel, Ctx& c, const Args& a, CallReport& re
   transport::Transport& tp = *c.tp;
   tp.bytes_sent = 0;
   tp.time_in_calls = 0;
+  tp.first_send_at = 0;
+  tp.last_recv_at = 0;
   zcoll_status s = sel.alg->run(c, a);
+  rep.set_timeline(tp.first_send_at, tp.last_recv_at);
   if (s == ZCOLL_SUCCESS) s = c.failed;
   rep->bytes_sent = tp.bytes_sent;
   rep->bytes_uncompressed = c.compressed() ? c.logical_bytes : tp.bytes_sent;

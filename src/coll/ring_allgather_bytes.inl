@@ -18,9 +18,9 @@
 
 namespace zcoll::coll {
 
-template <typename F>
+template <typename F, typename G>
 zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes, const uint64_t* offs,
-                                  size_t segment, F on_piece) {
+                                  size_t segment, F on_data, G on_started) {
   const int N = c.size, r = c.rank;
   if (N == 1) return ZCOLL_SUCCESS;
   const int right = (r + 1) % N, left = (r - 1 + N) % N;
@@ -67,16 +67,19 @@ zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes, c
   };
   size_t done = 0;
   while (posted < std::min(n_recv, window)) ZCOLL_CHECK(post_more());
+  // the link is busy with this rank's own piece: local work fits in here
+  ZCOLL_STEP(c, on_started());
   for (int j = 0; j < N - 1; ++j) {
     int p = piece_recv(j);
+    if (nseg(p) == 0) ZCOLL_STEP(c, on_data(p, uint64_t{0}));
     for (size_t k = 0; k < nseg(p); ++k) {
       ZCOLL_CHECK(c.tp->wait(rreq[done], nullptr));
       ++done;
       if (posted < n_recv) ZCOLL_CHECK(post_more());
       // forward: the piece received j-th is the piece sent (j+1)-th
       if (j + 1 <= N - 2) ZCOLL_CHECK(send_seg(p, k));
+      ZCOLL_STEP(c, on_data(p, std::min<uint64_t>(sizes[p], (k + 1) * segment)));
     }
-    ZCOLL_STEP(c, on_piece(p));
   }
   for (size_t i = 0; i < s_i; ++i) ZCOLL_CHECK(c.tp->wait(sreq[i], nullptr));
   return ZCOLL_SUCCESS;

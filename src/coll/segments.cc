@@ -27,23 +27,37 @@ zcoll_status compress_segments(Ctx& c, const void* src, size_t n, uint8_t* dst, 
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void* dst, size_t n) {
+zcoll_status decompress_arrived(Ctx& c, const uint8_t* src, size_t arrived, size_t bytes, void* dst,
+                                size_t n, SegmentCursor* cur) {
+  const size_t nseg = c.segments(n);
   if (sim::model()) {  // SMPI model: placeholder streams are not parsed (sim_cost.h)
-    sim::charge(c, sim::kDecompress, n * c.vsize);
+    if (arrived >= bytes && cur->k < nseg) {
+      sim::charge(c, sim::kDecompress, n * c.vsize);
+      cur->k = nseg;
+      cur->pos = bytes;
+    }
     return ZCOLL_SUCCESS;
   }
-  size_t pos = 0;
   auto* d = static_cast<uint8_t*>(dst);
-  for (size_t k = 0; k < c.segments(n); ++k) {
-    size_t sz = 0;
+  while (cur->k < nseg) {
+    const size_t k = cur->k, pos = cur->pos, len = c.seg_len(n, k);
     if (pos >= bytes) return fail(ZCOLL_ERR_TRUNCATED, "piece ends before segment %zu", k);
-    ZCOLL_CHECK(stream_size(c, src + pos, bytes - pos, c.seg_len(n, k), &sz));
+    const size_t avail = arrived - pos;
+    if (avail < zcoll_header_size(len, c.params.chunk_size) && arrived < bytes) break;
+    size_t sz = 0;
+    ZCOLL_CHECK(stream_size(c, src + pos, avail, len, &sz));
     if (sz > bytes - pos) return fail(ZCOLL_ERR_TRUNCATED, "segment %zu overruns its piece", k);
-    ZCOLL_CHECK(
-        decompress(c, src + pos, sz, d + k * c.seg_values * c.vsize, c.seg_len(n, k), false));
-    pos += sz;
+    if (sz > avail) break;  // the rest of this stream is still in flight
+    ZCOLL_CHECK(decompress(c, src + pos, sz, d + k * c.seg_values * c.vsize, len, false));
+    cur->pos += sz;
+    ++cur->k;
   }
   return ZCOLL_SUCCESS;
+}
+
+zcoll_status decompress_segments(Ctx& c, const uint8_t* src, size_t bytes, void* dst, size_t n) {
+  SegmentCursor cur;
+  return decompress_arrived(c, src, bytes, bytes, dst, n, &cur);
 }
 
 ErrState combine(zcoll_op op, ErrState a, ErrState b) {

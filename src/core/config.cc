@@ -69,8 +69,10 @@ const Decl kTable[kVarCount] = {
    nullptr, kMpi, "Reduce_scatter and Reduce_scatter_block algorithm (`auto`: the ring)"},
   {kAllgatherAlgo, "ZCOLL_ALLGATHER_ALGO", Kind::kChoice, "auto|ring", 0, 0, "auto", nullptr, kMpi,
    "Allgather algorithm (`auto`: the ring)"},
-  {kBcastAlgo, "ZCOLL_BCAST_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
-   "Bcast algorithm (`auto`: the binomial tree)"},
+  {kBcastAlgo, "ZCOLL_BCAST_ALGO", Kind::kChoice, "auto|binomial|chain", 0, 0, "auto", nullptr,
+   kMpi,
+   "Bcast algorithm (`auto`: the pipelined chain when each rank's share of the buffer is at "
+   "least 256 KiB, else the binomial tree)"},
   {kScatterAlgo, "ZCOLL_SCATTER_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
    "Scatter algorithm (`auto`: the binomial tree)"},
   {kReduceAlgo, "ZCOLL_REDUCE_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,

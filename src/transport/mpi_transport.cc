@@ -121,6 +121,7 @@ zcoll_status MpiTransport::isend(const void* buf, size_t bytes, int peer, int ta
                 mpi_error_text(rc));
   }
   bytes_sent += bytes;
+  if (first_send_at == 0) first_send_at = now_seconds();
   *req = r;
   return ZCOLL_SUCCESS;
 }
@@ -177,6 +178,7 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
     finish(s, st);
   }
   if (bytes) *bytes = s.bytes;
+  if (s.is_recv) last_recv_at = now_seconds();
   put_slot(r);
   return ZCOLL_SUCCESS;
 }

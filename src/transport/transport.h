@@ -44,6 +44,10 @@ class Transport {
   // Accounting, reset by the caller per collective call.
   uint64_t bytes_sent = 0;   // payload bytes passed to isend
   double time_in_calls = 0;  // seconds spent inside the calls above
+  // Timeline (now_seconds(); 0: none or not tracked by this transport): the
+  // first isend, and the return of the last wait() that completed a receive.
+  double first_send_at = 0;
+  double last_recv_at = 0;
 };
 
 }  // namespace zcoll::transport

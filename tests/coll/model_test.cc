@@ -61,9 +61,23 @@ TEST(SizeRule, AllreduceRingFrom256KiBPerRank) {
             ZCOLL_ALGO_RECURSIVE_DOUBLING);
   EXPECT_EQ(default_algorithm(ZCOLL_COLL_REDUCE_SCATTER, 10, 4, 4), ZCOLL_ALGO_RING);
   EXPECT_EQ(default_algorithm(ZCOLL_COLL_ALLGATHER, 10, 4, 4), ZCOLL_ALGO_RING);
-  for (zcoll_collective c :
-       {ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER})
+  for (zcoll_collective c : {ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER})
     EXPECT_EQ(default_algorithm(c, 1 << 20, 8, 5), ZCOLL_ALGO_BINOMIAL);
+  // Bcast: the chain from 256 KiB per rank, the binomial tree below
+  EXPECT_EQ(default_algorithm(ZCOLL_COLL_BCAST, 4 * 65536, 4, 4), ZCOLL_ALGO_CHAIN);
+  EXPECT_EQ(default_algorithm(ZCOLL_COLL_BCAST, 4 * 65536 - 4, 4, 4), ZCOLL_ALGO_BINOMIAL);
+}
+
+TEST(CostModel, BcastChainCarriesTheBufferOncePerLink) {
+  // 64 MiB at 8 ranks: the binomial root sends 3 copies, the chain's links one
+  const zcoll_model m = test_model();
+  const CostQuery q = query(ZCOLL_COLL_BCAST, 8, size_t{1} << 24, 4);
+  for (zcoll_mode mode : {ZCOLL_MODE_RAW, ZCOLL_MODE_HOM}) {
+    const double chain = predict_seconds(m, q, mode, ZCOLL_ALGO_CHAIN);
+    const double bino = predict_seconds(m, q, mode, ZCOLL_ALGO_BINOMIAL);
+    EXPECT_GT(chain, 0);
+    EXPECT_LT(chain, bino);
+  }
 }
 
 TEST(CostModel, RejectsUnusableModelsAndMissingPairs) {

@@ -310,11 +310,19 @@ void t_bcast(const Case& c, int nan_inf = 0) {
   std::vector<T> buf(n + 1, T(-7));
   if (c.rank == c.root) std::copy(in[c.root].begin(), in[c.root].end(), buf.begin());
   zcoll_comm_set_mode(c.zc, c.mode);
+  // c.algo may name another collective's algorithm (a case shared with allreduce)
+  const zcoll_algorithm al =
+      c.algo == ZCOLL_ALGO_BINOMIAL || c.algo == ZCOLL_ALGO_CHAIN ? c.algo : ZCOLL_ALGO_AUTO;
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_BCAST, al);
   zcoll_status s = zcoll_bcast(c.zc, buf.data(), n, mpi_type<T>(), c.root);
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, "bcast", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, false, n, what);
   if (s != ZCOLL_SUCCESS) return;
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && al != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == al, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
   check_copy<T>(c, buf.data(), in[c.root].data(), n, rep, what,
                 c.rank == c.root || c.mode == ZCOLL_MODE_MPI || c.mode == ZCOLL_MODE_RAW);
   EXPECT(buf[n] == T(-7), "%s: wrote past the end", what.c_str());
@@ -648,7 +656,14 @@ void group_large(const Env& e) {
     c.algo = ZCOLL_ALGO_AUTO;
     t_reduce_scatter<float>(c, false);
     t_reduce<float>(c);
-    t_bcast<float>(c);
+    t_bcast<float>(c);  // the default: the chain (>= 256 KiB per rank)
+    for (zcoll_algorithm al : {ZCOLL_ALGO_BINOMIAL, ZCOLL_ALGO_CHAIN}) {
+      c.algo = al;
+      c.root = e.size - 1;
+      t_bcast<float>(c);
+    }
+    c.algo = ZCOLL_ALGO_AUTO;
+    c.root = 0;
     c.count = big / e.size + 3;
     t_allgather<float>(c);
     t_scatter<float>(c);
@@ -667,6 +682,11 @@ void group_special(const Env& e) {
       "ZCOLL_COLL_COUNT is not a collective");
   EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL) == ZCOLL_SUCCESS,
          "bcast binomial: %s", zcoll_last_error());
+  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN) == ZCOLL_SUCCESS,
+         "bcast chain: %s", zcoll_last_error());
+  EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_CHAIN) ==
+             ZCOLL_ERR_INVALID_ARG,
+         "allreduce has no chain algorithm");
   zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
   // the struct_size rule on the MPI side: a struct smaller than the first
   // version is refused; a newer (larger) one gets its unknown tail zeroed

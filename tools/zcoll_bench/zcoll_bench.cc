@@ -184,7 +184,8 @@ struct Row {
   double t_min = 0, t_avg = 0, t_max = 0;  // microseconds
   double algbw = 0, busbw = 0, speedup = 0, ratio = 0;
   double max_err = 0, psnr = 0, bound = 0, eb = 0;
-  double t_comp = 0, t_mpi = 0, t_red = 0, t_other = 0;  // avg microseconds
+  double t_comp = 0, t_mpi = 0, t_red = 0, t_other = 0;    // avg microseconds
+  double t_range = 0, t_first_send = 0, t_after_recv = 0;  // timeline, avg microseconds
   bool identical = true, pass = true;
   std::string status;
   double t_coll = 0;                 // this repeat: mean over iterations of the max over ranks
@@ -289,7 +290,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     st = call();
   }
   std::vector<double> times;
-  double comp = 0, mpi = 0, red = 0, tot = 0;
+  double comp = 0, mpi = 0, red = 0, tot = 0, t_range = 0, first = 0, after = 0;
   uint64_t sent = 0, logical = 0;
   zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
   rep.struct_size = sizeof rep;
@@ -303,6 +304,9 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     mpi += rep.time_comm;
     red += rep.time_reduce;
     tot += rep.time_total;
+    t_range += rep.time_range;
+    first += rep.time_first_send;
+    after += rep.time_after_recv;
     sent += rep.bytes_sent;
     logical += rep.bytes_uncompressed;
   }
@@ -337,13 +341,18 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   row.t_avg /= static_cast<double>(times.size()) * N;
   row.algbw = bytes / (row.t_avg * 1e-6) / 1e9;
   row.busbw = row.algbw * bus_factor(coll, N);
-  double sums[6] = {comp, mpi, red, tot, static_cast<double>(sent), static_cast<double>(logical)};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double sums[9] = {
+      comp,    mpi,   red,  tot, static_cast<double>(sent), static_cast<double>(logical),
+      t_range, first, after};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 9, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double k = 1e6 / (static_cast<double>(o.iters) * N);
   row.t_comp = sums[0] * k;
   row.t_mpi = sums[1] * k;
   row.t_red = sums[2] * k;
   row.t_other = std::max(0.0, sums[3] * k - row.t_comp - row.t_mpi - row.t_red);
+  row.t_range = sums[6] * k;
+  row.t_first_send = sums[7] * k;
+  row.t_after_recv = sums[8] * k;
   row.ratio = sums[4] > 0 ? sums[5] / sums[4] : 1.0;
 
   // ---- validation against the exact result -----------------------------------
@@ -761,6 +770,9 @@ int main(int argc, char** argv) {
                                 {"median", median_of(r.speedup_reps)},
                                 {"min", min_of(r.speedup_reps)},
                                 {"max", max_of(r.speedup_reps)}};
+        x["timeline_us"] = {{"range", r.t_range},
+                            {"first_send", r.t_first_send},
+                            {"after_last_recv", r.t_after_recv}};
         x["pass"] = r.pass;
         x["status"] = r.status;
         j["rows"].push_back(x);

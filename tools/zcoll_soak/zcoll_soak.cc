@@ -206,6 +206,7 @@ zcoll_algorithm draw_algorithm(Rng& g, zcoll_collective coll) {
       return g.chance(0.5) ? ZCOLL_ALGO_RING : ZCOLL_ALGO_RECURSIVE_DOUBLING;
     case ZCOLL_COLL_REDUCE_SCATTER:
     case ZCOLL_COLL_ALLGATHER: return ZCOLL_ALGO_RING;
+    case ZCOLL_COLL_BCAST: return g.chance(0.5) ? ZCOLL_ALGO_CHAIN : ZCOLL_ALGO_BINOMIAL;
     default: return ZCOLL_ALGO_BINOMIAL;
   }
 }

@@ -116,11 +116,16 @@ zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, cons
   for (int j = 0; j < N - 1; ++j) c.logical_bytes += counts[((r - j) % N + N) % N] * c.vsize;
   const size_t segment =
       std::max<size_t>(16384, c.seg_values == SIZE_MAX ? 0 : c.seg_values * c.vsize / 4);
-  if (decompress_own)
-    ZCOLL_STEP(c,
-               decompress_segments(c, buf + offs[r], sizes[r], o + displs[r] * c.vsize, counts[r]));
-  ZCOLL_CHECK(ring_allgather_bytes(c, buf, sizes, offs, segment, [&](int p) {
-    return decompress_segments(c, buf + offs[p], sizes[p], o + displs[p] * c.vsize, counts[p]);
+  // Every piece is decoded segment stream by segment stream as its bytes
+  // arrive; this rank's own piece while the link carries it to the right.
+  SegmentCursor* cur = c.ws->get_as<SegmentCursor>(Workspace::kCursors, static_cast<size_t>(N));
+  for (int p = 0; p < N; ++p) cur[p] = SegmentCursor{};
+  auto decode = [&](int p, uint64_t arrived) {
+    return decompress_arrived(c, buf + offs[p], arrived, sizes[p], o + displs[p] * c.vsize,
+                              counts[p], &cur[p]);
+  };
+  ZCOLL_CHECK(ring_allgather_bytes(c, buf, sizes, offs, segment, decode, [&]() {
+    return decompress_own ? decode(r, sizes[r]) : ZCOLL_SUCCESS;
   }));
   return ZCOLL_SUCCESS;
 }
