@@ -56,6 +56,8 @@ struct zcoll_comm {
   // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
   int single_node = -1;
   bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
+  // calls made on the handle (the same count on every rank): the tag epoch
+  uint64_t calls = 0;
 };
 
 namespace zcoll::coll {
