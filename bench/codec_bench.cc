@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   app.add_option("--side", o.side, "synthetic fields are side x side")
       ->check(CLI::Range(32, 65536));
   app.add_flag("--hom", o.hom, "homomorphic addition vs DOC");
+  app.add_flag("--checksum", o.checksum, "streams with chunk checksums (ZCOLL_FLAG_CHECKSUM)");
   app.add_flag("--quick", o.quick, "smoke test: one small dataset, 1 repeat");
   app.add_option("--json", o.json_path, "write results as JSON");
   app.add_option("--label", o.label, "free text stored in the JSON");
@@ -220,6 +221,7 @@ int main(int argc, char** argv) {
                      {"warmup", o.warmup},
                      {"stat", stat_name(o.stat)},
                      {"chunk_size", o.chunk_size},
+                     {"checksum", o.checksum},
                      {"synthetic_side", o.side},
                      {"quick", o.quick}};
     for (const auto& d : datasets) j["settings"]["datasets"].push_back(d.name);

@@ -41,6 +41,7 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   };
 
   zcoll_params prel = rel_params(rel, o.chunk_size);
+  if (o.checksum) prel.flags = ZCOLL_FLAG_CHECKSUM;
   double eb = 0;
   zcoll_status s = zcoll_resolve_error_bound(&prel, dt, x.data(), n, &eb, threads);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_resolve_error_bound", s));
@@ -49,6 +50,7 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   pabs.error_bound = eb;
   row["abs_eb"] = eb;
   row["chunk_size"] = o.chunk_size ? o.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
+  row["checksum"] = o.checksum;
 
   size_t size_rel = 0, size_abs = 0;
   zcoll_status st_rel = ZCOLL_SUCCESS, st_abs = ZCOLL_SUCCESS, st_dec = ZCOLL_SUCCESS;

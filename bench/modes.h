@@ -20,6 +20,7 @@ struct Options {
   int warmup = 1;
   Stat stat = Stat::kBest;
   uint32_t chunk_size = 0;  // 0 = library default
+  bool checksum = false;    // ZCOLL_FLAG_CHECKSUM on every stream (format 1.1)
   size_t side = 4096;       // synthetic fields are side x side
   bool quick = false;
   bool hom = false;

@@ -1,7 +1,8 @@
 /*
  * zcoll.h — the error-bounded float compressor of zcoll (no MPI here).
  *
- * Streams produced by this API follow docs/format.md (format version 1).
+ * Streams produced by this API follow docs/format.md (format version 1.1:
+ * version byte 1; a stream without header flags is a 1.0 stream).
  * Every function returns a zcoll_status; zcoll_status_string() names a code and
  * zcoll_last_error() gives the detailed message of the last failure on the calling
  * thread. No function aborts or exits.
@@ -43,8 +44,18 @@
 extern "C" {
 #endif
 
-/* Version of the compressed format written by this library (docs/format.md). */
+/* Version of the compressed format written by this library (docs/format.md):
+ * the version byte of every stream. Minor 1 (zcoll 1.1) defines the header
+ * flag ZCOLL_FLAG_CHECKSUM; a stream without flags is byte-identical to 1.0. */
 #define ZCOLL_FORMAT_VERSION 1
+#define ZCOLL_FORMAT_VERSION_MINOR 1
+
+/* zcoll_params.flags (and the stream header's flags byte, zcoll_info.format_flags).
+ * ZCOLL_FLAG_CHECKSUM: a CRC-32C of every chunk, in a trailer after the chunks
+ * (4 bytes per chunk, padded to 8); every decoder and homomorphic operation
+ * verifies it (a changed byte anywhere in the stream: ZCOLL_ERR_CORRUPT), and
+ * the homomorphic operations write it on their output when an input has it. */
+#define ZCOLL_FLAG_CHECKSUM 0x1u
 
 /* ---- status codes -------------------------------------------------------- */
 typedef enum zcoll_status {
@@ -94,10 +105,11 @@ typedef struct zcoll_params {
   zcoll_eb_mode eb_mode; /* ABS or REL                                          */
   double error_bound;    /* > 0 and finite                                      */
   uint32_t chunk_size;   /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
+  uint64_t flags;        /* ZCOLL_FLAG_* (since 1.1; 0 = none, a 1.0 stream)     */
 } zcoll_params;
 
 #define ZCOLL_PARAMS_INITIALIZER \
-  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u }
+  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u }
 
 /* Fill *params with the defaults (REL 1e-3, default chunk size). */
 ZCOLL_API void zcoll_params_init(zcoll_params* params);
@@ -130,7 +142,8 @@ ZCOLL_API zcoll_status zcoll_resolve_error_bound(const zcoll_params* params, zco
 
 /* ---- whole-stream compression -------------------------------------------- */
 /* Compress n values at src into dst. dst_capacity must be at least
- * zcoll_compress_bound(n, dtype). On success *dst_size holds the stream size. */
+ * zcoll_compress_bound(n, dtype) (which covers the checksum trailer too). On
+ * success *dst_size holds the stream size. */
 ZCOLL_API zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype,
                                       const void* src, size_t n, void* dst, size_t dst_capacity,
                                       size_t* dst_size, int threads);
@@ -163,10 +176,11 @@ typedef struct zcoll_info {
   uint32_t terms;       /* number of compressed inputs summed into this stream   */
   uint64_t header_size; /* header + index bytes                                  */
   uint64_t stream_size; /* total bytes of the stream                             */
+  uint32_t format_flags; /* the header's flags (ZCOLL_FLAG_CHECKSUM; since 1.1)   */
 } zcoll_info;
 
 #define ZCOLL_INFO_INITIALIZER \
-  { sizeof(zcoll_info), 0u, (zcoll_dtype)0, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u, 0u, 0u }
+  { sizeof(zcoll_info), 0u, (zcoll_dtype)0, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u, 0u, 0u, 0u }
 
 /* Validate the header, the index and every chunk's framing, and describe the
  * stream. src_size may exceed the stream (trailing bytes are ignored). */
@@ -185,7 +199,10 @@ ZCOLL_API zcoll_status zcoll_stream_size(const void* src, size_t src_size, size_
  *   zcoll_compress_finish(p, dt, n, sizes, dst, cap);
  * params->eb_mode must be ZCOLL_EB_ABS (resolve REL first), and every range
  * must use the same params. chunk_sizes receives one entry per chunk of the
- * range. The stream is then identical to what zcoll_compress produces.       */
+ * range. The stream is then identical to what zcoll_compress produces. With
+ * ZCOLL_FLAG_CHECKSUM, finish also writes the checksum trailer after the
+ * chunks: the stream then ends zcoll_header_size(n, cs) - 48 bytes after pos
+ * (zcoll_stream_size gives the total either way).                            */
 ZCOLL_API zcoll_status zcoll_compress_chunks(const zcoll_params* params, zcoll_dtype dtype,
                                              const void* src, size_t n, size_t first_chunk,
                                              size_t last_chunk, void* dst, size_t dst_capacity,

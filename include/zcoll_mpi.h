@@ -141,14 +141,18 @@ typedef struct zcoll_comm_config {
                                      zcoll_collective: ZCOLL_<COLLECTIVE>_ALGO
                                      (ZCOLL_ALLREDUCE_ALGO auto|ring|rd, ...);
                                      ZCOLL_ALGO_AUTO = the library's choice   */
+  uint64_t codec_flags;                        /* ZCOLL_CHECKSUM=1: ZCOLL_FLAG_CHECKSUM, the
+                                     zcoll_params.flags of every compressed
+                                     message (a CRC-32C per chunk: a corrupt
+                                     message is an error, never a wrong value);
+                                     0 = none (default). Since 1.1           */
 } zcoll_comm_config;
 
 #define ZCOLL_COMM_CONFIG_INITIALIZER                                                            \
   {                                                                                              \
     sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4, ZCOLL_BOUND_PER_COMPRESSION, \
-        1, 65536, 0u, 0, {                                                                       \
-      ZCOLL_ALGO_AUTO                                                                            \
-    }                                                                                            \
+        1, 65536, 0u, 0, {ZCOLL_ALGO_AUTO},                                                      \
+        0u                                                                                       \
   }
 
 /* Fill *config with the defaults above. */

@@ -5,6 +5,11 @@
 
 #include "core/error.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define ZCOLL_CRC_SSE42 1
+#endif
+
 namespace zcoll {
 
 namespace {
@@ -33,7 +38,30 @@ constexpr uint64_t kMaxN = uint64_t{1} << 56;
 
 }  // namespace
 
+#ifdef ZCOLL_CRC_SSE42
+namespace {
+// The same CRC with the SSE4.2 crc32 instruction (which computes CRC-32C,
+// reflected, without the initial and final inversions), 8 bytes per step.
+__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(uint32_t crc, const uint8_t* p,
+                                                         size_t len) {
+  uint64_t c = ~crc;
+  while (len >= 8) {
+    c = _mm_crc32_u64(c, load_u64(p));
+    p += 8;
+    len -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  while (len--) c32 = _mm_crc32_u8(c32, *p++);
+  return ~c32;
+}
+const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
+}  // namespace
+#endif
+
 uint32_t crc32c(uint32_t crc, const uint8_t* p, size_t len) {
+#ifdef ZCOLL_CRC_SSE42
+  if (kHaveSse42) return crc32c_sse42(crc, p, len);
+#endif
   crc = ~crc;
   while (len >= 8) {  // slicing-by-8
     uint32_t lo = load_u32(p) ^ crc, hi = load_u32(p + 4);
@@ -52,12 +80,19 @@ uint32_t header_checksum(const uint8_t* stream, uint64_t chunks) {
   return crc32c(c, stream + kHeaderBytes, index_bytes(chunks));
 }
 
+size_t write_trailer(uint8_t* d, const uint32_t* crcs, uint64_t chunks) {
+  for (uint64_t c = 0; c < chunks; ++c) store_u32(d + 4 * c, crcs[c]);
+  const size_t bytes = trailer_bytes(chunks);
+  for (size_t i = chunks * 4; i < bytes; ++i) d[i] = 0;
+  return bytes;
+}
+
 void write_header(uint8_t* d, const Header& h) {
   std::memcpy(d, kMagic, 4);
   d[kOffVersion] = h.version;
   d[kOffDtype] = static_cast<uint8_t>(h.dtype);
   d[kOffBlockLog2] = kBlockLog2;
-  d[kOffFlags] = 0;
+  d[kOffFlags] = h.flags;
   store_u32(d + kOffChunkSize, h.chunk_size);
   store_u32(d + kOffDivisor, h.divisor);
   store_u64(d + kOffN, h.n);
@@ -85,8 +120,9 @@ zcoll_status parse_header(const void* src, size_t src_size, Header* h) {
     return fail(ZCOLL_ERR_CORRUPT, "unknown dtype code %u", s[kOffDtype]);
   if (s[kOffBlockLog2] != kBlockLog2)
     return fail(ZCOLL_ERR_UNSUPPORTED, "block size 2^%u is not supported", s[kOffBlockLog2]);
-  if (s[kOffFlags] != 0)
+  if (s[kOffFlags] & ~kKnownFlags)
     return fail(ZCOLL_ERR_UNSUPPORTED, "unknown header flags 0x%02x", s[kOffFlags]);
+  h->flags = s[kOffFlags];
   h->version = s[kOffVersion];
   h->dtype = static_cast<zcoll_dtype>(s[kOffDtype]);
   h->chunk_size = load_u32(s + kOffChunkSize);
@@ -133,10 +169,17 @@ zcoll_status parse_stream(const void* src, size_t src_size, StreamView* v) {
     off += bytes;
   }
   v->offsets[v->chunks] = off;
-  if (off > src_size)
+  const uint64_t end = off + (v->h.checksummed() ? trailer_bytes(v->chunks) : 0);
+  if (end > src_size)
     return fail(ZCOLL_ERR_TRUNCATED, "stream needs %llu bytes, %zu given",
-                static_cast<unsigned long long>(off), src_size);
-  v->stream_size = off;
+                static_cast<unsigned long long>(end), src_size);
+  v->sums = nullptr;
+  if (v->h.checksummed()) {
+    v->sums = s + off;
+    for (uint64_t i = off + 4 * v->chunks; i < end; ++i)
+      if (s[i] != 0) return fail(ZCOLL_ERR_CORRUPT, "checksum trailer padding is not zero");
+  }
+  v->stream_size = end;
   return ZCOLL_SUCCESS;
 }
 

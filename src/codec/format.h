@@ -25,6 +25,11 @@ constexpr size_t kQuantChunkHeaderBytes = 12;  // kind, 3 pad, anchor i32, qmax 
 constexpr size_t kRawChunkHeaderBytes = 8;     // kind, 7 pad
 constexpr uint32_t kMaxCodeLength = 33;        // planes of a block (two's complement)
 
+// Header flags (format 1.1; docs/format.md section 2). A 1.0 reader rejects any
+// flag (ZCOLL_ERR_UNSUPPORTED), so a stream with one is never misread.
+constexpr uint8_t kFlagChunkChecksums = ZCOLL_FLAG_CHECKSUM;  // CRC-32C trailer, one per chunk
+constexpr uint8_t kKnownFlags = kFlagChunkChecksums;
+
 // kQMaxCompress, kQMaxFormat, kSlackF32 and kSlackF64 are in shared_logic.h (host
 // and device).
 
@@ -40,7 +45,9 @@ struct Header {
   double eb = 0;       // guaranteed bound of the represented data
   double quantum = 0;  // bin width
   uint32_t terms = 1;
+  uint8_t flags = 0;  // kFlag*
 
+  bool checksummed() const { return (flags & kFlagChunkChecksums) != 0; }
   uint64_t chunks() const { return chunk_size ? (n + chunk_size - 1) / chunk_size : 0; }
   size_t value_bytes() const { return dtype == ZCOLL_FLOAT64 ? 8 : 4; }
   // values in chunk c
@@ -55,6 +62,10 @@ struct Header {
 
 inline size_t index_bytes(uint64_t chunks) { return align8(chunks * 4); }
 inline size_t header_and_index_bytes(uint64_t chunks) { return kHeaderBytes + index_bytes(chunks); }
+
+// Bytes of the checksum trailer (one u32 per chunk, zero padding to 8) of a
+// stream with kFlagChunkChecksums; the same size as the index.
+inline size_t trailer_bytes(uint64_t chunks) { return index_bytes(chunks); }
 
 // Raw chunk size for len values of vbytes each.
 inline size_t raw_chunk_bytes(uint32_t len, size_t vbytes) {
@@ -105,6 +116,10 @@ inline void store_f64(uint8_t* p, double d) {
 // CRC-32C (Castagnoli), reflected, init/xorout 0xFFFFFFFF.
 uint32_t crc32c(uint32_t crc, const uint8_t* data, size_t len);
 
+// Write the checksum trailer at dst: crcs[0..chunks) then zero padding to 8.
+// Returns trailer_bytes(chunks).
+size_t write_trailer(uint8_t* dst, const uint32_t* crcs, uint64_t chunks);
+
 // Header + index checksum: CRC-32C over header bytes [0,44) then the index bytes.
 uint32_t header_checksum(const uint8_t* stream, uint64_t chunks);
 
@@ -120,12 +135,15 @@ struct StreamView {
   size_t data_begin = 0;  // offset of chunk 0
   // Byte offset of chunk c from the stream start; offsets[chunks] = stream_size.
   std::vector<uint64_t> offsets;
+  // kFlagChunkChecksums: the trailer (CRC-32C of chunk c at sums + 4c); else nullptr.
+  const uint8_t* sums = nullptr;
   const uint8_t* chunk(uint64_t c) const { return base + offsets[c]; }
   size_t chunk_bytes(uint64_t c) const { return offsets[c + 1] - offsets[c]; }
 };
 
 // Parse and validate header + index (magic, version, fields, checksum, sizes,
-// alignment). Does not look inside chunks (decoders validate each chunk).
+// alignment; with kFlagChunkChecksums the trailer's presence and padding). Does
+// not look inside chunks (decoders validate each chunk, checksums included).
 zcoll_status parse_header(const void* src, size_t src_size, Header* h);
 zcoll_status parse_stream(const void* src, size_t src_size, StreamView* view);
 

@@ -221,21 +221,24 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
   Header h = va.h;
   h.eb = va.h.eb + vb.h.eb;
   h.terms = add_terms(va.h.terms, vb.h.terms);
+  h.flags = va.h.flags | vb.h.flags;  // checksummed if an input is (recomputed below)
   const uint64_t chunks = h.chunks();
   const size_t begin = header_and_index_bytes(chunks);
-  std::vector<uint32_t> sizes(chunks);
+  std::vector<uint32_t> sizes(chunks), crcs(h.checksummed() ? chunks : 0);
   const int nt = resolve_threads(threads, chunks);
   std::vector<Counts> counts(nt);
   std::vector<std::vector<T>> ta(nt), tb(nt);
-  const size_t written = produce_chunks(
+  size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out) {
         const int t = omp_get_thread_num();
         if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
         return hom_add_chunk<T>(va, vb, c, op, ta[t], tb[t], out, &counts[t]);
-      });
+      },
+      h.checksummed() ? crcs.data() : nullptr);
   finish_stream(dst, h, sizes);
+  if (h.checksummed()) written += write_trailer(dst + begin + written, crcs.data(), chunks);
   *out_size = begin + written;
   if (stats) {  // in and out: the caller's counts (as far as its struct goes) plus ours
     zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
@@ -254,6 +257,7 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
 // divisor) of h: one quantized chunk per chunk, anchor 0, every block constant.
 zcoll_status make_zero_stream(const Header& like, std::vector<uint8_t>* out) {
   Header h = like;
+  h.flags = 0;  // internal operand: no checksum trailer
   const uint64_t chunks = h.chunks();
   std::vector<uint32_t> sizes(chunks);
   size_t total = header_and_index_bytes(chunks);
@@ -327,15 +331,16 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
   Header h = va.h;
   h.divisor = 1;  // values are re-encoded as they are
   h.terms = add_terms(va.h.terms, vb.h.terms);
+  h.flags = va.h.flags | vb.h.flags;  // checksummed if an input is (recomputed below)
   const uint64_t chunks = h.chunks();
   const size_t begin = header_and_index_bytes(chunks);
-  std::vector<uint32_t> sizes(chunks);
+  std::vector<uint32_t> sizes(chunks), crcs(h.checksummed() ? chunks : 0);
   const int nt = resolve_threads(threads, chunks);
   std::vector<std::vector<T>> ta(nt), tb(nt);
   std::vector<double> prod_bound(nt, 0.0);
   const double ea = va.h.eb, eb = vb.h.eb;
   const ChunkKernels& k = active_kernels();
-  const size_t written = produce_chunks(
+  size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out) {
@@ -357,7 +362,8 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
         }
         apply_op(op, x, y, len);
         return compress_chunk<T>(k, x, len, qz, out);
-      });
+      },
+      h.checksummed() ? crcs.data() : nullptr);
   double prior = 0;
   switch (op) {
     case ZCOLL_OP_SUM: prior = ea + eb; break;
@@ -370,6 +376,7 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
   // (not counted: the rounding of the operation itself in T, half an ulp of a result)
   h.eb = prior + eb_single;
   finish_stream(dst, h, sizes);
+  if (h.checksummed()) written += write_trailer(dst + begin + written, crcs.data(), chunks);
   *out_size = begin + written;
   return ZCOLL_SUCCESS;
 }

@@ -43,21 +43,24 @@ zcoll_status check_compress_args(const zcoll_params* in, zcoll_dtype dtype, int 
 namespace {
 
 // Compress chunks [first, last) compactly into dst (chunk data only).
+// crcs (may be null): the CRC-32C of each chunk of the range.
 template <typename T>
 void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint64_t first,
-                    uint64_t last, uint8_t* dst, int threads, size_t* written, uint32_t* sizes) {
+                    uint64_t last, uint8_t* dst, int threads, size_t* written, uint32_t* sizes,
+                    uint32_t* crcs = nullptr) {
   const ChunkKernels& k = active_kernels();
   *written = produce_chunks(
       first, last, threads, dst, sizes,
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out) {
         return compress_chunk<T>(k, src + c * h.chunk_size, h.chunk_len(c), qz, out);
-      });
+      },
+      crcs);
 }
 
 template <typename T>
-zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, int threads,
-                            uint8_t* dst, size_t* dst_size) {
+zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, uint8_t flags,
+                            int threads, uint8_t* dst, size_t* dst_size) {
   Quantizer<T> qz;
   if (!make_quantizer<T>(eb, &qz))
     return fail(ZCOLL_ERR_INVALID_ARG, "error bound %g cannot be used as a quantization step", eb);
@@ -67,14 +70,18 @@ zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, int 
   h.n = n;
   h.eb = eb;
   h.quantum = qz.quantum;
+  h.flags = flags;
   const uint64_t chunks = h.chunks();
   const size_t begin = header_and_index_bytes(chunks);
   std::vector<uint32_t> sizes(chunks);
+  std::vector<uint32_t> crcs(h.checksummed() ? chunks : 0);
   size_t written = 0;
   if (chunks)
-    compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data());
+    compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data(),
+                      h.checksummed() ? crcs.data() : nullptr);
   for (uint64_t c = 0; c < chunks; ++c) store_u32(dst + kHeaderBytes + 4 * c, sizes[c]);
   write_header(dst, h);
+  if (h.checksummed()) written += write_trailer(dst + begin + written, crcs.data(), chunks);
   *dst_size = begin + written;
   return ZCOLL_SUCCESS;
 }
@@ -99,6 +106,9 @@ zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last)
       return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: unknown chunk kind %u",
                   static_cast<unsigned long long>(c), in[0]);
     }
+    if (v.sums && crc32c(0, in, bytes) != load_u32(v.sums + 4 * c))
+      return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: checksum mismatch (CRC-32C)",
+                  static_cast<unsigned long long>(c));
   }
   return ZCOLL_SUCCESS;
 }
@@ -251,6 +261,7 @@ zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
   h.chunk_size = cs;
   h.n = n;
   h.eb = p.error_bound;
+  h.flags = static_cast<uint8_t>(p.flags);
   bool ok;
   if (dtype == ZCOLL_FLOAT32) {
     Quantizer<float> q;
@@ -268,6 +279,14 @@ zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
     return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "header and index need %zu bytes",
                 header_and_index_bytes(chunks));
   auto* d = static_cast<uint8_t*>(dst);
+  if (h.checksummed()) {  // the trailer after the chunks, which are in place
+    uint64_t end = header_and_index_bytes(chunks);
+    for (uint64_t c = 0; c < chunks; ++c) end += sizes[c];
+    if (cap < end + trailer_bytes(chunks))
+      return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "the stream with its checksums needs %llu bytes",
+                  static_cast<unsigned long long>(end + trailer_bytes(chunks)));
+    append_trailer(h, d + header_and_index_bytes(chunks), sizes);
+  }
   for (uint64_t c = 0; c < chunks; ++c) store_u32(d + kHeaderBytes + 4 * c, sizes[c]);
   write_header(d, h);
   return ZCOLL_SUCCESS;
@@ -286,6 +305,7 @@ zcoll_status stream_size_impl(const void* src, size_t src_size, size_t* stream_s
     return fail(ZCOLL_ERR_CORRUPT, "header/index checksum mismatch");
   uint64_t total = begin;
   for (uint64_t c = 0; c < chunks; ++c) total += load_u32(s + kHeaderBytes + 4 * c);
+  if (h.checksummed()) total += trailer_bytes(chunks);
   *stream_size = total;
   return ZCOLL_SUCCESS;
 }
@@ -309,6 +329,7 @@ zcoll_status inspect_impl(const void* src, size_t src_size, zcoll_info* out) {
   info.terms = v.h.terms;
   info.header_size = v.data_begin;
   info.stream_size = v.stream_size;
+  info.format_flags = v.h.flags;
   write_struct(out, info);
   return ZCOLL_SUCCESS;
 }
@@ -316,6 +337,18 @@ zcoll_status inspect_impl(const void* src, size_t src_size, zcoll_info* out) {
 }  // namespace
 
 zcoll_status validate_all_chunks(const StreamView& v) { return validate_chunks(v, 0, v.chunks); }
+
+size_t append_trailer(const Header& h, uint8_t* data, const uint32_t* sizes) {
+  if (!h.checksummed()) return 0;
+  const uint64_t chunks = h.chunks();
+  std::vector<uint32_t> crcs(chunks);
+  size_t pos = 0;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    crcs[c] = crc32c(0, data + pos, sizes[c]);
+    pos += sizes[c];
+  }
+  return write_trailer(data + pos, crcs.data(), chunks);
+}
 
 }  // namespace zcoll
 
@@ -392,9 +425,12 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     double eb = 0;
     ZCOLL_CHECK(resolve_bound(p, dtype, src, n, threads, &eb));
     auto* d = static_cast<uint8_t*>(dst);
+    const auto flags = static_cast<uint8_t>(p.flags);
     if (dtype == ZCOLL_FLOAT32)
-      return compress_typed(static_cast<const float*>(src), n, eb, cs, threads, d, dst_size);
-    return compress_typed(static_cast<const double*>(src), n, eb, cs, threads, d, dst_size);
+      return compress_typed(static_cast<const float*>(src), n, eb, cs, flags, threads, d,
+                            dst_size);
+    return compress_typed(static_cast<const double*>(src), n, eb, cs, flags, threads, d,
+                          dst_size);
   });
 }
 

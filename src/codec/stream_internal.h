@@ -19,8 +19,13 @@ namespace zcoll {
 int resolve_threads(int threads, uint64_t work_items);
 // threads >= 0 (0 = omp_get_max_threads()). (check_params, check_dtype: core/params.h.)
 zcoll_status check_threads(int threads);
-// Framing check of every chunk (kind byte, raw size, code lengths vs size).
+// Framing check of every chunk (kind byte, raw size, code lengths vs size) and,
+// for a stream with kFlagChunkChecksums, of every chunk's CRC-32C.
 zcoll_status validate_all_chunks(const StreamView& v);
+// The checksum trailer of a checksummed output whose chunks (sizes[c] bytes
+// each, back to back) start at data: written at data + sum(sizes); returns its
+// bytes (0 when h has no checksum flag).
+size_t append_trailer(const Header& h, uint8_t* data, const uint32_t* sizes);
 
 // Decode chunk c of a stream whose framing was validated. With apply_divisor the
 // result is what decompression returns; without it, the represented values
@@ -50,10 +55,12 @@ void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool
 // Threads take contiguous runs of chunks, write each run compactly at the run's
 // worst-case offset, then the runs are moved together in order, so the bytes do
 // not depend on the thread count. dst must hold sum(worst(c)). An exception of
-// chunk_fn is rethrown after the parallel region.
+// chunk_fn is rethrown after the parallel region. crcs (may be null) receives
+// the CRC-32C of every chunk, computed by the thread that wrote it while it is
+// in cache (the checksum trailer, format.h kFlagChunkChecksums).
 template <typename WorstFn, typename ChunkFn>
 size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, uint32_t* sizes,
-                      WorstFn worst, ChunkFn chunk_fn) {
+                      WorstFn worst, ChunkFn chunk_fn, uint32_t* crcs = nullptr) {
   const uint64_t count = last - first;
   if (count == 0) return 0;
   const int nt = resolve_threads(threads, count);
@@ -73,6 +80,7 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
       size_t bytes = chunk_fn(c, dst + pos);
       sizes[c - first] = static_cast<uint32_t>(bytes);
+      if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
       pos += bytes;
     }
     run_bytes[t] = pos - run_from[t];

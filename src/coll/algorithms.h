@@ -46,6 +46,16 @@ struct Algorithm {
   ModelFn model;
 };
 
+// Run one algorithm as a collective call: the transport's call bracket
+// (begin_call / abort_call / end_call, transport.h) around alg.run, then one
+// small allreduce on the status, so that every rank returns an error when any
+// rank failed (its own status, or the worst of the others'). A rank that leaves
+// the algorithm early (an MPI error, an allocation failure: std::bad_alloc is
+// caught here) notifies the others so that none blocks on it; after a failure
+// the call's outstanding requests are cancelled. c.tag and c.tag + 1 are the
+// call's data and notice tags.
+zcoll_status run_algorithm(const Algorithm& alg, Ctx& c, const Args& a);
+
 // The registry; nullptr if the pair does not exist.
 const Algorithm* find_algorithm(zcoll_collective coll, zcoll_algorithm algo);
 const Algorithm* algorithms(size_t* count);

@@ -148,6 +148,13 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   zc->model_fixed = model_fixed;
   zc->local_model = zcoll::coll::auto_local_model();
   zc->report.struct_size = sizeof zc->report;
+  {  // ZCOLL_TEST_FAIL_ALLOC=RANK:K (tests): this rank's K-th scratch allocation fails
+    const char* spec = nullptr;
+    int fr = -1, fk = 0;
+    if (zcoll::config::get_path(zcoll::config::kTestFailAlloc, &spec) == ZCOLL_SUCCESS && spec &&
+        std::sscanf(spec, "%d:%d", &fr, &fk) == 2 && fr == zc->tp->rank() && fk > 0)
+      zc->ws.fail_countdown = fk;
+  }
   zc->counts.reserve(zc->tp->size());
   zc->displs.reserve(zc->tp->size());
   ZCOLL_LOG(zcoll::log::kTrace, zc->tp->rank(), zc->tp->size(),

@@ -58,6 +58,8 @@ struct zcoll_comm {
   bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
   // A device handle's backend (device.h, zcoll_cuda.h); null for host buffers.
   zcoll::coll::DeviceBackend* device = nullptr;
+  // calls made on the handle (the same count on every rank): the tag epoch
+  uint64_t calls = 0;
 };
 
 namespace zcoll::coll {

@@ -41,6 +41,8 @@ zcoll_status apply_env(zcoll_comm_config* c) {
   if (set) c->chunk_size = static_cast<uint32_t>(n);
   ZCOLL_CHECK(get_size(kPipelineValues, &n, &set));
   if (set) c->pipeline_values = static_cast<size_t>(n);
+  ZCOLL_CHECK(get_choice(kChecksum, &w, &set));
+  if (set) c->codec_flags = is(w, "1") ? ZCOLL_FLAG_CHECKSUM : 0;
   // ZCOLL_<COLLECTIVE>_ALGO: the registry admits only the collective's own names
   const struct {
     Var var;
@@ -98,6 +100,9 @@ zcoll_status validate(const zcoll_comm_config& c) {
   if (cs % ZCOLL_BLOCK_SIZE || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
                 ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
+  if (c.codec_flags & ~static_cast<uint64_t>(ZCOLL_FLAG_CHECKSUM))
+    return fail(ZCOLL_ERR_INVALID_ARG, "config.codec_flags 0x%llx has unknown flags",
+                static_cast<unsigned long long>(c.codec_flags));
   for (int k = ZCOLL_COLL_ALLREDUCE; k < ZCOLL_COLL_COUNT; ++k)
     ZCOLL_CHECK(check_algorithm(static_cast<zcoll_collective>(k), c.algorithm[k]));
   if (c.algorithm[ZCOLL_COLL_NONE] != ZCOLL_ALGO_AUTO)

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "coll/device.h"
@@ -59,6 +60,7 @@ class Workspace {
     }
     std::vector<uint8_t>& v = bufs_[s];
     if (v.size() < bytes) {
+      if (fail_countdown > 0 && --fail_countdown == 0) throw std::bad_alloc();  // tests
       v.clear();
       v.shrink_to_fit();
       v.resize(bytes + bytes / 8);
@@ -69,6 +71,9 @@ class Workspace {
   T* get_as(Slot s, size_t n) {
     return reinterpret_cast<T*>(get(s, n * sizeof(T)));
   }
+  // Fault injection for tests (ZCOLL_TEST_FAIL_ALLOC): k > 0 makes the k-th
+  // growth from now on throw std::bad_alloc, as an exhausted heap would.
+  int fail_countdown = 0;
 
  private:
   std::vector<uint8_t> bufs_[kCount];
@@ -98,7 +103,7 @@ struct Ctx {
   size_t seg_values = 0;             // values per pipeline segment (SIZE_MAX: none)
   int threads = 1;
   Workspace* ws = nullptr;
-  int tag = 0;
+  int tag = 0;  // the call's data tag; tag + 1: its abort notices (run_algorithm)
   // Device backend (device.h): set, the primitives run on it and every value
   // and stream buffer is device memory. Null on the CPU path.
   DeviceOps* dev = nullptr;
@@ -110,6 +115,10 @@ struct Ctx {
   // Poison state: a rank that fails keeps the message pattern going (sending
   // error markers) so that no peer hangs; receivers of a marker fail too.
   zcoll_status failed = ZCOLL_SUCCESS;
+  // Transport collectives (allgather_u64) the algorithm entered: a rank that
+  // leaves early makes the ones it skipped (run_algorithm), so that the ranks
+  // still in the algorithm are not left in an unmatched collective.
+  int helper_collectives = 0;
 
   // The piece the next compress / hom_add / decompress works on: piece_n
   // values that sum the inputs of piece_terms ranks (1: an input). The codec

@@ -42,6 +42,11 @@ namespace {
 // estimates again (a deterministic count, so all ranks refresh together).
 constexpr int kMemoCalls = 16;
 
+// Tags of a call: kTagBase + 2 * (epoch mod kTagEpochs) and the next one.
+constexpr int kTagBase = 100;
+constexpr uint64_t kTagEpochs = 16000;
+static_assert(kTagBase + 2 * kTagEpochs <= 32767, "MPI guarantees tags up to 32767");
+
 bool is_reduction(zcoll_collective c) {
   return c == ZCOLL_COLL_ALLREDUCE || c == ZCOLL_COLL_REDUCE_SCATTER || c == ZCOLL_COLL_REDUCE;
 }
@@ -448,6 +453,7 @@ enum Setting {
   kAverage,
   kColl,
   kModel,
+  kChecksum,
   kSettings
 };
 const char* const kSettingNames[kSettings] = {
@@ -465,7 +471,8 @@ const char* const kSettingNames[kSettings] = {
     "pipeline segment",
     "average",
     "collective",
-    "cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)"};
+    "cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)",
+    "checksum (ZCOLL_CHECKSUM)"};
 
 // What all ranks agreed on.
 struct Agreed {
@@ -547,6 +554,7 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   set[kAverage] = s.average;
   set[kColl] = k.coll;
   set[kModel] = sel.autom ? model_hash(zc->model) : 0;
+  set[kChecksum] = cmp ? static_cast<double>(zc->cfg.codec_flags) : 0;
   // Layout: max, -min, max|x|, the settings as (v, -v) pairs, 1/ratio.
   constexpr int kValues = 4 + 2 * kSettings;
   double v[kValues];
@@ -649,6 +657,7 @@ void derive_bound(zcoll_comm* zc, const Resolved& s, const Agreed& g, const Sele
     c.params.eb_mode = ZCOLL_EB_ABS;
     c.params.error_bound = eb;
     c.params.chunk_size = s.chunk;
+    c.params.flags = zc->cfg.codec_flags;  // ZCOLL_CHECKSUM
     if (ensure_quantum(zc, c, s.chunk)) {
       c.quantum = zc->q_quantum;
     } else {
@@ -673,9 +682,9 @@ zcoll_status execute(const Selection& sel, Ctx& c, const Args& a, CallReport& re
   tp.time_in_calls = 0;
   tp.first_send_at = 0;
   tp.last_recv_at = 0;
-  zcoll_status s = sel.alg->run(c, a);
+  // the algorithm, then the status agreed by all ranks (primitives.h)
+  zcoll_status s = run_algorithm(*sel.alg, c, a);
   rep.set_timeline(tp.first_send_at, tp.last_recv_at);
-  if (s == ZCOLL_SUCCESS) s = c.failed;
   rep->bytes_sent = tp.bytes_sent;
   rep->bytes_uncompressed = c.compressed() ? c.logical_bytes : tp.bytes_sent;
   rep->time_compress = c.t_codec;
@@ -692,6 +701,9 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   clear_error();
   if (!zc || !zc->tp) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
   CallReport rep(zc, k);
+  // Every call on the handle, whatever its path, advances the tag epoch on
+  // every rank alike (all ranks make the same calls in the same order).
+  const uint64_t epoch = zc->calls++;
 
   Resolved s;
   if (zcoll_status st = resolve(*zc, k, &s)) return rep.finish(st);
@@ -740,7 +752,10 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   c.average = s.average;
   c.threads = zc->cfg.threads;
   c.ws = &zc->ws;
-  c.tag = 100 + static_cast<int>(k.coll);
+  // A tag pair per call (data, abort notice), cycling through kTagEpochs pairs
+  // within the 32767 every MPI allows: a message left over from an earlier
+  // call cannot match this one's receives.
+  c.tag = kTagBase + 2 * static_cast<int>(epoch % kTagEpochs);
   c.seg_values = sel.mode == ZCOLL_MODE_CPR_P2P ? SIZE_MAX  // the baseline: one piece per message
                                                 : s.seg_values;
 

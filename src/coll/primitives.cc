@@ -6,6 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "coll/algorithms.h"
 
 #include "coll/sim_cost.h"
 #include "core/error.h"
@@ -94,7 +100,8 @@ zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t ca
     if (b < chunks) poll(c);
   }
   ZCOLL_CHECK(zcoll_compress_finish(&c.params, c.dtype, n, sizes, dst, cap));
-  *size = pos;
+  // with ZCOLL_FLAG_CHECKSUM the trailer (one u32 per chunk, as big as the index) follows
+  *size = (c.params.flags & ZCOLL_FLAG_CHECKSUM) ? pos + (head - 48) : pos;
   return ZCOLL_SUCCESS;
 }
 
@@ -106,6 +113,9 @@ zcoll_status decompress(Ctx& c, const uint8_t* src, size_t size, void* dst, size
   if (sim::model()) return ZCOLL_SUCCESS;
   zcoll_info info = ZCOLL_INFO_INITIALIZER;
   ZCOLL_CHECK(zcoll_inspect(src, size, &info));
+  if ((info.format_flags & ZCOLL_FLAG_CHECKSUM) != (c.params.flags & ZCOLL_FLAG_CHECKSUM))
+    return fail(ZCOLL_ERR_MISMATCH, "received stream %s a checksum, this rank's settings %s",
+                info.format_flags ? "has" : "lacks", c.params.flags ? "ask for one" : "do not");
   if (info.dtype != c.dtype || info.n != n || info.chunk_size != c.params.chunk_size ||
       info.quantum != c.quantum)
     return fail(ZCOLL_ERR_MISMATCH,
@@ -239,6 +249,65 @@ bool received(Ctx& c, const uint8_t* buf, size_t bytes) {
     return false;
   }
   return c.failed == ZCOLL_SUCCESS;
+}
+
+namespace {
+// The transport collectives a successful run of alg makes: the sizes
+// allgather of ring_allgather_pieces (allreduce_ring and allgather_ring in
+// doc and hom). Keep in step with the algorithms.
+int helper_collectives_of(const Algorithm& alg, const Ctx& c) {
+  const bool pieces = (alg.run == allreduce_ring || alg.run == allgather_ring) && c.compressed() &&
+                      c.mode != ZCOLL_MODE_CPR_P2P && c.size > 1;
+  return pieces ? 1 : 0;
+}
+}  // namespace
+
+zcoll_status run_algorithm(const Algorithm& alg, Ctx& c, const Args& a) {
+  transport::Transport& tp = *c.tp;
+  zcoll_status s = tp.begin_call(c.tag, c.tag + 1);
+  if (s == ZCOLL_SUCCESS) {
+    try {
+      s = alg.run(c, a);
+    } catch (const std::bad_alloc&) {
+      s = fail(ZCOLL_ERR_NO_MEMORY, "%s: out of memory for scratch space", alg.name);
+    } catch (const std::exception& e) {
+      s = fail(ZCOLL_ERR_INTERNAL, "%s: %s", alg.name, e.what());
+    }
+  }
+  // An early return left the message pattern: the peers may wait for this
+  // rank's messages. (A failure recorded in c.failed kept the pattern going
+  // with error markers.)
+  if (s != ZCOLL_SUCCESS) {
+    tp.abort_call(s);
+    // the collectives it skipped, carrying the failure (ring_allgather_pieces
+    // reads a peer's status from its sizes allgather)
+    for (int k = c.helper_collectives; k < helper_collectives_of(alg, c); ++k) {
+      uint64_t mine[2] = {0, static_cast<uint64_t>(s)};
+      std::vector<uint64_t> all(2 * static_cast<size_t>(c.size));
+      if (tp.allgather_u64(mine, 2, all.data()) != ZCOLL_SUCCESS) break;
+    }
+  }
+  if (s == ZCOLL_SUCCESS) s = c.failed;
+  // The status, agreed: the largest code over the ranks (0 = success).
+  double v = static_cast<double>(s);
+  const zcoll_status agreed = tp.allreduce_max(&v, 1);
+  if (agreed != ZCOLL_SUCCESS) {
+    if (s == ZCOLL_SUCCESS) s = agreed;
+    tp.end_call(false);  // not every rank may know: no collective clean-up
+    return s;
+  }
+  const bool failed = v != 0;
+  if (s == ZCOLL_SUCCESS && failed)
+    s = fail(static_cast<zcoll_status>(static_cast<int>(v)),
+             "another rank failed in this collective (%s)",
+             zcoll_status_string(static_cast<zcoll_status>(static_cast<int>(v))));
+  if (c.failed == ZCOLL_SUCCESS) c.failed = s;
+  // clean-up after a failure: the call's requests, and its messages kept
+  // from matching later calls (transport.h)
+  const std::string why = failed ? zcoll_last_error() : "";
+  const zcoll_status e = tp.end_call(failed);
+  if (failed) fail(s, "%s", why.c_str());  // end_call's own failure is secondary
+  return s != ZCOLL_SUCCESS ? s : e;
 }
 
 void copy_values(Ctx& c, void* dst, const void* src, size_t n) {

@@ -60,6 +60,10 @@ const Decl kTable[kVarCount] = {
    kInf, "0", nullptr, kMpi,
    "pipeline segment: values per compressed stream in flight (rounded up to a multiple of 32); "
    "`cpr_p2p` ignores it (one stream per message)"},
+  {kChecksum, "ZCOLL_CHECKSUM", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kMpi,
+   "`1`: every compressed message carries a CRC-32C per chunk (format 1.1, "
+   "`ZCOLL_FLAG_CHECKSUM`), verified by the receiver: a corrupted message is an error on every "
+   "rank, never a wrong value (docs/reliability.md)"},
   // ---- algorithm per collective
   {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto|ring|rd|recursive_doubling", 0, 0,
    "auto", nullptr, kMpi,
@@ -160,6 +164,10 @@ const Decl kTable[kVarCount] = {
    "measured cost, `model` skips the data work and models stream sizes from the profile"},
   {kSimProfile, "ZCOLL_SIM_PROFILE", Kind::kPath, "path", 0, 0, nullptr, "none", kSmpi,
    "the calibration profile (`zcoll-calibrate --profile`) that `charge` and `model` read"},
+  // ---- fault injection (tests only)
+  {kTestFailAlloc, "ZCOLL_TEST_FAIL_ALLOC", Kind::kPath, "RANK:K", 0, 0, nullptr, "none", kMpi,
+   "tests only: on rank RANK of every handle created, the K-th scratch allocation (a workspace "
+   "growth) fails as if out of memory (docs/reliability.md)"},
 };
 // clang-format on
 

@@ -28,6 +28,7 @@ enum Var {
   kMinBytes,
   kChunkSize,
   kPipelineValues,
+  kChecksum,
   kAllreduceAlgo,
   kReduceScatterAlgo,
   kAllgatherAlgo,
@@ -60,6 +61,7 @@ enum Var {
   kPmpiVerify,
   kSimCodec,
   kSimProfile,
+  kTestFailAlloc,
   kVarCount
 };
 

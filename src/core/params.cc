@@ -27,6 +27,9 @@ zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chu
   if (cs % kChunkMultiple != 0 || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
                 ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
+  if (p->flags & ~static_cast<uint64_t>(ZCOLL_FLAG_CHECKSUM))
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown params.flags 0x%llx",
+                static_cast<unsigned long long>(p->flags));
   *chunk_size = cs;
   return ZCOLL_SUCCESS;
 }

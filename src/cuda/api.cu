@@ -124,6 +124,8 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   zcoll_params p;
   uint32_t cs = 0;
   ZCOLL_CHECK(check_params(params, &p, &cs));
+  if (p.flags != 0)  // format 1.1 chunk checksums: CPU codec only (the decoder rejects them too)
+    return fail(ZCOLL_ERR_UNSUPPORTED, "the GPU codec does not write ZCOLL_FLAG_CHECKSUM streams");
   ZCOLL_CHECK(check_dtype(dtype));
   const size_t vb = zcoll_dtype_size(dtype);
   const size_t bound = zcoll_compress_bound(n, dtype);

@@ -18,6 +18,7 @@
 #define MPI_Barrier PMPI_Barrier
 #define MPI_Bcast PMPI_Bcast
 #define MPI_Bcast_c PMPI_Bcast_c
+#define MPI_Cancel PMPI_Cancel
 #define MPI_Comm_dup PMPI_Comm_dup
 #define MPI_Comm_free PMPI_Comm_free
 #define MPI_Comm_rank PMPI_Comm_rank
@@ -32,16 +33,19 @@
 #define MPI_Get_count PMPI_Get_count
 #define MPI_Get_count_c PMPI_Get_count_c
 #define MPI_Initialized PMPI_Initialized
+#define MPI_Iprobe PMPI_Iprobe
 #define MPI_Irecv PMPI_Irecv
 #define MPI_Irecv_c PMPI_Irecv_c
 #define MPI_Isend PMPI_Isend
 #define MPI_Isend_c PMPI_Isend_c
+#define MPI_Recv PMPI_Recv
 #define MPI_Reduce PMPI_Reduce
 #define MPI_Reduce_c PMPI_Reduce_c
 #define MPI_Reduce_scatter PMPI_Reduce_scatter
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
 #define MPI_Reduce_scatter_block_c PMPI_Reduce_scatter_block_c
 #define MPI_Reduce_scatter_c PMPI_Reduce_scatter_c
+#define MPI_Request_free PMPI_Request_free
 #define MPI_Scatter PMPI_Scatter
 #define MPI_Scatter_c PMPI_Scatter_c
 #define MPI_Sendrecv PMPI_Sendrecv
@@ -50,4 +54,5 @@
 #define MPI_Type_get_true_extent PMPI_Type_get_true_extent
 #define MPI_Type_size PMPI_Type_size
 #define MPI_Wait PMPI_Wait
+#define MPI_Waitany PMPI_Waitany
 #define MPI_Wtime PMPI_Wtime

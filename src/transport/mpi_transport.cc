@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "core/error.h"
 #include "transport/clock.h"
@@ -170,7 +171,24 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
   Slot& s = slots_[r];
   if (!s.done) {
     MPI_Status st;
-    int rc = MPI_Wait(&s.req, &st);
+    int rc;
+    if (notice_req_ != MPI_REQUEST_NULL) {  // the request, or a peer's abort notice
+      MPI_Request two[2] = {s.req, notice_req_};
+      int which = MPI_UNDEFINED;
+      rc = MPI_Waitany(2, two, &which, &st);
+      s.req = two[0];
+      notice_req_ = two[1];
+      if (rc == MPI_SUCCESS && which == 1) {
+        aborted_ = notice_in_ ? static_cast<zcoll_status>(notice_in_) : ZCOLL_ERR_INTERNAL;
+        return abort_error();  // the slot stays active: end_call cancels it
+      }
+    } else if (aborted_ != ZCOLL_SUCCESS) {  // a peer left this call: do not block
+      int flag = 0;
+      rc = MPI_Test(&s.req, &flag, &st);
+      if (rc == MPI_SUCCESS && !flag) return abort_error();
+    } else {
+      rc = MPI_Wait(&s.req, &st);
+    }
     if (rc != MPI_SUCCESS) {
       put_slot(r);
       return fail(ZCOLL_ERR_MPI, "MPI_Wait failed: %s", mpi_error_text(rc));
@@ -218,6 +236,106 @@ zcoll_status MpiTransport::allreduce_max(double* values, int n) {
   CallTimer t(&time_in_calls);
   ZCOLL_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, comm_));
   return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::abort_error() {
+  return fail(aborted_, "another rank failed in this collective and left it (%s)",
+              zcoll_status_string(aborted_));
+}
+
+zcoll_status MpiTransport::begin_call(int data_tag, int notice_tag) {
+  data_tag_ = data_tag;
+  notice_tag_ = notice_tag;
+  aborted_ = ZCOLL_SUCCESS;
+  notice_in_ = 0;
+  if (size_ == 1) return ZCOLL_SUCCESS;
+  CallTimer t(&time_in_calls);
+  ZCOLL_MPI_CALL(
+      MPI_Irecv(&notice_in_, 4, MPI_BYTE, MPI_ANY_SOURCE, notice_tag, comm_, &notice_req_));
+  return ZCOLL_SUCCESS;
+}
+
+void MpiTransport::abort_call(zcoll_status status) {
+  // A rank that got a notice has nothing to add: the sender told everyone.
+  if (aborted_ != ZCOLL_SUCCESS || size_ == 1) {
+    if (aborted_ == ZCOLL_SUCCESS) aborted_ = status;
+    return;
+  }
+  aborted_ = status;
+  CallTimer t(&time_in_calls);
+  notice_out_.assign(1, static_cast<uint32_t>(status));
+  for (int p = 0; p < size_; ++p) {
+    if (p == rank_) continue;
+    MPI_Request q = MPI_REQUEST_NULL;
+    if (MPI_Isend(notice_out_.data(), 4, MPI_BYTE, p, notice_tag_, comm_, &q) == MPI_SUCCESS)
+      notice_sends_.push_back(q);
+  }
+}
+
+zcoll_status MpiTransport::end_call(bool failed) {
+  CallTimer t(&time_in_calls);
+  zcoll_status st = ZCOLL_SUCCESS;
+  auto note = [&](int rc, const char* what) {
+    if (rc != MPI_SUCCESS && st == ZCOLL_SUCCESS)
+      st = fail(ZCOLL_ERR_MPI, "%s failed: %s", what, mpi_error_text(rc));
+  };
+  if (notice_req_ != MPI_REQUEST_NULL) {  // no notice came: retire the receive
+    note(MPI_Cancel(&notice_req_), "MPI_Cancel");
+    note(MPI_Wait(&notice_req_, MPI_STATUS_IGNORE), "MPI_Wait");
+  }
+  // 4-byte notices go eagerly; one a peer never receives is released (it
+  // matches nothing: the communicator is replaced below)
+  for (MPI_Request& q : notice_sends_) {
+    int flag = 0;
+    if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag) MPI_Request_free(&q);
+  }
+  notice_sends_.clear();
+  const int notice_tag = notice_tag_;
+  notice_tag_ = -1;
+  if (!failed) return st;
+  // The failed call's requests: receives cancelled (or completed, if matched
+  // already), sends released.
+  for (Req r : std::vector<Req>(active_)) {
+    Slot& s = slots_[r];
+    if (!s.done && s.req != MPI_REQUEST_NULL) {
+      if (s.is_recv) {
+        note(MPI_Cancel(&s.req), "MPI_Cancel");
+        note(MPI_Wait(&s.req, MPI_STATUS_IGNORE), "MPI_Wait");
+      } else {  // completes when its receiver drains it (below)
+        note(MPI_Request_free(&s.req), "MPI_Request_free");
+      }
+    }
+    put_slot(r);
+  }
+  // Messages of the call that arrived unreceived (sent before a cancel could
+  // catch them): received and dropped once every rank has cancelled, so that
+  // none waits in a queue of the old communicator, whose context MPI may
+  // reuse for a later one.
+  note(MPI_Barrier(comm_), "MPI_Barrier");
+  std::vector<uint8_t> sink;
+  for (int tag : {data_tag_, notice_tag}) {
+    for (;;) {
+      int flag = 0;
+      MPI_Status ps;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, tag, comm_, &flag, &ps) != MPI_SUCCESS || !flag) break;
+      int bytes = 0;
+      MPI_Get_count(&ps, MPI_BYTE, &bytes);
+      sink.resize(static_cast<size_t>(bytes > 0 ? bytes : 1));
+      if (MPI_Recv(sink.data(), bytes, MPI_BYTE, ps.MPI_SOURCE, tag, comm_, MPI_STATUS_IGNORE) !=
+          MPI_SUCCESS)
+        break;
+    }
+  }
+  // A fresh communicator as well (every rank is here: the failure was agreed).
+  MPI_Comm fresh = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(comm_, &fresh);
+  note(rc, "MPI_Comm_dup");
+  if (rc == MPI_SUCCESS) {
+    note(MPI_Comm_free(&comm_), "MPI_Comm_free");
+    comm_ = fresh;
+  }
+  aborted_ = ZCOLL_SUCCESS;
+  return st;
 }
 
 zcoll_status MpiTransport::allgather_u64(const uint64_t* mine, int k, uint64_t* all) {

@@ -31,6 +31,14 @@ class MpiTransport final : public Transport {
   zcoll_status test(Req req, bool* done) override;
   void progress() override;
   zcoll_status allreduce_max(double* values, int n) override;
+  // Abort notices: an 8-byte message (the failing status) with notice_tag from
+  // any source; waits wait for their request or a notice (MPI_Waitany). After a
+  // failed call every outstanding request is cancelled (receives) or released
+  // (sends), and the communicator is replaced by a fresh MPI_Comm_dup, so that
+  // no message of the failed call can ever match a later one.
+  zcoll_status begin_call(int data_tag, int notice_tag) override;
+  void abort_call(zcoll_status status) override;
+  zcoll_status end_call(bool failed) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
 
  private:
@@ -51,6 +59,14 @@ class MpiTransport final : public Transport {
   std::vector<Slot> slots_;
   std::vector<Req> free_;
   std::vector<Req> active_;  // slots with a request in flight (for progress())
+  // the current call's abort notice
+  MPI_Request notice_req_ = MPI_REQUEST_NULL;
+  int notice_tag_ = -1, data_tag_ = -1;
+  uint32_t notice_in_ = 0;                  // a received notice (the status)
+  zcoll_status aborted_ = ZCOLL_SUCCESS;    // a notice arrived (or this rank aborted)
+  std::vector<uint32_t> notice_out_;        // the notices this rank sent
+  std::vector<MPI_Request> notice_sends_;
+  zcoll_status abort_error();
 };
 
 // Text of an MPI error code (static buffer per thread).

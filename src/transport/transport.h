@@ -36,6 +36,30 @@ class Transport {
   // Let outstanding transfers advance (called between compression ranges).
   virtual void progress() = 0;
 
+  // A collective call's failure handling (docs/reliability.md, "Faults"); all
+  // ranks call begin_call and end_call once per call, in the same order.
+  //   begin_call: the call's messages use data_tag; notice_tag is reserved for
+  //     abort notices (a transport posts the receive of one from any rank).
+  //   abort_call: this rank failed and will not send what its peers wait for:
+  //     tell every other rank, whose waits of this call then return the error
+  //     instead of blocking (as will this rank's own later waits).
+  //   end_call: retire the notice receive; after a failed call (on any rank:
+  //     the caller agreed on it) cancel every request of the call still
+  //     outstanding and make sure no message of the call can match a later
+  //     call's receives.
+  // The defaults do nothing: a transport whose waits cannot block on a failed
+  // peer, or that has no way to cancel, keeps them.
+  virtual zcoll_status begin_call(int data_tag, int notice_tag) {
+    (void)data_tag;
+    (void)notice_tag;
+    return ZCOLL_SUCCESS;
+  }
+  virtual void abort_call(zcoll_status status) { (void)status; }
+  virtual zcoll_status end_call(bool failed) {
+    (void)failed;
+    return ZCOLL_SUCCESS;
+  }
+
   // Element-wise maximum of n doubles over the group, in place.
   virtual zcoll_status allreduce_max(double* values, int n) = 0;
   // all[r*k + j] = rank r's mine[j].

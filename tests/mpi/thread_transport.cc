@@ -99,7 +99,13 @@ zcoll_status ThreadTransport::wait(Req r, size_t* bytes) {
   Slot& s = slots_[r];
   {
     std::unique_lock<std::mutex> lk(fabric_->mu_);
-    fabric_->cv_.wait(lk, [&] { return s.done; });
+    auto notice = [&] { return notice_tag_ >= 0 && fabric_->notices_.count(notice_tag_) != 0; };
+    fabric_->cv_.wait(lk, [&] { return s.done || notice(); });
+    if (!s.done) {  // a rank left the call: the slot stays active until end_call
+      const auto st = static_cast<zcoll_status>(fabric_->notices_[notice_tag_]);
+      return fail(st, "another rank failed in this collective and left it (%s)",
+                  zcoll_status_string(st));
+    }
   }
   const bool overflow = s.overflow;
   if (bytes) *bytes = s.bytes;
@@ -129,6 +135,52 @@ zcoll_status ThreadTransport::allreduce_max(double* values, int n) {
     for (int i = 0; i < n; ++i) values[i] = std::max(values[i], v[i]);
   }
   fabric_->barrier(lk);
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status ThreadTransport::begin_call(int data_tag, int notice_tag) {
+  data_tag_ = data_tag;
+  notice_tag_ = notice_tag;
+  return ZCOLL_SUCCESS;
+}
+
+void ThreadTransport::abort_call(zcoll_status status) {
+  std::lock_guard<std::mutex> lk(fabric_->mu_);
+  fabric_->notices_.emplace(notice_tag_, static_cast<uint32_t>(status));  // the first one stays
+  fabric_->cv_.notify_all();
+}
+
+uint32_t ThreadTransport::notice() const {
+  std::lock_guard<std::mutex> lk(fabric_->mu_);
+  auto it = fabric_->notices_.find(notice_tag_);
+  return it == fabric_->notices_.end() ? 0 : it->second;
+}
+
+size_t ThreadTransport::active_requests() const {
+  size_t n = 0;
+  for (const Slot& s : slots_) n += s.active;
+  return n;
+}
+
+zcoll_status ThreadTransport::end_call(bool failed) {
+  if (failed) {
+    std::lock_guard<std::mutex> lk(fabric_->mu_);
+    // withdraw this rank's receives of the call, drop its unreceived messages
+    for (auto it = fabric_->posted_.begin(); it != fabric_->posted_.end();)
+      it = std::get<0>(it->first) == rank_ && std::get<2>(it->first) == data_tag_
+               ? fabric_->posted_.erase(it)
+               : std::next(it);
+    for (auto it = fabric_->unexpected_.begin(); it != fabric_->unexpected_.end();)
+      it = std::get<0>(it->first) == rank_ && std::get<2>(it->first) == data_tag_
+               ? fabric_->unexpected_.erase(it)
+               : std::next(it);
+    for (size_t r = 0; r < slots_.size(); ++r)
+      if (slots_[r].active) {
+        slots_[r].active = false;
+        free_.push_back(static_cast<Req>(r));
+      }
+  }
+  data_tag_ = notice_tag_ = -1;
   return ZCOLL_SUCCESS;
 }
 

@@ -39,6 +39,7 @@ class ThreadFabric {
   std::condition_variable cv_;
   std::map<Key, std::deque<std::vector<uint8_t>>> unexpected_;
   std::map<Key, std::deque<PendingRecv>> posted_;
+  std::map<int, uint32_t> notices_;  // abort notices by notice tag (the status)
   // collectives: generation-counted barrier with a shared scratch area
   int size_;
   int arrived_ = 0;
@@ -59,6 +60,16 @@ class ThreadTransport final : public Transport {
   void progress() override {}
   zcoll_status allreduce_max(double* values, int n) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
+  // Abort notices through the fabric (one per notice tag, seen by every rank);
+  // end_call(true) withdraws this rank's receives of the call and drops the
+  // call's messages nobody received.
+  zcoll_status begin_call(int data_tag, int notice_tag) override;
+  void abort_call(zcoll_status status) override;
+  zcoll_status end_call(bool failed) override;
+  // The status of an abort notice of the current call (0: none).
+  uint32_t notice() const;
+  // Requests not yet waited for (tests: nothing may be left after a call).
+  size_t active_requests() const;
 
  private:
   struct Slot {
@@ -69,6 +80,7 @@ class ThreadTransport final : public Transport {
   int rank_;
   std::deque<Slot> slots_;  // stable addresses (pending receives point into it)
   std::vector<Req> free_;
+  int data_tag_ = -1, notice_tag_ = -1;
   Req take();
 };
 

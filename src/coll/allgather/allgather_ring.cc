@@ -97,6 +97,7 @@ zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, cons
   uint64_t* sizes = all + 2 * N;
   uint64_t* offs = sizes + N;
   uint64_t mine[2] = {c.failed == ZCOLL_SUCCESS ? own_size : 0, static_cast<uint64_t>(c.failed)};
+  ++c.helper_collectives;  // (run_algorithm: helper_collectives_of)
   ZCOLL_CHECK(c.tp->allgather_u64(mine, 2, all));
   uint64_t total = 0;
   for (int p = 0; p < N; ++p) {
