@@ -3,6 +3,7 @@
 // from a configured bound to the bound of one compression.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "coll/algorithms.h"
@@ -277,8 +278,10 @@ TEST(AutoPick, ClusterRegimesOfTheWrongPicks) {
   CostQuery q = query(ZCOLL_COLL_BCAST, 4, (1 << 20) / 4, 3.56);
   q.sum = false;
   const int n = auto_candidates(m, q, ZCOLL_ALGO_AUTO, c, &best);
-  ASSERT_EQ(n, 2);                                      // mpi, doc
-  EXPECT_LT(c[1].seconds, kAutoMargin * c[0].seconds);  // the regime: doc predicted faster
+  ASSERT_GE(n, 2);  // mpi, then doc on each Bcast algorithm (binomial, chain)
+  double best_cpr = c[1].seconds;
+  for (int i = 2; i < n; ++i) best_cpr = std::min(best_cpr, c[i].seconds);
+  EXPECT_LT(best_cpr, kAutoMargin * c[0].seconds);  // the regime: doc predicted faster
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_BCAST, 4, 1 << 20, 3.56), ZCOLL_MODE_MPI);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_SCATTER, 4, 1 << 20, 3.56), ZCOLL_MODE_MPI);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_ALLGATHER, 4, 1 << 20, 3.56), ZCOLL_MODE_MPI);
