@@ -45,6 +45,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration import best_of_rounds  # noqa: E402  (tools/simscale/calibration.py)
+
 KINDS = ["compress", "decompress", "accumulate", "hom_add", "reduce", "copy"]
 MODES = {"mpi": 1, "raw": 2, "cpr_p2p": 3, "doc": 4, "hom": 5}
 ALGOS = {"native": 1, "ring": 2, "rd": 3}
@@ -108,14 +111,7 @@ def load(paths):
     for path in paths.split(","):
         with open(path) as f:
             runs.append(json.load(f))
-    best = json.loads(json.dumps(runs[0]))
-    for r in runs[1:]:
-        for t, kinds in r["gbps"].items():
-            for kind, curve in kinds.items():
-                for k, g in curve.items():
-                    best["gbps"][t][kind][k] = max(best["gbps"][t][kind][k], g)
-    best["rounds"] = len(runs)
-    return best
+    return best_of_rounds(runs)
 
 
 def median_over_terms(curve):

@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import platforms as simplatform  # noqa: E402  (tools/simscale/platforms.py)
+from calibration import best_of_rounds  # noqa: E402  (tools/simscale/calibration.py)
 
 MPI_ALGOS = {
     "allreduce": "smpi/allreduce:lr",
@@ -102,13 +103,7 @@ def calibrate(out, calibrate_bin, data, rel, rounds):
         with open(j) as f:
             runs.append(json.load(f))
         os.remove(j)
-    best = json.loads(json.dumps(runs[0]))
-    for r in runs[1:]:
-        for t, kinds in r["gbps"].items():
-            for kind, curve in kinds.items():
-                for k, g in curve.items():
-                    best["gbps"][t][kind][k] = max(best["gbps"][t][kind][k], g)
-    best["rounds"] = rounds
+    best = best_of_rounds(runs)
     best["rounds_gbps"] = [r["gbps"] for r in runs]
     best["note"] = ("gbps = best of every round (each round: best of 7 passes); "
                     "GB/s of uncompressed bytes on pipeline segments of 65536 values")
