@@ -702,13 +702,19 @@ void check_result(const Case& k, const std::vector<std::vector<uint8_t>>& in, co
     // float / double reductions
     double acc = 0, mag = 0;
     bool nan_in = false;
-    // A finite input within the bound of 0 may be reconstructed as 0, and IEEE gives
-    // inf * 0 = NaN: a PROD whose exact result is infinite may then be NaN.
+    // A finite value within the bound of 0 may be reconstructed as 0, and IEEE gives
+    // inf * 0 = NaN: a PROD whose exact result is infinite may then be NaN. The value
+    // may be an input or a partial product that an algorithm recompresses (cpr_p2p,
+    // doc): the smallest partial product of finite factors is that of all factors
+    // below 1 in magnitude (each taken at its largest reconstruction, |v| + eb).
     bool may_be_zero = false;
+    double smallest_partial = 1;
     for (int p = 0; p < N; ++p) {
       const double v = load(dt, in[p].data(), src);
       nan_in = nan_in || std::isnan(v);
       may_be_zero = may_be_zero || (std::isfinite(v) && std::fabs(v) <= rep.eb_per_compression);
+      if (std::isfinite(v))
+        smallest_partial *= std::min(1.0, std::fabs(v) + rep.eb_per_compression);
       if (p == 0) {
         acc = v;
         mag = std::fabs(v) + rep.eb_per_compression;
@@ -729,6 +735,7 @@ void check_result(const Case& k, const std::vector<std::vector<uint8_t>>& in, co
         default: break;
       }
     }
+    may_be_zero = may_be_zero || smallest_partial <= rep.eb_per_compression;
     const bool avg = k.average && (k.op == kSum);
     if (avg) {
       acc /= N;
