@@ -19,27 +19,10 @@
 #include <vector>
 
 #include "zcoll.h"
+#include "gpu_checks.h"
 #include "zcoll_cuda.h"
 
 namespace {
-
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-#define ZK(x)                                                                   \
-  do {                                                                          \
-    zcoll_status s_ = (x);                                                      \
-    if (s_ != ZCOLL_SUCCESS) {                                                  \
-      std::fprintf(stderr, "%s failed: %s (%s)\n", #x, zcoll_status_string(s_), \
-                   zcoll_last_error());                                         \
-      std::exit(3);                                                             \
-    }                                                                           \
-  } while (0)
 
 struct Row {
   std::string input, type;

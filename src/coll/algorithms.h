@@ -90,6 +90,9 @@ zcoll_status reduce_scatter_ring(Ctx&, const Args&);
 ErrState reduce_scatter_ring_model(const ModelIn&);
 zcoll_status allgather_ring(Ctx&, const Args&);
 ErrState allgather_ring_model(const ModelIn&);
+// The segment pipeline of a Bcast tree given this rank's parent (-1: the root)
+// and children (bcast_tree.cc); bcast_binomial and bcast_chain choose the tree.
+zcoll_status bcast_tree(Ctx& c, const Args& a, int parent, const int* children, int nch);
 zcoll_status bcast_binomial(Ctx&, const Args&);
 ErrState bcast_binomial_model(const ModelIn&);
 zcoll_status bcast_chain(Ctx&, const Args&);
