@@ -122,6 +122,9 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::validate(cfg);
   zcoll_model model_fixed{};
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::model_from_env(&model_fixed);
+  double wait_sleep = 0;  // ZCOLL_WAIT_SLEEP (mpi_transport.h)
+  if (local == ZCOLL_SUCCESS)
+    local = zcoll::config::get_double(zcoll::config::kWaitSleep, &wait_sleep);
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -142,7 +145,9 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
     MPI_Comm_free(&dup);
     return fail(ZCOLL_ERR_NO_MEMORY, "cannot allocate the handle");
   }
-  zc->tp.reset(new zcoll::transport::MpiTransport(dup));
+  auto* mpi_tp = new zcoll::transport::MpiTransport(dup);
+  mpi_tp->set_wait_sleep(wait_sleep);
+  zc->tp.reset(mpi_tp);
   zc->cfg = cfg;
   zc->ws.set_source(zcoll::coll::sim::make_buffer_source());  // nullptr outside SMPI builds
   zc->model_fixed = model_fixed;

@@ -307,11 +307,13 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q0, zcoll_mode mod
     return mpi_seconds(t, q) * std::exp((1 - x) * std::log(small) + x * std::log(large));
   }
   if (mode == ZCOLL_MODE_HOM && !q.sum) mode = ZCOLL_MODE_DOC;  // as the library runs it
-  // every zcoll call starts with one small allreduce (settings, bound, ratio)
+  // every zcoll call starts with one small allreduce (settings, bound, ratio;
+  // dispatch.cc agree) and ends with another (the status every rank returns;
+  // primitives.cc run_algorithm): two latencies of a small allreduce
   const double sync =
       q.size > 1 ? (m.sync_latency > 0 ? m.sync_latency : 2 * ceil_log2(q.size) * t.a) : 0;
   const double s = zcoll_seconds(t, q, mode, algo);
-  return s < 0 ? s : s + sync;
+  return s < 0 ? s : s + 2 * sync;
 }
 
 static double zcoll_seconds(const Terms& t, const CostQuery& q, zcoll_mode mode,

@@ -64,6 +64,11 @@ const Decl kTable[kVarCount] = {
    "`1`: every compressed message carries a CRC-32C per chunk (format 1.1, "
    "`ZCOLL_FLAG_CHECKSUM`), verified by the receiver: a corrupted message is an error on every "
    "rank, never a wrong value (docs/reliability.md)"},
+  {kWaitSleep, "ZCOLL_WAIT_SLEEP", Kind::kTime, "time (0, 20us, 1e-4)", 0, kInf, "0", nullptr,
+   kMpi,
+   "`0`: a rank waiting for a message spins in `MPI_Wait`; a time: it tests the request and "
+   "sleeps this long between tests, leaving the core to ranks that compute (only for more "
+   "ranks than cores, as on the emulated cluster: each wait may end up to that much later)"},
   // ---- algorithm per collective
   {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto|ring|rd|recursive_doubling", 0, 0,
    "auto", nullptr, kMpi,

@@ -29,6 +29,7 @@ enum Var {
   kChunkSize,
   kPipelineValues,
   kChecksum,
+  kWaitSleep,
   kAllreduceAlgo,
   kReduceScatterAlgo,
   kAllgatherAlgo,

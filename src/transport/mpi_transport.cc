@@ -1,6 +1,8 @@
 // mpi_transport.cc — Transport over MPI point-to-point.
 #include "transport/mpi_transport.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -41,6 +43,33 @@ MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
   slots_.reserve(64);
   free_.reserve(64);
   active_.reserve(64);
+}
+
+void MpiTransport::set_wait_sleep(double seconds) {
+  const double s = seconds > 0 ? std::min(seconds, 0.01) : 0;
+  wait_sleep_ns_ = static_cast<long>(s * 1e9);
+}
+
+int MpiTransport::wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st) {
+  if (wait_sleep_ns_ <= 0) {
+    if (n == 1) {
+      *which = 0;
+      return MPI_Wait(reqs, st);
+    }
+    return MPI_Waitany(n, reqs, which, st);
+  }
+  const timespec pause{0, wait_sleep_ns_};
+  for (;;) {
+    int flag = 0, rc;
+    if (n == 1) {
+      *which = 0;
+      rc = MPI_Test(reqs, &flag, st);
+    } else {
+      rc = MPI_Testany(n, reqs, which, &flag, st);
+    }
+    if (rc != MPI_SUCCESS || flag) return rc;
+    nanosleep(&pause, nullptr);
+  }
 }
 
 MpiTransport::~MpiTransport() {
@@ -175,7 +204,7 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
     if (notice_req_ != MPI_REQUEST_NULL) {  // the request, or a peer's abort notice
       MPI_Request two[2] = {s.req, notice_req_};
       int which = MPI_UNDEFINED;
-      rc = MPI_Waitany(2, two, &which, &st);
+      rc = wait_any(2, two, &which, &st);
       s.req = two[0];
       notice_req_ = two[1];
       if (rc == MPI_SUCCESS && which == 1) {
@@ -187,7 +216,8 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
       rc = MPI_Test(&s.req, &flag, &st);
       if (rc == MPI_SUCCESS && !flag) return abort_error();
     } else {
-      rc = MPI_Wait(&s.req, &st);
+      int which = 0;
+      rc = wait_any(1, &s.req, &which, &st);
     }
     if (rc != MPI_SUCCESS) {
       put_slot(r);

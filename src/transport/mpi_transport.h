@@ -22,6 +22,11 @@ class MpiTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   MPI_Comm comm() const { return comm_; }
+  // Waiting: 0 (the default) blocks in MPI_Wait / MPI_Waitany, which spin in
+  // MPICH and Open MPI; seconds > 0 test the request(s) and sleep that long
+  // between tests (capped at 10 ms), so that a waiting rank leaves its core to
+  // ranks that compress when there are more ranks than cores (ZCOLL_WAIT_SLEEP).
+  void set_wait_sleep(double seconds);
   // Free the communicator (collective); the destructor then does nothing.
   zcoll_status release();
 
@@ -54,8 +59,12 @@ class MpiTransport final : public Transport {
   zcoll_status finish(Slot& s, MPI_Status& st);
   void reap_sends();
 
+  // MPI_Waitany over n requests, or its sleep-between-tests form (wait_sleep_ns_ > 0)
+  int wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st);
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  long wait_sleep_ns_ = 0;
   std::vector<Slot> slots_;
   std::vector<Req> free_;
   std::vector<Req> active_;  // slots with a request in flight (for progress())

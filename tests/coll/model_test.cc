@@ -199,7 +199,7 @@ namespace {
 // ranks on 2 shared cores (bench/results/2026-11-24-auto/tune_h4_1gbit_bcast.json,
 // rounded): a scheduler-bound latency of 4 ms, the agreement 22 ms; the MPI
 // scales as a probe on a loaded machine gives them (256 KiB at the clamp, 2.0).
-// There Bcast 1 MiB with doc is predicted 0.85 x MPI: the old margin (0.97) took
+// There Bcast 1 MiB with doc was predicted 0.85 x MPI (one agreement charged): the old margin (0.97) took
 // doc, which measured slower than MPI.
 zcoll_model cluster_model() {
   zcoll_model m = test_model();
@@ -281,7 +281,10 @@ TEST(AutoPick, ClusterRegimesOfTheWrongPicks) {
   ASSERT_GE(n, 2);  // mpi, then doc on each Bcast algorithm (binomial, chain)
   double best_cpr = c[1].seconds;
   for (int i = 2; i < n; ++i) best_cpr = std::min(best_cpr, c[i].seconds);
-  EXPECT_LT(best_cpr, kAutoMargin * c[0].seconds);  // the regime: doc predicted faster
+  // The regime: doc was predicted 0.85 x MPI when the model charged one small
+  // allreduce per call; a compressed call makes two (the settings before, the
+  // status after), and with both charged doc is predicted slower than MPI.
+  EXPECT_GT(best_cpr, c[0].seconds);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_BCAST, 4, 1 << 20, 3.56), ZCOLL_MODE_MPI);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_SCATTER, 4, 1 << 20, 3.56), ZCOLL_MODE_MPI);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_ALLGATHER, 4, 1 << 20, 3.56), ZCOLL_MODE_MPI);

@@ -10,7 +10,9 @@
 //           identical values after every round.
 //   post:   (rem > 0) odd ranks send the result to r-1.
 // The vector moves as pipeline segments (one stream each) so that compressing
-// segment k+1 overlaps sending segment k.
+// segment k+1 overlaps sending segment k. hom compresses each segment just
+// before its first send (not the whole vector first) and, in the last round,
+// decodes each segment right after its addition, while later ones arrive.
 // Cost (D bytes, L = log2 P, e = 1 if rem > 0):
 //   raw:     (L + 2e) alpha + (L + 2e) D beta + (L + e) D gamma
 //   cpr_p2p: (L + 2e) alpha + (L + 2e) D/rho beta + (L + e) D (gamma_c + 2 gamma_d)
@@ -63,6 +65,20 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
   auto vals = [&](uint8_t* base, size_t k) { return base + k * c.seg_values * vs; };
   auto len = [&](size_t k) { return c.seg_len(n, k); };
 
+  // hom: H = C(V) segment by segment, just in time (segments 0..k ready after)
+  size_t h_ready = hom ? 0 : nseg;
+  auto ensure_h = [&](size_t k) {
+    const size_t pn = c.piece_n;
+    const int pt = c.piece_terms;
+    c.describe_piece(seg_vals, 1);
+    for (; h_ready <= k && h_ready < nseg; ++h_ready) {
+      hsz[h_ready] = 0;
+      ZCOLL_STEP(c, compress(c, vals(V, h_ready), len(h_ready), H + h_ready * slot, slot,
+                             &hsz[h_ready]));
+    }
+    c.describe_piece(pn, pt);
+  };
+
   auto post_recvs = [&](int peer) -> zcoll_status {
     for (size_t k = 0; k < nseg; ++k)
       ZCOLL_CHECK(c.tp->irecv(R + k * slot, c.piece_capacity(len(k)), peer, c.tag, &rreq[k]));
@@ -75,6 +91,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
       if (!cmp) {
         ZCOLL_CHECK(send(c, vals(V, k), l * vs, l * vs, peer, &sreq[k]));
       } else if (hom) {
+        ensure_h(k);
         ZCOLL_CHECK(send(c, H + k * slot, hsz[k], l * vs, peer, &sreq[k]));
       } else {
         ZCOLL_STEP(c, compress(c, vals(V, k), l, S + k * slot, slot, &ssz[k]));
@@ -90,14 +107,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
     }
     return ZCOLL_SUCCESS;
   };
-  auto compress_state = [&](uint8_t* dst, size_t* dsz) {  // hom: H = C(V)
-    c.describe_piece(seg_vals, 1);
-    for (size_t k = 0; k < nseg; ++k)
-      ZCOLL_STEP(c, compress(c, vals(V, k), len(k), dst + k * slot, slot, &dsz[k]));
-  };
-
   // ---- pre-step: fold the rem extra ranks into their odd neighbours ----------
-  if (hom) compress_state(H, hsz);
   if (nr < 0) {
     c.describe_piece(seg_vals, 1);
     ZCOLL_CHECK(send_state(r + 1));
@@ -105,6 +115,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
   } else if (r < 2 * rem) {
     ZCOLL_CHECK(post_recvs(r - 1));
     for (size_t k = 0; k < nseg; ++k) {
+      if (hom) ensure_h(k);  // this rank's own segment, while the partner's arrives
       ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
       rreq[k] = transport::kNoReq;
       const uint8_t* rp = R + k * slot;
@@ -124,8 +135,10 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
   }
 
   // ---- rounds ------------------------------------------------------------------
+  bool decoded = false;  // hom: V already holds the result (decoded in the last round)
   if (nr >= 0) {
     for (int mask = 1; mask < P; mask <<= 1) {
+      const bool last_round = 2 * mask >= P;
       const int peer = real(nr ^ mask);
       const bool lo = r < peer;
       ZCOLL_CHECK(post_recvs(peer));
@@ -148,6 +161,11 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
           c.describe_piece(l, 2 * mask * N / P);
           ZCOLL_STEP(c, hom_add(c, lo ? mine : rp, lo ? hsz[k] : rsz[k], lo ? rp : mine,
                                 lo ? rsz[k] : hsz[k], H2 + k * slot, slot, &h2sz[k]));
+          if (last_round) {  // the result's segment: decode it while the next arrives
+            if (avg)
+              ZCOLL_STEP(c, set_divisor(c, H2 + k * slot, h2sz[k], static_cast<uint32_t>(N)));
+            ZCOLL_STEP(c, decompress(c, H2 + k * slot, h2sz[k], vals(V, k), l, false));
+          }
         } else {
           // both partners: V = D(lo) op D(hi), from the two streams
           const uint8_t* mine = S + k * slot;
@@ -168,14 +186,11 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
       if (hom) {
         std::swap(H, H2);
         std::swap(hsz, h2sz);
+        decoded = last_round;
       }
     }
     // ---- the result on the participating ranks ----------------------------------
-    if (hom) {
-      if (avg)
-        for (size_t k = 0; k < nseg; ++k)
-          ZCOLL_STEP(c, set_divisor(c, H + k * slot, hsz[k], static_cast<uint32_t>(N)));
-    } else {
+    if (!hom) {
       if (avg && c.failed == ZCOLL_SUCCESS) scale(c, V, n, N);
       if (cmp && rem > 0) {
         // the folded ranks get the result compressed: everyone takes D(C(V))
@@ -218,7 +233,7 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
       return ZCOLL_SUCCESS;
     }
   }
-  if (hom)
+  if (hom && !decoded)
     for (size_t k = 0; k < nseg; ++k)
       ZCOLL_STEP(c, decompress(c, H + k * slot, hsz[k], vals(V, k), len(k), false));
   return ZCOLL_SUCCESS;
