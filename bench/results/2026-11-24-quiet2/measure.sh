@@ -26,3 +26,7 @@ for data in $F1 $F2; do
     --colls bcast --modes mpi,raw,hom --data $data --rel 0.0001,0.001 --bench-args=--breakdown --no-check --out $R/wire-h4-$tag-bcast
 done
 echo W4 done
+# S2: the repeat sweep again on the final code of the session (recursive doubling just in
+# time, both small allreduces in the cost model): the auto table of the report
+python3 bench/netcluster/sweep.py --hosts 2,4 --rates 500mbit,1gbit,2gbit --mpi mpich --bench $B --grace 5 --out $R/sweep-final
+echo S2 done
