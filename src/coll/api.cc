@@ -125,6 +125,9 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   double wait_sleep = 0;  // ZCOLL_WAIT_SLEEP (mpi_transport.h)
   if (local == ZCOLL_SUCCESS)
     local = zcoll::config::get_double(zcoll::config::kWaitSleep, &wait_sleep);
+  const char* rel_range = "exact";  // ZCOLL_REL_RANGE (dispatch.cc agree)
+  if (local == ZCOLL_SUCCESS)
+    local = zcoll::config::get_choice(zcoll::config::kRelRange, &rel_range);
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -152,6 +155,7 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   zc->ws.set_source(zcoll::coll::sim::make_buffer_source());  // nullptr outside SMPI builds
   zc->model_fixed = model_fixed;
   zc->local_model = zcoll::coll::auto_local_model();
+  zc->rel_range_sampled = rel_range && (rel_range[0] == 's' || rel_range[0] == 'S');
   zc->report.struct_size = sizeof zc->report;
   {  // ZCOLL_TEST_FAIL_ALLOC=RANK:K (tests): this rank's K-th scratch allocation fails
     const char* spec = nullptr;

@@ -56,6 +56,7 @@ struct zcoll_comm {
   // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
   int single_node = -1;
   bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
+  bool rel_range_sampled = false;  // ZCOLL_REL_RANGE=sampled, read at creation
   // A device handle's backend (device.h, zcoll_cuda.h); null for host buffers.
   zcoll::coll::DeviceBackend* device = nullptr;
   // calls made on the handle (the same count on every rank): the tag epoch

@@ -414,6 +414,31 @@ void local_stats_lanes(const T* x, size_t n, double* mn, double* mx, double* max
   *maxabs = ma[0];
 }
 
+// ZCOLL_REL_RANGE=sampled: the same over one 64-byte line in kSampleStride
+// (plus the last values), for a REL bound only (never for PROD's magnitude: the
+// error model needs the true max|x|). A sampled range is at most the exact one,
+// so the bound derived from it is at most the requested one.
+constexpr size_t kSampleStride = 16;
+constexpr size_t kSampleMin = size_t{1} << 16;  // values; below: the exact pass
+
+template <typename T>
+void local_stats_sampled(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
+  constexpr size_t kLine = 64 / sizeof(T);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, ma = 0;
+  auto take = [&](const T* p, size_t len) {
+    double a, b, m;
+    local_stats_lanes(p, len, &a, &b, &m);
+    lo = std::min(lo, a);
+    hi = std::max(hi, b);
+    ma = std::max(ma, m);
+  };
+  for (size_t i = 0; i + kLine <= n; i += kLine * kSampleStride) take(x + i, kLine);
+  take(x + (n - std::min(n, kLine)), std::min(n, kLine));
+  *mn = lo;
+  *mx = hi;
+  *maxabs = ma;
+}
+
 template <typename T>
 void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, double* maxabs) {
   const T inf = std::numeric_limits<T>::infinity();
@@ -454,6 +479,7 @@ enum Setting {
   kColl,
   kModel,
   kChecksum,
+  kRelRange,
   kSettings
 };
 const char* const kSettingNames[kSettings] = {
@@ -472,7 +498,8 @@ const char* const kSettingNames[kSettings] = {
     "average",
     "collective",
     "cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)",
-    "checksum (ZCOLL_CHECKSUM)"};
+    "checksum (ZCOLL_CHECKSUM)",
+    "value range (ZCOLL_REL_RANGE)"};
 
 // What all ranks agreed on.
 struct Agreed {
@@ -512,9 +539,15 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   const bool need_range = cmp && s.eb_mode == ZCOLL_EB_REL;
   const bool need_mag = cmp && s.op == ZCOLL_OP_PROD && is_reduction(k.coll);
   const double t_range = now_seconds();
+  const bool sampled = zc->rel_range_sampled && need_range && !need_mag && !c.dev &&
+                       data_n >= kSampleMin;
   if ((need_range || need_mag) && data && data_n) {
     if (c.dev)  // device buffers (device.h)
       ZCOLL_CHECK(c.dev->stats(s.dtype, data, data_n, &mn, &mx, &maxabs));
+    else if (sampled && s.dtype == ZCOLL_FLOAT32)
+      local_stats_sampled(static_cast<const float*>(data), data_n, &mn, &mx, &maxabs);
+    else if (sampled)
+      local_stats_sampled(static_cast<const double*>(data), data_n, &mn, &mx, &maxabs);
     else if (s.dtype == ZCOLL_FLOAT32)
       local_stats(static_cast<const float*>(data), data_n, c.threads, &mn, &mx, &maxabs);
     else
@@ -555,6 +588,7 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   set[kColl] = k.coll;
   set[kModel] = sel.autom ? model_hash(zc->model) : 0;
   set[kChecksum] = cmp ? static_cast<double>(zc->cfg.codec_flags) : 0;
+  set[kRelRange] = need_range && zc->rel_range_sampled ? 1 : 0;
   // Layout: max, -min, max|x|, the settings as (v, -v) pairs, 1/ratio.
   constexpr int kValues = 4 + 2 * kSettings;
   double v[kValues];

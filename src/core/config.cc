@@ -69,6 +69,11 @@ const Decl kTable[kVarCount] = {
    "`0`: a rank waiting for a message spins in `MPI_Wait`; a time: it tests the request and "
    "sleeps this long between tests, leaving the core to ranks that compute (only for more "
    "ranks than cores, as on the emulated cluster: each wait may end up to that much later)"},
+  {kRelRange, "ZCOLL_REL_RANGE", Kind::kChoice, "exact|sampled", 0, 0, "exact", nullptr, kMpi,
+   "REL bounds: `exact` reads every input value for the value range before the first "
+   "compression; `sampled` reads one 64-byte line in 16 (inputs of 64 Ki values or more): a "
+   "range at most the exact one, so a bound at most the requested one (reported per call), "
+   "and ~16x less to read before the first send; ranks must agree"},
   // ---- algorithm per collective
   {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto|ring|rd|recursive_doubling", 0, 0,
    "auto", nullptr, kMpi,

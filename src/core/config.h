@@ -30,6 +30,7 @@ enum Var {
   kPipelineValues,
   kChecksum,
   kWaitSleep,
+  kRelRange,
   kAllreduceAlgo,
   kReduceScatterAlgo,
   kAllgatherAlgo,

@@ -851,6 +851,58 @@ void group_special(const Env& e) {
     unsetenv("ZCOLL_MIN_BYTES");
   }
 
+  // ZCOLL_REL_RANGE=sampled: the REL range from one line in 16; the result
+  // is within the reported bound, which is at most the exact REL bound (one
+  // spike the sample misses makes it smaller); mismatched across ranks: every
+  // rank reports ZCOLL_ERR_MISMATCH
+  {
+    const size_t n = size_t{1} << 17;
+    std::vector<float> x(n), y(n);
+    for (size_t i = 0; i < n; ++i) x[i] = std::sin(0.001f * static_cast<float>(i)) + 0.1f * e.rank;
+    x[77777] = 40.0f;  // not on a sampled line (line 4861, 4861 % 16 != 0)
+    double lo = 1e300, hi = -1e300;
+    for (int r = 0; r < e.size; ++r) {  // the exact range over all ranks' inputs
+      lo = std::min(lo, -1.0 + 0.1 * r);
+      hi = std::max(hi, 40.0);
+    }
+    setenv("ZCOLL_REL_RANGE", "sampled", 1);
+    zcoll_comm* zc = nullptr;
+    EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create sampled: %s",
+           zcoll_last_error());
+    zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
+    for (zcoll_mode m : {ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+      zcoll_comm_set_mode(zc, m);
+      EXPECT(zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
+             "sampled allreduce: %s", zcoll_last_error());
+      const zcoll_report rep = last(zc);
+      EXPECT(rep.eb_per_compression > 0 && rep.eb_per_compression <= 1e-3 * (hi - lo) / 2,
+             "sampled eb %.9g: expected > 0 and below half the exact one %.9g (the spike is "
+             "not sampled)", rep.eb_per_compression, 1e-3 * (hi - lo));
+      double err = 0;
+      for (size_t i = 0; i < n; ++i) {
+        double ref = 0;
+        for (int r = 0; r < e.size; ++r)
+          ref += i == 77777 ? 40.0 : static_cast<double>(std::sin(0.001f * static_cast<float>(i)) + 0.1f * r);
+        err = std::max(err, std::fabs(static_cast<double>(y[i]) - ref));
+      }
+      EXPECT(err <= rep.error_bound * (1 + 1e-6) + 1e-6 * e.size, "sampled %s: error %.9g > bound %.9g",
+             zcoll_mode_name(m), err, rep.error_bound);
+    }
+    zcoll_comm_free(zc);
+    if (e.size > 1) {
+      setenv("ZCOLL_REL_RANGE", e.rank == 0 ? "sampled" : "exact", 1);
+      zc = nullptr;
+      EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create: %s",
+             zcoll_last_error());
+      zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
+      zcoll_comm_set_mode(zc, ZCOLL_MODE_HOM);
+      const zcoll_status st = zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
+      EXPECT(st == ZCOLL_ERR_MISMATCH, "mixed ZCOLL_REL_RANGE: %s", zcoll_status_string(st));
+      zcoll_comm_free(zc);
+    }
+    unsetenv("ZCOLL_REL_RANGE");
+  }
+
   // a large message below the threshold goes to MPI
   {
     zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
