@@ -50,6 +50,7 @@
 #define MPI_Scatter_c PMPI_Scatter_c
 #define MPI_Sendrecv PMPI_Sendrecv
 #define MPI_Test PMPI_Test
+#define MPI_Testany PMPI_Testany
 #define MPI_Type_get_extent PMPI_Type_get_extent
 #define MPI_Type_get_true_extent PMPI_Type_get_true_extent
 #define MPI_Type_size PMPI_Type_size

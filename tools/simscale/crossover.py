@@ -275,8 +275,9 @@ def selftest(lib):
     # MPICH's Allreduce for long messages at a power of two: Rabenseifner
     near("mpi", cm.predict(m, "mpi", "native", N, count, 4.0),
          2 * math.log2(N) * a + 2 * f * D / B + f * D / g)
-    # hom ring, growth 0, overlap 1: agreement + latency + max(wire, codec)
-    sync = 2 * math.ceil(math.log2(N)) * a
+    # hom ring, growth 0, overlap 1: the two small allreduces (settings before,
+    # status after) + latency + max(wire, codec)
+    sync = 2 * (2 * math.ceil(math.log2(N)) * a)
     wire = 2 * f * D / 4.0 / B
     codec = D / cc + f * D / ch + D / cd
     near("hom ring", cm.predict(m, "hom", "ring", N, count, 4.0), sync + 2 * (N - 1) * a + max(wire, codec))
