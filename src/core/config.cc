@@ -104,7 +104,8 @@ const Decl kTable[kVarCount] = {
    "probe", kMpi, "cost model α: seconds per message"},
   {kNetSyncLatency, "ZCOLL_NET_SYNC_LATENCY", Kind::kTime, "time", 0, kInf, nullptr,
    "probe; else 2·⌈log₂N⌉·α", kMpi,
-   "cost model: zcoll's per-call agreement (one max-allreduce of ~35 doubles)"},
+   "cost model: one small allreduce (~40 doubles); a compressed call is charged two, the "
+   "settings agreement before and the status after"},
   {kNetBandwidth, "ZCOLL_NET_BANDWIDTH", Kind::kRate, "rate (1gbit, 500mbit, 12.5GB, 3e9)", 0,
    kInf, nullptr, "probe", kMpi,
    "cost model 1/β: bytes per second a rank sends while it receives"},

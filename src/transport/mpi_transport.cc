@@ -51,22 +51,11 @@ void MpiTransport::set_wait_sleep(double seconds) {
 }
 
 int MpiTransport::wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st) {
-  if (wait_sleep_ns_ <= 0) {
-    if (n == 1) {
-      *which = 0;
-      return MPI_Wait(reqs, st);
-    }
-    return MPI_Waitany(n, reqs, which, st);
-  }
+  if (wait_sleep_ns_ <= 0) return MPI_Waitany(n, reqs, which, st);
   const timespec pause{0, wait_sleep_ns_};
   for (;;) {
-    int flag = 0, rc;
-    if (n == 1) {
-      *which = 0;
-      rc = MPI_Test(reqs, &flag, st);
-    } else {
-      rc = MPI_Testany(n, reqs, which, &flag, st);
-    }
+    int flag = 0;
+    const int rc = MPI_Testany(n, reqs, which, &flag, st);
     if (rc != MPI_SUCCESS || flag) return rc;
     nanosleep(&pause, nullptr);
   }
