@@ -101,6 +101,7 @@ TEST(ConfigRegistry, BadValuesNameTheVariable) {
       {kModelGrowth, "65"},       {kDebug, "LOUD"},         {kSimd, "avx512"},
       {kSimCodec, "on"},          {kPmpi, "yes"},           {kPmpiOps, "sum,maxloc"},
       {kPmpiColls, "allreduce,"}, {kPmpiTypes, "int"},      {kPmpiMinBytes, "1Q"},
+      {kWaitSleep, "soon"},       {kWaitSleep, "-1us"},     {kRelRange, "approx"},
   };
   for (const Bad& b : cases) {
     const char* name = decl(b.var).name;
