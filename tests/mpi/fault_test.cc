@@ -136,11 +136,16 @@ class FaultTransport final : public transport::Transport {
 
  private:
   static constexpr int kHelperTag = 1 << 20;
-  // all[p * bytes ...] = rank p's mine (bytes each).
+  // all[p * bytes ...] = rank p's mine (bytes each). The receives land in
+  // helper_in_, which lives as long as the transport: when the network goes
+  // down mid-exchange this rank returns with receives still posted, and a peer
+  // may still deliver into them after the caller's buffer is gone.
   zcoll_status exchange(const void* mine, size_t bytes, void* all) {
     const int N = size();
     std::vector<transport::Req> reqs;
-    auto* out = static_cast<uint8_t*>(all);
+    if (bytes * N > helper_in_.size())
+      return fail(ZCOLL_ERR_INTERNAL, "fault test: helper exchange of %zu bytes", bytes * N);
+    uint8_t* out = helper_in_.data();
     for (int p = 0; p < N; ++p) {
       transport::Req q = transport::kNoReq;
       if (p == rank()) {
@@ -158,6 +163,7 @@ class FaultTransport final : public transport::Transport {
     for (transport::Req q : reqs)
       if (zcoll_status s = wait_helper(q)) st = s;
     if (std::getenv("ZCOLL_FAULT_VERBOSE")) std::fprintf(stderr, "  rank %d exchange done\n", rank());
+    if (st == ZCOLL_SUCCESS) std::memcpy(all, out, bytes * N);
     return st;
   }
   // A wait of the helpers: blind to abort notices (MPI's collectives are too).
@@ -184,6 +190,7 @@ class FaultTransport final : public transport::Transport {
   Plan* plan_;
   std::map<transport::Req, uint8_t*> bufs_;
   int sends_ = 0, recvs_ = 0;
+  std::vector<uint8_t> helper_in_ = std::vector<uint8_t>(size_t{1} << 16);  // never reallocated
 };
 
 struct Outcome {
