@@ -556,8 +556,13 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   // AUTO, compressed candidate: this rank's estimate of bytes per byte (1/ratio)
   // at its own share of the bound (a REL bound from the local range is at most
   // the global one, so the estimate errs towards less compression).
+  // A ratio agreed in a recent call with the same settings stands in for the
+  // estimate (it samples up to 256 KiB: as much as a 1 MiB Gather compresses
+  // per rank); every rank has the same memo, so all skip it together.
   double inv_ratio = 0;
-  if (sel.autom && cmp && data && data_n) {
+  if (sel.autom && cmp && data && data_n && sel.memo_used) {
+    inv_ratio = 1.0 / zc->ratio_memo[static_cast<int>(k.coll)].ratio;
+  } else if (sel.autom && cmp && data && data_n) {
     double eb_local = s.eb_value;
     if (s.eb_mode == ZCOLL_EB_REL) eb_local = mx > mn ? s.eb_value * (mx - mn) : 0;
     if (zc->cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= N;
@@ -628,14 +633,19 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
 zcoll_status reselect_auto(zcoll_comm* zc, const Call& k, const Resolved& s, double ratio,
                            Selection* sel) {
   zcoll_comm::RatioMemo& memo = zc->ratio_memo[static_cast<int>(k.coll)];
-  memo.ratio = ratio;
-  memo.calls = 0;
-  memo.dtype = s.dtype;
-  memo.eb_mode = static_cast<int>(s.eb_mode);
-  memo.eb = s.eb_value;
-  const Candidate& b = evaluate_auto(zc, s, ratio, "estimated ratio", sel);
-  std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: ratio ~%.3g, predicted %.3gms", ratio,
-                b.seconds * 1e3);
+  if (sel->memo_used) {  // agreed from the memo (agree): one more call decided from it
+    ++memo.calls;
+  } else {
+    memo.ratio = ratio;
+    memo.calls = 0;
+    memo.dtype = s.dtype;
+    memo.eb_mode = static_cast<int>(s.eb_mode);
+    memo.eb = s.eb_value;
+  }
+  const Candidate& b =
+      evaluate_auto(zc, s, ratio, sel->memo_used ? "recent ratio" : "estimated ratio", sel);
+  std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: %sratio ~%.3g, predicted %.3gms",
+                sel->memo_used ? "recent " : "", ratio, b.seconds * 1e3);
   if (b.mode == ZCOLL_MODE_MPI) {
     sel->native = sel->why_mode;
     return ZCOLL_SUCCESS;

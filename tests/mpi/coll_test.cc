@@ -1069,6 +1069,31 @@ void group_auto(const Env& e) {
     zcoll_comm_free(zc);
   }
 
+  // AUTO estimates the ratio once, then decides from the agreed (remembered)
+  // ratio for the next calls with the same settings; new settings estimate again
+  if (N > 1) {
+    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+    zcoll_comm_set_model(zc, &models[1]);
+    Case c = base(e, zc, "auto remembered ratio");
+    c.mode = ZCOLL_MODE_AUTO;
+    c.count = 20000;
+    t_allreduce<float>(c);
+    const zcoll_report first = last(zc);
+    t_allreduce<float>(c);
+    const zcoll_report second = last(zc);
+    EXPECT(std::strstr(first.reason, "recent") == nullptr && first.ratio_estimate > 1,
+           "first auto call estimates: %s", first.reason);
+    EXPECT(std::strstr(second.reason, "recent ratio") != nullptr &&
+               second.ratio_estimate == first.ratio_estimate && second.mode == first.mode,
+           "second auto call decides from the first's ratio %g: %s (%g)", first.ratio_estimate,
+           second.reason, second.ratio_estimate);
+    zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
+    t_allreduce<float>(c);
+    EXPECT(std::strstr(last(zc).reason, "recent") == nullptr,
+           "a new bound estimates again: %s", last(zc).reason);
+    zcoll_comm_free(zc);
+  }
+
   // a forced Allreduce algorithm is respected by AUTO
   if (N > 1) {
     zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
