@@ -105,9 +105,12 @@ int main(int argc, char** argv) {
     runs.push_back(m);
   }
   zcoll_model m = runs[0];
-  double zcoll_model::*fields[] = {&zcoll_model::latency,     &zcoll_model::bandwidth,
-                                   &zcoll_model::compress_bw, &zcoll_model::decompress_bw,
-                                   &zcoll_model::hom_bw,      &zcoll_model::reduce_bw};
+  // every probed parameter (the first probe's values stood for the last three)
+  double zcoll_model::*fields[] = {&zcoll_model::latency,      &zcoll_model::sync_latency,
+                                   &zcoll_model::bandwidth,    &zcoll_model::compress_bw,
+                                   &zcoll_model::decompress_bw, &zcoll_model::hom_bw,
+                                   &zcoll_model::reduce_bw,    &zcoll_model::mpi_scale,
+                                   &zcoll_model::mpi_scale_small};
   for (auto f : fields) {
     std::vector<double> v;
     for (const zcoll_model& r : runs) v.push_back(r.*f);
@@ -117,12 +120,14 @@ int main(int argc, char** argv) {
     std::printf("# zcoll-tune: %d ranks, %d thread(s), median of %d probes\n", size, threads,
                 repeat);
     std::printf("latency        %10.2f us\n", m.latency * 1e6);
+    std::printf("sync           %10.2f us  (small allreduce)\n", m.sync_latency * 1e6);
     std::printf("bandwidth      %10.3f GB/s  (%.0f Mbit/s)\n", m.bandwidth * 1e-9,
                 m.bandwidth * 8e-6);
     std::printf("compress       %10.3f GB/s\n", m.compress_bw * 1e-9);
     std::printf("decompress     %10.3f GB/s\n", m.decompress_bw * 1e-9);
     std::printf("hom add        %10.3f GB/s\n", m.hom_bw * 1e-9);
     std::printf("reduce         %10.3f GB/s\n", m.reduce_bw * 1e-9);
+    std::printf("MPI scale      %10.2f (256 KiB)  %.2f (4 MiB)\n", m.mpi_scale_small, m.mpi_scale);
     std::printf("overlap        %10.2f\ngrowth         %10.2f bits per doubling\n", m.overlap,
                 m.growth_bits);
   }
