@@ -266,16 +266,17 @@ zcoll_status select_auto(zcoll_comm* zc, const Call& k, const Resolved& s, Selec
   q.vsize = s.vsize;
   q.seg_values = s.seg_values;
   q.sum = is_reduction(k.coll) && s.op == ZCOLL_OP_SUM;
-  // A ratio agreed in a recent call with the same settings (1.25x more
-  // optimistic, refreshed every kMemoCalls calls) may already settle for MPI,
-  // saving the settings allreduce where it would decide for MPI anyway.
+  // A ratio agreed in a recent call with the same settings (refreshed every
+  // kMemoCalls calls) is the ratio step 2 will use too (agree skips the
+  // estimate), so deciding MPI from it here saves the settings allreduce that
+  // would only lead to MPI.
   zcoll_comm::RatioMemo& memo = zc->ratio_memo[static_cast<int>(k.coll)];
   sel->memo_used = memo.ratio > 0 && memo.calls < kMemoCalls && memo.dtype == s.dtype &&
                    memo.eb_mode == static_cast<int>(s.eb_mode) && memo.eb == s.eb_value;
-  const double ratio = sel->memo_used ? std::min(max_ratio(s.vsize), 1.25 * memo.ratio)
-                                      : max_ratio(s.vsize);
-  const Candidate& b = evaluate_auto(
-      zc, s, ratio, sel->memo_used ? "recent ratio x 1.25" : "best possible ratio", sel);
+  const double ratio =
+      sel->memo_used ? std::min(max_ratio(s.vsize), memo.ratio) : max_ratio(s.vsize);
+  const Candidate& b =
+      evaluate_auto(zc, s, ratio, sel->memo_used ? "recent ratio" : "best possible ratio", sel);
   if (b.mode == ZCOLL_MODE_MPI) {
     if (sel->memo_used) ++memo.calls;
     sel->native = sel->memo_used ? "auto: mpi predicted fastest at the recent ratio"
