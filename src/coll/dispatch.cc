@@ -216,6 +216,7 @@ struct Selection {
   Candidate cand[16];
   int ncand = 0, best = 0;
   bool memo_used = false;
+  double memo_ratio = 0;  // memo_used: the remembered ratio both of AUTO's steps use
 };
 
 // "mpi 1.2ms, raw/ring 1.3ms, ..." for the log.
@@ -273,8 +274,8 @@ zcoll_status select_auto(zcoll_comm* zc, const Call& k, const Resolved& s, Selec
   zcoll_comm::RatioMemo& memo = zc->ratio_memo[static_cast<int>(k.coll)];
   sel->memo_used = memo.ratio > 0 && memo.calls < kMemoCalls && memo.dtype == s.dtype &&
                    memo.eb_mode == static_cast<int>(s.eb_mode) && memo.eb == s.eb_value;
-  const double ratio =
-      sel->memo_used ? std::min(max_ratio(s.vsize), memo.ratio) : max_ratio(s.vsize);
+  if (sel->memo_used) sel->memo_ratio = std::min(max_ratio(s.vsize), memo.ratio);
+  const double ratio = sel->memo_used ? sel->memo_ratio : max_ratio(s.vsize);
   const Candidate& b =
       evaluate_auto(zc, s, ratio, sel->memo_used ? "recent ratio" : "best possible ratio", sel);
   if (b.mode == ZCOLL_MODE_MPI) {
@@ -561,15 +562,17 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   // estimate (it samples up to 256 KiB: as much as a 1 MiB Gather compresses
   // per rank); every rank has the same memo, so all skip it together.
   double inv_ratio = 0;
-  if (sel.autom && cmp && data && data_n && sel.memo_used) {
-    inv_ratio = 1.0 / zc->ratio_memo[static_cast<int>(k.coll)].ratio;
-  } else if (sel.autom && cmp && data && data_n) {
-    double eb_local = s.eb_value;
-    if (s.eb_mode == ZCOLL_EB_REL) eb_local = mx > mn ? s.eb_value * (mx - mn) : 0;
-    if (zc->cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= N;
-    const double ratio = c.dev ? c.dev->estimate_ratio(data, data_n, s.dtype, eb_local)
-                               : estimate_ratio(data, data_n, s.dtype, eb_local);
-    inv_ratio = ratio > 0 ? 1.0 / ratio : 1.0;
+  if (sel.autom && cmp && data && data_n) {
+    if (sel.memo_used) {
+      inv_ratio = 1.0 / sel.memo_ratio;
+    } else {
+      double eb_local = s.eb_value;
+      if (s.eb_mode == ZCOLL_EB_REL) eb_local = mx > mn ? s.eb_value * (mx - mn) : 0;
+      if (zc->cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= N;
+      const double ratio = c.dev ? c.dev->estimate_ratio(data, data_n, s.dtype, eb_local)
+                                 : estimate_ratio(data, data_n, s.dtype, eb_local);
+      inv_ratio = ratio > 0 ? 1.0 / ratio : 1.0;
+    }
   }
   rep->time_range = now_seconds() - t_range;
   double counts_hash = 0;
