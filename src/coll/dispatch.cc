@@ -183,9 +183,8 @@ zcoll_status resolve(const zcoll_comm& zc, const Call& k, Resolved* out) {
   s.eb_mode = zc.eb_set ? zc.eb_mode : zc.cfg.eb_mode;
   s.eb_value = zc.eb_set ? zc.error_bound : zc.cfg.error_bound;
   s.chunk = zc.cfg.chunk_size ? zc.cfg.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
-  size_t seg = zc.cfg.pipeline_values ? zc.cfg.pipeline_values : size_t{4} * s.chunk;
-  s.seg_values = std::max<size_t>(
-      ZCOLL_BLOCK_SIZE, (seg + ZCOLL_BLOCK_SIZE - 1) / ZCOLL_BLOCK_SIZE * ZCOLL_BLOCK_SIZE);
+  const size_t seg = zc.cfg.pipeline_values ? zc.cfg.pipeline_values : size_t{4} * s.chunk;
+  s.seg_values = pipeline_segment_values(seg, s.total);  // s.total: no message is longer
   return ZCOLL_SUCCESS;
 }
 
@@ -717,7 +716,7 @@ void derive_bound(zcoll_comm* zc, const Resolved& s, const Agreed& g, const Sele
     c.mode = ZCOLL_MODE_RAW;
     m->mode = ZCOLL_MODE_RAW;
     m->hom = false;
-    if (c.seg_values == SIZE_MAX) c.seg_values = size_t{4} * s.chunk;
+    if (c.seg_values == SIZE_MAX) c.seg_values = s.seg_values;  // cpr_p2p had one piece
   }
   c.eb = eb;
   m->eb = eb;

@@ -8,6 +8,12 @@
 
 namespace zcoll::coll {
 
+size_t pipeline_segment_values(size_t configured, size_t message_values) {
+  const size_t floor = (message_values + kMaxSegments - 1) / kMaxSegments;
+  const size_t seg = std::max({configured, floor, size_t{ZCOLL_BLOCK_SIZE}});
+  return (seg + ZCOLL_BLOCK_SIZE - 1) / ZCOLL_BLOCK_SIZE * ZCOLL_BLOCK_SIZE;
+}
+
 size_t segments_capacity(const Ctx& c, size_t n) {
   size_t cap = 0;
   for (size_t k = 0; k < c.segments(n); ++k) cap += c.piece_capacity(c.seg_len(n, k));

@@ -58,8 +58,9 @@ const Decl kTable[kVarCount] = {
    "codec chunk size in values (the unit of raw escape, threading and polling)"},
   {kPipelineValues, "ZCOLL_PIPELINE_VALUES", Kind::kSize, "count of values (0 = 4 chunks)", 0,
    kInf, "0", nullptr, kMpi,
-   "pipeline segment: values per compressed stream in flight (rounded up to a multiple of 32); "
-   "`cpr_p2p` ignores it (one stream per message)"},
+   "pipeline segment: values per compressed stream in flight (rounded up to a multiple of 32, "
+   "and raised so that no message is cut into more than 256 segments); `cpr_p2p` ignores it "
+   "(one stream per message)"},
   {kChecksum, "ZCOLL_CHECKSUM", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kMpi,
    "`1`: every compressed message carries a CRC-32C per chunk (format 1.1, "
    "`ZCOLL_FLAG_CHECKSUM`), verified by the receiver: a corrupted message is an error on every "

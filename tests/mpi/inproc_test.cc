@@ -32,6 +32,7 @@ struct Setup {
   int root;
   bool average;
   bool mismatch = false;  // rank 0 compresses with a 10x larger bound
+  size_t pipeline = 2048;  // configured segment (values), before pipeline_segment_values
 };
 
 double gen(int p, size_t i, zcoll_op op) {
@@ -108,6 +109,7 @@ void run(int N, Setup s) {
   auto fabric = std::make_shared<transport::ThreadFabric>(N);
   std::vector<zcoll_status> status(N, ZCOLL_SUCCESS);
   std::vector<std::string> error(N);  // each rank's zcoll_last_error() (thread-local)
+  std::vector<size_t> peak(N, 0);     // each rank's most requests in flight
   std::vector<std::thread> threads;
   for (int r = 0; r < N; ++r)
     threads.emplace_back([&, r] {
@@ -127,7 +129,10 @@ void run(int N, Setup s) {
       x.eb = s.mode == ZCOLL_MODE_RAW ? 0 : x.params.error_bound;
       x.max_abs = max_abs;
       x.quantum = r == 0 ? quantum0 : quantum;
-      x.seg_values = s.mode == ZCOLL_MODE_CPR_P2P ? SIZE_MAX : 2048;
+      // as dispatch.cc: no message is longer than the larger buffer
+      x.seg_values = s.mode == ZCOLL_MODE_CPR_P2P
+                         ? SIZE_MAX
+                         : pipeline_segment_values(s.pipeline, std::max(n_in, n_out));
       x.threads = 1;
       x.ws = &ws;
       x.tag = 1;
@@ -143,12 +148,22 @@ void run(int N, Setup s) {
       zcoll_status st = alg->run(x, a);
       status[r] = st != ZCOLL_SUCCESS ? st : x.failed;
       if (status[r] != ZCOLL_SUCCESS) error[r] = zcoll_last_error();
+      peak[r] = tp.peak_requests();
     });
   for (auto& t : threads) t.join();
   char what[200];
-  std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d", alg->name,
+  std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d pipe=%zu", alg->name,
                 zcoll_mode_name(s.mode), sizeof(T) == 4 ? "float" : "double",
-                static_cast<int>(s.op), N, c, s.root, s.average);
+                static_cast<int>(s.op), N, c, s.root, s.average, s.pipeline);
+  // Requests in flight stay bounded whatever the configured segment (a message
+  // cut into 10^5 segments made the MPI library match for minutes: issue 24).
+  // A rank posts each segment of a message at most once per peer and direction.
+  int log2N = 0;
+  while ((1 << log2N) < N) ++log2N;
+  const size_t max_requests = (2 + static_cast<size_t>(log2N)) * kMaxSegments + 64;
+  for (int r = 0; r < N; ++r)
+    EXPECT(peak[r] <= max_requests, "%s: rank %d had %zu requests in flight (at most %zu)", what,
+           r, peak[r], max_requests);
   if (s.mismatch) {
     // Streams of different quanta must never be mixed: the ranks that receive
     // one fail (ZCOLL_ERR_MISMATCH, or the error marker of a peer), nobody
@@ -249,6 +264,16 @@ int main() {
             run<float>(N, s);
           }
         }
+    }
+  }
+  // 32-value segments of a long message (zcoll-soak seed 1 at 5 ranks, issue 24:
+  // 95 000 segments in flight; MPI's matching made the call take hours)
+  for (size_t ai = 0; ai < n_algos; ++ai) {
+    const Algorithm& al = algs[ai];
+    for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_HOM}) {
+      Setup s{al.coll, al.algo, m, ZCOLL_OP_SUM, 60001, 3, false};
+      s.pipeline = 32;
+      run<double>(5, s);
     }
   }
   // mismatched bounds, detected from the stream headers (no agreement step here)

@@ -70,6 +70,9 @@ class ThreadTransport final : public Transport {
   uint32_t notice() const;
   // Requests not yet waited for (tests: nothing may be left after a call).
   size_t active_requests() const;
+  // The most requests this rank had active at once (slots are reused, so
+  // the slot count is the high-water mark).
+  size_t peak_requests() const { return slots_.size(); }
 
  private:
   struct Slot {
