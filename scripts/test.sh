@@ -41,6 +41,10 @@ OMP_NUM_THREADS=1 mpiexec -n 2 "$asan/tests/mpi/zcoll_lifecycle_test" 100
 soak_seed=${ZCOLL_SOAK_SEED:-$((16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1)))}
 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/zcoll-soak" \
   --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300
+# and the recorded cases that once failed at 3 ranks (tools/zcoll_soak/regression_seeds.txt;
+# CTest replays the other rank counts' in the release build)
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/zcoll-soak" \
+  --seeds-file tools/zcoll_soak/regression_seeds.txt --timeout 300
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
 # ---- the sweep's summary (issue 17, docs/performance.md): medians, ranges and the

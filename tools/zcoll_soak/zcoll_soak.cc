@@ -10,6 +10,11 @@
 // report for consistency, its input buffers and the guard bytes after its output
 // for changes. A watchdog aborts the run with the case and its replay command if
 // a call does not return in time. Exit status: 0 when every case passed.
+//
+// --seeds-file FILE runs a fixed list of cases instead (the regression seeds:
+// tools/zcoll_soak/regression_seeds.txt), those recorded for this world size;
+// --subgroups draws, for half of the world cases, a group of the first k world
+// ranks (k = 1..world size), so that one run at 8 ranks covers groups of 1-8.
 #include <mpi.h>
 
 #include <algorithm>
@@ -70,6 +75,8 @@ struct Options {
   size_t max_count = 300000;  // largest count of the other cases
   bool keep_going = true;
   bool verbose = false;
+  bool subgroups = false;  // half of the world cases on the first k ranks
+  std::string seeds_file;  // run these recorded cases instead of drawing
   std::string data_dir = ZCOLL_SOAK_DATA_DIR;
 };
 Options g_opt;
@@ -89,8 +96,9 @@ double now() {
 
 void replay_line(uint64_t seed, char* out, size_t cap) {
   std::snprintf(out, cap,
-                "mpiexec -n %d %s --seed %" PRIu64 " --iterations 1 --max-mib %g --max-count %zu",
-                g_wsize, g_argv0.c_str(), seed, g_opt.max_mib, g_opt.max_count);
+                "mpiexec -n %d %s --seed %" PRIu64 " --iterations 1 --max-mib %g --max-count %zu%s",
+                g_wsize, g_argv0.c_str(), seed, g_opt.max_mib, g_opt.max_count,
+                g_opt.subgroups ? " --subgroups" : "");
 }
 
 void watchdog() {
@@ -136,7 +144,8 @@ const char* const kMmNames[] = {"none",  "eb",   "root",  "op",  "count",
 
 struct Case {
   uint64_t seed = 0;
-  int comm_kind = 0;  // 0 world, 1 split, 2 dup
+  int comm_kind = 0;  // 0 world, 1 split, 2 dup, 3 the first `prefix` world ranks
+  int prefix = 0;     // comm_kind 3 (--subgroups)
   int colors = 1;
   int pool = -1;  // -1: a fresh handle; else the long-lived handle index
   zcoll_comm_config cfg;
@@ -234,6 +243,14 @@ Case draw_case(uint64_t seed) {
   k.colors = 1 + g.pick(3);
   k.pool = g.chance(0.5) ? g.pick(3) : -1;
   if (k.comm_kind != 0) k.pool = -1;  // the long-lived handles are on world
+  if (g_opt.subgroups && k.comm_kind == 0) {  // its own stream: the other draws stay as they are
+    Rng gs(mix(seed, 7000));
+    if (gs.chance(0.5)) {
+      k.comm_kind = 3;
+      k.prefix = 1 + gs.pick(g_wsize);
+      k.pool = -1;
+    }
+  }
   k.cfg = draw_config(g);
   k.auto_local_model = g.chance(0.8);
   k.net = g.chance(0.9) ? g.pick(3) : -1;
@@ -358,7 +375,8 @@ void describe(const Case& k, char* out, size_t cap) {
       k.seed, k.N,
       k.comm_kind == 0   ? "world"
       : k.comm_kind == 1 ? "split"
-                         : "dup",
+      : k.comm_kind == 2 ? "dup"
+                         : "prefix",
       k.pool < 0 ? "fresh" : "pool", zcoll_collective_name(k.coll),
       (k.variant & 1) ? "+in_place" : "", (k.variant & 2) ? "+counts" : "", k.root,
       zcoll_mode_name(k.mode), zcoll_mode_name(k.cfg.mode), zcoll_algorithm_name(k.algo),
@@ -767,7 +785,7 @@ void check_result(const Case& k, const std::vector<std::vector<uint8_t>>& in, co
 struct Stats {
   long calls = 0, wrong = 0, errors = 0, mismatch_ok = 0, hangs = 0;
   long checks = 0;
-  long cover[ZCOLL_COLL_COUNT][7][8] = {};  // collective x reported mode x N
+  long cover[ZCOLL_COLL_COUNT][7][9] = {};  // collective x reported mode x N (1..8)
 };
 
 MPI_Datatype mpi_type(Dt dt, MPI_Datatype derived) {
@@ -1138,12 +1156,44 @@ void load_fields() {
   }
 }
 
+// A case recorded in a seeds file (--seeds-file): where it failed once.
+struct Recorded {
+  uint64_t seed = 0;
+  double max_mib = 24;
+  size_t max_count = 300000;
+  bool subgroups = false;
+};
+
+// Lines "RANKS SEED [MAX_MIB MAX_COUNT] [subgroups]  # why"; keeps this world size's.
+bool read_seeds_file(const std::string& path, std::vector<Recorded>* out) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return false;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    if (char* hash = std::strchr(line, '#')) *hash = 0;
+    int ranks = 0;
+    Recorded rc;
+    char flag[32] = "";
+    const int got = std::sscanf(line, "%d %" SCNu64 " %lf %zu %31s", &ranks, &rc.seed,
+                                &rc.max_mib, &rc.max_count, flag);
+    if (got < 2) continue;  // blank or comment
+    rc.subgroups = std::strcmp(flag, "subgroups") == 0;
+    if (ranks == g_wsize) out->push_back(rc);
+  }
+  std::fclose(f);
+  return true;
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: zcoll-soak [--seed S] [--iterations N | --seconds T] [--timeout T]\n"
                "                  [--max-mib M] [--max-count C] [--data DIR] [--stop-on-failure] "
                "[--verbose]\n"
-               "Each iteration i draws case seed S+i; a failing case prints its replay command.\n");
+               "                  [--subgroups] [--seeds-file FILE]\n"
+               "Each iteration i draws case seed S+i; a failing case prints its replay command.\n"
+               "--subgroups: half of the world cases run on the first k ranks (k = 1..size).\n"
+               "--seeds-file: the cases FILE lists for this world size (lines\n"
+               "  'RANKS SEED [MAX_MIB MAX_COUNT] [SUBGROUPS]  # why'), instead of drawing.\n");
 }
 
 }  // namespace
@@ -1180,6 +1230,10 @@ int main(int argc, char** argv) {
       g_opt.keep_going = false;
     else if (a == "--verbose")
       g_opt.verbose = true;
+    else if (a == "--subgroups")
+      g_opt.subgroups = true;
+    else if (a == "--seeds-file")
+      g_opt.seeds_file = val();
     else {
       if (g_wrank == 0) usage();
       MPI_Finalize();
@@ -1187,6 +1241,19 @@ int main(int argc, char** argv) {
     }
   }
   if (g_opt.iterations < 0 && g_opt.seconds < 0) g_opt.iterations = 100;
+  std::vector<Recorded> recorded;
+  if (!g_opt.seeds_file.empty()) {
+    if (!read_seeds_file(g_opt.seeds_file, &recorded)) {
+      if (g_wrank == 0) std::fprintf(stderr, "zcoll-soak: cannot read %s\n", g_opt.seeds_file.c_str());
+      MPI_Finalize();
+      return 2;
+    }
+    g_opt.iterations = static_cast<long>(recorded.size());
+    g_opt.seconds = -1;
+    if (g_wrank == 0)
+      std::printf("zcoll-soak: %zu recorded case(s) of %s for %d ranks\n", recorded.size(),
+                  g_opt.seeds_file.c_str(), g_wsize);
+  }
   // errors of MPI calls come back as codes (the library turns them into ZCOLL_ERR_MPI)
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   load_fields();
@@ -1218,7 +1285,15 @@ int main(int argc, char** argv) {
     int go = g_opt.iterations >= 0 ? it < g_opt.iterations : (now() - t_start) < g_opt.seconds;
     MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!go) break;
-    Case k = draw_case(g_opt.seed + static_cast<uint64_t>(it));
+    uint64_t seed = g_opt.seed + static_cast<uint64_t>(it);
+    if (!recorded.empty()) {  // a recorded case: its seed and the options it was found with
+      const Recorded& rc = recorded[static_cast<size_t>(it)];
+      seed = rc.seed;
+      g_opt.max_mib = rc.max_mib;
+      g_opt.max_count = rc.max_count;
+      g_opt.subgroups = rc.subgroups;
+    }
+    Case k = draw_case(seed);
     last_seed = k.seed;
     MPI_Comm comm = MPI_COMM_NULL;
     if (k.comm_kind == 0) {
@@ -1228,12 +1303,16 @@ int main(int argc, char** argv) {
       const int color = g.pick(k.colors);
       const int key = g.pick(1000);
       MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
-    } else {
+    } else if (k.comm_kind == 2) {
       MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    } else {  // the first k.prefix ranks; the others sit this case out
+      MPI_Comm_split(MPI_COMM_WORLD, g_wrank < k.prefix ? 0 : MPI_UNDEFINED, g_wrank, &comm);
     }
-    int N, r;
-    MPI_Comm_size(comm, &N);
-    MPI_Comm_rank(comm, &r);
+    int N = k.prefix, r = -1;
+    if (comm != MPI_COMM_NULL) {
+      MPI_Comm_size(comm, &N);
+      MPI_Comm_rank(comm, &r);
+    }
     finish_case(k, N, r);
     if (g_opt.verbose && g_wrank == 0) {
       char t[1024];
@@ -1242,7 +1321,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     std::string msg;
-    const bool pass = run_case(k, comm, pool, derived, st, &msg);
+    const bool pass = comm == MPI_COMM_NULL || run_case(k, comm, pool, derived, st, &msg);
     if (!pass) {
       std::fprintf(stderr, "%s", msg.c_str());
       std::fflush(stderr);
@@ -1251,7 +1330,7 @@ int main(int argc, char** argv) {
     int bad = pass ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (bad) ++failed_cases;
-    if (k.comm_kind != 0) MPI_Comm_free(&comm);
+    if (k.comm_kind != 0 && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (bad && !g_opt.keep_going) break;
   }
   for (zcoll_comm*& h : pool.h) zcoll_comm_free(h);
@@ -1279,8 +1358,8 @@ int main(int argc, char** argv) {
       for (int m = 1; m <= 6; ++m) {
         std::string row;
         long any = 0;
-        for (int n = 1; n < 8; ++n) {
-          const long v = cover[(c * 7 + m) * 8 + n];
+        for (int n = 1; n <= 8; ++n) {
+          const long v = cover[(c * 7 + m) * 9 + n];
           any += v;
           char cell[32];
           std::snprintf(cell, sizeof cell, " N%d=%ld", n, v);
