@@ -84,6 +84,11 @@ typedef enum zcoll_mode {
   ZCOLL_MODE_AUTO = 6
 } zcoll_mode;
 
+/* Algorithms. The library's algorithm table (docs/algorithms.md) is the list;
+ * the values below are those of the algorithms zcoll 1.0 had, and newer ones
+ * (e.g. Reduce_scatter "pairwise") have numbers from the table: get them by
+ * name with zcoll_algorithm_from_name(), list a collective's with
+ * zcoll_algorithms_of(). Numbers never change once released. */
 typedef enum zcoll_algorithm {
   ZCOLL_ALGO_AUTO = 0,               /* selection by the library              */
   ZCOLL_ALGO_NATIVE = 1,             /* the MPI library's collective          */
@@ -102,9 +107,13 @@ typedef enum zcoll_collective {
   ZCOLL_COLL_BCAST = 4,
   ZCOLL_COLL_SCATTER = 5,
   ZCOLL_COLL_REDUCE = 6,
-  ZCOLL_COLL_GATHER = 7,
-  ZCOLL_COLL_COUNT = 8 /* the number of values above (not a collective)     */
+  ZCOLL_COLL_GATHER = 7
 } zcoll_collective;
+
+/* Room for collectives in the per-collective arrays (zcoll_comm_config):
+ * indices are zcoll_collective values, so new collectives fit without moving a
+ * field. */
+#define ZCOLL_MAX_COLLECTIVES 16
 
 typedef enum zcoll_bound_semantics {
   ZCOLL_BOUND_PER_COMPRESSION = 0, /* error_bound bounds each compression      */
@@ -117,6 +126,17 @@ ZCOLL_API const char* zcoll_algorithm_name(zcoll_algorithm algorithm);
 ZCOLL_API const char* zcoll_collective_name(zcoll_collective collective);
 /* Parse a mode name ("mpi", "raw", "cpr_p2p", "doc", "hom", "auto"). */
 ZCOLL_API zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode);
+/* Parse a collective name ("allreduce", "reduce_scatter", ...). Since 1.1. */
+ZCOLL_API zcoll_status zcoll_collective_from_name(const char* name, zcoll_collective* collective);
+/* The algorithm of `collective` called `name` (its name or an alias, any case,
+ * as ZCOLL_<COLLECTIVE>_ALGO takes it; "auto" is ZCOLL_ALGO_AUTO); an unknown
+ * name is ZCOLL_ERR_INVALID_ARG listing the collective's algorithms. Since 1.1. */
+ZCOLL_API zcoll_status zcoll_algorithm_from_name(zcoll_collective collective, const char* name,
+                                                 zcoll_algorithm* algorithm);
+/* The algorithms `collective` has, in the table's order (the size rule takes
+ * the first that applies): up to `cap` written to out; returns how many there
+ * are (0 for an unknown collective). Since 1.1. */
+ZCOLL_API int zcoll_algorithms_of(zcoll_collective collective, zcoll_algorithm* out, int cap);
 
 /* ---- configuration ---------------------------------------------------------
  * Every field can be overridden by a ZCOLL_* environment variable when the
@@ -137,22 +157,26 @@ typedef struct zcoll_comm_config {
   size_t pipeline_values;                      /* ZCOLL_PIPELINE_VALUES: values per pipeline
                                      segment (each one compressed stream);
                                      0 = 4 chunks                              */
-  zcoll_algorithm algorithm[ZCOLL_COLL_COUNT]; /* per collective, indexed by
-                                     zcoll_collective: ZCOLL_<COLLECTIVE>_ALGO
-                                     (ZCOLL_ALLREDUCE_ALGO auto|ring|rd, ...);
-                                     ZCOLL_ALGO_AUTO = the library's choice   */
+  zcoll_algorithm algorithm_v1[8];             /* zcoll 1.0's place of `algorithm`: read
+                                     only from a struct of 1.0's size (and
+                                     written back there); ignore it        */
   uint64_t codec_flags;                        /* ZCOLL_CHECKSUM=1: ZCOLL_FLAG_CHECKSUM, the
                                      zcoll_params.flags of every compressed
                                      message (a CRC-32C per chunk: a corrupt
                                      message is an error, never a wrong value);
                                      0 = none (default). Since 1.1           */
+  zcoll_algorithm algorithm[ZCOLL_MAX_COLLECTIVES]; /* per collective, indexed by
+                                     zcoll_collective: ZCOLL_<COLLECTIVE>_ALGO
+                                     (ZCOLL_ALLREDUCE_ALGO auto|ring|rd, ...);
+                                     ZCOLL_ALGO_AUTO = the library's choice;
+                                     the last field, so that new collectives
+                                     never move another. Since 1.1          */
 } zcoll_comm_config;
 
 #define ZCOLL_COMM_CONFIG_INITIALIZER                                                            \
   {                                                                                              \
     sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4, ZCOLL_BOUND_PER_COMPRESSION, \
-        1, 65536, 0u, 0, {ZCOLL_ALGO_AUTO},                                                      \
-        0u                                                                                       \
+        1, 65536, 0u, 0, {ZCOLL_ALGO_AUTO}, 0u, {ZCOLL_ALGO_AUTO}                               \
   }
 
 /* Fill *config with the defaults above. */

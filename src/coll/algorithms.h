@@ -1,13 +1,18 @@
-// algorithms.h — the algorithm registry (data, not code paths): for each
-// collective and algorithm, its name, restrictions, a one-line description, the
-// function that runs it, and its error model (the worst-case error of the
-// result as a function of the per-compression bound). It drives selection,
-// the report, the docs and the tests.
+// algorithms.h — what the collective algorithms are written with, and the
+// algorithm table (registry.cc): for each collective and algorithm one row
+// with its names, restrictions, a one-line description, the function that
+// runs it, its error model (the worst-case error of the result as a function
+// of the per-compression bound) and its cost function (the time of each mode).
+// Selection, the names of the C API and the environment, AUTO's candidates,
+// the docs, the tests, Python, zcoll-bench and zcoll-soak all read the table;
+// adding an algorithm is its file (src/coll/<collective>/<function>.cc:
+// run, <function>_model, <function>_cost), one row, its test and its doc.
 #pragma once
 
 #include <cstddef>
 
 #include "coll/context.h"
+#include "coll/cost_terms.h"
 
 namespace zcoll::coll {
 
@@ -35,15 +40,39 @@ struct ModelIn {
 
 using RunFn = zcoll_status (*)(Ctx&, const Args&);
 using ModelFn = ErrState (*)(const ModelIn&);
+// Predicted seconds of one mode (RAW, CPR_P2P, DOC, HOM) for q.size > 1,
+// without the call's two small allreduces (cost_model.cc adds them); < 0: the
+// algorithm has no such mode.
+using CostFn = double (*)(const CostTerms&, const CostQuery&, zcoll_mode);
+// The transport collectives (Transport::allgather_u64) a successful run makes
+// in c's mode: a rank that leaves early makes the ones it skipped, so that the
+// others are not left in an unmatched collective (run_algorithm).
+using HelpersFn = int (*)(const Ctx&);
+// The size rule: whether this algorithm is the collective's default for q
+// (the first row of the collective whose rule holds; nullptr: always).
+using PreferFn = bool (*)(const CostQuery&);
+
+// Restrictions, machine-readable.
+enum Restriction : unsigned {
+  kNoRestriction = 0,
+  kCommutativeOps = 1u << 0,  // reductions with a commutative op (SUM, PROD, MAX, MIN)
+  kNoAuto = 1u << 1,          // never one of AUTO's candidates (run when set explicitly)
+};
 
 struct Algorithm {
   zcoll_collective coll;
-  zcoll_algorithm algo;
-  const char* name;  // file name = function name, e.g. "allreduce_ring"
-  const char* restrictions;
-  const char* description;
+  zcoll_algorithm algo;      // its number in the C API (zcoll_mpi.h; newer ones only here)
+  const char* name;          // "ring": zcoll_algorithm_name, ZCOLL_<COLLECTIVE>_ALGO
+  const char* alias;         // a second accepted word ("rd"), or nullptr
+  unsigned restrictions;     // Restriction flags
+  const char* description;   // one line
+  const char* function;      // "allreduce_ring": its file and function
   RunFn run;
   ModelFn model;
+  CostFn cost;
+  HelpersFn helpers;         // nullptr: none
+  PreferFn prefer;           // the size rule; nullptr: always
+  const char* prefer_reason; // the report's reason when the size rule picks it
 };
 
 // Run one algorithm as a collective call: the transport's call bracket
@@ -56,9 +85,20 @@ struct Algorithm {
 // call's data and notice tags.
 zcoll_status run_algorithm(const Algorithm& alg, Ctx& c, const Args& a);
 
-// The registry; nullptr if the pair does not exist.
+// The table; nullptr if the pair does not exist.
 const Algorithm* find_algorithm(zcoll_collective coll, zcoll_algorithm algo);
 const Algorithm* algorithms(size_t* count);
+// The row of collective coll called `word` (its name or alias, any case).
+const Algorithm* find_algorithm_named(zcoll_collective coll, const char* word);
+// The name of an algorithm number (the first row that has it); nullptr: none.
+const char* algorithm_name(zcoll_algorithm algo);
+// "auto|ring|rd|recursive_doubling": the words ZCOLL_<COLLECTIVE>_ALGO accepts.
+const char* algorithm_words(zcoll_collective coll);
+// The size rule: the collective's default algorithm for q, and why.
+const Algorithm* default_algorithm(const CostQuery& q, const char** reason);
+// The same for total_values values of vsize bytes over size ranks.
+zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, size_t vsize,
+                                  int size);
 
 // ---- error model building blocks -------------------------------------------
 inline ErrState leaf(const ModelIn& m) { return {0.0, m.max_abs}; }
@@ -81,28 +121,14 @@ inline ErrState binomial_copy_model(const ModelIn& m) {
   return s;
 }
 
-// ---- the algorithms (one file each under src/coll/<op>/) -------------------
-zcoll_status allreduce_ring(Ctx&, const Args&);
-ErrState allreduce_ring_model(const ModelIn&);
-zcoll_status allreduce_recursive_doubling(Ctx&, const Args&);
-ErrState allreduce_recursive_doubling_model(const ModelIn&);
-zcoll_status reduce_scatter_ring(Ctx&, const Args&);
-ErrState reduce_scatter_ring_model(const ModelIn&);
-zcoll_status allgather_ring(Ctx&, const Args&);
-ErrState allgather_ring_model(const ModelIn&);
 // The segment pipeline of a Bcast tree given this rank's parent (-1: the root)
 // and children (bcast_tree.cc); bcast_binomial and bcast_chain choose the tree.
 zcoll_status bcast_tree(Ctx& c, const Args& a, int parent, const int* children, int nch);
-zcoll_status bcast_binomial(Ctx&, const Args&);
-ErrState bcast_binomial_model(const ModelIn&);
-zcoll_status bcast_chain(Ctx&, const Args&);
-ErrState bcast_chain_model(const ModelIn&);
-zcoll_status scatter_binomial(Ctx&, const Args&);
-ErrState scatter_binomial_model(const ModelIn&);
-zcoll_status reduce_binomial(Ctx&, const Args&);
-ErrState reduce_binomial_model(const ModelIn&);
-zcoll_status gather_binomial(Ctx&, const Args&);
-ErrState gather_binomial_model(const ModelIn&);
+// The size rule of the long-message algorithms (ring Allreduce, chain Bcast):
+// a rank's share of the buffer is at least 256 KiB.
+bool share_at_least_256k(const CostQuery& q);
+// The transport collective of ring_allgather_pieces (doc and hom, N > 1).
+int pieces_helpers(const Ctx& c);
 
 // ---- shared building blocks of the ring algorithms --------------------------
 // Where the ring reduce-scatter leaves this rank's reduced block.

@@ -12,6 +12,7 @@
 #include "coll/cost_model.h"
 #include "coll/sim_cost.h"
 #include "coll/comm.h"
+#include "coll/collective.h"
 #include "coll/comm_config.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -22,7 +23,7 @@ using zcoll::fail;
 
 namespace {
 // First-version sizes of the extensible structs (the struct_size rule, zcoll.h).
-constexpr size_t kConfigV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_comm_config, algorithm);
+constexpr size_t kConfigV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_comm_config, algorithm_v1);
 constexpr size_t kReportV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_report, ratio_estimate);
 constexpr size_t kModelV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_model, source);
 }  // namespace
@@ -55,28 +56,60 @@ const char* zcoll_algorithm_name(zcoll_algorithm a) {
   switch (a) {
     case ZCOLL_ALGO_AUTO: return "auto";
     case ZCOLL_ALGO_NATIVE: return "native";
-    case ZCOLL_ALGO_RING: return "ring";
-    case ZCOLL_ALGO_RECURSIVE_DOUBLING: return "recursive_doubling";
-    case ZCOLL_ALGO_BINOMIAL: return "binomial";
     case ZCOLL_ALGO_NONE: return "none";
-    case ZCOLL_ALGO_CHAIN: return "chain";
+    default: break;
   }
-  return "?";
+  const char* name = zcoll::coll::algorithm_name(a);  // the algorithm table
+  return name ? name : "?";
 }
 
 const char* zcoll_collective_name(zcoll_collective c) {
-  switch (c) {
-    case ZCOLL_COLL_NONE: return "none";
-    case ZCOLL_COLL_ALLREDUCE: return "allreduce";
-    case ZCOLL_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case ZCOLL_COLL_ALLGATHER: return "allgather";
-    case ZCOLL_COLL_BCAST: return "bcast";
-    case ZCOLL_COLL_SCATTER: return "scatter";
-    case ZCOLL_COLL_REDUCE: return "reduce";
-    case ZCOLL_COLL_GATHER: return "gather";
-    case ZCOLL_COLL_COUNT: break;
+  if (c == ZCOLL_COLL_NONE) return "none";
+  return zcoll::coll::is_collective(c) ? zcoll::coll::traits(c).name : "?";
+}
+
+zcoll_status zcoll_collective_from_name(const char* name, zcoll_collective* collective) {
+  zcoll::clear_error();
+  if (!name || !collective) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  const zcoll_collective c = zcoll::coll::collective_named(name);
+  if (c == ZCOLL_COLL_NONE)
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "unknown collective '%s' (allreduce, reduce_scatter, allgather, bcast, scatter, "
+                "reduce, gather)",
+                name);
+  *collective = c;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status zcoll_algorithm_from_name(zcoll_collective collective, const char* name,
+                                       zcoll_algorithm* algorithm) {
+  zcoll::clear_error();
+  if (!name || !algorithm) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  if (!zcoll::coll::is_collective(collective))
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown collective %d", static_cast<int>(collective));
+  if (strcasecmp(name, "auto") == 0) {
+    *algorithm = ZCOLL_ALGO_AUTO;
+    return ZCOLL_SUCCESS;
   }
-  return "?";
+  const zcoll::coll::Algorithm* a = zcoll::coll::find_algorithm_named(collective, name);
+  if (!a)
+    return fail(ZCOLL_ERR_INVALID_ARG, "%s has no algorithm '%s' (%s)",
+                zcoll_collective_name(collective), name,
+                zcoll::coll::algorithm_words(collective));
+  *algorithm = a->algo;
+  return ZCOLL_SUCCESS;
+}
+
+int zcoll_algorithms_of(zcoll_collective collective, zcoll_algorithm* out, int cap) {
+  size_t rows = 0;
+  const zcoll::coll::Algorithm* table = zcoll::coll::algorithms(&rows);
+  int n = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    if (table[i].coll != collective) continue;
+    if (out && n < cap) out[n] = table[i].algo;
+    ++n;
+  }
+  return n;
 }
 
 zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode) {
@@ -96,7 +129,10 @@ void zcoll_comm_config_init(zcoll_comm_config* c) {
   *c = d;
 }
 
-const char* zcoll_mpi_env_help(void) { return zcoll::config::help_text(); }
+const char* zcoll_mpi_env_help(void) {
+  zcoll::coll::declare_algorithm_words();
+  return zcoll::config::help_text();
+}
 
 static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_config* config,
                                                 zcoll_comm** out) {
@@ -117,7 +153,7 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   zcoll_status local = ZCOLL_SUCCESS;
   char msg[512] = "";
   if (config)  // the struct_size rule (struct_io.h); the defaults fill what an older struct lacks
-    local = zcoll::read_struct(config, kConfigV1, "zcoll_comm_config", &cfg);
+    local = zcoll::coll::read_config(config, kConfigV1, &cfg);
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::apply_env(&cfg);
   if (local == ZCOLL_SUCCESS) local = zcoll::coll::validate(cfg);
   zcoll_model model_fixed{};
@@ -164,8 +200,8 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
         std::sscanf(spec, "%d:%d", &fr, &fk) == 2 && fr == zc->tp->rank() && fk > 0)
       zc->ws.fail_countdown = fk;
   }
-  zc->counts.reserve(zc->tp->size());
-  zc->displs.reserve(zc->tp->size());
+  zc->counts.resize(zc->tp->size());  // Reduce_scatter's blocks (collective.h bind_args)
+  zc->displs.resize(zc->tp->size());
   ZCOLL_LOG(zcoll::log::kTrace, zc->tp->rank(), zc->tp->size(),
             "comm created: mode=%s eb=%s %g bound=%s threads=%d min_bytes=%zu chunk=%u segment=%zu",
             zcoll_mode_name(cfg.mode), cfg.eb_mode == ZCOLL_EB_ABS ? "abs" : "rel", cfg.error_bound,
@@ -187,7 +223,7 @@ zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_config* conf
   zcoll::clear_error();
   if (!zc || !config) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
   ZCOLL_CHECK(zcoll::check_out_struct(config, kConfigV1, "zcoll_comm_config"));
-  zcoll::write_struct(config, zc->cfg);
+  zcoll::coll::write_config(config, zc->cfg);
   return ZCOLL_SUCCESS;
 }
 
@@ -326,24 +362,21 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
   if (nranks < 1) return fail(ZCOLL_ERR_INVALID_ARG, "nranks %d < 1", nranks);
   if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
     return fail(ZCOLL_ERR_UNSUPPORTED, "dtype %d", static_cast<int>(dtype));
-  if (collective <= ZCOLL_COLL_NONE || collective > ZCOLL_COLL_GATHER)
+  if (!is_collective(collective))
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown collective %d", static_cast<int>(collective));
   if (!(ratio > 0)) ratio = 1;
   CostQuery q;
   q.coll = collective;
   q.size = nranks;
   q.vsize = zcoll_dtype_size(dtype);
-  const bool per_rank = collective == ZCOLL_COLL_REDUCE_SCATTER ||
-                        collective == ZCOLL_COLL_ALLGATHER || collective == ZCOLL_COLL_SCATTER ||
-                        collective == ZCOLL_COLL_GATHER;
-  q.total_values = per_rank ? count * static_cast<size_t>(nranks) : count;
+  q.total_values = traits(collective).per_rank_count ? count * static_cast<size_t>(nranks) : count;
   q.ratio = ratio;
   q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
   zcoll_mode cm = mode;
   zcoll_algorithm ca = algorithm;
   double s = -1;
   if (mode == ZCOLL_MODE_AUTO) {
-    Candidate cand[16];
+    Candidate cand[kMaxCandidates];
     int best = 0;
     const int n = auto_candidates(*model, q, ZCOLL_ALGO_AUTO, cand, &best);
     if (n > 0) {
@@ -355,7 +388,7 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
     if (mode == ZCOLL_MODE_MPI)
       ca = ZCOLL_ALGO_NATIVE;
     else if (algorithm == ZCOLL_ALGO_AUTO)
-      ca = default_algorithm(collective, q.total_values, q.vsize, nranks);
+      ca = default_algorithm(q, nullptr)->algo;
     s = predict_seconds(*model, q, mode, mode == ZCOLL_MODE_MPI ? ZCOLL_ALGO_AUTO : algorithm);
   }
   if (s < 0)

@@ -12,18 +12,13 @@
 #include "transport/mpi_transport.h"
 #include "zcoll_tuner.h"
 
-namespace zcoll::coll {
-// Per-collective state is indexed by zcoll_collective (ZCOLL_COLL_NONE .. the
-// last collective); a new collective must come last in the enum.
-constexpr int kCollectives = ZCOLL_COLL_COUNT;
-}  // namespace zcoll::coll
 
 struct zcoll_comm {
   std::unique_ptr<zcoll::transport::MpiTransport> tp;
   zcoll_comm_config cfg;
   // per-call settings (sticky until changed)
   zcoll_mode mode = ZCOLL_MODE_DEFAULT;
-  zcoll_algorithm algorithm[ZCOLL_COLL_COUNT] = {};  // per collective; AUTO = none
+  zcoll_algorithm algorithm[ZCOLL_MAX_COLLECTIVES] = {};  // per collective; AUTO = none
   bool eb_set = false;
   zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
   double error_bound = 0;
@@ -51,7 +46,7 @@ struct zcoll_comm {
     int eb_mode = -1;
     double eb = 0;
   };
-  RatioMemo ratio_memo[zcoll::coll::kCollectives];
+  RatioMemo ratio_memo[ZCOLL_MAX_COLLECTIVES];  // by zcoll_collective
   // AUTO on a single node: -1 not known yet, 0 ranks span nodes (or
   // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
   int single_node = -1;

@@ -4,11 +4,14 @@
 #include "coll/algorithms.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <strings.h>
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/struct_io.h"
+#include "coll/collective.h"
 
 namespace zcoll::coll {
 
@@ -43,28 +46,14 @@ zcoll_status apply_env(zcoll_comm_config* c) {
   if (set) c->pipeline_values = static_cast<size_t>(n);
   ZCOLL_CHECK(get_choice(kChecksum, &w, &set));
   if (set) c->codec_flags = is(w, "1") ? ZCOLL_FLAG_CHECKSUM : 0;
-  // ZCOLL_<COLLECTIVE>_ALGO: the registry admits only the collective's own names
-  const struct {
-    Var var;
-    zcoll_collective coll;
-  } algo_vars[] = {
-      {kAllreduceAlgo, ZCOLL_COLL_ALLREDUCE}, {kReduceScatterAlgo, ZCOLL_COLL_REDUCE_SCATTER},
-      {kAllgatherAlgo, ZCOLL_COLL_ALLGATHER}, {kBcastAlgo, ZCOLL_COLL_BCAST},
-      {kScatterAlgo, ZCOLL_COLL_SCATTER},     {kReduceAlgo, ZCOLL_COLL_REDUCE},
-      {kGatherAlgo, ZCOLL_COLL_GATHER}};
-  for (const auto& av : algo_vars) {
-    ZCOLL_CHECK(get_choice(av.var, &w, &set));
+  // ZCOLL_<COLLECTIVE>_ALGO: the words of the algorithm table
+  declare_algorithm_words();
+  for (int k = ZCOLL_COLL_ALLREDUCE; k <= ZCOLL_COLL_GATHER; ++k) {
+    const zcoll_collective coll = static_cast<zcoll_collective>(k);
+    ZCOLL_CHECK(get_choice(traits(coll).algo_var, &w, &set));
     if (!set) continue;
-    zcoll_algorithm a = ZCOLL_ALGO_AUTO;
-    if (is(w, "ring"))
-      a = ZCOLL_ALGO_RING;
-    else if (is(w, "rd") || is(w, "recursive_doubling"))
-      a = ZCOLL_ALGO_RECURSIVE_DOUBLING;
-    else if (is(w, "binomial"))
-      a = ZCOLL_ALGO_BINOMIAL;
-    else if (is(w, "chain"))
-      a = ZCOLL_ALGO_CHAIN;
-    c->algorithm[av.coll] = a;
+    const Algorithm* a = find_algorithm_named(coll, w);
+    c->algorithm[coll] = a ? a->algo : ZCOLL_ALGO_AUTO;  // the registry admitted "auto" or a name
   }
   ZCOLL_CHECK(get_choice(kAutoLocal, &w));
   return ZCOLL_SUCCESS;
@@ -76,11 +65,26 @@ bool auto_local_model() {
 }
 
 zcoll_status check_algorithm(zcoll_collective coll, zcoll_algorithm algo) {
-  if (coll <= ZCOLL_COLL_NONE || coll >= ZCOLL_COLL_COUNT)
+  if (!is_collective(coll))
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown collective %d", static_cast<int>(coll));
   if (algo == ZCOLL_ALGO_AUTO || find_algorithm(coll, algo)) return ZCOLL_SUCCESS;
   return fail(ZCOLL_ERR_INVALID_ARG, "%s has no algorithm %s (%d)", zcoll_collective_name(coll),
               zcoll_algorithm_name(algo), static_cast<int>(algo));
+}
+
+zcoll_status read_config(const zcoll_comm_config* in, size_t v1_size, zcoll_comm_config* out) {
+  ZCOLL_CHECK(read_struct(in, v1_size, "zcoll_comm_config", out));
+  // zcoll 1.0's struct ends before `algorithm`: its algorithms are in algorithm_v1
+  if (struct_size_of(in) <= offsetof(zcoll_comm_config, algorithm))
+    for (int k = 0; k < 8; ++k) out->algorithm[k] = out->algorithm_v1[k];
+  for (int k = 0; k < 8; ++k) out->algorithm_v1[k] = out->algorithm[k];
+  return ZCOLL_SUCCESS;
+}
+
+void write_config(zcoll_comm_config* out, const zcoll_comm_config& cfg) {
+  zcoll_comm_config v = cfg;
+  for (int k = 0; k < 8; ++k) v.algorithm_v1[k] = v.algorithm[k];  // for a 1.0 caller
+  write_struct(out, v);
 }
 
 zcoll_status validate(const zcoll_comm_config& c) {
@@ -103,10 +107,14 @@ zcoll_status validate(const zcoll_comm_config& c) {
   if (c.codec_flags & ~static_cast<uint64_t>(ZCOLL_FLAG_CHECKSUM))
     return fail(ZCOLL_ERR_INVALID_ARG, "config.codec_flags 0x%llx has unknown flags",
                 static_cast<unsigned long long>(c.codec_flags));
-  for (int k = ZCOLL_COLL_ALLREDUCE; k < ZCOLL_COLL_COUNT; ++k)
-    ZCOLL_CHECK(check_algorithm(static_cast<zcoll_collective>(k), c.algorithm[k]));
-  if (c.algorithm[ZCOLL_COLL_NONE] != ZCOLL_ALGO_AUTO)
-    return fail(ZCOLL_ERR_INVALID_ARG, "config.algorithm[ZCOLL_COLL_NONE] must be ZCOLL_ALGO_AUTO");
+  for (int k = 0; k < ZCOLL_MAX_COLLECTIVES; ++k) {
+    const zcoll_collective coll = static_cast<zcoll_collective>(k);
+    if (is_collective(coll))
+      ZCOLL_CHECK(check_algorithm(coll, c.algorithm[k]));
+    else if (c.algorithm[k] != ZCOLL_ALGO_AUTO)
+      return fail(ZCOLL_ERR_INVALID_ARG,
+                  "config.algorithm[%d] must be ZCOLL_ALGO_AUTO (%d is not a collective)", k, k);
+  }
   return ZCOLL_SUCCESS;
 }
 

@@ -3,6 +3,8 @@
 // zcoll_comm_config and validates the result.
 #pragma once
 
+#include <cstddef>
+
 #include "zcoll_mpi.h"
 
 namespace zcoll::coll {
@@ -18,6 +20,11 @@ zcoll_status apply_env(zcoll_comm_config* cfg);
 zcoll_status check_algorithm(zcoll_collective coll, zcoll_algorithm algo);
 
 zcoll_status validate(const zcoll_comm_config& cfg);
+
+// The struct_size rule (core/struct_io.h) for zcoll_comm_config, with zcoll
+// 1.0's layout, whose algorithms sit in algorithm_v1 (v1_size: 1.0's size).
+zcoll_status read_config(const zcoll_comm_config* in, size_t v1_size, zcoll_comm_config* out);
+void write_config(zcoll_comm_config* out, const zcoll_comm_config& cfg);
 
 // ZCOLL_AUTO_LOCAL=model (checked by apply_env).
 bool auto_local_model();

@@ -6,22 +6,12 @@
 
 #include <cstddef>
 
+#include "coll/cost_terms.h"
 #include "zcoll_tuner.h"
 
 namespace zcoll::coll {
 
-// One call, as the model sees it.
-struct CostQuery {
-  zcoll_collective coll = ZCOLL_COLL_ALLREDUCE;
-  int size = 1;
-  size_t total_values = 0;    // the buffer D in values (allreduce/bcast/reduce: count;
-                              // reduce_scatter/allgather/scatter/gather: all ranks')
-  size_t vsize = 4;           // bytes per value
-  double ratio = 1;           // compression ratio of one compressed input
-  size_t seg_values = 65536;  // pipeline segment (values)
-  bool sum = true;            // op is SUM (hom possible)
-};
-
+constexpr int kMaxCandidates = 32;
 struct Candidate {
   zcoll_mode mode;
   zcoll_algorithm algo;
@@ -35,7 +25,7 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q, zcoll_mode mode
 
 // The candidates AUTO considers (mpi; hom and doc with every algorithm of
 // the collective; hom only for SUM; not raw, see cost_model.cc), evaluated; returns how many were
-// written to out (capacity >= 16) and pick_candidate(out, n, forced) in *best.
+// written to out (capacity kMaxCandidates) and pick_candidate(out, n, forced) in *best.
 int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
                     Candidate* out, int* best);
 
@@ -63,16 +53,6 @@ bool moves_data(zcoll_collective coll);
 // (kAutoMargin, or kAutoMarginMove for data movement) of it.
 int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced,
                    double mpi_margin = kAutoMargin);
-
-// The size rule: the algorithm a call runs when nobody chose one (explicit
-// modes; zcoll_predict with ZCOLL_ALGO_AUTO). Allreduce: ring when a rank's
-// block (total_values / size) is at least 256 KiB, recursive doubling below;
-// Reduce_scatter and Allgather: ring; the rooted collectives: binomial.
-zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, size_t vsize,
-                                  int size);
-// Why default_algorithm() chose what it chose (static text, for the report).
-const char* default_algorithm_reason(zcoll_collective coll, size_t total_values, size_t vsize,
-                                     int size);
 
 // The largest compression ratio our format can reach (one width byte per 32
 // values): an upper bound for deciding, without looking at the data, that no

@@ -251,17 +251,6 @@ bool received(Ctx& c, const uint8_t* buf, size_t bytes) {
   return c.failed == ZCOLL_SUCCESS;
 }
 
-namespace {
-// The transport collectives a successful run of alg makes: the sizes
-// allgather of ring_allgather_pieces (allreduce_ring and allgather_ring in
-// doc and hom). Keep in step with the algorithms.
-int helper_collectives_of(const Algorithm& alg, const Ctx& c) {
-  const bool pieces = (alg.run == allreduce_ring || alg.run == allgather_ring) && c.compressed() &&
-                      c.mode != ZCOLL_MODE_CPR_P2P && c.size > 1;
-  return pieces ? 1 : 0;
-}
-}  // namespace
-
 zcoll_status run_algorithm(const Algorithm& alg, Ctx& c, const Args& a) {
   transport::Transport& tp = *c.tp;
   zcoll_status s = tp.begin_call(c.tag, c.tag + 1);
@@ -269,9 +258,9 @@ zcoll_status run_algorithm(const Algorithm& alg, Ctx& c, const Args& a) {
     try {
       s = alg.run(c, a);
     } catch (const std::bad_alloc&) {
-      s = fail(ZCOLL_ERR_NO_MEMORY, "%s: out of memory for scratch space", alg.name);
+      s = fail(ZCOLL_ERR_NO_MEMORY, "%s: out of memory for scratch space", alg.function);
     } catch (const std::exception& e) {
-      s = fail(ZCOLL_ERR_INTERNAL, "%s: %s", alg.name, e.what());
+      s = fail(ZCOLL_ERR_INTERNAL, "%s: %s", alg.function, e.what());
     }
   }
   // An early return left the message pattern: the peers may wait for this
@@ -281,7 +270,8 @@ zcoll_status run_algorithm(const Algorithm& alg, Ctx& c, const Args& a) {
     tp.abort_call(s);
     // the collectives it skipped, carrying the failure (ring_allgather_pieces
     // reads a peer's status from its sizes allgather)
-    for (int k = c.helper_collectives; k < helper_collectives_of(alg, c); ++k) {
+    const int helpers = alg.helpers ? alg.helpers(c) : 0;
+    for (int k = c.helper_collectives; k < helpers; ++k) {
       uint64_t mine[2] = {0, static_cast<uint64_t>(s)};
       std::vector<uint64_t> all(2 * static_cast<size_t>(c.size));
       if (tp.allgather_u64(mine, 2, all.data()) != ZCOLL_SUCCESS) break;

@@ -1,38 +1,76 @@
-// registry.cc — the algorithm table (see algorithms.h).
+// registry.cc — the algorithm table (algorithms.h): one row per algorithm, the
+// one place that knows which algorithms exist. Each algorithm file
+// (src/coll/<collective>/<function>.cc) defines <function>, <function>_model
+// and <function>_cost; ZCOLL_ALGORITHM declares the three.
+//
+// Order matters twice: within a collective the first row whose size rule holds
+// is the default (rows without a rule hold always), and AUTO's near-ties go to
+// the earlier candidate (the ring, fewest bytes on the wire, before recursive
+// doubling; the chain before the binomial tree).
+#include <cstring>
+#include <string>
+#include <strings.h>
+
 #include "coll/algorithms.h"
 
 namespace zcoll::coll {
 
+#define ZCOLL_ALGORITHM(fn)                   \
+  zcoll_status fn(Ctx&, const Args&);         \
+  ErrState fn##_model(const ModelIn&);        \
+  double fn##_cost(const CostTerms&, const CostQuery&, zcoll_mode);
+ZCOLL_ALGORITHM(allreduce_ring)
+ZCOLL_ALGORITHM(allreduce_recursive_doubling)
+ZCOLL_ALGORITHM(reduce_scatter_ring)
+ZCOLL_ALGORITHM(allgather_ring)
+ZCOLL_ALGORITHM(bcast_chain)
+ZCOLL_ALGORITHM(bcast_binomial)
+ZCOLL_ALGORITHM(scatter_binomial)
+ZCOLL_ALGORITHM(reduce_binomial)
+ZCOLL_ALGORITHM(gather_binomial)
+#undef ZCOLL_ALGORITHM
+
+// The run, model and cost functions of `fn`.
+#define ZCOLL_FUNCTIONS(fn) #fn, fn, fn##_model, fn##_cost
+
 namespace {
 const Algorithm kAlgorithms[] = {
-    {ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING, "allreduce_ring", "commutative ops",
-     "reduce-scatter ring + allgather ring; bandwidth-optimal for large vectors", allreduce_ring,
-     allreduce_ring_model},
-    {ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RECURSIVE_DOUBLING, "allreduce_recursive_doubling",
-     "commutative ops; any process count (pre/post step for non-powers of two)",
-     "log2 N exchanges of the whole vector; fewer compressions, for small vectors",
-     allreduce_recursive_doubling, allreduce_recursive_doubling_model},
-    {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "reduce_scatter_ring", "commutative ops",
-     "N-1 ring steps, segments pipelined", reduce_scatter_ring, reduce_scatter_ring_model},
-    {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "allgather_ring", "none",
-     "compress once, balanced fixed-segment ring, decompress on arrival", allgather_ring,
-     allgather_ring_model},
-    {ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL, "bcast_binomial", "none",
-     "binomial tree, segments pipelined, root compresses once", bcast_binomial,
-     bcast_binomial_model},
-    {ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN, "bcast_chain", "none",
-     "pipelined chain of segments, every link carries the buffer once; long messages", bcast_chain,
-     bcast_chain_model},
-    {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL, "scatter_binomial", "none",
-     "binomial tree, one stream per block, inner ranks forward streams", scatter_binomial,
-     scatter_binomial_model},
-    {ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL, "reduce_binomial", "commutative ops",
-     "binomial tree, segments pipelined with a receive window per child", reduce_binomial,
-     reduce_binomial_model},
-    {ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL, "gather_binomial", "none",
-     "binomial tree, own block compressed once, inner ranks forward streams", gather_binomial,
-     gather_binomial_model},
+    {ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
+     "reduce-scatter ring + allgather ring; bandwidth-optimal for large vectors",
+     ZCOLL_FUNCTIONS(allreduce_ring), pieces_helpers, share_at_least_256k,
+     "auto: block >= 256 KiB per rank"},
+    {ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RECURSIVE_DOUBLING, "recursive_doubling", "rd",
+     kCommutativeOps,
+     "log2 N exchanges of the whole vector (pre/post step for non-powers of two); fewer "
+     "compressions, for small vectors",
+     ZCOLL_FUNCTIONS(allreduce_recursive_doubling), nullptr, nullptr,
+     "auto: block < 256 KiB per rank"},
+    {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
+     "N-1 ring steps, segments pipelined", ZCOLL_FUNCTIONS(reduce_scatter_ring), nullptr, nullptr,
+     "the default"},
+    {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "ring", nullptr, kNoRestriction,
+     "compress once, balanced fixed-segment ring, decompress on arrival",
+     ZCOLL_FUNCTIONS(allgather_ring), pieces_helpers, nullptr, "the default"},
+    {ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN, "chain", nullptr, kNoRestriction,
+     "pipelined chain of segments, every link carries the buffer once; long messages",
+     ZCOLL_FUNCTIONS(bcast_chain), nullptr, share_at_least_256k,
+     "auto: share >= 256 KiB per rank"},
+    {ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
+     "binomial tree, segments pipelined, root compresses once", ZCOLL_FUNCTIONS(bcast_binomial),
+     nullptr, nullptr, "auto: share < 256 KiB per rank"},
+    {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
+     "binomial tree, one stream per block, inner ranks forward streams",
+     ZCOLL_FUNCTIONS(scatter_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kCommutativeOps,
+     "binomial tree, segments pipelined with a receive window per child",
+     ZCOLL_FUNCTIONS(reduce_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
+     "binomial tree, own block compressed once, inner ranks forward streams",
+     ZCOLL_FUNCTIONS(gather_binomial), nullptr, nullptr, "the default"},
 };
+#undef ZCOLL_FUNCTIONS
+
+bool is(const char* a, const char* b) { return a && b && strcasecmp(a, b) == 0; }
 }  // namespace
 
 const Algorithm* algorithms(size_t* count) {
@@ -44,6 +82,66 @@ const Algorithm* find_algorithm(zcoll_collective coll, zcoll_algorithm algo) {
   for (const Algorithm& a : kAlgorithms)
     if (a.coll == coll && a.algo == algo) return &a;
   return nullptr;
+}
+
+const Algorithm* find_algorithm_named(zcoll_collective coll, const char* word) {
+  for (const Algorithm& a : kAlgorithms)
+    if (a.coll == coll && (is(word, a.name) || is(word, a.alias))) return &a;
+  return nullptr;
+}
+
+const char* algorithm_name(zcoll_algorithm algo) {
+  for (const Algorithm& a : kAlgorithms)
+    if (a.algo == algo) return a.name;
+  return nullptr;
+}
+
+const char* algorithm_words(zcoll_collective coll) {
+  // built once per collective (static storage: the registry of ZCOLL_* keeps the pointer)
+  static std::string words[32];
+  std::string& w = words[static_cast<int>(coll) & 31];
+  if (w.empty()) {
+    w = "auto";
+    for (const Algorithm& a : kAlgorithms) {
+      if (a.coll != coll) continue;
+      if (a.alias) w += std::string("|") + a.alias;
+      w += std::string("|") + a.name;
+    }
+  }
+  return w.c_str();
+}
+
+const Algorithm* default_algorithm(const CostQuery& q, const char** reason) {
+  const Algorithm* only = nullptr;
+  int rows = 0;
+  for (const Algorithm& a : kAlgorithms)
+    if (a.coll == q.coll && rows++ == 0) only = &a;
+  for (const Algorithm& a : kAlgorithms) {
+    if (a.coll != q.coll || (a.prefer && !a.prefer(q))) continue;
+    if (reason) *reason = rows == 1 ? "the only algorithm" : a.prefer_reason;
+    return &a;
+  }
+  if (reason) *reason = "the only algorithm";
+  return only;
+}
+
+zcoll_algorithm default_algorithm(zcoll_collective coll, size_t total_values, size_t vsize,
+                                  int size) {
+  CostQuery q;
+  q.coll = coll;
+  q.total_values = total_values;
+  q.vsize = vsize;
+  q.size = size;
+  const Algorithm* a = default_algorithm(q, nullptr);
+  return a ? a->algo : ZCOLL_ALGO_NONE;
+}
+
+bool share_at_least_256k(const CostQuery& q) {
+  return q.total_values * q.vsize / static_cast<size_t>(std::max(1, q.size)) >= 262144;
+}
+
+int pieces_helpers(const Ctx& c) {
+  return c.compressed() && c.mode != ZCOLL_MODE_CPR_P2P && c.size > 1 ? 1 : 0;
 }
 
 }  // namespace zcoll::coll

@@ -75,24 +75,24 @@ const Decl kTable[kVarCount] = {
    "compression; `sampled` reads one 64-byte line in 16 (inputs of 64 Ki values or more): a "
    "range at most the exact one, so a bound at most the requested one (reported per call), "
    "and ~16x less to read before the first send; ranks must agree"},
-  // ---- algorithm per collective
-  {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto|ring|rd|recursive_doubling", 0, 0,
+  // ---- algorithm per collective (the words: "auto" and the algorithm table's, set_words)
+  {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto", 0, 0,
    "auto", nullptr, kMpi,
    "Allreduce algorithm; `auto` takes the ring when a rank's block (count x size / N) is at "
    "least 256 KiB, recursive doubling (`rd`) below"},
-  {kReduceScatterAlgo, "ZCOLL_REDUCE_SCATTER_ALGO", Kind::kChoice, "auto|ring", 0, 0, "auto",
+  {kReduceScatterAlgo, "ZCOLL_REDUCE_SCATTER_ALGO", Kind::kChoice, "auto", 0, 0, "auto",
    nullptr, kMpi, "Reduce_scatter and Reduce_scatter_block algorithm (`auto`: the ring)"},
-  {kAllgatherAlgo, "ZCOLL_ALLGATHER_ALGO", Kind::kChoice, "auto|ring", 0, 0, "auto", nullptr, kMpi,
+  {kAllgatherAlgo, "ZCOLL_ALLGATHER_ALGO", Kind::kChoice, "auto", 0, 0, "auto", nullptr, kMpi,
    "Allgather algorithm (`auto`: the ring)"},
-  {kBcastAlgo, "ZCOLL_BCAST_ALGO", Kind::kChoice, "auto|binomial|chain", 0, 0, "auto", nullptr,
+  {kBcastAlgo, "ZCOLL_BCAST_ALGO", Kind::kChoice, "auto", 0, 0, "auto", nullptr,
    kMpi,
    "Bcast algorithm (`auto`: the pipelined chain when each rank's share of the buffer is at "
    "least 256 KiB, else the binomial tree)"},
-  {kScatterAlgo, "ZCOLL_SCATTER_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+  {kScatterAlgo, "ZCOLL_SCATTER_ALGO", Kind::kChoice, "auto", 0, 0, "auto", nullptr, kMpi,
    "Scatter algorithm (`auto`: the binomial tree)"},
-  {kReduceAlgo, "ZCOLL_REDUCE_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+  {kReduceAlgo, "ZCOLL_REDUCE_ALGO", Kind::kChoice, "auto", 0, 0, "auto", nullptr, kMpi,
    "Reduce algorithm (`auto`: the binomial tree)"},
-  {kGatherAlgo, "ZCOLL_GATHER_ALGO", Kind::kChoice, "auto|binomial", 0, 0, "auto", nullptr, kMpi,
+  {kGatherAlgo, "ZCOLL_GATHER_ALGO", Kind::kChoice, "auto", 0, 0, "auto", nullptr, kMpi,
    "Gather algorithm (`auto`: the binomial tree)"},
   // ---- mode auto and the cost model (src/coll/calibrate.cc)
   {kAutoLocal, "ZCOLL_AUTO_LOCAL", Kind::kChoice, "mpi|model", 0, 0, "mpi", nullptr, kMpi,
@@ -197,6 +197,13 @@ const char* kind_name(Kind k) {
   return "?";
 }
 
+// The words another library supplied for a variable whose table entry has none
+// (set_words).
+const char* g_words[kVarCount] = {};
+
+// The accepted values of d as text ('|'-separated words for kChoice).
+const char* values_of(const Decl& d) { return g_words[d.var] ? g_words[d.var] : d.values; }
+
 // Whether `word` is one of the '|'-separated words of `list` (any case).
 bool in_list(const char* list, const char* word) {
   const size_t n = std::strlen(word);
@@ -216,13 +223,13 @@ bool parse(const Decl& d, const char* text, double* x, uint64_t* size) {
   double v = 0;
   uint64_t s = 0;
   switch (d.kind) {
-    case Kind::kChoice: return in_list(d.values, text);
+    case Kind::kChoice: return in_list(values_of(d), text);
     case Kind::kPath: return true;
     case Kind::kList:
       for (const char* p = text;;) {
         const char* comma = std::strchr(p, ',');
         const std::string word(p, comma ? static_cast<size_t>(comma - p) : std::strlen(p));
-        if (!in_list(d.values, word.c_str())) return false;
+        if (!in_list(values_of(d), word.c_str())) return false;
         if (!comma) return true;
         p = comma + 1;
       }
@@ -250,7 +257,7 @@ bool parse(const Decl& d, const char* text, double* x, uint64_t* size) {
 }
 
 zcoll_status bad_value(const Decl& d, const char* text) {
-  return fail(ZCOLL_ERR_INVALID_ARG, "%s=%s: expected %s", d.name, text, d.values);
+  return fail(ZCOLL_ERR_INVALID_ARG, "%s=%s: expected %s", d.name, text, values_of(d));
 }
 
 // The text to read for d (environment, else default) and whether it came from
@@ -282,11 +289,12 @@ std::string plain(const char* s) {
 }
 
 std::string values_md(const Decl& d) {
-  if (d.kind == Kind::kList) return "comma-separated: " + values_md_words(d.values);
-  if (d.kind != Kind::kChoice) return d.values;
+  const char* values = values_of(d);
+  if (d.kind == Kind::kList) return "comma-separated: " + values_md_words(values);
+  if (d.kind != Kind::kChoice) return values;
   std::string out;
-  for (const char* p = d.values; *p; ++p) {
-    if (p == d.values) out += '`';
+  for (const char* p = values; *p; ++p) {
+    if (p == values) out += '`';
     if (*p == '|')
       out += "`, `";
     else
@@ -302,6 +310,10 @@ std::string default_text(const Decl& d) {
 }  // namespace
 
 const Decl& decl(Var v) { return kTable[v]; }
+
+void set_words(Var v, const char* words) {
+  if (v >= 0 && v < kVarCount && kTable[v].kind == Kind::kChoice) g_words[v] = words;
+}
 
 zcoll_status lookup(const char* name, Var* out) {
   for (const Decl& d : kTable)
@@ -403,7 +415,7 @@ const char* help_text() {
                   "meaning");
     s += line;
     for (const Decl& d : kTable) {
-      std::snprintf(line, sizeof line, "%-28s %-36s %-16s %s\n", d.name, d.values,
+      std::snprintf(line, sizeof line, "%-28s %-36s %-16s %s\n", d.name, values_of(d),
                     default_text(d).c_str(), plain(d.doc).c_str());
       s += line;
     }
@@ -505,7 +517,7 @@ std::string current_values() {
     else if (parse(d, e, nullptr, nullptr))
       state = e;
     else
-      state = std::string(e) + "   <- INVALID: expected " + d.values;
+      state = std::string(e) + "   <- INVALID: expected " + values_of(d);
     std::snprintf(line, sizeof line, "%-28s %s\n", d.name, state.c_str());
     s += line;
   }

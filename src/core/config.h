@@ -83,7 +83,8 @@ struct Decl {
   Var var;           // its index in the table
   const char* name;  // ZCOLL_...
   Kind kind;
-  const char* values;  // kChoice: the accepted words; else the accepted values in words
+  const char* values;  // kChoice: the accepted words (unless set_words gives others);
+                       // else the accepted values in words
   double lo, hi;       // kInteger, kNumber, kSize: the accepted range (inclusive)
   const char* def;     // the default, as text its parser accepts; nullptr: none
   const char* unset;   // when def is nullptr: what happens instead ("probe", "none")
@@ -93,6 +94,12 @@ struct Decl {
 
 // The table (static storage, kVarCount entries, decl(v).var == v).
 const Decl& decl(Var v);
+
+// The accepted words of a kChoice variable from elsewhere: the algorithm
+// variables, whose words come from libzcoll_mpi's algorithm table
+// (coll/collective.cc declare_algorithm_words). `words` must outlive the
+// process's use of the registry; until set, the table's words hold ("auto").
+void set_words(Var v, const char* words);
 
 // The variable called `name`; ZCOLL_ERR_INVALID_ARG when no variable has that
 // name (the registry refuses lookups of undeclared names).

@@ -339,7 +339,7 @@ void failed_transfers() {
             plan.keep_up = keep_up;
             Group g(N, &plan);
             char what[160];
-            std::snprintf(what, sizeof what, "%s %s N=%d nth=%d %s", al.name, zcoll_mode_name(m),
+            std::snprintf(what, sizeof what, "%s %s N=%d nth=%d %s", al.function, zcoll_mode_name(m),
                           N, nth, keep_up ? "network up" : "network down");
             if (std::getenv("ZCOLL_FAULT_VERBOSE")) std::fprintf(stderr, "%s\n", what);
             Outcome o = call(g, al, m, 5000, 1e-3);
@@ -456,7 +456,7 @@ void scratch_oom() {
           const Outcome o = call(g, al, m, n, 1e-3);
           ++runs;
           char what[160];
-          std::snprintf(what, sizeof what, "%s %s N=%d: allocation %d on rank %d fails", al.name,
+          std::snprintf(what, sizeof what, "%s %s N=%d: allocation %d on rank %d fails", al.function,
                         zcoll_mode_name(m), N, k, victim);
           if (g.wss[victim].fail_countdown != 0) {  // the rank made fewer allocations
             g.wss[victim].fail_countdown = 0;

@@ -152,7 +152,7 @@ void run(int N, Setup s) {
     });
   for (auto& t : threads) t.join();
   char what[200];
-  std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d pipe=%zu", alg->name,
+  std::snprintf(what, sizeof what, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d pipe=%zu", alg->function,
                 zcoll_mode_name(s.mode), sizeof(T) == 4 ? "float" : "double",
                 static_cast<int>(s.op), N, c, s.root, s.average, s.pipeline);
   // Requests in flight stay bounded whatever the configured segment (a message

@@ -16,6 +16,9 @@
 
 #include "core/config.h"
 #include "core/units.h"
+#ifdef ZCOLL_ENV_WITH_COLL
+#include "coll/collective.h"
+#endif
 
 namespace {
 
@@ -45,6 +48,9 @@ int parse(const char* kind, int n, char** texts) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef ZCOLL_ENV_WITH_COLL
+  zcoll::coll::declare_algorithm_words();  // ZCOLL_<COLLECTIVE>_ALGO: the algorithm table's
+#endif
   if (argc >= 3 && std::strcmp(argv[1], "--parse") == 0) return parse(argv[2], argc - 3, argv + 3);
   const char* opt = argc == 2 ? argv[1] : argc == 1 ? "" : "--help";
   if (std::strcmp(opt, "--markdown") == 0) {

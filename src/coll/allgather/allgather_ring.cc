@@ -160,4 +160,18 @@ ErrState allgather_ring_model(const ModelIn& m) {
   return s;
 }
 
+double allgather_ring_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = buffer_bytes(q);
+  const double f = (N - 1.0) / N;
+  if (mode == ZCOLL_MODE_RAW) return (N - 1) * t.a + f * D * t.b;
+  const double inv = t.inv_ratio_k(q, 1);
+  const double w = f * D * inv * t.b;
+  if (mode == ZCOLL_MODE_CPR_P2P) return (N - 1) * t.a + w + f * D * (t.cc + t.cd);
+  if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
+  // sizes are exchanged (one small allgather), then a ring of fixed byte
+  // segments, many in flight: latency once per ring step
+  return (ceil_log2(N) + N - 1) * t.a + D / N * t.cc + t.pipe(w, f * D * t.cd);
+}
+
 }  // namespace zcoll::coll

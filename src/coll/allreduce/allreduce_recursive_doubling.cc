@@ -267,4 +267,23 @@ ErrState allreduce_recursive_doubling_model(const ModelIn& m) {
   return s;
 }
 
+double allreduce_recursive_doubling_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size, P = floor_pow2(N);
+  const double D = buffer_bytes(q);
+  const double L = std::log2(P), e = N != P ? 1.0 : 0.0;
+  const double lat = (L + 2 * e) * t.a;
+  if (mode == ZCOLL_MODE_RAW) return lat + t.pipe((L + 2 * e) * D * t.b, (L + e) * D * t.g);
+  double inv = 0;  // round k exchanges 2^k-term sums
+  for (int k = 0; k < static_cast<int>(L); ++k) inv += t.inv_ratio_k(q, std::ldexp(1.0, k));
+  inv += 2 * e * t.inv_ratio_k(q, N);
+  inv /= std::max(1.0, L + 2 * e);
+  const double w = (L + 2 * e) * D * inv * t.b;
+  switch (mode) {
+    case ZCOLL_MODE_CPR_P2P: return lat + w + (L + e) * D * (t.cc + 2 * t.cd + t.g);
+    case ZCOLL_MODE_DOC: return lat + t.pipe(w, (L + e) * D * (t.cc + 2 * t.cd + t.g));
+    case ZCOLL_MODE_HOM: return lat + t.pipe(w, D * t.cc + (L + e) * D * t.ch + D * t.cd);
+    default: return -1;
+  }
+}
+
 }  // namespace zcoll::coll

@@ -79,4 +79,21 @@ ErrState allreduce_ring_model(const ModelIn& m) {
   return s;
 }
 
+double allreduce_ring_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = buffer_bytes(q);
+  const double f = (N - 1.0) / N;
+  const double lat = 2 * (N - 1) * t.a;
+  if (mode == ZCOLL_MODE_RAW) return lat + t.pipe(2 * f * D * t.b, f * D * t.g);
+  // reduce-scatter steps carry 1..N-1 term sums, the allgather N-term sums
+  const double inv = 0.5 * (t.inv_ratio_rs(q) + t.inv_ratio_k(q, N));
+  const double w = 2 * f * D * inv * t.b;
+  switch (mode) {
+    case ZCOLL_MODE_CPR_P2P: return lat + w + 2 * f * D * (t.cc + t.cd) + f * D * t.g;
+    case ZCOLL_MODE_DOC: return lat + t.pipe(w, D * t.cc + (f + 1) * D * t.cd + f * D * t.g);
+    case ZCOLL_MODE_HOM: return lat + t.pipe(w, D * t.cc + f * D * t.ch + D * t.cd);
+    default: return -1;
+  }
+}
+
 }  // namespace zcoll::coll

@@ -38,4 +38,22 @@ zcoll_status bcast_binomial(Ctx& c, const Args& a) {
 
 ErrState bcast_binomial_model(const ModelIn& m) { return binomial_copy_model(m); }
 
+double bcast_binomial_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = buffer_bytes(q);
+  const double L = ceil_log2(N);
+  const double S =
+      segment_count(q);
+  // segments stream down the tree: latency once per level; the root's link
+  // carries every segment once per child (L times), and a segment's transfer
+  // time per further level fills the pipeline
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + (L * S + L - 1) * D / S * t.b;
+  const double inv = t.inv_ratio_k(q, 1);
+  if (mode == ZCOLL_MODE_CPR_P2P) return L * (t.a + D * inv * t.b) + L * D * (t.cc + t.cd);
+  if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
+  // the root compresses, inner ranks forward, every rank decodes its copy
+  return L * t.a + t.pipe((L * S + L - 1) * D * inv / S * t.b, D * std::max(t.cc, t.cd)) +
+         D / S * (t.cc + t.cd);
+}
+
 }  // namespace zcoll::coll

@@ -132,4 +132,24 @@ ErrState reduce_binomial_model(const ModelIn& m) {
   return leaf(m);
 }
 
+double reduce_binomial_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = buffer_bytes(q);
+  const double L = ceil_log2(N);
+  const double S =
+      segment_count(q);
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + t.pipe((L + S - 1) * D / S * t.b, L * D * t.g);
+  // a rank at depth d of the tree forwards sums of its subtree: up to 2^(L-1) terms
+  const double inv = t.inv_ratio_k(q, std::max(1.0, std::ldexp(1.0, static_cast<int>(L) - 1)));
+  switch (mode) {
+    case ZCOLL_MODE_CPR_P2P: return L * (t.a + D * inv * t.b) + L * D * (t.cc + t.cd + t.g);
+    case ZCOLL_MODE_DOC:
+      return L * t.a + t.pipe((L + S - 1) * D * inv / S * t.b, L * D * (t.cc + t.cd + t.g));
+    case ZCOLL_MODE_HOM:
+      return L * t.a +
+             t.pipe((L + S - 1) * D * inv / S * t.b, D * t.cc + L * D * t.ch + L * D * t.cd);
+    default: return -1;
+  }
+}
+
 }  // namespace zcoll::coll

@@ -185,4 +185,19 @@ zcoll_status reduce_scatter_ring(Ctx& c, const Args& a) {
   return ZCOLL_SUCCESS;
 }
 
+double reduce_scatter_ring_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = buffer_bytes(q);
+  const double f = (N - 1.0) / N;
+  const double lat = (N - 1) * t.a;
+  if (mode == ZCOLL_MODE_RAW) return lat + t.pipe(f * D * t.b, f * D * t.g);
+  const double w = f * D * t.inv_ratio_rs(q) * t.b;
+  switch (mode) {
+    case ZCOLL_MODE_CPR_P2P: return lat + w + f * D * (t.cc + t.cd + t.g);
+    case ZCOLL_MODE_DOC: return lat + t.pipe(w, f * D * (t.cc + t.cd + t.g));
+    case ZCOLL_MODE_HOM: return lat + t.pipe(w, f * D * (t.cc + t.ch) + D / N * t.cd);
+    default: return -1;
+  }
+}
+
 }  // namespace zcoll::coll

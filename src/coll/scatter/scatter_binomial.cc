@@ -153,4 +153,17 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
 
 ErrState scatter_binomial_model(const ModelIn& m) { return binomial_copy_model(m); }
 
+double scatter_binomial_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const int N = q.size;
+  const double D = buffer_bytes(q);
+  const double L = ceil_log2(N), f = (N - 1.0) / N;
+  if (mode == ZCOLL_MODE_RAW) return L * t.a + f * D * t.b;
+  const double inv = t.inv_ratio_k(q, 1);
+  if (mode == ZCOLL_MODE_CPR_P2P) return L * t.a + f * D * inv * t.b + L * D * (t.cc + t.cd) / 2;
+  if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
+  const double serial = D / N * t.cd;        // the own block, decoded after the last receive
+  const double overlapped = f * D * t.cc;  // the other blocks, compressed while earlier ones travel
+  return 2 * L * t.a + serial + t.pipe(f * D * inv * t.b, overlapped);
+}
+
 }  // namespace zcoll::coll

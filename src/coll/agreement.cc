@@ -1,0 +1,226 @@
+// agreement.cc — see agreement.h.
+#include "coll/agreement.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "coll/auto_select.h"
+#include "coll/calibrate.h"
+#include "coll/collective.h"
+#include "core/error.h"
+#include "transport/clock.h"
+
+// The reason text is cut to zcoll_report.reason on purpose.
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+namespace zcoll::coll {
+
+namespace {
+
+// ---- this rank's finite range and magnitude ------------------------------------
+// One thread: independent lanes (no reduction chain through one register, no
+// OpenMP region), branch-free so that it vectorizes: x - x is 0 exactly for
+// finite x, NaN for inf and NaN, which are left out.
+template <typename T>
+void local_stats_lanes(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
+  constexpr int kLanes = 16;
+  const T inf = std::numeric_limits<T>::infinity();
+  T lo[kLanes], hi[kLanes], ma[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    lo[j] = inf;
+    hi[j] = -inf;
+    ma[j] = 0;
+  }
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const T v = x[i + j];
+      const bool fin = (v - v) == T(0);
+      const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
+      lo[j] = a < lo[j] ? a : lo[j];
+      hi[j] = b > hi[j] ? b : hi[j];
+      ma[j] = m > ma[j] ? m : ma[j];
+    }
+  for (; i < n; ++i) {
+    const T v = x[i];
+    if ((v - v) != T(0)) continue;
+    lo[0] = v < lo[0] ? v : lo[0];
+    hi[0] = v > hi[0] ? v : hi[0];
+    const T m = v < 0 ? -v : v;
+    ma[0] = m > ma[0] ? m : ma[0];
+  }
+  for (int j = 1; j < kLanes; ++j) {
+    lo[0] = lo[j] < lo[0] ? lo[j] : lo[0];
+    hi[0] = hi[j] > hi[0] ? hi[j] : hi[0];
+    ma[0] = ma[j] > ma[0] ? ma[j] : ma[0];
+  }
+  *mn = lo[0];
+  *mx = hi[0];
+  *maxabs = ma[0];
+}
+
+// ZCOLL_REL_RANGE=sampled: the same over one 64-byte line in kSampleStride
+// (plus the last values), for a REL bound only (never for PROD's magnitude: the
+// error model needs the true max|x|). A sampled range is at most the exact one,
+// so the bound derived from it is at most the requested one.
+constexpr size_t kSampleStride = 16;
+constexpr size_t kSampleMin = size_t{1} << 16;  // values; below: the exact pass
+
+template <typename T>
+void local_stats_sampled(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
+  constexpr size_t kLine = 64 / sizeof(T);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, ma = 0;
+  auto take = [&](const T* p, size_t len) {
+    double a, b, m;
+    local_stats_lanes(p, len, &a, &b, &m);
+    lo = std::min(lo, a);
+    hi = std::max(hi, b);
+    ma = std::max(ma, m);
+  };
+  for (size_t i = 0; i + kLine <= n; i += kLine * kSampleStride) take(x + i, kLine);
+  take(x + (n - std::min(n, kLine)), std::min(n, kLine));
+  *mn = lo;
+  *mx = hi;
+  *maxabs = ma;
+}
+
+template <typename T>
+void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, double* maxabs) {
+  const T inf = std::numeric_limits<T>::infinity();
+  T lo = inf, hi = -inf, ma = 0;
+  int nt = n >= (size_t{1} << 20) ? std::max(1, threads) : 1;
+  if (nt == 1) return local_stats_lanes(x, n, mn, mx, maxabs);
+#pragma omp parallel for simd num_threads(nt) reduction(min                 \
+                                                        : lo) reduction(max \
+                                                                        : hi, ma) if (nt > 1)
+  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
+    const T v = x[i];
+    const bool fin = (v - v) == T(0);
+    const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+    ma = m > ma ? m : ma;
+  }
+  *mn = lo;
+  *mx = hi;
+  *maxabs = ma;
+}
+
+// ---- the settings every rank must share ------------------------------------------
+// What a setting is read from.
+struct View {
+  const zcoll_comm& zc;
+  const Call& k;
+  const Args& a;
+  const Resolved& s;
+  const Selection& sel;
+  const Ctx& c;
+  bool cmp;         // a compressed mode: the bound settings matter
+  bool need_range;  // REL: the value range is agreed
+};
+
+// Reduce_scatter's recvcounts, hashed (exactly representable in a double).
+double counts_hash(const View& v) {
+  if (v.k.coll != ZCOLL_COLL_REDUCE_SCATTER) return 0;
+  double h = 0;
+  for (int i = 0; i < v.c.size; ++i)
+    h = std::fmod(h * 1000003.0 + static_cast<double>(v.a.counts[i]), 9007199254740881.0);
+  return h;
+}
+
+// One row per setting, in the order a mismatch is reported.
+struct Setting {
+  const char* name;
+  double (*value)(const View&);
+};
+// clang-format off
+const Setting kSettings[] = {
+  {"error-bound mode", [](const View& v) { return v.cmp ? double(v.s.eb_mode) : 0.0; }},
+  {"error bound",      [](const View& v) { return v.cmp ? v.s.eb_value : 0.0; }},
+  {"bound semantics",  [](const View& v) { return v.cmp ? double(v.zc.cfg.bound) : 0.0; }},
+  {"mode",             [](const View& v) { return double(v.sel.autom ? ZCOLL_MODE_AUTO : v.sel.mode); }},
+  {"algorithm",        [](const View& v) { return double(v.sel.algo); }},
+  {"count",            [](const View& v) { return double(v.s.total); }},
+  {"recvcounts",       counts_hash},
+  {"datatype",         [](const View& v) { return double(v.s.dtype); }},
+  {"op",               [](const View& v) { return v.s.reduction ? double(v.s.op) : 0.0; }},
+  {"root",             [](const View& v) { return v.s.rooted ? double(v.k.root) : 0.0; }},
+  {"chunk size",       [](const View& v) { return v.cmp ? double(v.s.chunk) : 0.0; }},
+  {"pipeline segment", [](const View& v) { return v.c.seg_values == SIZE_MAX ? 0.0 : double(v.c.seg_values); }},
+  {"average",          [](const View& v) { return double(v.s.average); }},
+  {"collective",       [](const View& v) { return double(v.k.coll); }},
+  {"cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)",
+                       [](const View& v) { return v.sel.autom ? model_hash(v.zc.model) : 0.0; }},
+  {"checksum (ZCOLL_CHECKSUM)", [](const View& v) { return v.cmp ? double(v.zc.cfg.codec_flags) : 0.0; }},
+  {"value range (ZCOLL_REL_RANGE)",
+                       [](const View& v) { return v.need_range && v.zc.rel_range_sampled ? 1.0 : 0.0; }},
+};
+// clang-format on
+constexpr int kSettingCount = sizeof kSettings / sizeof kSettings[0];
+
+}  // namespace
+
+zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved& s,
+                   const Selection& sel, const Ctx& c, Agreed* out, CallReport& rep) {
+  const bool cmp = c.compressed();
+  size_t data_n = 0;
+  const void* data = bound_data(k, a, c.size, c.rank, &data_n);
+  double mn = std::numeric_limits<double>::infinity(), mx = -mn, maxabs = 0;
+  const bool need_range = cmp && s.eb_mode == ZCOLL_EB_REL;
+  const bool need_mag = cmp && s.op == ZCOLL_OP_PROD && s.reduction;
+  const double t_range = now_seconds();
+  const bool sampled =
+      zc->rel_range_sampled && need_range && !need_mag && !c.dev && data_n >= kSampleMin;
+  if ((need_range || need_mag) && data && data_n) {
+    if (c.dev)  // device buffers (device.h)
+      ZCOLL_CHECK(c.dev->stats(s.dtype, data, data_n, &mn, &mx, &maxabs));
+    else if (sampled && s.dtype == ZCOLL_FLOAT32)
+      local_stats_sampled(static_cast<const float*>(data), data_n, &mn, &mx, &maxabs);
+    else if (sampled)
+      local_stats_sampled(static_cast<const double*>(data), data_n, &mn, &mx, &maxabs);
+    else if (s.dtype == ZCOLL_FLOAT32)
+      local_stats(static_cast<const float*>(data), data_n, c.threads, &mn, &mx, &maxabs);
+    else
+      local_stats(static_cast<const double*>(data), data_n, c.threads, &mn, &mx, &maxabs);
+  }
+  // AUTO: this rank's part of the ratio estimate (a compressed candidate)
+  const double inv_ratio =
+      sel.autom && cmp ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx) : 0;
+  rep->time_range = now_seconds() - t_range;
+  // Layout: max, -min, max|x|, the settings as (v, -v) pairs, 1/ratio.
+  const View view{*zc, k, a, s, sel, c, cmp, need_range};
+  constexpr int kValues = 4 + 2 * kSettingCount;
+  double v[kValues];
+  v[0] = mx;
+  v[1] = -mn;
+  v[2] = maxabs;
+  for (int i = 0; i < kSettingCount; ++i) {
+    const double x = kSettings[i].value(view);
+    v[3 + 2 * i] = x;
+    v[4 + 2 * i] = -x;
+  }
+  v[kValues - 1] = inv_ratio;
+  const double ta = now_seconds();
+  zcoll_status st = c.tp->allreduce_max(v, kValues);
+  rep->time_comm += now_seconds() - ta;
+  ZCOLL_CHECK(st);
+  for (int i = 0; i < kSettingCount; ++i) {
+    const double hi = v[3 + 2 * i], lo = -v[4 + 2 * i];
+    if (hi != lo) {
+      std::snprintf(rep->reason, sizeof rep->reason, "%s differs across ranks", kSettings[i].name);
+      return fail(ZCOLL_ERR_MISMATCH,
+                  "%s differs across ranks (min %.17g, max %.17g): every rank must use the same "
+                  "settings",
+                  kSettings[i].name, lo, hi);
+    }
+  }
+  out->gmax = v[0];
+  out->gmin = -v[1];
+  out->max_abs = v[2];
+  const double inv = v[kValues - 1];
+  out->ratio = sel.autom && cmp ? (inv > 0 ? 1.0 / inv : 1.0) : 0;
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace zcoll::coll
