@@ -9,7 +9,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 #include <vector>
 
 #include "common.h"
@@ -368,6 +370,27 @@ NB_MODULE(_mpi, m) {
     zcoll_status s = zcoll_mode_from_name(name.c_str(), &mode);
     if (s != ZCOLL_SUCCESS) raise_status(s, "mode");
     return static_cast<int>(mode);
+  });
+  // names from the library's tables (the algorithm table, the collective traits)
+  m.def("collective_from_name", [](const std::string& name) {
+    zcoll_collective c;
+    zcoll_status s = zcoll_collective_from_name(name.c_str(), &c);
+    if (s != ZCOLL_SUCCESS) raise_status(s, "collective");
+    return static_cast<int>(c);
+  });
+  m.def("algorithm_from_name", [](int coll, const std::string& name) {
+    zcoll_algorithm a;
+    zcoll_status s =
+        zcoll_algorithm_from_name(static_cast<zcoll_collective>(coll), name.c_str(), &a);
+    if (s != ZCOLL_SUCCESS) raise_status(s, "algorithm");
+    return static_cast<int>(a);
+  });
+  m.def("algorithms_of", [](int coll) {
+    zcoll_algorithm list[64];
+    const int n = std::min(64, zcoll_algorithms_of(static_cast<zcoll_collective>(coll), list, 64));
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) names.emplace_back(zcoll_algorithm_name(list[i]));
+    return names;
   });
   nb::class_<Comm>(m, "Comm")
       .def(nb::init<int64_t, int, int, double, int, int64_t, int64_t, int>(),

@@ -278,3 +278,24 @@ def test_free_and_context_manager():
     with pytest.raises(ValueError, match="freed"):
         c.allreduce(np.zeros(4, np.float32))
     c.free()  # twice is fine
+
+
+def test_algorithms_come_from_the_library_table(comms):
+    """Every algorithm the library lists for a collective can be set and runs;
+    an unknown name is an error naming the collective's algorithms."""
+    x = data(5003, np.float64, salt=7)
+    want = exact_reduce(x, "sum")
+    assert "ring" in zcoll.algorithms("allreduce")
+    assert "recursive_doubling" in zcoll.algorithms("allreduce")
+    c = comms["hom"]
+    for algo in zcoll.algorithms("allreduce"):
+        c.set_algorithm("allreduce", algo)
+        got = c.allreduce(x)
+        rep = c.last_report()
+        assert rep["algorithm"] == algo
+        check(got, want, rep, np.float64, "hom", abs_sum(x))
+    c.set_algorithm("allreduce", "auto")
+    with pytest.raises(zcoll.ZcollError, match="binomial"):
+        c.set_algorithm("bcast", "ring")
+    with pytest.raises(zcoll.ZcollError):
+        zcoll.algorithms("alltoall")

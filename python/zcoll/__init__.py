@@ -29,13 +29,13 @@ __version__ = _version()
 
 __all__ = [
     "ZcollError", "STATUS", "DEFAULT_CHUNK_SIZE", "compress", "decompress", "info", "quality",
-    "hom_add", "hom_sub", "hom_sum", "mean", "compress_bound", "Comm", "IN_PLACE",
+    "hom_add", "hom_sub", "hom_sum", "mean", "compress_bound", "Comm", "IN_PLACE", "algorithms",
 ]
 
 
 def __getattr__(name):
     # the MPI part loads libmpi and mpi4py only when it is used
-    if name in ("Comm", "IN_PLACE"):
+    if name in ("Comm", "IN_PLACE", "algorithms"):
         from . import comm
 
         return getattr(comm, name)

@@ -18,12 +18,6 @@ IN_PLACE = _InPlace()
 
 _MODES = ("mpi", "raw", "cpr_p2p", "doc", "hom", "auto")
 _OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
-_COLLECTIVES = {
-    "allreduce": 1, "reduce_scatter": 2, "allgather": 3, "bcast": 4, "scatter": 5,
-    "reduce": 6, "gather": 7,
-}
-_ALGORITHMS = {"auto": 0, "native": 1, "ring": 2, "recursive_doubling": 3, "rd": 3,
-               "binomial": 4, "chain": 6}
 
 _checked = False
 
@@ -54,6 +48,14 @@ def _mpi_module():
                 f"  zcoll:  {ours.strip().splitlines()[0]}\n  mpi4py: {first}")
         _checked = True
     return _mpi
+
+
+def algorithms(collective):
+    """The algorithms of `collective` ("allreduce", ...) by name, in the order of
+    the library's algorithm table (what set_algorithm and ZCOLL_<COLL>_ALGO take,
+    besides "auto")."""
+    m = _mpi_module()
+    return list(m.algorithms_of(m.collective_from_name(collective)))
 
 
 def _is_in_place(x):
@@ -165,7 +167,11 @@ class Comm:
         self._c.set_average(bool(on))
 
     def set_algorithm(self, collective, algorithm):
-        self._c.set_algorithm(_COLLECTIVES[collective], _ALGORITHMS[algorithm])
+        """Algorithm of one collective for the following calls: "auto" or one of
+        algorithms(collective) (names from the library's algorithm table)."""
+        m = _mpi_module()
+        coll = m.collective_from_name(collective)
+        self._c.set_algorithm(coll, m.algorithm_from_name(coll, algorithm))
 
     # -- collectives ----------------------------------------------------------
     def allreduce(self, sendbuf, recvbuf=None, op="sum"):

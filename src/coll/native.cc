@@ -3,6 +3,7 @@
 // work added is the division of an averaged sum.
 #include <cstring>
 
+#include "coll/collective.h"
 #include "coll/comm.h"
 #include "core/error.h"
 #include "transport/mpi_large_count.h"
@@ -45,13 +46,6 @@ const void* in_place_copy(zcoll_comm* zc, const void* sendbuf, const void* recvb
   return copy - true_lb;
 }
 
-// The values of a Reduce_scatter's input (counts variant).
-size_t rs_total(const Call& k, int N) {
-  size_t t = 0;
-  for (int i = 0; i < N; ++i) t += k.recvcounts[i];
-  return t;
-}
-
 }  // namespace
 
 zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype dtype) {
@@ -74,12 +68,11 @@ zcoll_status run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype
             // with MPI_IN_PLACE and long uneven counts: pass a copy
         s = mpi_status(
             mpi::reduce_scatter(
-                in_place_copy(zc, k.sendbuf, k.recvbuf, rs_total(k, N), dt, Workspace::kTemp),
+                in_place_copy(zc, k.sendbuf, k.recvbuf, total_values(k, N), dt, Workspace::kTemp),
                 k.recvbuf, k.recvcounts, N, zc->ws.get(Workspace::kCounts, N * sizeof(MPI_Count)),
                 dt, k.op, comm),
             "MPI_Reduce_scatter");
-      if (s == ZCOLL_SUCCESS && average)
-        divide(k.recvbuf, k.block ? k.count : k.recvcounts[r], dtype, N);
+      if (s == ZCOLL_SUCCESS && average) divide(k.recvbuf, output_values(k, N, r), dtype, N);
       return s;
     case ZCOLL_COLL_ALLGATHER:
       return mpi_status(mpi::allgather(k.sendbuf, k.recvbuf, n, dt, comm), "MPI_Allgather");

@@ -125,9 +125,6 @@ int intercept(Coll coll, Describe&& describe, Pass&& pass, Run&& run) {
   return rc;
 }
 
-const char* kCallNames[kCollCount] = {"zcoll_allreduce", "zcoll_reduce_scatter", "zcoll_reduce",
-                                      "zcoll_allgather", "zcoll_bcast",          "zcoll_scatter",
-                                      "zcoll_gather"};
 
 // Run zcoll's collective (zcall) with ZCOLL_PMPI_VERIFY's exact call before it
 // when asked; in/in_n: this rank's reduction input (nullptr for data
@@ -148,7 +145,8 @@ int run_zcoll(zcoll_comm* zc, Coll coll, MPI_Comm comm, MPI_Datatype zdt, MPI_Op
   }
   const zcoll_status st = zcall();
   if (st != ZCOLL_SUCCESS)
-    die(comm, "%s failed (%s): %s", kCallNames[coll], zcoll_status_string(st), zcoll_last_error());
+    die(comm, "zcoll_%s failed (%s): %s", coll_word(coll), zcoll_status_string(st),
+        zcoll_last_error());
   zcoll_report r = ZCOLL_REPORT_INITIALIZER;
   zcoll_comm_last_report(zc, &r);
   count_compressed(coll, r);
@@ -167,9 +165,9 @@ template <typename Pass>
 int allreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
               Pass&& pass) {
   return intercept(
-      kAllreduce,
+      ZCOLL_COLL_ALLREDUCE,
       [&] {
-        Call c{kAllreduce, comm};
+        Call c{ZCOLL_COLL_ALLREDUCE, comm};
         c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
         c.count = count;
         if (c.zdt != MPI_DATATYPE_NULL) c.bytes = static_cast<double>(count) * esize(c.zdt);
@@ -181,7 +179,7 @@ int allreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op
         const bool in_place = sb == MPI_IN_PLACE;
         const void* in = in_place ? rb : sb;
         return run_zcoll(
-            zc, kAllreduce, comm, zdt, op, in, n, rb, n,
+            zc, ZCOLL_COLL_ALLREDUCE, comm, zdt, op, in, n, rb, n,
             [&](std::string& e) {
               if (in_place) {
                 e = copy(rb, bytes);
@@ -198,9 +196,9 @@ template <typename Pass>
 int reduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
            MPI_Comm comm, Pass&& pass) {
   return intercept(
-      kReduce,
+      ZCOLL_COLL_REDUCE,
       [&] {
-        Call c{kReduce, comm};
+        Call c{ZCOLL_COLL_REDUCE, comm};
         c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
         c.count = count;
         if (c.zdt != MPI_DATATYPE_NULL) c.bytes = static_cast<double>(count) * esize(c.zdt);
@@ -213,7 +211,7 @@ int reduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op
         const bool in_place = at_root && sb == MPI_IN_PLACE;
         const void* in = in_place ? rb : sb;
         return run_zcoll(
-            zc, kReduce, comm, zdt, op, in, n, rb, at_root ? n : 0,
+            zc, ZCOLL_COLL_REDUCE, comm, zdt, op, in, n, rb, at_root ? n : 0,
             [&](std::string& e) {
               if (in_place) {
                 e = copy(rb, bytes);
@@ -230,9 +228,9 @@ template <typename Pass>
 int reduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op,
                          MPI_Comm comm, Pass&& pass) {
   return intercept(
-      kReduceScatter,
+      ZCOLL_COLL_REDUCE_SCATTER,
       [&] {
-        Call c{kReduceScatter, comm};
+        Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
         c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
         c.count = count;
         if (c.zdt != MPI_DATATYPE_NULL)
@@ -246,7 +244,7 @@ int reduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatype
         const bool in_place = sb == MPI_IN_PLACE;
         const void* in = in_place ? rb : sb;
         return run_zcoll(
-            zc, kReduceScatter, comm, zdt, op, in, total, rb, n,
+            zc, ZCOLL_COLL_REDUCE_SCATTER, comm, zdt, op, in, total, rb, n,
             [&](std::string& e) {
               if (in_place) {
                 e = copy(rb, total * es);
@@ -264,9 +262,9 @@ int reduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Dataty
                    MPI_Comm comm, Pass&& pass) {
   std::vector<size_t> counts;
   return intercept(
-      kReduceScatter,
+      ZCOLL_COLL_REDUCE_SCATTER,
       [&] {
-        Call c{kReduceScatter, comm};
+        Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
         if (inter || !op_allowed(op) || !recvcounts) return c;  // passes through
@@ -293,7 +291,7 @@ int reduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Dataty
         const bool in_place = sb == MPI_IN_PLACE;
         const void* in = in_place ? rb : sb;
         return run_zcoll(
-            zc, kReduceScatter, comm, zdt, op, in, total, rb, mine,
+            zc, ZCOLL_COLL_REDUCE_SCATTER, comm, zdt, op, in, total, rb, mine,
             [&](std::string& e) {
               const int size = static_cast<int>(counts.size());
               if (in_place) {
@@ -312,9 +310,9 @@ template <typename Pass>
 int allgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_Count rcount,
               MPI_Datatype rtype, MPI_Comm comm, Pass&& pass) {
   return intercept(
-      kAllgather,
+      ZCOLL_COLL_ALLGATHER,
       [&] {
-        Call c{kAllgather, comm};
+        Call c{ZCOLL_COLL_ALLGATHER, comm};
         c.agree = true;
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
@@ -331,7 +329,7 @@ int allgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MP
         const size_t total = n * static_cast<size_t>(comm_size(comm)), es = esize(zdt);
         const bool in_place = sb == MPI_IN_PLACE;
         return run_zcoll(
-            zc, kAllgather, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, total,
+            zc, ZCOLL_COLL_ALLGATHER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, total,
             [&](std::string& e) {
               if (in_place) {
                 e = copy(rb, total * es);
@@ -347,9 +345,9 @@ int allgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MP
 template <typename Pass>
 int bcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, Pass&& pass) {
   return intercept(
-      kBcast,
+      ZCOLL_COLL_BCAST,
       [&] {
-        Call c{kBcast, comm};
+        Call c{ZCOLL_COLL_BCAST, comm};
         c.agree = true;
         c.bytes = type_bytes(count, dt);
         c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
@@ -361,7 +359,7 @@ int bcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, 
         const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
         const bool at_root = comm_rank(comm) == root;
         return run_zcoll(
-            zc, kBcast, comm, zdt, MPI_OP_NULL, nullptr, 0, buf, at_root ? 0 : n,
+            zc, ZCOLL_COLL_BCAST, comm, zdt, MPI_OP_NULL, nullptr, 0, buf, at_root ? 0 : n,
             [&](std::string& e) {
               if (at_root)
                 e = copy(buf, bytes);
@@ -379,9 +377,9 @@ int scatter(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_
   MPI_Datatype mine = rtype;  // the datatype and count this rank moves
   MPI_Count n_mine = rcount;
   return intercept(
-      kScatter,
+      ZCOLL_COLL_SCATTER,
       [&] {
-        Call c{kScatter, comm};
+        Call c{ZCOLL_COLL_SCATTER, comm};
         c.agree = true;
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
@@ -404,7 +402,7 @@ int scatter(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_
         const size_t n = static_cast<size_t>(n_mine), bytes = n * esize(zdt);
         const bool keep = comm_rank(comm) == root && rb == MPI_IN_PLACE;
         return run_zcoll(
-            zc, kScatter, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, keep ? 0 : n,
+            zc, ZCOLL_COLL_SCATTER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, keep ? 0 : n,
             [&](std::string& e) {
               room(e, bytes);
               return exact::scatter(sb, keep ? MPI_IN_PLACE : e.data(), n_mine, mine, root, comm);
@@ -420,9 +418,9 @@ int gather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_C
   MPI_Count n_mine = scount;
   bool at_root = false;
   return intercept(
-      kGather,
+      ZCOLL_COLL_GATHER,
       [&] {
-        Call c{kGather, comm};
+        Call c{ZCOLL_COLL_GATHER, comm};
         c.agree = true;
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
@@ -444,7 +442,7 @@ int gather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_C
         const size_t total = n * static_cast<size_t>(comm_size(comm)), es = esize(zdt);
         const bool in_place = at_root && sb == MPI_IN_PLACE;
         return run_zcoll(
-            zc, kGather, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, at_root ? total : 0,
+            zc, ZCOLL_COLL_GATHER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, at_root ? total : 0,
             [&](std::string& e) {
               if (in_place) {
                 e = copy(rb, total * es);

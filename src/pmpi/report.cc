@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "coll/collective.h"
 #include "pmpi/shim.h"
 
 namespace zcoll::pmpi {
@@ -15,21 +16,19 @@ struct Counters {
   // per collective: calls seen, calls compressed (mode other than MPI), bytes
   // the algorithm would send uncompressed / sent, seconds in the calls, the
   // largest reported error bound
-  double seen[kCollCount] = {0};
-  double compressed[kCollCount] = {0};
-  double bytes_before[kCollCount] = {0};
-  double bytes_after[kCollCount] = {0};
-  double seconds[kCollCount] = {0};
-  double max_bound[kCollCount] = {0};
+  double seen[ZCOLL_MAX_COLLECTIVES] = {0};
+  double compressed[ZCOLL_MAX_COLLECTIVES] = {0};
+  double bytes_before[ZCOLL_MAX_COLLECTIVES] = {0};
+  double bytes_after[ZCOLL_MAX_COLLECTIVES] = {0};
+  double seconds[ZCOLL_MAX_COLLECTIVES] = {0};
+  double max_bound[ZCOLL_MAX_COLLECTIVES] = {0};
   double nested = 0;    // calls that came back into the shim (passed through)
   double verified = 0;  // calls checked by ZCOLL_PMPI_VERIFY
   double worst = 0;     // the largest |error| / allowed of those
 };
 Counters g_count;
 
-const char* kNames[kCollCount] = {"MPI_Allreduce", "MPI_Reduce_scatter*", "MPI_Reduce",
-                                  "MPI_Allgather", "MPI_Bcast",           "MPI_Scatter",
-                                  "MPI_Gather"};
+const char* mpi_name(int c) { return coll::traits(static_cast<zcoll_collective>(c)).mpi_name; }
 
 }  // namespace
 
@@ -50,7 +49,7 @@ void count_nested() { g_count.nested += 1; }
 
 void print_report() {
   // calls and seconds: the largest over ranks; bytes: summed over ranks
-  constexpr int kN = kCollCount;
+  constexpr int kN = ZCOLL_MAX_COLLECTIVES;  // rows by zcoll_collective
   double mx[3 * kN + 2], sum[2 * kN + 2], gmx[3 * kN + 2], gsum[2 * kN + 2];
   for (int c = 0; c < kN; ++c) {
     mx[c] = g_count.seen[c];
@@ -75,7 +74,8 @@ void print_report() {
   const Settings& s = settings();
   std::string colls;
   for (int c = 0; c < kN; ++c)
-    if (s.coll[c]) colls += std::string(colls.empty() ? "" : ",") + coll_word(static_cast<Coll>(c));
+    if (s.coll[c] && coll::is_collective(static_cast<Coll>(c)))
+      colls += std::string(colls.empty() ? "" : ",") + coll_word(static_cast<Coll>(c));
   std::fprintf(stderr,
                "zcoll-pmpi report: %d ranks, bound %s, collectives %s, min %llu bytes, comms "
                "\"%s\", %d handles\n",
@@ -89,7 +89,7 @@ void print_report() {
     const double ratio = gsum[kN + c] > 0 ? gsum[c] / gsum[kN + c] : 0;
     std::fprintf(
         stderr, "zcoll-pmpi report: %-20s %8.0f %10.0f %14.0f %14.0f %7.2f %10.4f %11.4g\n",
-        kNames[c], gmx[c], gmx[kN + c], gsum[c], gsum[kN + c], ratio, gmx[2 * kN + c], gbound[c]);
+        mpi_name(c), gmx[c], gmx[kN + c], gsum[c], gsum[kN + c], ratio, gmx[2 * kN + c], gbound[c]);
   }
   std::fprintf(stderr,
                "zcoll-pmpi report: (seen/compressed/seconds: the largest of any rank; bytes: "
@@ -165,7 +165,7 @@ void Verify::check(const void* got, const zcoll_report& r) {
         "ZCOLL_PMPI_VERIFY: %s (%s) left its bound on rank %d: value %zu is %.9g, the exact "
         "call gives %.9g, |error| %.3g > allowed %.3g (reported bound %.3g); run without the "
         "shim for this collective (ZCOLL_PMPI_COLLS) or tighten ZCOLL_ERROR_BOUND",
-        kNames[coll], zcoll_mode_name(r.mode), rank, worst_i, worst_got, worst_exact,
+        mpi_name(coll), zcoll_mode_name(r.mode), rank, worst_i, worst_got, worst_exact,
         std::fabs(worst_got - worst_exact), worst_allowed, r.error_bound);
   }
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/config.h"
+#include "coll/collective.h"
 #include "pmpi/shim.h"
 
 namespace zcoll::pmpi {
@@ -31,11 +32,7 @@ bool list(config::Var v, const char** out, std::string* message) {
 }
 }  // namespace
 
-const char* coll_word(Coll c) {
-  static const char* const kWords[kCollCount] = {
-      "allreduce", "reduce_scatter", "reduce", "allgather", "bcast", "scatter", "gather"};
-  return c >= 0 && c < kCollCount ? kWords[c] : "?";
-}
+const char* coll_word(Coll c) { return coll::is_collective(c) ? coll::traits(c).name : "?"; }
 
 const Settings& settings() { return g_settings; }
 
@@ -88,8 +85,9 @@ bool load_settings(std::string* message) {
   s.op_min = config::list_has(ops, "min");
   s.op_prod = config::list_has(ops, "prod");
   const bool all = config::list_has(colls, "all");
-  for (int c = 0; c < kCollCount; ++c)
-    s.coll[c] = all || config::list_has(colls, coll_word(static_cast<Coll>(c)));
+  for (int c = 0; c < ZCOLL_MAX_COLLECTIVES; ++c)
+    s.coll[c] = coll::is_collective(static_cast<Coll>(c)) &&
+                (all || config::list_has(colls, coll_word(static_cast<Coll>(c))));
   if (!flag(config::kPmpiReport, &s.report, message) ||
       !flag(config::kPmpiVerify, &s.verify, message))
     return false;

@@ -18,17 +18,9 @@
 
 namespace zcoll::pmpi {
 
-// The collectives the shim may compress (ZCOLL_PMPI_COLLS words, in order).
-enum Coll {
-  kAllreduce,
-  kReduceScatter,
-  kReduce,
-  kAllgather,
-  kBcast,
-  kScatter,
-  kGather,
-  kCollCount
-};
+// The collectives the shim may compress: zcoll's (the collective traits table,
+// coll/collective.h, names them: ZCOLL_PMPI_COLLS words, report rows).
+using Coll = zcoll_collective;
 const char* coll_word(Coll c);  // "allreduce", ...
 
 // ---- settings (settings.cc) ----------------------------------------------------
@@ -40,7 +32,8 @@ struct Settings {
   bool type_double_precision = false;
   bool op_sum = true;  // ZCOLL_PMPI_OPS
   bool op_max = false, op_min = false, op_prod = false;
-  bool coll[kCollCount] = {true};  // ZCOLL_PMPI_COLLS
+  bool coll[ZCOLL_MAX_COLLECTIVES] = {false, true};  // ZCOLL_PMPI_COLLS (by zcoll_collective:
+                                                   // allreduce unless it says otherwise)
   uint64_t min_bytes = 1u << 20;   // ZCOLL_PMPI_MIN_BYTES
   std::string comms = "*";         // ZCOLL_PMPI_COMMS
   bool report = false;             // ZCOLL_PMPI_REPORT

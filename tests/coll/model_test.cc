@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "coll/algorithms.h"
 #include "coll/cost_model.h"
@@ -291,4 +292,85 @@ TEST(AutoPick, ClusterRegimesOfTheWrongPicks) {
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_BCAST, 4, size_t{64} << 20, 3.6), ZCOLL_MODE_DOC);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_ALLGATHER, 4, size_t{64} << 20, 3.6), ZCOLL_MODE_DOC);
   EXPECT_EQ(auto_mode(m, ZCOLL_COLL_ALLREDUCE, 4, size_t{64} << 20, 3.3), ZCOLL_MODE_HOM);
+}
+
+// ---- the algorithm table --------------------------------------------------------------
+// Every row predicts a time and an error bound for every mode at every size, its
+// names parse back to it, and its collective's default (the size rule) exists.
+TEST(AlgorithmTable, EveryRowPredictsACostAndABoundForEveryMode) {
+  size_t n = 0;
+  const Algorithm* algs = algorithms(&n);
+  ASSERT_GT(n, 0u);
+  const zcoll_model model = test_model();
+  for (size_t i = 0; i < n; ++i) {
+    const Algorithm& a = algs[i];
+    SCOPED_TRACE(a.function);
+    ASSERT_NE(a.run, nullptr);
+    ASSERT_NE(a.model, nullptr);
+    ASSERT_NE(a.cost, nullptr);
+    ASSERT_NE(a.name, nullptr);
+    ASSERT_NE(a.description, nullptr);
+    EXPECT_EQ(find_algorithm(a.coll, a.algo), &a) << "the (collective, number) pair is not unique";
+    EXPECT_EQ(find_algorithm_named(a.coll, a.name), &a);
+    if (a.alias) {
+      EXPECT_EQ(find_algorithm_named(a.coll, a.alias), &a);
+    }
+    for (int N : {1, 2, 3, 4, 5, 7, 8, 16, 100})
+      for (size_t values : {size_t{1}, size_t{1000}, size_t{1} << 22})
+        for (zcoll_mode mode : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+          for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_MAX, ZCOLL_OP_PROD}) {
+            CostQuery q = query(a.coll, N, values, 4);
+            q.sum = op == ZCOLL_OP_SUM;
+            const double s = predict_seconds(model, q, mode, a.algo);
+            EXPECT_TRUE(std::isfinite(s) && s >= 0)
+                << zcoll_mode_name(mode) << " N=" << N << " n=" << values << ": " << s;
+            ModelIn m = model_in(N, mode, op);
+            m.eb = mode == ZCOLL_MODE_RAW ? 0 : 1e-3;
+            const ErrState e = a.model(m);
+            EXPECT_TRUE(std::isfinite(e.e) && e.e >= 0) << zcoll_mode_name(mode) << " N=" << N;
+            if (mode == ZCOLL_MODE_RAW) {
+              EXPECT_EQ(e.e, 0) << "raw is exact, N=" << N;
+            } else if (N > 1) {
+              EXPECT_GE(e.e, m.eb) << zcoll_mode_name(mode) << ": a compressed result has error";
+            }
+          }
+  }
+  for (zcoll_collective c : {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER,
+                             ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE,
+                             ZCOLL_COLL_GATHER}) {
+    const char* why = nullptr;
+    const Algorithm* d = default_algorithm(query(c, 4, 1000, 1), &why);
+    ASSERT_NE(d, nullptr) << zcoll_collective_name(c);
+    EXPECT_EQ(d->coll, c);
+    ASSERT_NE(why, nullptr);
+    EXPECT_EQ(zcoll_algorithms_of(c, nullptr, 0) > 0, true);
+  }
+}
+
+// The public names come from the table: every row's name round-trips through
+// zcoll_algorithm_from_name and zcoll_algorithms_of lists exactly the rows.
+TEST(AlgorithmTable, PublicNamesComeFromTheTable) {
+  size_t n = 0;
+  const Algorithm* algs = algorithms(&n);
+  for (size_t i = 0; i < n; ++i) {
+    zcoll_algorithm got = ZCOLL_ALGO_NONE;
+    EXPECT_EQ(zcoll_algorithm_from_name(algs[i].coll, algs[i].name, &got), ZCOLL_SUCCESS);
+    EXPECT_EQ(got, algs[i].algo);
+    EXPECT_STREQ(zcoll_algorithm_name(algs[i].algo), algs[i].name);
+    zcoll_algorithm list[16];
+    const int k = zcoll_algorithms_of(algs[i].coll, list, 16);
+    EXPECT_NE(std::find(list, list + std::min(k, 16), algs[i].algo), list + std::min(k, 16));
+  }
+  zcoll_algorithm got = ZCOLL_ALGO_NONE;
+  EXPECT_EQ(zcoll_algorithm_from_name(ZCOLL_COLL_BCAST, "ring", &got), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_NE(std::string(zcoll_last_error()).find("binomial"), std::string::npos)
+      << "the error lists the collective's algorithms: " << zcoll_last_error();
+  EXPECT_EQ(zcoll_algorithm_from_name(ZCOLL_COLL_ALLREDUCE, "RD", &got), ZCOLL_SUCCESS);
+  EXPECT_EQ(got, ZCOLL_ALGO_RECURSIVE_DOUBLING);
+  EXPECT_EQ(zcoll_algorithm_from_name(ZCOLL_COLL_GATHER, "auto", &got), ZCOLL_SUCCESS);
+  EXPECT_EQ(got, ZCOLL_ALGO_AUTO);
+  zcoll_collective c = ZCOLL_COLL_NONE;
+  EXPECT_EQ(zcoll_collective_from_name("Reduce_Scatter", &c), ZCOLL_SUCCESS);
+  EXPECT_EQ(c, ZCOLL_COLL_REDUCE_SCATTER);
+  EXPECT_EQ(zcoll_collective_from_name("alltoall", &c), ZCOLL_ERR_INVALID_ARG);
 }

@@ -57,6 +57,8 @@
 
 #include "../common/split.h"
 #include "core/units.h"
+#include "coll/collective.h"
+#include "coll/comm.h"
 #include "zcoll_mpi.h"
 #include "zcoll_tuner.h"
 
@@ -79,25 +81,18 @@ std::string human(size_t b) {
 
 using zcoll::tools::split;
 
-enum class Coll { kAllreduce, kReduceScatter, kAllgather, kBcast, kScatter, kReduce, kGather };
-const std::map<std::string, Coll> kColls = {
-    {"allreduce", Coll::kAllreduce}, {"reduce_scatter", Coll::kReduceScatter},
-    {"allgather", Coll::kAllgather}, {"bcast", Coll::kBcast},
-    {"scatter", Coll::kScatter},     {"reduce", Coll::kReduce},
-    {"gather", Coll::kGather}};
+using Coll = zcoll_collective;  // the collective traits table (coll/collective.h)
 
-bool is_reduction(Coll c) {
-  return c == Coll::kAllreduce || c == Coll::kReduceScatter || c == Coll::kReduce;
-}
+bool is_reduction(Coll c) { return zcoll::coll::traits(c).reduction; }
 
 // nccl-tests' bus bandwidth factors.
 double bus_factor(Coll c, int N) {
   switch (c) {
-    case Coll::kAllreduce: return 2.0 * (N - 1) / N;
-    case Coll::kReduceScatter:
-    case Coll::kAllgather:
-    case Coll::kScatter:
-    case Coll::kGather: return static_cast<double>(N - 1) / N;
+    case ZCOLL_COLL_ALLREDUCE: return 2.0 * (N - 1) / N;
+    case ZCOLL_COLL_REDUCE_SCATTER:
+    case ZCOLL_COLL_ALLGATHER:
+    case ZCOLL_COLL_SCATTER:
+    case ZCOLL_COLL_GATHER: return static_cast<double>(N - 1) / N;
     default: return 1.0;
   }
 }
@@ -230,57 +225,41 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   row.bytes = bytes;
   row.threads = threads;
   row.mode = zcoll_mode_name(mode);
-  // counts
-  size_t per = 0, n_in = 0, n_out = 0;  // per-rank block, input and output values
-  switch (coll) {
-    case Coll::kAllreduce:
-    case Coll::kBcast:
-    case Coll::kReduce:
-      per = bytes / vs;
-      n_in = per;
-      n_out = per;
-      break;
-    case Coll::kReduceScatter:
-      per = bytes / vs / N;
-      n_in = per * N;
-      n_out = per;
-      break;
-    case Coll::kAllgather:
-    case Coll::kGather:
-      per = bytes / vs / N;
-      n_in = per;
-      n_out = per * N;
-      break;
-    case Coll::kScatter:
-      per = bytes / vs / N;
-      n_in = per * N;
-      n_out = per;
-      break;
-  }
+  // counts: the per-rank block of the buffer, and this rank's input and output
+  // values (collective.h)
+  zcoll::coll::Call shape;
+  shape.coll = coll;
+  shape.block = true;
+  shape.root = o.root % N;
+  shape.count = bytes / vs / (zcoll::coll::traits(coll).per_rank_count ? N : 1);
+  const size_t per = shape.count;
+  const size_t n_in = zcoll::coll::input_values(shape, N, r);
+  const size_t n_out = zcoll::coll::output_values(shape, N, r);
   row.count = per;
   // inputs
   std::vector<T> in(n_in), out(n_out + 1);
   const int root = o.root % N;
   auto value_of = [&](int p, size_t i) { return static_cast<T>(input_value(src, p, N, i, prod)); };
-  const bool rooted_src = coll == Coll::kBcast || coll == Coll::kScatter;
+  const bool rooted_src = coll == ZCOLL_COLL_BCAST || coll == ZCOLL_COLL_SCATTER;
   for (size_t i = 0; i < n_in; ++i) in[i] = value_of(rooted_src ? root : r, i);
   zcoll_comm_set_mode(zc, mode);
   zcoll_comm_set_average(zc, o.average);
   auto call = [&]() -> zcoll_status {
     switch (coll) {
-      case Coll::kAllreduce:
+      case ZCOLL_COLL_ALLREDUCE:
         return zcoll_allreduce(zc, in.data(), out.data(), per, mpi_type<T>(), op);
-      case Coll::kReduceScatter:
+      case ZCOLL_COLL_REDUCE_SCATTER:
         return zcoll_reduce_scatter_block(zc, in.data(), out.data(), per, mpi_type<T>(), op);
-      case Coll::kAllgather: return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
-      case Coll::kBcast:
+      case ZCOLL_COLL_ALLGATHER: return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
+      case ZCOLL_COLL_BCAST:
         if (r == root) std::copy(in.begin(), in.end(), out.begin());
         return zcoll_bcast(zc, out.data(), per, mpi_type<T>(), root);
-      case Coll::kScatter:
+      case ZCOLL_COLL_SCATTER:
         return zcoll_scatter(zc, in.data(), out.data(), per, mpi_type<T>(), root);
-      case Coll::kReduce:
+      case ZCOLL_COLL_REDUCE:
         return zcoll_reduce(zc, in.data(), out.data(), per, mpi_type<T>(), op, root);
-      case Coll::kGather: return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
+      case ZCOLL_COLL_GATHER: return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
+      default: break;
     }
     return ZCOLL_ERR_INTERNAL;
   };
@@ -377,10 +356,10 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     ++nvals;
     if (!(e <= tol)) ++bad;
   };
-  const bool has_out = !((coll == Coll::kReduce || coll == Coll::kGather) && r != root);
+  const bool has_out = !((coll == ZCOLL_COLL_REDUCE || coll == ZCOLL_COLL_GATHER) && r != root);
   if (has_out) {
     if (is_reduction(coll)) {
-      const size_t first = coll == Coll::kReduceScatter ? static_cast<size_t>(r) * per : 0;
+      const size_t first = coll == ZCOLL_COLL_REDUCE_SCATTER ? static_cast<size_t>(r) * per : 0;
       for (size_t i = 0; i < n_out; ++i) {
         double ref = static_cast<double>(value_of(0, first + i)), sabs = std::fabs(ref);
         for (int p = 1; p < N; ++p) {
@@ -404,9 +383,9 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     } else {
       for (size_t i = 0; i < n_out; ++i) {
         double ref;
-        if (coll == Coll::kAllgather || coll == Coll::kGather)
+        if (coll == ZCOLL_COLL_ALLGATHER || coll == ZCOLL_COLL_GATHER)
           ref = static_cast<double>(value_of(static_cast<int>(i / per), i % per));
-        else if (coll == Coll::kScatter)
+        else if (coll == ZCOLL_COLL_SCATTER)
           ref = static_cast<double>(value_of(root, static_cast<size_t>(r) * per + i));
         else
           ref = static_cast<double>(value_of(root, i));
@@ -423,7 +402,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
   const double rmse = sums2[1] > 0 ? std::sqrt(sums2[0] / sums2[1]) : 0;
   row.psnr = rmse > 0 ? 20 * std::log10(range / rmse) : std::numeric_limits<double>::infinity();
   row.pass = sums2[2] == 0;
-  if (coll == Coll::kAllreduce) {  // identical on all ranks
+  if (coll == ZCOLL_COLL_ALLREDUCE) {  // identical on all ranks
     uint64_t h = 1469598103934665603ULL;
     const auto* b = reinterpret_cast<const unsigned char*>(out.data());
     for (size_t i = 0; i < n_out * vs; ++i) h = (h ^ b[i]) * 1099511628211ULL;
@@ -444,7 +423,7 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
     p.struct_size = sizeof p;
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = rep.eb_per_compression;
-    const size_t cnt = coll == Coll::kScatter || coll == Coll::kReduceScatter ? n_in : per;
+    const size_t cnt = coll == ZCOLL_COLL_SCATTER || coll == ZCOLL_COLL_REDUCE_SCATTER ? n_in : per;
     std::vector<uint8_t> buf(
         zcoll_compress_bound(cnt, sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64));
     size_t sz = 0;
@@ -495,8 +474,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"per_compression", "result"}));
   app.add_option("--modes", o.modes, "comma list of mpi,raw,cpr_p2p,doc,hom,auto");
   app.add_option("--threads", o.threads, "comma list of OpenMP threads per rank");
-  app.add_option("--algo", o.algo, "allreduce algorithm: auto | ring | rd")
-      ->check(CLI::IsMember({"auto", "ring", "rd"}));
+  app.add_option("--algo", o.algo,
+                 "the collective's algorithm: auto, or one of its algorithms in the library's "
+                 "table (allreduce: ring, rd; bcast: chain, binomial; ...)");
   app.add_option("--dtype", o.dtype, "float | double")->check(CLI::IsMember({"float", "double"}));
   app.add_option("--op", o.op, "sum | max | min | prod")
       ->check(CLI::IsMember({"sum", "max", "min", "prod"}));
@@ -549,7 +529,14 @@ int main(int argc, char** argv) {
   }
   std::vector<int> threads;
   for (auto& t : split(o.threads, ',')) threads.push_back(std::max(0, std::atoi(t.c_str())));
-  const Coll coll = kColls.at(o.coll);
+  Coll coll = ZCOLL_COLL_NONE;
+  zcoll_algorithm algo = ZCOLL_ALGO_AUTO;
+  if (zcoll_collective_from_name(o.coll.c_str(), &coll) != ZCOLL_SUCCESS ||
+      zcoll_algorithm_from_name(coll, o.algo.c_str(), &algo) != ZCOLL_SUCCESS) {
+    if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: %s\n", zcoll_last_error());
+    MPI_Finalize();
+    return 2;
+  }
   const MPI_Op op = o.op == "sum"   ? MPI_SUM
                     : o.op == "max" ? MPI_MAX
                     : o.op == "min" ? MPI_MIN
@@ -574,9 +561,7 @@ int main(int argc, char** argv) {
     cfg.eb_mode = o.abs_eb > 0 ? ZCOLL_EB_ABS : ZCOLL_EB_REL;
     cfg.error_bound = o.abs_eb > 0 ? o.abs_eb : o.rel;
     cfg.bound = o.bound == "result" ? ZCOLL_BOUND_RESULT : ZCOLL_BOUND_PER_COMPRESSION;
-    cfg.algorithm[ZCOLL_COLL_ALLREDUCE] = o.algo == "ring" ? ZCOLL_ALGO_RING
-                                          : o.algo == "rd" ? ZCOLL_ALGO_RECURSIVE_DOUBLING
-                                                           : ZCOLL_ALGO_AUTO;
+    cfg.algorithm[coll] = algo;
     zcoll_comm* zc = nullptr;
     if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS) {
       if (g_rank == 0) std::fprintf(stderr, "zcoll-bench: %s\n", zcoll_last_error());
