@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 #include "coll/sim_cost.h"
 
@@ -46,196 +47,125 @@ zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
   const int nr = r < 2 * rem ? (r % 2 == 0 ? -1 : r / 2) : r - rem;
   auto real = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
 
-  const bool hom = c.hom(), cmp = c.compressed();
-  const bool avg = c.average && c.op == ZCOLL_OP_SUM;
+  const DataPath path(c);
   const size_t nseg = c.segments(n);
   const size_t slot = c.seg_capacity(n);
   const size_t seg_vals = std::min(n, c.seg_values);
   auto* V = static_cast<uint8_t*>(a.out);
   uint8_t* S = c.ws->get(Workspace::kSendA, nseg * slot + 8);
   uint8_t* R = c.ws->get(Workspace::kRecvA, nseg * slot + 8);
-  uint8_t* H = hom ? c.ws->get(Workspace::kStreamA, nseg * slot + 8) : nullptr;
-  uint8_t* H2 = hom ? c.ws->get(Workspace::kStreamB, nseg * slot + 8) : nullptr;
-  void* tmp = c.ws->get(Workspace::kValuesA, seg_vals * vs + 8);
-  size_t* sz = c.ws->get_as<size_t>(Workspace::kTable, 4 * nseg + 4);
-  size_t *ssz = sz, *hsz = sz + nseg, *h2sz = sz + 2 * nseg, *rsz = sz + 3 * nseg;
+  uint8_t* H[2] = {c.ws->get(Workspace::kStreamA, nseg * slot + 8),
+                   c.ws->get(Workspace::kStreamB, nseg * slot + 8)};
+  c.ws->get(Workspace::kValuesA, seg_vals * vs + 8);  // Exchange's scratch, sized once
+  // per segment: its running state, the bytes received, the message sent
+  auto* state = c.ws->get_as<Exchange::State>(Workspace::kTable, nseg + 1);
+  auto* sent = c.ws->get_as<Message>(Workspace::kCounts, nseg + 1);
+  auto* rsz = c.ws->get_as<size_t>(Workspace::kCursors, nseg + 1);
   transport::Req* req = c.ws->get_as<transport::Req>(Workspace::kReqs, 2 * nseg + 2);
   transport::Req *sreq = req, *rreq = req + nseg;
-  for (size_t i = 0; i < 2 * nseg; ++i) req[i] = transport::kNoReq;
-  auto vals = [&](uint8_t* base, size_t k) { return base + k * c.seg_values * vs; };
+  for (size_t k = 0; k < nseg; ++k) {
+    state[k] = Exchange::State{};
+    sreq[k] = rreq[k] = transport::kNoReq;
+  }
   auto len = [&](size_t k) { return c.seg_len(n, k); };
-
-  // hom: H = C(V) segment by segment, just in time (segments 0..k ready after)
-  size_t h_ready = hom ? 0 : nseg;
-  auto ensure_h = [&](size_t k) {
-    const size_t pn = c.piece_n;
-    const int pt = c.piece_terms;
-    c.describe_piece(seg_vals, 1);
-    for (; h_ready <= k && h_ready < nseg; ++h_ready) {
-      hsz[h_ready] = 0;
-      ZCOLL_STEP(c, compress(c, vals(V, h_ready), len(h_ready), H + h_ready * slot, slot,
-                             &hsz[h_ready]));
-    }
-    c.describe_piece(pn, pt);
+  // segment k's running result (its values in V, its streams in S, H[0], H[1])
+  auto segment = [&](size_t k) {
+    Exchange::Slots sl;
+    sl.values = V + k * c.seg_values * vs;
+    sl.send = S + k * slot;
+    sl.stream[0] = H[0] + k * slot;
+    sl.stream[1] = H[1] + k * slot;
+    sl.cap = slot;
+    return Exchange(path, len(k), sl, &state[k]);
   };
-
+  // a partner's partials land in R; the result (post-step) where it belongs
+  bool into_values = false;
+  auto recv_at = [&](size_t k) {
+    return into_values ? path.receive_slot(V + k * c.seg_values * vs, R + k * slot)
+                       : R + k * slot;
+  };
   auto post_recvs = [&](int peer) -> zcoll_status {
     for (size_t k = 0; k < nseg; ++k)
-      ZCOLL_CHECK(c.tp->irecv(R + k * slot, c.piece_capacity(len(k)), peer, c.tag, &rreq[k]));
+      ZCOLL_CHECK(c.tp->irecv(recv_at(k), path.capacity(len(k)), peer, c.tag, &rreq[k]));
     return ZCOLL_SUCCESS;
   };
-  // Send the current state (raw: V; doc/cpr: compress V into S; hom: H).
-  auto send_state = [&](int peer) -> zcoll_status {
+  auto received_at = [&](size_t k) -> Message { return {recv_at(k), rsz[k]}; };
+  auto wait_recv = [&](size_t k) -> zcoll_status {
+    ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
+    rreq[k] = transport::kNoReq;
+    return ZCOLL_SUCCESS;
+  };
+  auto send_all = [&](int peer, Message* sent) -> zcoll_status {
     for (size_t k = 0; k < nseg; ++k) {
-      const size_t l = len(k);
-      if (!cmp) {
-        ZCOLL_CHECK(send(c, vals(V, k), l * vs, l * vs, peer, &sreq[k]));
-      } else if (hom) {
-        ensure_h(k);
-        ZCOLL_CHECK(send(c, H + k * slot, hsz[k], l * vs, peer, &sreq[k]));
-      } else {
-        ZCOLL_STEP(c, compress(c, vals(V, k), l, S + k * slot, slot, &ssz[k]));
-        ZCOLL_CHECK(send(c, S + k * slot, ssz[k], l * vs, peer, &sreq[k]));
-      }
+      sent[k] = segment(k).message();
+      ZCOLL_CHECK(send(c, sent[k].data, sent[k].bytes, len(k) * vs, peer, &sreq[k]));
     }
+    return ZCOLL_SUCCESS;
+  };
+  auto wait_send = [&](size_t k) -> zcoll_status {
+    ZCOLL_CHECK(c.tp->wait(sreq[k], nullptr));
+    sreq[k] = transport::kNoReq;
     return ZCOLL_SUCCESS;
   };
   auto wait_sends = [&]() -> zcoll_status {
-    for (size_t k = 0; k < nseg; ++k) {
-      ZCOLL_CHECK(c.tp->wait(sreq[k], nullptr));
-      sreq[k] = transport::kNoReq;
-    }
+    for (size_t k = 0; k < nseg; ++k) ZCOLL_CHECK(wait_send(k));
     return ZCOLL_SUCCESS;
   };
+
   // ---- pre-step: fold the rem extra ranks into their odd neighbours ----------
   if (nr < 0) {
     c.describe_piece(seg_vals, 1);
-    ZCOLL_CHECK(send_state(r + 1));
+    ZCOLL_CHECK(send_all(r + 1, sent));
     ZCOLL_CHECK(wait_sends());
   } else if (r < 2 * rem) {
     ZCOLL_CHECK(post_recvs(r - 1));
     for (size_t k = 0; k < nseg; ++k) {
-      if (hom) ensure_h(k);  // this rank's own segment, while the partner's arrives
-      ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
-      rreq[k] = transport::kNoReq;
-      const uint8_t* rp = R + k * slot;
-      if (!received(c, rp, rsz[k])) continue;
+      Exchange seg = segment(k);
+      c.describe_piece(seg_vals, 1);
+      seg.start();  // hom: this rank's own segment, while the partner's arrives
+      ZCOLL_CHECK(wait_recv(k));
       c.describe_piece(len(k), 2);
-      if (!cmp)
-        reduce_ordered(c, vals(V, k), rp, vals(V, k), len(k));
-      else if (hom)
-        ZCOLL_STEP(c, hom_add(c, rp, rsz[k], H + k * slot, hsz[k], H2 + k * slot, slot, &h2sz[k]));
-      else
-        ZCOLL_STEP(c, doc_finish(c, rp, rsz[k], vals(V, k), len(k), vals(V, k)));
-    }
-    if (hom) {
-      std::swap(H, H2);
-      std::swap(hsz, h2sz);
+      seg.fold(received_at(k));
     }
   }
 
   // ---- rounds ------------------------------------------------------------------
-  bool decoded = false;  // hom: V already holds the result (decoded in the last round)
   if (nr >= 0) {
     for (int mask = 1; mask < P; mask <<= 1) {
       const bool last_round = 2 * mask >= P;
       const int peer = real(nr ^ mask);
-      const bool lo = r < peer;
       ZCOLL_CHECK(post_recvs(peer));
       c.describe_piece(seg_vals, std::max(1, mask * N / P));  // terms held before the round
-      ZCOLL_CHECK(send_state(peer));
+      ZCOLL_CHECK(send_all(peer, sent));
       for (size_t k = 0; k < nseg; ++k) {
-        ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
-        rreq[k] = transport::kNoReq;
-        const uint8_t* rp = R + k * slot;
-        const bool ok = received(c, rp, rsz[k]);
-        const size_t l = len(k);
-        if (!cmp) {
-          ZCOLL_CHECK(c.tp->wait(sreq[k], nullptr));  // V_k is being sent
-          sreq[k] = transport::kNoReq;
-          if (ok) reduce_ordered(c, vals(V, k), lo ? vals(V, k) : rp, lo ? rp : vals(V, k), l);
-        } else if (!ok) {
-          continue;
-        } else if (hom) {
-          const uint8_t* mine = H + k * slot;
-          c.describe_piece(l, 2 * mask * N / P);
-          ZCOLL_STEP(c, hom_add(c, lo ? mine : rp, lo ? hsz[k] : rsz[k], lo ? rp : mine,
-                                lo ? rsz[k] : hsz[k], H2 + k * slot, slot, &h2sz[k]));
-          if (last_round) {  // the result's segment: decode it while the next arrives
-            if (avg)
-              ZCOLL_STEP(c, set_divisor(c, H2 + k * slot, h2sz[k], static_cast<uint32_t>(N)));
-            ZCOLL_STEP(c, decompress(c, H2 + k * slot, h2sz[k], vals(V, k), l, false));
-          }
-        } else {
-          // both partners: V = D(lo) op D(hi), from the two streams
-          const uint8_t* mine = S + k * slot;
-          const uint8_t* first = lo ? mine : rp;
-          const uint8_t* second = lo ? rp : mine;
-          const size_t fsz = lo ? ssz[k] : rsz[k], ssz2 = lo ? rsz[k] : ssz[k];
-          if (c.op == ZCOLL_OP_SUM) {
-            ZCOLL_STEP(c, decompress(c, first, fsz, vals(V, k), l, false));
-            ZCOLL_STEP(c, decompress(c, second, ssz2, vals(V, k), l, true));
-          } else {
-            ZCOLL_STEP(c, decompress(c, first, fsz, vals(V, k), l, false));
-            ZCOLL_STEP(c, decompress(c, second, ssz2, tmp, l, false));
-            if (c.failed == ZCOLL_SUCCESS) reduce_ordered(c, vals(V, k), vals(V, k), tmp, l);
-          }
-        }
+        ZCOLL_CHECK(wait_recv(k));
+        if (path.messages_are_values()) ZCOLL_CHECK(wait_send(k));  // V_k is being sent
+        c.describe_piece(len(k), 2 * mask * N / P);
+        segment(k).combine(sent[k], received_at(k), r < peer, last_round, /*average=*/true);
       }
       ZCOLL_CHECK(wait_sends());
-      if (hom) {
-        std::swap(H, H2);
-        std::swap(hsz, h2sz);
-        decoded = last_round;
-      }
     }
-    // ---- the result on the participating ranks ----------------------------------
-    if (!hom) {
-      if (avg && c.failed == ZCOLL_SUCCESS) scale(c, V, n, N);
-      if (cmp && rem > 0) {
-        // the folded ranks get the result compressed: everyone takes D(C(V))
-        c.describe_piece(seg_vals, N);
-        for (size_t k = 0; k < nseg; ++k) {
-          ZCOLL_STEP(c, compress(c, vals(V, k), len(k), S + k * slot, slot, &ssz[k]));
-          ZCOLL_STEP(c, decompress(c, S + k * slot, ssz[k], vals(V, k), len(k), false));
-        }
-      }
+    // the folded ranks get the result compressed: every participant takes D(C(V))
+    if (rem > 0) {
+      c.describe_piece(seg_vals, N);
+      for (size_t k = 0; k < nseg; ++k) segment(k).share_decoded();
     }
   }
 
   // ---- post-step ---------------------------------------------------------------
   if (rem > 0 && r < 2 * rem) {
     if (nr >= 0) {
-      for (size_t k = 0; k < nseg; ++k) {
-        const size_t l = len(k);
-        if (!cmp)
-          ZCOLL_CHECK(send(c, vals(V, k), l * vs, l * vs, r - 1, &sreq[k]));
-        else if (hom)
-          ZCOLL_CHECK(send(c, H + k * slot, hsz[k], l * vs, r - 1, &sreq[k]));
-        else
-          ZCOLL_CHECK(send(c, S + k * slot, ssz[k], l * vs, r - 1, &sreq[k]));
-      }
+      ZCOLL_CHECK(send_all(r - 1, sent));
       ZCOLL_CHECK(wait_sends());
     } else {
-      if (!cmp) {
-        for (size_t k = 0; k < nseg; ++k)
-          ZCOLL_CHECK(c.tp->irecv(vals(V, k), len(k) * vs, r + 1, c.tag, &rreq[k]));
-        for (size_t k = 0; k < nseg; ++k) ZCOLL_CHECK(c.tp->wait(rreq[k], nullptr));
-        return ZCOLL_SUCCESS;
-      }
+      into_values = true;
       ZCOLL_CHECK(post_recvs(r + 1));
       for (size_t k = 0; k < nseg; ++k) {
-        ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
-        rreq[k] = transport::kNoReq;
-        if (received(c, R + k * slot, rsz[k]))
-          ZCOLL_STEP(c, decompress(c, R + k * slot, rsz[k], vals(V, k), len(k), false));
+        ZCOLL_CHECK(wait_recv(k));
+        path.unpack(received_at(k), V + k * c.seg_values * vs, len(k));
       }
-      return ZCOLL_SUCCESS;
     }
   }
-  if (hom && !decoded)
-    for (size_t k = 0; k < nseg; ++k)
-      ZCOLL_STEP(c, decompress(c, H + k * slot, hsz[k], vals(V, k), len(k), false));
   return ZCOLL_SUCCESS;
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 #include "coll/sim_cost.h"
 
@@ -67,48 +68,33 @@ zcoll_status reduce_binomial(Ctx& c, const Args& a) {
   for (int i = 0; i < nch; ++i)
     for (size_t k = 0; k < W; ++k) ZCOLL_CHECK(post(i, k));
 
+  const DataPath path(c);
   for (size_t k = 0; k < nseg; ++k) {
     const size_t l = len(k);
     uint8_t* acc_k = vals(acc, k);
-    // hom, non-root: the running sum is a stream
-    const bool hom_stream = c.hom() && vr != 0;
-    uint8_t* cur = nullptr;
-    size_t cur_size = 0;
+    // this rank's values and its children's partials: sent on (or, at the root, the result)
+    Partial::Buffers pb;
+    pb.values = acc_k;
+    pb.out = S + k * slot;
+    pb.out_cap = slot;
+    pb.tmp[0] = X[0];
+    pb.tmp[1] = X[1];
+    pb.tmp_cap = one;
+    Partial part(path, acc_k, l, pb, nch, /*to_values=*/vr == 0);
     c.describe_piece(l, 1);
-    if (hom_stream) {
-      cur = nch == 0 ? S + k * slot : X[0];
-      ZCOLL_STEP(c, compress(c, acc_k, l, cur, one, &cur_size));
-    }
+    part.start();
     for (int i = 0; i < nch; ++i) {
       const size_t w = i * W + k % W;
       size_t got = 0;
       ZCOLL_CHECK(c.tp->wait(rreq[w], &got));
-      const uint8_t* rp = win + w * slot;
       c.describe_piece(l, std::min(2 << i, N - vr));  // this rank + children 0..i
-      if (received(c, rp, got)) {
-        if (!c.compressed()) {
-          reduce(c, acc_k, rp, l);
-        } else if (hom_stream) {
-          uint8_t* dst = i == nch - 1 ? S + k * slot : (cur == X[0] ? X[1] : X[0]);
-          ZCOLL_STEP(c, hom_add(c, cur, cur_size, rp, got, dst, slot, &cur_size));
-          cur = dst;
-        } else {
-          ZCOLL_STEP(c, doc_finish(c, rp, got, acc_k, l, acc_k));
-        }
-      }
+      part.add({win + w * slot, got});
       if (k + W < nseg) ZCOLL_CHECK(post(i, k + W));
     }
     if (vr == 0) continue;
-    if (!c.compressed()) {
-      ZCOLL_CHECK(send(c, acc_k, l * vs, l * vs, parent, &sreq[k]));
-    } else if (hom_stream) {
-      ZCOLL_CHECK(send(c, S + k * slot, cur_size, l * vs, parent, &sreq[k]));
-    } else {
-      size_t size = 0;
-      c.describe_piece(l, subtree_size(vr, N));
-      ZCOLL_STEP(c, compress(c, acc_k, l, S + k * slot, slot, &size));
-      ZCOLL_CHECK(send(c, S + k * slot, size, l * vs, parent, &sreq[k]));
-    }
+    c.describe_piece(l, subtree_size(vr, N));
+    const Message m = part.emit();
+    ZCOLL_CHECK(send(c, m.data, m.bytes, l * vs, parent, &sreq[k]));
   }
   if (vr != 0)
     for (size_t k = 0; k < nseg; ++k) ZCOLL_CHECK(c.tp->wait(sreq[k], nullptr));

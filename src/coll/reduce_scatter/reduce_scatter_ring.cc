@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 #include "coll/sim_cost.h"
 #include "core/error.h"
@@ -36,6 +37,7 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
   const int N = c.size, r = c.rank;
   const size_t vs = c.vsize;
   const int right = (r + 1) % N, left = (r - 1 + N) % N;
+  const DataPath path(c);
   size_t max_count = 0;
   for (int b = 0; b < N; ++b) max_count = std::max(max_count, counts[b]);
   const size_t max_seg = c.segments(max_count);
@@ -46,8 +48,8 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
   uint8_t* S[2] = {c.ws->get(Workspace::kSendA, max_seg * slot + 8),
                    c.ws->get(Workspace::kSendB, max_seg * slot + 8)};
   void* tmp = c.ws->get(Workspace::kValuesA, seg_vals * vs + 8);
-  uint8_t* local_stream = c.ws->get(Workspace::kStreamA, c.piece_capacity(seg_vals) + 8);
-  const size_t local_cap = c.piece_capacity(seg_vals);
+  const size_t local_cap = path.capacity(seg_vals);
+  uint8_t* local_stream = c.ws->get(Workspace::kStreamA, local_cap + 8);
   transport::Req* reqs = c.ws->get_as<transport::Req>(Workspace::kReqs, 4 * max_seg + 4);
   transport::Req* rreq[2] = {reqs, reqs + max_seg};
   transport::Req* sreq[2] = {reqs + 2 * max_seg, reqs + 3 * max_seg};
@@ -61,7 +63,7 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
   auto post_recvs = [&](int s) -> zcoll_status {
     int b = block_recv(s);
     for (size_t k = 0; k < c.segments(counts[b]); ++k)
-      ZCOLL_CHECK(c.tp->irecv(R[s % 2] + k * slot, c.piece_capacity(c.seg_len(counts[b], k)), left,
+      ZCOLL_CHECK(c.tp->irecv(R[s % 2] + k * slot, path.capacity(c.seg_len(counts[b], k)), left,
                               c.tag, &rreq[s % 2][k]));
     return ZCOLL_SUCCESS;
   };
@@ -72,14 +74,10 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
     const int b = block_send(0);
     for (size_t k = 0; k < c.segments(counts[b]); ++k) {
       const size_t len = c.seg_len(counts[b], k);
-      if (!c.compressed()) {
-        ZCOLL_CHECK(send(c, in_at(b, k), len * vs, len * vs, right, &sreq[0][k]));
-      } else {
-        size_t sz = 0;
-        c.describe_piece(len, 1);
-        ZCOLL_STEP(c, compress(c, in_at(b, k), len, S[0] + k * slot, slot, &sz));
-        ZCOLL_CHECK(send(c, S[0] + k * slot, sz, len * vs, right, &sreq[0][k]));
-      }
+      Message m;
+      c.describe_piece(len, 1);
+      ZCOLL_STEP(c, path.pack(in_at(b, k), len, S[0] + k * slot, slot, &m));
+      ZCOLL_CHECK(send(c, m.data, m.bytes, len * vs, right, &sreq[0][k]));
     }
   }
   size_t piece_pos = 0;
@@ -87,64 +85,35 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
     if (s + 1 <= N - 2) ZCOLL_CHECK(post_recvs(s + 1));
     const int b = block_recv(s);
     const bool last = s == N - 2;  // then b == r
+    // the reduced block: values (Reduce_scatter, raw and cpr_p2p Allreduce),
+    // or segment streams for the allgather phase (doc/hom Allreduce)
+    const bool to_values = last && out->values;
+    const int o = (s + 1) % 2;
     for (size_t k = 0; k < c.segments(counts[b]); ++k) {
-      // hom: compress this rank's segment while the partner's is in flight
-      size_t lsz = 0;
-      const bool need_local = c.hom() && (!last || !out->values);
-      c.describe_piece(c.seg_len(counts[b], k), 1);
-      if (need_local)
-        ZCOLL_STEP(
-            c, compress(c, in_at(b, k), c.seg_len(counts[b], k), local_stream, local_cap, &lsz));
+      const size_t len = c.seg_len(counts[b], k);
+      Partial::Buffers pb;
+      pb.values = to_values ? static_cast<uint8_t*>(out->values) + k * c.seg_values * vs : tmp;
+      pb.out = !last ? S[o] + k * slot : out->pieces + piece_pos;
+      pb.out_cap = !last ? slot : out->pieces_cap - piece_pos;
+      pb.tmp[0] = local_stream;
+      pb.tmp_cap = local_cap;
+      Partial part(path, in_at(b, k), len, pb, 1, to_values);
+      c.describe_piece(len, 1);
+      part.start();  // hom: this rank's segment, compressed while the partner's is in flight
       size_t got = 0;
       ZCOLL_CHECK(c.tp->wait(rreq[s % 2][k], &got));
       rreq[s % 2][k] = transport::kNoReq;
-      const uint8_t* rp = R[s % 2] + k * slot;
-      const size_t len = c.seg_len(counts[b], k);
-      const void* loc = in_at(b, k);
-      const bool ok = received(c, rp, got);
-      c.describe_piece(len, s + 2);  // the partial now sums s + 2 inputs
-      if (!last) {
-        const int o = (s + 1) % 2;
-        ZCOLL_CHECK(c.tp->wait(sreq[o][k], nullptr));  // the slot's send of step s-1
+      if (!last) {  // the slot's send of step s-1
+        ZCOLL_CHECK(c.tp->wait(sreq[o][k], nullptr));
         sreq[o][k] = transport::kNoReq;
-        uint8_t* op = S[o] + k * slot;
-        size_t osz = 0;
-        if (ok) {
-          if (!c.compressed()) {
-            reduce_ordered(c, op, loc, rp, len);
-            osz = len * vs;
-          } else if (c.hom()) {
-            ZCOLL_STEP(c, hom_add(c, rp, got, local_stream, lsz, op, slot, &osz));
-          } else {
-            ZCOLL_STEP(c, doc_combine(c, rp, got, loc, len, tmp, op, slot, &osz));
-          }
-        }
-        ZCOLL_CHECK(send(c, op, osz, len * vs, right, &sreq[o][k]));
-      } else if (out->values) {
-        void* dst = static_cast<uint8_t*>(out->values) + k * c.seg_values * vs;
-        if (ok) {
-          if (!c.compressed())
-            reduce_ordered(c, dst, loc, rp, len);
-          else
-            ZCOLL_STEP(c, doc_finish(c, rp, got, loc, len, dst));
-        }
-      } else {
-        // Allreduce in a compressed mode: keep the block compressed for the
-        // allgather phase (hom: no decompression between the two phases).
-        uint8_t* dst = out->pieces + piece_pos;
-        const size_t cap = out->pieces_cap - piece_pos;
-        size_t osz = 0;
-        if (ok) {
-          if (c.hom()) {
-            ZCOLL_STEP(c, hom_add(c, rp, got, local_stream, lsz, dst, cap, &osz));
-            if (c.average) ZCOLL_STEP(c, set_divisor(c, dst, osz, static_cast<uint32_t>(N)));
-          } else {
-            ZCOLL_STEP(c, doc_finish(c, rp, got, loc, len, tmp));
-            if (c.average && c.op == ZCOLL_OP_SUM) scale(c, tmp, len, N);
-            ZCOLL_STEP(c, compress(c, tmp, len, dst, cap, &osz));
-          }
-        }
-        piece_pos += osz;
+      }
+      c.describe_piece(len, s + 2);  // the partial now sums s + 2 inputs
+      part.add({R[s % 2] + k * slot, got});
+      if (!last) {
+        const Message m = part.emit();
+        ZCOLL_CHECK(send(c, m.data, m.bytes, len * vs, right, &sreq[o][k]));
+      } else if (!to_values) {
+        piece_pos += part.emit(/*average=*/true).bytes;  // the Allreduce's result block
       }
     }
   }
