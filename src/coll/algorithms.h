@@ -158,18 +158,17 @@ zcoll_status ring_allgather_bytes(Ctx& c, uint8_t* buf, const uint64_t* sizes, c
 
 // Ring allgather phases over blocks (counts[b] values at displs[b] of out;
 // this rank's block r already in out):
-//   raw     the values themselves, one message per step
-//   cpr     compress before every send, decompress after every receive;
+//   hops    hop by hop (raw: the values; cpr_p2p: compressed before every
+//           send, decompressed after every receive): N-1 steps of one message;
 //           own_exact = false replaces block r by its own round trip (so that
 //           every rank holds the same values)
-//   pieces  own = block r as segment streams (own_size bytes); sizes are
-//           exchanged, then the fixed-segment byte ring; every block is
-//           decompressed into out as soon as it arrives (block r too if
-//           decompress_own). A rank that failed before reports it through the
-//           size exchange, so every rank returns the error.
-zcoll_status ring_allgather_raw(Ctx& c, void* out, const size_t* counts, const size_t* displs);
-zcoll_status ring_allgather_cpr(Ctx& c, void* out, const size_t* counts, const size_t* displs,
-                                bool own_exact);
+//   pieces  traveling streams (doc, hom): own = block r as segment streams
+//           (own_size bytes); sizes are exchanged, then the fixed-segment byte
+//           ring; every block is decompressed into out as soon as it arrives
+//           (block r too if decompress_own). A rank that failed before reports
+//           it through the size exchange, so every rank returns the error.
+zcoll_status ring_allgather_hops(Ctx& c, void* out, const size_t* counts, const size_t* displs,
+                                 bool own_exact);
 zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, const size_t* displs,
                                    const uint8_t* own, size_t own_size, bool decompress_own);
 // Blocks of n values over size ranks (multiples of 32 values where possible).

@@ -141,7 +141,7 @@ bool share_at_least_256k(const CostQuery& q) {
 }
 
 int pieces_helpers(const Ctx& c) {
-  return c.compressed() && c.mode != ZCOLL_MODE_CPR_P2P && c.size > 1 ? 1 : 0;
+  return c.poll() && c.size > 1 ? 1 : 0;  // traveling streams (DataPath::travels)
 }
 
 }  // namespace zcoll::coll

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 #include "core/error.h"
 
@@ -43,48 +44,33 @@ void split_blocks(size_t n, int size, size_t* counts, size_t* displs) {
   counts[size - 1] += n - pos;
 }
 
-zcoll_status ring_allgather_raw(Ctx& c, void* out, const size_t* counts, const size_t* displs) {
+zcoll_status ring_allgather_hops(Ctx& c, void* out, const size_t* counts, const size_t* displs,
+                                 bool own_exact) {
   const int N = c.size, r = c.rank;
   const int right = (r + 1) % N, left = (r - 1 + N) % N;
+  const DataPath path(c);
   auto* o = static_cast<uint8_t*>(out);
-  for (int s = 0; s <= N - 2; ++s) {
-    const int sb = ((r - s) % N + N) % N, rb = ((r - s - 1) % N + N) % N;
-    transport::Req rq, sq;
-    ZCOLL_CHECK(c.tp->irecv(o + displs[rb] * c.vsize, counts[rb] * c.vsize, left, c.tag, &rq));
-    ZCOLL_CHECK(
-        send(c, o + displs[sb] * c.vsize, counts[sb] * c.vsize, counts[sb] * c.vsize, right, &sq));
-    ZCOLL_CHECK(c.tp->wait(rq, nullptr));
-    ZCOLL_CHECK(c.tp->wait(sq, nullptr));
-  }
-  return ZCOLL_SUCCESS;
-}
-
-zcoll_status ring_allgather_cpr(Ctx& c, void* out, const size_t* counts, const size_t* displs,
-                                bool own_exact) {
-  const int N = c.size, r = c.rank;
-  const int right = (r + 1) % N, left = (r - 1 + N) % N;
-  auto* o = static_cast<uint8_t*>(out);
+  auto block = [&](int b) { return o + displs[b] * c.vsize; };
   size_t max_count = 0;
   for (int b = 0; b < N; ++b) max_count = std::max(max_count, counts[b]);
-  const size_t cap = c.piece_capacity(max_count);
-  uint8_t* cur = c.ws->get(Workspace::kStreamA, cap + 8);
-  uint8_t* rbuf = c.ws->get(Workspace::kRecvA, cap + 8);
-  size_t cur_size = 0;
-  ZCOLL_STEP(c, compress(c, o + displs[r] * c.vsize, counts[r], cur, cap, &cur_size));
-  if (!own_exact)
-    ZCOLL_STEP(c, decompress(c, cur, cur_size, o + displs[r] * c.vsize, counts[r], false));
+  const size_t cap = path.capacity(max_count);
+  uint8_t* cur = path.messages_are_values() ? nullptr : c.ws->get(Workspace::kStreamA, cap + 8);
+  uint8_t* rbuf = path.messages_are_values() ? nullptr : c.ws->get(Workspace::kRecvA, cap + 8);
+  Message m;  // what this rank sends at the next step
+  ZCOLL_STEP(c, path.pack(block(r), counts[r], cur, cap, &m));
+  if (!own_exact) path.unpack(m, block(r), counts[r]);  // every rank holds the same values
   for (int s = 0; s <= N - 2; ++s) {
     const int sb = ((r - s) % N + N) % N, rb = ((r - s - 1) % N + N) % N;
+    uint8_t* at = path.receive_slot(block(rb), rbuf);
     transport::Req rq, sq;
-    ZCOLL_CHECK(c.tp->irecv(rbuf, c.piece_capacity(counts[rb]), left, c.tag, &rq));
-    ZCOLL_CHECK(send(c, cur, cur_size, counts[sb] * c.vsize, right, &sq));
     size_t got = 0;
+    ZCOLL_CHECK(c.tp->irecv(at, path.capacity(counts[rb]), left, c.tag, &rq));
+    ZCOLL_CHECK(send(c, m.data, m.bytes, counts[sb] * c.vsize, right, &sq));
     ZCOLL_CHECK(c.tp->wait(rq, &got));
-    if (received(c, rbuf, got))
-      ZCOLL_STEP(c, decompress(c, rbuf, got, o + displs[rb] * c.vsize, counts[rb], false));
+    path.unpack({at, got}, block(rb), counts[rb]);
     ZCOLL_CHECK(c.tp->wait(sq, nullptr));
-    if (s < N - 2)  // compress before every send: the block goes on recompressed
-      ZCOLL_STEP(c, compress(c, o + displs[rb] * c.vsize, counts[rb], cur, cap, &cur_size));
+    if (s < N - 2)  // the block received goes on, packed afresh
+      ZCOLL_STEP(c, path.pack(block(rb), counts[rb], cur, cap, &m));
   }
   return ZCOLL_SUCCESS;
 }
@@ -143,8 +129,7 @@ zcoll_status allgather_ring(Ctx& c, const Args& a) {
     counts[p] = n;
     displs[p] = p * n;
   }
-  if (!c.compressed()) return ring_allgather_raw(c, a.out, counts, displs);
-  if (c.mode == ZCOLL_MODE_CPR_P2P) return ring_allgather_cpr(c, a.out, counts, displs, true);
+  if (!DataPath(c).travels()) return ring_allgather_hops(c, a.out, counts, displs, true);
   const size_t cap = segments_capacity(c, n);
   uint8_t* own = c.ws->get(Workspace::kStreamC, cap + 8);
   size_t own_size = 0;

@@ -29,6 +29,7 @@
 // 2^23 (float) but not guaranteed beyond.
 // Restrictions: commutative ops; any process count and count.
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 
 namespace zcoll::coll {
@@ -45,13 +46,12 @@ zcoll_status allreduce_ring(Ctx& c, const Args& a) {
   size_t* displs = counts + N;
   split_blocks(n, N, counts, displs);
   RingRsOut rs;
-  const bool avg = c.average && c.op == ZCOLL_OP_SUM;
-  if (!c.compressed() || c.mode == ZCOLL_MODE_CPR_P2P) {
+  if (!DataPath(c).travels()) {  // the reduced block as values, then hop by hop
     rs.values = o + displs[r] * c.vsize;
     ZCOLL_CHECK(ring_reduce_scatter(c, a.in, counts, displs, &rs));
-    if (avg && c.failed == ZCOLL_SUCCESS) scale(c, rs.values, counts[r], N);
-    if (!c.compressed()) return ring_allgather_raw(c, a.out, counts, displs);
-    return ring_allgather_cpr(c, a.out, counts, displs, false);
+    if (c.average && c.op == ZCOLL_OP_SUM && c.failed == ZCOLL_SUCCESS)
+      scale(c, rs.values, counts[r], N);
+    return ring_allgather_hops(c, a.out, counts, displs, false);
   }
   rs.pieces_cap = segments_capacity(c, counts[r]);
   rs.pieces = c.ws->get(Workspace::kStreamC, rs.pieces_cap + 8);

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 
 namespace zcoll::coll {
@@ -43,53 +44,45 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
   if (vr == 0) copy_values(c, out + static_cast<size_t>(r) * n * vs, own, n);
   if (N == 1) return ZCOLL_SUCCESS;
 
-  if (!c.compressed() || c.mode == ZCOLL_MODE_CPR_P2P) {
-    // the subtree's values in relative order
-    uint8_t* tree;
-    if (vr == 0 && a.root == 0 && !c.compressed())
-      tree = out;
-    else
-      tree = c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
+  const DataPath path(c);
+  if (!path.travels()) {
+    // Hop by hop (raw; cpr_p2p): each rank gathers its subtree's blocks (its
+    // children's messages unpacked) and sends them to its parent as one message.
+    // The subtree's values in relative order (root 0: the output itself).
+    uint8_t* tree = vr == 0 && a.root == 0
+                        ? out
+                        : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
     if (nch > 0 || vr == 0) copy_values(c, tree, own, n);
     size_t rcap = 0;
-    uint8_t* R = nullptr;
-    if (c.compressed()) {
-      for (int i = 0; i < nch; ++i) rcap += c.piece_capacity(subtree_size(kids[i], N) * n);
-      R = c.ws->get(Workspace::kRecvA, rcap + 8);
-    }
+    for (int i = 0; i < nch; ++i) rcap += path.capacity(subtree_size(kids[i], N) * n);
+    uint8_t* R = path.messages_are_values() ? nullptr : c.ws->get(Workspace::kRecvA, rcap + 8);
+    auto recv_at = [&](int i, size_t rpos) {  // child i's message: in place, or in R
+      return path.receive_slot(tree + static_cast<size_t>(kids[i] - vr) * n * vs,
+                               R ? R + rpos : nullptr);
+    };
     size_t rpos = 0;
     for (int i = 0; i < nch; ++i) {
-      const size_t kn = subtree_size(kids[i], N) * n;
-      if (!c.compressed()) {
-        ZCOLL_CHECK(
-            c.tp->irecv(tree + (kids[i] - vr) * n * vs, kn * vs, real(kids[i]), c.tag, &req[i]));
-      } else {
-        ZCOLL_CHECK(c.tp->irecv(R + rpos, c.piece_capacity(kn), real(kids[i]), c.tag, &req[i]));
-        rpos += c.piece_capacity(kn);
-      }
+      const size_t kn = static_cast<size_t>(subtree_size(kids[i], N)) * n;
+      ZCOLL_CHECK(c.tp->irecv(recv_at(i, rpos), path.capacity(kn), real(kids[i]), c.tag, &req[i]));
+      rpos += path.capacity(kn);
     }
     rpos = 0;
     for (int i = 0; i < nch; ++i) {
-      const size_t kn = subtree_size(kids[i], N) * n;
+      const size_t kn = static_cast<size_t>(subtree_size(kids[i], N)) * n;
       size_t got = 0;
       ZCOLL_CHECK(c.tp->wait(req[i], &got));
-      if (c.compressed()) {
-        if (received(c, R + rpos, got))
-          ZCOLL_STEP(c, decompress(c, R + rpos, got, tree + (kids[i] - vr) * n * vs, kn, false));
-        rpos += c.piece_capacity(kn);
-      }
+      path.unpack({recv_at(i, rpos), got}, tree + static_cast<size_t>(kids[i] - vr) * n * vs, kn);
+      rpos += path.capacity(kn);
     }
     if (vr != 0) {
       const uint8_t* src = nch > 0 ? tree : own;
-      if (!c.compressed()) {
-        ZCOLL_CHECK(send(c, src, sub * n * vs, sub * n * vs, parent, &req[0]));
-      } else {
-        const size_t cap = c.piece_capacity(sub * n);
-        uint8_t* S = c.ws->get(Workspace::kSendA, cap + 8);
-        size_t size = 0;
-        ZCOLL_STEP(c, compress(c, src, sub * n, S, cap, &size));
-        ZCOLL_CHECK(send(c, S, size, sub * n * vs, parent, &req[0]));
-      }
+      const size_t kn = static_cast<size_t>(sub) * n;
+      uint8_t* S = path.messages_are_values()
+                       ? nullptr
+                       : c.ws->get(Workspace::kSendA, path.capacity(kn) + 8);
+      Message m;
+      ZCOLL_STEP(c, path.pack(src, kn, S, path.capacity(kn), &m));
+      ZCOLL_CHECK(send(c, m.data, m.bytes, kn * vs, parent, &req[0]));
       ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
     } else if (tree != out) {
       for (int v = 1; v < N; ++v) move_bytes(c, out + real(v) * n * vs, tree + v * n * vs, n * vs);
@@ -97,7 +90,7 @@ zcoll_status gather_binomial(Ctx& c, const Args& a) {
     return ZCOLL_SUCCESS;
   }
 
-  // ---- doc/hom: own block compressed once; streams forwarded with size tables --
+  // ---- traveling streams (doc, hom): own block compressed once, forwarded with size tables
   const size_t pcap = segments_capacity(c, n);
   uint64_t* table = c.ws->get_as<uint64_t>(Workspace::kTable, static_cast<size_t>(sub) + 1);
   uint8_t* data = c.ws->get(Workspace::kPieces, static_cast<size_t>(sub) * pcap + 8);

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "coll/algorithms.h"
+#include "coll/data_path.h"
 #include "coll/primitives.h"
 
 namespace zcoll::coll {
@@ -49,58 +50,51 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
   }
   if (N == 1) return ZCOLL_SUCCESS;
 
-  if (!c.compressed() || c.mode == ZCOLL_MODE_CPR_P2P) {
-    // Values of the subtree in relative order: root rotates (if root != 0).
+  const DataPath path(c);
+  if (!path.travels()) {
+    // Hop by hop (raw; cpr_p2p): each rank receives its subtree's blocks as one
+    // message, keeps its own and sends each child its part, packed afresh.
+    // The values of the subtree in relative order: the root rotates (if root != 0).
     const uint8_t* tree = nullptr;
-    uint8_t* tmp = nullptr;
     if (vr == 0) {
       if (a.root == 0) {
         tree = send_buf;
       } else {
-        tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(N) * n * vs + 8);
+        uint8_t* tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(N) * n * vs + 8);
         for (int v = 0; v < N; ++v)
           move_bytes(c, tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
         tree = tmp;
       }
     } else {
-      uint8_t* dst = sub == 1 && !c.compressed()
-                         ? out
-                         : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
-      if (!c.compressed()) {
-        ZCOLL_CHECK(c.tp->irecv(dst, sub * n * vs, parent, c.tag, &req[0]));
-        ZCOLL_CHECK(c.tp->wait(req[0], nullptr));
-      } else {
-        const size_t cap = c.piece_capacity(sub * n);
-        uint8_t* R = c.ws->get(Workspace::kRecvA, cap + 8);
-        size_t got = 0;
-        ZCOLL_CHECK(c.tp->irecv(R, cap, parent, c.tag, &req[0]));
-        ZCOLL_CHECK(c.tp->wait(req[0], &got));
-        if (received(c, R, got)) ZCOLL_STEP(c, decompress(c, R, got, dst, sub * n, false));
-      }
+      // a leaf's one block lands in its output
+      uint8_t* dst = sub == 1 ? out
+                              : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
+      const size_t cap = path.capacity(sub * n);
+      uint8_t* R = path.messages_are_values() ? dst : c.ws->get(Workspace::kRecvA, cap + 8);
+      size_t got = 0;
+      ZCOLL_CHECK(c.tp->irecv(R, cap, parent, c.tag, &req[0]));
+      ZCOLL_CHECK(c.tp->wait(req[0], &got));
+      path.unpack({R, got}, dst, sub * n);
       if (dst != out) copy_values(c, out, dst, n);
       tree = dst;
     }
-    size_t scap = 0;  // one stream per child, each up to its compress bound
-    for (int i = 0; i < nch; ++i) scap += c.piece_capacity(subtree_size(kids[i], N) * n);
-    uint8_t* S = c.compressed() ? c.ws->get(Workspace::kSendA, scap + 8) : nullptr;
+    size_t scap = 0;  // one message per child, each up to its capacity
+    for (int i = 0; i < nch; ++i) scap += path.capacity(subtree_size(kids[i], N) * n);
+    uint8_t* S = path.messages_are_values() ? nullptr : c.ws->get(Workspace::kSendA, scap + 8);
     size_t spos = 0;
     for (int i = 0; i < nch; ++i) {
-      const int ks = subtree_size(kids[i], N);
+      const size_t kn = static_cast<size_t>(subtree_size(kids[i], N)) * n;
       const uint8_t* part = tree + static_cast<size_t>(kids[i] - vr) * n * vs;
-      if (!c.compressed()) {
-        ZCOLL_CHECK(send(c, part, ks * n * vs, ks * n * vs, real(kids[i]), &req[nreq++]));
-      } else {
-        size_t size = 0;
-        ZCOLL_STEP(c, compress(c, part, ks * n, S + spos, c.piece_capacity(ks * n), &size));
-        ZCOLL_CHECK(send(c, S + spos, size, ks * n * vs, real(kids[i]), &req[nreq++]));
-        spos += c.piece_capacity(ks * n);
-      }
+      Message m;
+      ZCOLL_STEP(c, path.pack(part, kn, S ? S + spos : nullptr, path.capacity(kn), &m));
+      ZCOLL_CHECK(send(c, m.data, m.bytes, kn * vs, real(kids[i]), &req[nreq++]));
+      spos += path.capacity(kn);
     }
     for (int i = 0; i < nreq; ++i) ZCOLL_CHECK(c.tp->wait(req[i], nullptr));
     return ZCOLL_SUCCESS;
   }
 
-  // ---- doc/hom: one compressed piece per block, tables of sizes ----------------
+  // ---- traveling streams (doc, hom): one compressed piece per block, size tables --
   const size_t pcap = segments_capacity(c, n);
   uint64_t* table = c.ws->get_as<uint64_t>(Workspace::kTable, static_cast<size_t>(sub) + 1);
   uint8_t* data = c.ws->get(Workspace::kPieces, static_cast<size_t>(sub) * pcap + 8);
