@@ -22,6 +22,7 @@ namespace zcoll::coll {
 ZCOLL_ALGORITHM(allreduce_ring)
 ZCOLL_ALGORITHM(allreduce_recursive_doubling)
 ZCOLL_ALGORITHM(reduce_scatter_ring)
+ZCOLL_ALGORITHM(reduce_scatter_pairwise)
 ZCOLL_ALGORITHM(allgather_ring)
 ZCOLL_ALGORITHM(bcast_chain)
 ZCOLL_ALGORITHM(bcast_binomial)
@@ -48,6 +49,10 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
      "N-1 ring steps, segments pipelined", ZCOLL_FUNCTIONS(reduce_scatter_ring), nullptr, nullptr,
      "the default"},
+    {ZCOLL_COLL_REDUCE_SCATTER, zcoll_algorithm(7), "pairwise", nullptr,
+     kCommutativeOps | kNoAuto,
+     "N-1 exchanges, every block straight to its owner: compressed once, decoded once",
+     ZCOLL_FUNCTIONS(reduce_scatter_pairwise), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "ring", nullptr, kNoRestriction,
      "compress once, balanced fixed-segment ring, decompress on arrival",
      ZCOLL_FUNCTIONS(allgather_ring), pieces_helpers, nullptr, "the default"},
