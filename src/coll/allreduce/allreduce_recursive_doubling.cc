@@ -36,137 +36,177 @@
 
 namespace zcoll::coll {
 
-zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
-  const int N = c.size, r = c.rank;
-  const size_t n = a.count, vs = c.vsize;
-  copy_values(c, a.out, a.in, n);
-  if (N == 1) return ZCOLL_SUCCESS;
-  int P = 1;
-  while (P * 2 <= N) P *= 2;
-  const int rem = N - P;
-  const int nr = r < 2 * rem ? (r % 2 == 0 ? -1 : r / 2) : r - rem;
-  auto real = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+namespace {
 
-  const DataPath path(c);
-  const size_t nseg = c.segments(n);
-  const size_t slot = c.seg_capacity(n);
-  const size_t seg_vals = std::min(n, c.seg_values);
-  auto* V = static_cast<uint8_t*>(a.out);
-  uint8_t* S = c.ws->get(Workspace::kSendA, nseg * slot + 8);
-  uint8_t* R = c.ws->get(Workspace::kRecvA, nseg * slot + 8);
-  uint8_t* H[2] = {c.ws->get(Workspace::kStreamA, nseg * slot + 8),
-                   c.ws->get(Workspace::kStreamB, nseg * slot + 8)};
-  c.ws->get(Workspace::kValuesA, seg_vals * vs + 8);  // Exchange's scratch, sized once
-  // per segment: its running state, the bytes received, the message sent
-  auto* state = c.ws->get_as<Exchange::State>(Workspace::kTable, nseg + 1);
-  auto* sent = c.ws->get_as<Message>(Workspace::kCounts, nseg + 1);
-  auto* rsz = c.ws->get_as<size_t>(Workspace::kCursors, nseg + 1);
-  transport::Req* req = c.ws->get_as<transport::Req>(Workspace::kReqs, 2 * nseg + 2);
-  transport::Req *sreq = req, *rreq = req + nseg;
-  for (size_t k = 0; k < nseg; ++k) {
-    state[k] = Exchange::State{};
-    sreq[k] = rreq[k] = transport::kNoReq;
-  }
-  auto len = [&](size_t k) { return c.seg_len(n, k); };
+// The exchanges of one call: this rank's place (nr: its rank among the P
+// participants, -1 for a folded one), the vector's segments and their buffers.
+class RecursiveDoubling {
+ public:
+  RecursiveDoubling(Ctx& c, const Args& a);
+  zcoll_status pre_step();   // fold the rem extra ranks into their odd neighbours
+  zcoll_status rounds();     // log2 P exchanges among the participants
+  zcoll_status post_step();  // the folded ranks get the result
+
+ private:
+  Ctx& c_;
+  const DataPath path_;
+  int N_, r_, P_ = 1, rem_, nr_;
+  size_t n_, nseg_, slot_, seg_vals_;
+  uint8_t *V_, *S_, *R_, *H_[2];
+  Exchange::State* state_;  // per segment: its running state,
+  Message* sent_;           // the message it sent,
+  size_t* rsz_;             // the bytes it received
+  transport::Req *sreq_, *rreq_;
+  bool into_values_ = false;  // the post-step receives the result where it belongs
+
+  int real(int v) const { return v < rem_ ? 2 * v + 1 : v + rem_; }
+  size_t len(size_t k) const { return c_.seg_len(n_, k); }
+  uint8_t* values(size_t k) const { return V_ + k * c_.seg_values * c_.vsize; }
   // segment k's running result (its values in V, its streams in S, H[0], H[1])
-  auto segment = [&](size_t k) {
+  Exchange segment(size_t k) {
     Exchange::Slots sl;
-    sl.values = V + k * c.seg_values * vs;
-    sl.send = S + k * slot;
-    sl.stream[0] = H[0] + k * slot;
-    sl.stream[1] = H[1] + k * slot;
-    sl.cap = slot;
-    return Exchange(path, len(k), sl, &state[k]);
-  };
+    sl.values = values(k);
+    sl.send = S_ + k * slot_;
+    sl.stream[0] = H_[0] + k * slot_;
+    sl.stream[1] = H_[1] + k * slot_;
+    sl.cap = slot_;
+    return Exchange(path_, len(k), sl, &state_[k]);
+  }
   // a partner's partials land in R; the result (post-step) where it belongs
-  bool into_values = false;
-  auto recv_at = [&](size_t k) {
-    return into_values ? path.receive_slot(V + k * c.seg_values * vs, R + k * slot)
-                       : R + k * slot;
-  };
-  auto post_recvs = [&](int peer) -> zcoll_status {
-    for (size_t k = 0; k < nseg; ++k)
-      ZCOLL_CHECK(c.tp->irecv(recv_at(k), path.capacity(len(k)), peer, c.tag, &rreq[k]));
-    return ZCOLL_SUCCESS;
-  };
-  auto received_at = [&](size_t k) -> Message { return {recv_at(k), rsz[k]}; };
-  auto wait_recv = [&](size_t k) -> zcoll_status {
-    ZCOLL_CHECK(c.tp->wait(rreq[k], &rsz[k]));
-    rreq[k] = transport::kNoReq;
-    return ZCOLL_SUCCESS;
-  };
-  auto send_all = [&](int peer, Message* sent) -> zcoll_status {
-    for (size_t k = 0; k < nseg; ++k) {
-      sent[k] = segment(k).message();
-      ZCOLL_CHECK(send(c, sent[k].data, sent[k].bytes, len(k) * vs, peer, &sreq[k]));
-    }
-    return ZCOLL_SUCCESS;
-  };
-  auto wait_send = [&](size_t k) -> zcoll_status {
-    ZCOLL_CHECK(c.tp->wait(sreq[k], nullptr));
-    sreq[k] = transport::kNoReq;
-    return ZCOLL_SUCCESS;
-  };
-  auto wait_sends = [&]() -> zcoll_status {
-    for (size_t k = 0; k < nseg; ++k) ZCOLL_CHECK(wait_send(k));
-    return ZCOLL_SUCCESS;
-  };
-
-  // ---- pre-step: fold the rem extra ranks into their odd neighbours ----------
-  if (nr < 0) {
-    c.describe_piece(seg_vals, 1);
-    ZCOLL_CHECK(send_all(r + 1, sent));
-    ZCOLL_CHECK(wait_sends());
-  } else if (r < 2 * rem) {
-    ZCOLL_CHECK(post_recvs(r - 1));
-    for (size_t k = 0; k < nseg; ++k) {
-      Exchange seg = segment(k);
-      c.describe_piece(seg_vals, 1);
-      seg.start();  // hom: this rank's own segment, while the partner's arrives
-      ZCOLL_CHECK(wait_recv(k));
-      c.describe_piece(len(k), 2);
-      seg.fold(received_at(k));
-    }
+  uint8_t* recv_at(size_t k) const {
+    return into_values_ ? path_.receive_slot(values(k), R_ + k * slot_) : R_ + k * slot_;
   }
+  Message received(size_t k) const { return {recv_at(k), rsz_[k]}; }
+  zcoll_status post_recvs(int peer);
+  zcoll_status wait_recv(size_t k);
+  zcoll_status send_all(int peer);
+  zcoll_status wait_send(size_t k);
+  zcoll_status wait_sends();
+};
 
-  // ---- rounds ------------------------------------------------------------------
-  if (nr >= 0) {
-    for (int mask = 1; mask < P; mask <<= 1) {
-      const bool last_round = 2 * mask >= P;
-      const int peer = real(nr ^ mask);
-      ZCOLL_CHECK(post_recvs(peer));
-      c.describe_piece(seg_vals, std::max(1, mask * N / P));  // terms held before the round
-      ZCOLL_CHECK(send_all(peer, sent));
-      for (size_t k = 0; k < nseg; ++k) {
-        ZCOLL_CHECK(wait_recv(k));
-        if (path.messages_are_values()) ZCOLL_CHECK(wait_send(k));  // V_k is being sent
-        c.describe_piece(len(k), 2 * mask * N / P);
-        segment(k).combine(sent[k], received_at(k), r < peer, last_round, /*average=*/true);
-      }
-      ZCOLL_CHECK(wait_sends());
-    }
-    // the folded ranks get the result compressed: every participant takes D(C(V))
-    if (rem > 0) {
-      c.describe_piece(seg_vals, N);
-      for (size_t k = 0; k < nseg; ++k) segment(k).share_decoded();
-    }
+RecursiveDoubling::RecursiveDoubling(Ctx& c, const Args& a)
+    : c_(c), path_(c), N_(c.size), r_(c.rank), n_(a.count) {
+  while (P_ * 2 <= N_) P_ *= 2;
+  rem_ = N_ - P_;
+  nr_ = r_ < 2 * rem_ ? (r_ % 2 == 0 ? -1 : r_ / 2) : r_ - rem_;
+  nseg_ = c.segments(n_);
+  slot_ = c.seg_capacity(n_);
+  seg_vals_ = std::min(n_, c.seg_values);
+  V_ = static_cast<uint8_t*>(a.out);
+  S_ = c.ws->get(Workspace::kSendA, nseg_ * slot_ + 8);
+  R_ = c.ws->get(Workspace::kRecvA, nseg_ * slot_ + 8);
+  H_[0] = c.ws->get(Workspace::kStreamA, nseg_ * slot_ + 8);
+  H_[1] = c.ws->get(Workspace::kStreamB, nseg_ * slot_ + 8);
+  c.ws->get(Workspace::kValuesA, seg_vals_ * c.vsize + 8);  // Exchange's scratch, sized once
+  state_ = c.ws->get_as<Exchange::State>(Workspace::kTable, nseg_ + 1);
+  sent_ = c.ws->get_as<Message>(Workspace::kCounts, nseg_ + 1);
+  rsz_ = c.ws->get_as<size_t>(Workspace::kCursors, nseg_ + 1);
+  sreq_ = c.ws->get_as<transport::Req>(Workspace::kReqs, 2 * nseg_ + 2);
+  rreq_ = sreq_ + nseg_;
+  for (size_t k = 0; k < nseg_; ++k) {
+    state_[k] = Exchange::State{};
+    sreq_[k] = rreq_[k] = transport::kNoReq;
   }
+}
 
-  // ---- post-step ---------------------------------------------------------------
-  if (rem > 0 && r < 2 * rem) {
-    if (nr >= 0) {
-      ZCOLL_CHECK(send_all(r - 1, sent));
-      ZCOLL_CHECK(wait_sends());
-    } else {
-      into_values = true;
-      ZCOLL_CHECK(post_recvs(r + 1));
-      for (size_t k = 0; k < nseg; ++k) {
-        ZCOLL_CHECK(wait_recv(k));
-        path.unpack(received_at(k), V + k * c.seg_values * vs, len(k));
-      }
-    }
+zcoll_status RecursiveDoubling::post_recvs(int peer) {
+  for (size_t k = 0; k < nseg_; ++k)
+    ZCOLL_CHECK(c_.tp->irecv(recv_at(k), path_.capacity(len(k)), peer, c_.tag, &rreq_[k]));
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::wait_recv(size_t k) {
+  ZCOLL_CHECK(c_.tp->wait(rreq_[k], &rsz_[k]));
+  rreq_[k] = transport::kNoReq;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::send_all(int peer) {
+  for (size_t k = 0; k < nseg_; ++k) {
+    sent_[k] = segment(k).message();
+    ZCOLL_CHECK(send(c_, sent_[k].data, sent_[k].bytes, len(k) * c_.vsize, peer, &sreq_[k]));
   }
   return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::wait_send(size_t k) {
+  ZCOLL_CHECK(c_.tp->wait(sreq_[k], nullptr));
+  sreq_[k] = transport::kNoReq;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::wait_sends() {
+  for (size_t k = 0; k < nseg_; ++k) ZCOLL_CHECK(wait_send(k));
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::pre_step() {
+  if (nr_ < 0) {  // folded: hand the vector to the odd neighbour
+    c_.describe_piece(seg_vals_, 1);
+    ZCOLL_CHECK(send_all(r_ + 1));
+    return wait_sends();
+  }
+  if (r_ >= 2 * rem_) return ZCOLL_SUCCESS;
+  ZCOLL_CHECK(post_recvs(r_ - 1));
+  for (size_t k = 0; k < nseg_; ++k) {
+    Exchange seg = segment(k);
+    c_.describe_piece(seg_vals_, 1);
+    seg.start();  // hom: this rank's own segment, while the partner's arrives
+    ZCOLL_CHECK(wait_recv(k));
+    c_.describe_piece(len(k), 2);
+    seg.fold(received(k));
+  }
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::rounds() {
+  if (nr_ < 0) return ZCOLL_SUCCESS;
+  for (int mask = 1; mask < P_; mask <<= 1) {
+    const bool last_round = 2 * mask >= P_;
+    const int peer = real(nr_ ^ mask);
+    ZCOLL_CHECK(post_recvs(peer));
+    c_.describe_piece(seg_vals_, std::max(1, mask * N_ / P_));  // terms held before the round
+    ZCOLL_CHECK(send_all(peer));
+    for (size_t k = 0; k < nseg_; ++k) {
+      ZCOLL_CHECK(wait_recv(k));
+      if (path_.messages_are_values()) ZCOLL_CHECK(wait_send(k));  // V_k is being sent
+      c_.describe_piece(len(k), 2 * mask * N_ / P_);
+      segment(k).combine(sent_[k], received(k), r_ < peer, last_round, /*average=*/true);
+    }
+    ZCOLL_CHECK(wait_sends());
+  }
+  // the folded ranks get the result compressed: every participant takes D(C(V))
+  if (rem_ > 0) {
+    c_.describe_piece(seg_vals_, N_);
+    for (size_t k = 0; k < nseg_; ++k) segment(k).share_decoded();
+  }
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status RecursiveDoubling::post_step() {
+  if (rem_ == 0 || r_ >= 2 * rem_) return ZCOLL_SUCCESS;
+  if (nr_ >= 0) {
+    ZCOLL_CHECK(send_all(r_ - 1));
+    return wait_sends();
+  }
+  into_values_ = true;
+  ZCOLL_CHECK(post_recvs(r_ + 1));
+  for (size_t k = 0; k < nseg_; ++k) {
+    ZCOLL_CHECK(wait_recv(k));
+    path_.unpack(received(k), values(k), len(k));
+  }
+  return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+
+zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
+  copy_values(c, a.out, a.in, a.count);
+  if (c.size == 1) return ZCOLL_SUCCESS;
+  RecursiveDoubling rd(c, a);
+  ZCOLL_CHECK(rd.pre_step());
+  ZCOLL_CHECK(rd.rounds());
+  return rd.post_step();
 }
 
 ErrState allreduce_recursive_doubling_model(const ModelIn& m) {

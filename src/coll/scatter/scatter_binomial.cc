@@ -27,99 +27,104 @@ namespace zcoll::coll {
 
 namespace {
 constexpr uint64_t kFailedPiece = UINT64_MAX;
-}
 
-zcoll_status scatter_binomial(Ctx& c, const Args& a) {
-  const int N = c.size, r = c.rank;
+// This rank's place in the tree: relative rank vr = (rank - root) mod N owns
+// the subtree [vr, vr + sub); its children (relative ranks) largest subtree first.
+struct Tree {
+  int N, vr, root, sub, parent, nch = 0;
+  int kids[32];
+  Tree(int rank, int size, int rt) : N(size), vr((rank - rt + size) % size), root(rt) {
+    sub = subtree_size(vr, N);
+    for (int m = lowbit_or(vr, N) >> 1; m >= 1; m >>= 1)
+      if (vr + m < N) kids[nch++] = vr + m;
+    parent = vr == 0 ? -1 : real(vr - (vr & -vr));
+  }
+  int real(int v) const { return (v + root) % N; }
+};
+
+// Hop by hop (raw; cpr_p2p): each rank receives its subtree's blocks as one
+// message, keeps its own and sends each child its part, packed afresh.
+zcoll_status scatter_hops(Ctx& c, const Args& a, const Tree& t) {
   const size_t n = a.count, vs = c.vsize;
-  const int vr = (r - a.root + N) % N;
-  auto real = [&](int v) { return (v + a.root) % N; };
+  const DataPath path(c);
   const auto* send_buf = static_cast<const uint8_t*>(a.in);  // root only (N*n values)
   auto* out = static_cast<uint8_t*>(a.out);
-  const int sub = subtree_size(vr, N);
-  int kids[32], nch = 0;  // relative ranks, largest subtree first
-  for (int m = lowbit_or(vr, N) >> 1; m >= 1; m >>= 1)
-    if (vr + m < N) kids[nch++] = vr + m;
-  const int parent = vr == 0 ? -1 : real(vr - (vr & -vr));
+  transport::Req req[32 + 1];
+  int nreq = 0;
+  // the values of the subtree in relative order: the root rotates (if root != 0)
+  const uint8_t* tree = nullptr;
+  if (t.vr == 0) {
+    if (t.root == 0) {
+      tree = send_buf;
+    } else {
+      uint8_t* tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(t.N) * n * vs + 8);
+      for (int v = 0; v < t.N; ++v)
+        move_bytes(c, tmp + v * n * vs, send_buf + t.real(v) * n * vs, n * vs);
+      tree = tmp;
+    }
+  } else {
+    // a leaf's one block lands in its output
+    uint8_t* dst =
+        t.sub == 1 ? out : c.ws->get(Workspace::kValuesB, static_cast<size_t>(t.sub) * n * vs + 8);
+    const size_t cap = path.capacity(t.sub * n);
+    uint8_t* R = path.messages_are_values() ? dst : c.ws->get(Workspace::kRecvA, cap + 8);
+    size_t got = 0;
+    ZCOLL_CHECK(c.tp->irecv(R, cap, t.parent, c.tag, &req[0]));
+    ZCOLL_CHECK(c.tp->wait(req[0], &got));
+    path.unpack({R, got}, dst, t.sub * n);
+    if (dst != out) copy_values(c, out, dst, n);
+    tree = dst;
+  }
+  size_t scap = 0;  // one message per child, each up to its capacity
+  for (int i = 0; i < t.nch; ++i) scap += path.capacity(subtree_size(t.kids[i], t.N) * n);
+  uint8_t* S = path.messages_are_values() ? nullptr : c.ws->get(Workspace::kSendA, scap + 8);
+  size_t spos = 0;
+  for (int i = 0; i < t.nch; ++i) {
+    const size_t kn = static_cast<size_t>(subtree_size(t.kids[i], t.N)) * n;
+    const uint8_t* part = tree + static_cast<size_t>(t.kids[i] - t.vr) * n * vs;
+    Message m;
+    ZCOLL_STEP(c, path.pack(part, kn, S ? S + spos : nullptr, path.capacity(kn), &m));
+    ZCOLL_CHECK(send(c, m.data, m.bytes, kn * vs, t.real(t.kids[i]), &req[nreq++]));
+    spos += path.capacity(kn);
+  }
+  for (int i = 0; i < nreq; ++i) ZCOLL_CHECK(c.tp->wait(req[i], nullptr));
+  return ZCOLL_SUCCESS;
+}
+
+// Traveling streams (doc, hom): the root compresses each block once (segment
+// streams); a message is a size table plus the streams of a subtree, which
+// inner ranks forward untouched and of which each decodes only its own block.
+zcoll_status scatter_traveling(Ctx& c, const Args& a, const Tree& t) {
+  const size_t n = a.count, vs = c.vsize;
+  const int sub = t.sub;
+  const auto* send_buf = static_cast<const uint8_t*>(a.in);  // root only (N*n values)
   transport::Req req[2 * 32 + 4];
   int nreq = 0;
-
-  if (vr == 0) {
-    // the root's own block stays exact (no-op when recvbuf is MPI_IN_PLACE)
-    if (a.out) copy_values(c, out, send_buf + static_cast<size_t>(r) * n * vs, n);
-  }
-  if (N == 1) return ZCOLL_SUCCESS;
-
-  const DataPath path(c);
-  if (!path.travels()) {
-    // Hop by hop (raw; cpr_p2p): each rank receives its subtree's blocks as one
-    // message, keeps its own and sends each child its part, packed afresh.
-    // The values of the subtree in relative order: the root rotates (if root != 0).
-    const uint8_t* tree = nullptr;
-    if (vr == 0) {
-      if (a.root == 0) {
-        tree = send_buf;
-      } else {
-        uint8_t* tmp = c.ws->get(Workspace::kValuesB, static_cast<size_t>(N) * n * vs + 8);
-        for (int v = 0; v < N; ++v)
-          move_bytes(c, tmp + v * n * vs, send_buf + real(v) * n * vs, n * vs);
-        tree = tmp;
-      }
-    } else {
-      // a leaf's one block lands in its output
-      uint8_t* dst = sub == 1 ? out
-                              : c.ws->get(Workspace::kValuesB, static_cast<size_t>(sub) * n * vs + 8);
-      const size_t cap = path.capacity(sub * n);
-      uint8_t* R = path.messages_are_values() ? dst : c.ws->get(Workspace::kRecvA, cap + 8);
-      size_t got = 0;
-      ZCOLL_CHECK(c.tp->irecv(R, cap, parent, c.tag, &req[0]));
-      ZCOLL_CHECK(c.tp->wait(req[0], &got));
-      path.unpack({R, got}, dst, sub * n);
-      if (dst != out) copy_values(c, out, dst, n);
-      tree = dst;
-    }
-    size_t scap = 0;  // one message per child, each up to its capacity
-    for (int i = 0; i < nch; ++i) scap += path.capacity(subtree_size(kids[i], N) * n);
-    uint8_t* S = path.messages_are_values() ? nullptr : c.ws->get(Workspace::kSendA, scap + 8);
-    size_t spos = 0;
-    for (int i = 0; i < nch; ++i) {
-      const size_t kn = static_cast<size_t>(subtree_size(kids[i], N)) * n;
-      const uint8_t* part = tree + static_cast<size_t>(kids[i] - vr) * n * vs;
-      Message m;
-      ZCOLL_STEP(c, path.pack(part, kn, S ? S + spos : nullptr, path.capacity(kn), &m));
-      ZCOLL_CHECK(send(c, m.data, m.bytes, kn * vs, real(kids[i]), &req[nreq++]));
-      spos += path.capacity(kn);
-    }
-    for (int i = 0; i < nreq; ++i) ZCOLL_CHECK(c.tp->wait(req[i], nullptr));
-    return ZCOLL_SUCCESS;
-  }
-
-  // ---- traveling streams (doc, hom): one compressed piece per block, size tables --
   const size_t pcap = segments_capacity(c, n);
   uint64_t* table = c.ws->get_as<uint64_t>(Workspace::kTable, static_cast<size_t>(sub) + 1);
   uint8_t* data = c.ws->get(Workspace::kPieces, static_cast<size_t>(sub) * pcap + 8);
-  if (vr == 0) {
+  if (t.vr == 0) {
     // compress child by child (largest subtree first), sending each as it is ready
     size_t pos = 0;
-    for (int i = 0; i < nch; ++i) {
-      const int ks = subtree_size(kids[i], N);
+    for (int i = 0; i < t.nch; ++i) {
+      const int kid = t.kids[i], ks = subtree_size(kid, t.N);
       const size_t begin = pos;
-      for (int v = kids[i]; v < kids[i] + ks; ++v) {
+      for (int v = kid; v < kid + ks; ++v) {
         size_t size = 0;
-        ZCOLL_STEP(c, compress_segments(c, send_buf + real(v) * n * vs, n, data + pos,
+        ZCOLL_STEP(c, compress_segments(c, send_buf + t.real(v) * n * vs, n, data + pos,
                                         sub * pcap - pos, &size));
         table[v] = c.failed == ZCOLL_SUCCESS ? size : kFailedPiece;
         pos += size;
       }
       ZCOLL_CHECK(
-          c.tp->isend(table + kids[i], ks * sizeof(uint64_t), real(kids[i]), c.tag, &req[nreq++]));
+          c.tp->isend(table + kid, ks * sizeof(uint64_t), t.real(kid), c.tag, &req[nreq++]));
       ZCOLL_CHECK(send(c, data + begin, pos - begin, static_cast<uint64_t>(ks) * n * vs,
-                       real(kids[i]), &req[nreq++]));
+                       t.real(kid), &req[nreq++]));
     }
   } else {
     size_t tbytes = 0, dbytes = 0;
-    ZCOLL_CHECK(c.tp->irecv(table, sub * sizeof(uint64_t), parent, c.tag, &req[0]));
-    ZCOLL_CHECK(c.tp->irecv(data, sub * pcap, parent, c.tag, &req[1]));
+    ZCOLL_CHECK(c.tp->irecv(table, sub * sizeof(uint64_t), t.parent, c.tag, &req[0]));
+    ZCOLL_CHECK(c.tp->irecv(data, sub * pcap, t.parent, c.tag, &req[1]));
     ZCOLL_CHECK(c.tp->wait(req[0], &tbytes));
     ZCOLL_CHECK(c.tp->wait(req[1], &dbytes));
     bool ok = tbytes == sub * sizeof(uint64_t) && received(c, data, dbytes);
@@ -129,20 +134,32 @@ zcoll_status scatter_binomial(Ctx& c, const Args& a) {
       for (int v = 0; v < sub; ++v) table[v] = kFailedPiece;
     // forward the children's parts untouched (the data is in relative-rank
     // order, the children are served largest subtree first)
-    for (int i = 0; i < nch; ++i) {
-      const int ks = subtree_size(kids[i], N);
+    for (int i = 0; i < t.nch; ++i) {
+      const int first = t.kids[i] - t.vr, ks = subtree_size(t.kids[i], t.N);
       size_t pos = 0, bytes = 0;
-      for (int v = 0; ok && v < kids[i] - vr; ++v) pos += table[v];
-      for (int v = kids[i] - vr; ok && v < kids[i] - vr + ks; ++v) bytes += table[v];
-      ZCOLL_CHECK(c.tp->isend(table + (kids[i] - vr), ks * sizeof(uint64_t), real(kids[i]), c.tag,
+      for (int v = 0; ok && v < first; ++v) pos += table[v];
+      for (int v = first; ok && v < first + ks; ++v) bytes += table[v];
+      ZCOLL_CHECK(c.tp->isend(table + first, ks * sizeof(uint64_t), t.real(t.kids[i]), c.tag,
                               &req[nreq++]));
-      ZCOLL_CHECK(send(c, data + pos, bytes, static_cast<uint64_t>(ks) * n * vs, real(kids[i]),
+      ZCOLL_CHECK(send(c, data + pos, bytes, static_cast<uint64_t>(ks) * n * vs, t.real(t.kids[i]),
                        &req[nreq++]));
     }
-    if (ok) ZCOLL_STEP(c, decompress_segments(c, data, table[0], out, n));
+    if (ok) ZCOLL_STEP(c, decompress_segments(c, data, table[0], a.out, n));
   }
   for (int i = 0; i < nreq; ++i) ZCOLL_CHECK(c.tp->wait(req[i], nullptr));
   return ZCOLL_SUCCESS;
+}
+
+}  // namespace
+
+zcoll_status scatter_binomial(Ctx& c, const Args& a) {
+  const Tree t(c.rank, c.size, a.root);
+  if (t.vr == 0 && a.out)  // the root's own block stays exact (no-op for MPI_IN_PLACE)
+    copy_values(c, a.out,
+                static_cast<const uint8_t*>(a.in) + static_cast<size_t>(c.rank) * a.count * c.vsize,
+                a.count);
+  if (c.size == 1) return ZCOLL_SUCCESS;
+  return DataPath(c).travels() ? scatter_traveling(c, a, t) : scatter_hops(c, a, t);
 }
 
 ErrState scatter_binomial_model(const ModelIn& m) { return binomial_copy_model(m); }
@@ -155,7 +172,7 @@ double scatter_binomial_cost(const CostTerms& t, const CostQuery& q, zcoll_mode 
   const double inv = t.inv_ratio_k(q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return L * t.a + f * D * inv * t.b + L * D * (t.cc + t.cd) / 2;
   if (mode != ZCOLL_MODE_DOC && mode != ZCOLL_MODE_HOM) return -1;
-  const double serial = D / N * t.cd;        // the own block, decoded after the last receive
+  const double serial = D / N * t.cd;      // the own block, decoded after the last receive
   const double overlapped = f * D * t.cc;  // the other blocks, compressed while earlier ones travel
   return 2 * L * t.a + serial + t.pipe(f * D * inv * t.b, overlapped);
 }
