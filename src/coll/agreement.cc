@@ -18,95 +18,6 @@ namespace zcoll::coll {
 
 namespace {
 
-// ---- this rank's finite range and magnitude ------------------------------------
-// One thread: independent lanes (no reduction chain through one register, no
-// OpenMP region), branch-free so that it vectorizes: x - x is 0 exactly for
-// finite x, NaN for inf and NaN, which are left out.
-template <typename T>
-void local_stats_lanes(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
-  constexpr int kLanes = 16;
-  const T inf = std::numeric_limits<T>::infinity();
-  T lo[kLanes], hi[kLanes], ma[kLanes];
-  for (int j = 0; j < kLanes; ++j) {
-    lo[j] = inf;
-    hi[j] = -inf;
-    ma[j] = 0;
-  }
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      const T v = x[i + j];
-      const bool fin = (v - v) == T(0);
-      const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
-      lo[j] = a < lo[j] ? a : lo[j];
-      hi[j] = b > hi[j] ? b : hi[j];
-      ma[j] = m > ma[j] ? m : ma[j];
-    }
-  for (; i < n; ++i) {
-    const T v = x[i];
-    if ((v - v) != T(0)) continue;
-    lo[0] = v < lo[0] ? v : lo[0];
-    hi[0] = v > hi[0] ? v : hi[0];
-    const T m = v < 0 ? -v : v;
-    ma[0] = m > ma[0] ? m : ma[0];
-  }
-  for (int j = 1; j < kLanes; ++j) {
-    lo[0] = lo[j] < lo[0] ? lo[j] : lo[0];
-    hi[0] = hi[j] > hi[0] ? hi[j] : hi[0];
-    ma[0] = ma[j] > ma[0] ? ma[j] : ma[0];
-  }
-  *mn = lo[0];
-  *mx = hi[0];
-  *maxabs = ma[0];
-}
-
-// ZCOLL_REL_RANGE=sampled: the same over one 64-byte line in kSampleStride
-// (plus the last values), for a REL bound only (never for PROD's magnitude: the
-// error model needs the true max|x|). A sampled range is at most the exact one,
-// so the bound derived from it is at most the requested one.
-constexpr size_t kSampleStride = 16;
-constexpr size_t kSampleMin = size_t{1} << 16;  // values; below: the exact pass
-
-template <typename T>
-void local_stats_sampled(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
-  constexpr size_t kLine = 64 / sizeof(T);
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, ma = 0;
-  auto take = [&](const T* p, size_t len) {
-    double a, b, m;
-    local_stats_lanes(p, len, &a, &b, &m);
-    lo = std::min(lo, a);
-    hi = std::max(hi, b);
-    ma = std::max(ma, m);
-  };
-  for (size_t i = 0; i + kLine <= n; i += kLine * kSampleStride) take(x + i, kLine);
-  take(x + (n - std::min(n, kLine)), std::min(n, kLine));
-  *mn = lo;
-  *mx = hi;
-  *maxabs = ma;
-}
-
-template <typename T>
-void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, double* maxabs) {
-  const T inf = std::numeric_limits<T>::infinity();
-  T lo = inf, hi = -inf, ma = 0;
-  int nt = n >= (size_t{1} << 20) ? std::max(1, threads) : 1;
-  if (nt == 1) return local_stats_lanes(x, n, mn, mx, maxabs);
-#pragma omp parallel for simd num_threads(nt) reduction(min                 \
-                                                        : lo) reduction(max \
-                                                                        : hi, ma) if (nt > 1)
-  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
-    const T v = x[i];
-    const bool fin = (v - v) == T(0);
-    const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
-    lo = a < lo ? a : lo;
-    hi = b > hi ? b : hi;
-    ma = m > ma ? m : ma;
-  }
-  *mn = lo;
-  *mx = hi;
-  *maxabs = ma;
-}
-
 // ---- the settings every rank must share ------------------------------------------
 // What a setting is read from.
 struct View {
@@ -162,7 +73,7 @@ constexpr int kSettingCount = sizeof kSettings / sizeof kSettings[0];
 }  // namespace
 
 zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved& s,
-                   const Selection& sel, const Ctx& c, Agreed* out, CallReport& rep) {
+                   const Selection& sel, Ctx& c, Agreed* out, CallReport& rep) {
   const bool cmp = c.compressed();
   size_t data_n = 0;
   const void* data = bound_data(k, a, c.size, c.rank, &data_n);
@@ -170,20 +81,10 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   const bool need_range = cmp && s.eb_mode == ZCOLL_EB_REL;
   const bool need_mag = cmp && s.op == ZCOLL_OP_PROD && s.reduction;
   const double t_range = now_seconds();
-  const bool sampled =
-      zc->rel_range_sampled && need_range && !need_mag && !c.dev && data_n >= kSampleMin;
-  if ((need_range || need_mag) && data && data_n) {
-    if (c.dev)  // device buffers (device.h)
-      ZCOLL_CHECK(c.dev->stats(s.dtype, data, data_n, &mn, &mx, &maxabs));
-    else if (sampled && s.dtype == ZCOLL_FLOAT32)
-      local_stats_sampled(static_cast<const float*>(data), data_n, &mn, &mx, &maxabs);
-    else if (sampled)
-      local_stats_sampled(static_cast<const double*>(data), data_n, &mn, &mx, &maxabs);
-    else if (s.dtype == ZCOLL_FLOAT32)
-      local_stats(static_cast<const float*>(data), data_n, c.threads, &mn, &mx, &maxabs);
-    else
-      local_stats(static_cast<const double*>(data), data_n, c.threads, &mn, &mx, &maxabs);
-  }
+  // ZCOLL_REL_RANGE=sampled: a REL range from a sample, never PROD's magnitude
+  const bool sampled = zc->rel_range_sampled && need_range && !need_mag;
+  if ((need_range || need_mag) && data && data_n)
+    ZCOLL_CHECK(c.ops->stats(c, data, data_n, sampled, &mn, &mx, &maxabs));
   // AUTO: this rank's part of the ratio estimate (a compressed candidate)
   const double inv_ratio =
       sel.autom && cmp ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx) : 0;

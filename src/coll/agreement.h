@@ -12,6 +12,6 @@
 namespace zcoll::coll {
 
 zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved& s,
-                   const Selection& sel, const Ctx& c, Agreed* out, CallReport& rep);
+                   const Selection& sel, Ctx& c, Agreed* out, CallReport& rep);
 
 }  // namespace zcoll::coll

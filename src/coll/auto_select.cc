@@ -113,8 +113,7 @@ double auto_inverse_ratio(const zcoll_comm& zc, const Resolved& s, const Selecti
   double eb_local = s.eb_value;
   if (s.eb_mode == ZCOLL_EB_REL) eb_local = mx > mn ? s.eb_value * (mx - mn) : 0;
   if (zc.cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= c.size;
-  const double ratio = c.dev ? c.dev->estimate_ratio(data, n, s.dtype, eb_local)
-                             : estimate_ratio(data, n, s.dtype, eb_local);
+  const double ratio = c.ops->estimate_ratio(data, n, s.dtype, eb_local);
   return ratio > 0 ? 1.0 / ratio : 1.0;
 }
 

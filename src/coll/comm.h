@@ -52,7 +52,7 @@ struct zcoll_comm {
   int single_node = -1;
   bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
   bool rel_range_sampled = false;  // ZCOLL_REL_RANGE=sampled, read at creation
-  // A device handle's backend (device.h, zcoll_cuda.h); null for host buffers.
+  // A device handle's backend (data_ops.h, zcoll_cuda.h); null for host buffers.
   zcoll::coll::DeviceBackend* device = nullptr;
   // calls made on the handle (the same count on every rank): the tag epoch
   uint64_t calls = 0;

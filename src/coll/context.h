@@ -10,7 +10,7 @@
 #include <new>
 #include <vector>
 
-#include "coll/device.h"
+#include "coll/data_ops.h"
 #include "transport/transport.h"
 #include "zcoll.h"
 #include "zcoll_mpi.h"
@@ -114,9 +114,10 @@ struct Ctx {
   int threads = 1;
   Workspace* ws = nullptr;
   int tag = 0;  // the call's data tag; tag + 1: its abort notices (run_algorithm)
-  // Device backend (device.h): set, the primitives run on it and every value
-  // and stream buffer is device memory. Null on the CPU path.
-  DeviceOps* dev = nullptr;
+  // Where the data work runs (data_ops.h): the CPU unless the handle is a
+  // device's (every value and stream buffer is then device memory) or the
+  // simulation charges it.
+  DataOps* ops = &cpu_ops();
 
   // accounting
   double t_codec = 0, t_reduce = 0;

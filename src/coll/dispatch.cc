@@ -23,6 +23,7 @@
 #include "coll/call_report.h"
 #include "coll/collective.h"
 #include "coll/error_bound.h"
+#include "coll/sim_cost.h"
 #include "core/error.h"
 #include "transport/clock.h"
 
@@ -140,11 +141,18 @@ zcoll_status select(zcoll_comm* zc, const Call& k, const Resolved& s, Selection*
 }
 
 // ---- the call's context ------------------------------------------------------------
+// Where the handle's data work runs: its device, the simulation, or the CPU.
+DataOps& data_ops_of(const zcoll_comm& zc) {
+  if (zc.device) return *zc.device->ops;
+  if (DataOps* sim = sim::ops()) return *sim;
+  return cpu_ops();
+}
+
 Ctx make_context(zcoll_comm* zc, const Call& k, const Resolved& s, const Selection& sel,
                  uint64_t epoch) {
   Ctx c;
   c.tp = zc->device ? zc->device->tp : zc->tp.get();
-  c.dev = zc->device ? zc->device->ops : nullptr;
+  c.ops = &data_ops_of(*zc);
   c.rank = c.tp->rank();
   c.size = c.tp->size();
   c.coll = k.coll;
@@ -269,9 +277,7 @@ zcoll_status run_native_call(zcoll_comm* zc, const Call& k, const Resolved& s, c
   std::snprintf(rep->reason, sizeof rep->reason, "%s", why);
   const double tc = now_seconds();
   const bool average = s.average && s.dtype_ok;
-  const zcoll_status st = zc->device
-                              ? zc->device->ops->run_native(zc, k, average, s.dtype)
-                              : run_native(zc, k, average, s.dtype);
+  const zcoll_status st = data_ops_of(*zc).run_native(zc, k, average, s.dtype);
   rep->time_comm = now_seconds() - tc;
   return rep.finish(st);
 }

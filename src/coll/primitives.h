@@ -2,9 +2,10 @@
 //   compress / decompress          one piece <-> one self-describing stream
 //   reduce / scale                 local element-wise op in the datatype
 //   hom_add                        add two compressed streams (no decoding)
-//   doc_combine                    decompress-operate-compress of a received piece
+//   doc_finish                     decompress-operate of a received piece
 //   send / received                point-to-point with error markers
-// With a device backend (Ctx::dev, device.h) the same calls run on the device.
+// Each runs on the call's DataOps (Ctx::ops, data_ops.h): the CPU, a device
+// or the simulation.
 // In DOC and HOM modes compression runs in chunk ranges with transport
 // progress between ranges (C-Coll's PIPE-SZx), so that transfers in flight keep
 // moving while this rank computes.
@@ -43,9 +44,6 @@ void scale(Ctx& c, void* data, size_t n, double divisor);
 // out = a + b on compressed streams.
 zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t a_size, const uint8_t* b, size_t b_size,
                      uint8_t* out, size_t cap, size_t* out_size);
-// out = compress(local op decompress(in)) where n values of local; tmp holds n values.
-zcoll_status doc_combine(Ctx& c, const uint8_t* in, size_t in_size, const void* local, size_t n,
-                         void* tmp, uint8_t* out, size_t cap, size_t* out_size);
 // dst = local op decompress(in) (no recompression: the last step of a chain).
 zcoll_status doc_finish(Ctx& c, const uint8_t* in, size_t in_size, const void* local, size_t n,
                         void* dst);

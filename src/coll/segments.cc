@@ -3,7 +3,6 @@
 
 #include "coll/algorithms.h"
 #include "coll/primitives.h"
-#include "coll/sim_cost.h"
 #include "core/error.h"
 
 namespace zcoll::coll {
@@ -36,9 +35,9 @@ zcoll_status compress_segments(Ctx& c, const void* src, size_t n, uint8_t* dst, 
 zcoll_status decompress_arrived(Ctx& c, const uint8_t* src, size_t arrived, size_t bytes, void* dst,
                                 size_t n, SegmentCursor* cur) {
   const size_t nseg = c.segments(n);
-  if (sim::model()) {  // SMPI model: placeholder streams are not parsed (sim_cost.h)
+  if (c.ops->placeholder_streams()) {  // the simulation's model: not parsed (sim_cost.h)
     if (arrived >= bytes && cur->k < nseg) {
-      sim::charge(c, sim::kDecompress, n * c.vsize);
+      ZCOLL_CHECK(decompress(c, src, bytes, dst, n, false));  // charged, not run
       cur->k = nseg;
       cur->pos = bytes;
     }

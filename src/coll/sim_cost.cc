@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "coll/context.h"
+#include "coll/data_ops.h"
+#include "core/error.h"
 #include "core/config.h"
 #include "zcoll.h"
 
@@ -181,6 +183,83 @@ class SharedBuffers final : public BufferSource {
 std::unique_ptr<BufferSource> make_buffer_source() {
   if (!model()) return nullptr;
   return std::make_unique<SharedBuffers>();
+}
+
+namespace {
+// The simulation's DataOps: the measured cost of each step is charged around
+// the CPU's work (charge), or instead of it (model: the data is never touched,
+// streams are placeholders sized by the measured ratio of a sum of
+// c.piece_terms inputs, Ctx::describe_piece).
+class SimOps final : public DataOps {
+ public:
+  zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t cap,
+                        size_t* size) override {
+    charge(c, kCompress, n * c.vsize);
+    if (!model()) return cpu().compress(c, src, n, dst, cap, size);
+    *size = sim::stream_size(c, n, c.piece_terms);
+    return ZCOLL_SUCCESS;
+  }
+  zcoll_status decompress(Ctx& c, const uint8_t* src, size_t size, void* dst, size_t n,
+                          bool accumulate) override {
+    charge(c, accumulate ? kAccumulate : kDecompress, n * c.vsize);
+    return model() ? ZCOLL_SUCCESS : cpu().decompress(c, src, size, dst, n, accumulate);
+  }
+  zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t a_size, const uint8_t* b, size_t b_size,
+                       uint8_t* out, size_t cap, size_t* out_size) override {
+    // the piece comes from Ctx::describe_piece
+    if (c.piece_n == 0) return fail(ZCOLL_ERR_INTERNAL, "hom_add of an undescribed piece");
+    charge(c, kHomAdd, c.piece_n * c.vsize);
+    if (!model()) return cpu().hom_add(c, a, a_size, b, b_size, out, cap, out_size);
+    *out_size = sim::stream_size(c, c.piece_n, c.piece_terms);
+    return ZCOLL_SUCCESS;
+  }
+  zcoll_status set_divisor(Ctx& c, uint8_t* stream, size_t size, uint32_t divisor) override {
+    return cpu().set_divisor(c, stream, size, divisor);
+  }
+  zcoll_status stream_size(Ctx& c, const uint8_t* src, size_t bytes, size_t n,
+                           size_t* size) override {
+    return cpu().stream_size(c, src, bytes, n, size);
+  }
+  zcoll_status reduce_ordered(Ctx& c, void* out, const void* lo, const void* hi,
+                              size_t n) override {
+    charge(c, kReduce, n * c.vsize);
+    return model() ? ZCOLL_SUCCESS : cpu().reduce_ordered(c, out, lo, hi, n);
+  }
+  zcoll_status scale(Ctx& c, void* data, size_t n, double divisor) override {
+    charge(c, kReduce, n * c.vsize);
+    return model() ? ZCOLL_SUCCESS : cpu().scale(c, data, n, divisor);
+  }
+  zcoll_status move_bytes(Ctx& c, void* dst, const void* src, size_t bytes) override {
+    return cpu().move_bytes(c, dst, src, bytes);
+  }
+  zcoll_status copy_values(Ctx& c, void* dst, const void* src, size_t n) override {
+    charge(c, kCopy, n * c.vsize);
+    return model() ? ZCOLL_SUCCESS : cpu().copy_values(c, dst, src, n);
+  }
+  bool peek(void* host_dst, const void* src, size_t bytes) override {
+    return cpu().peek(host_dst, src, bytes);
+  }
+  zcoll_status stats(Ctx& c, const void* data, size_t n, bool sampled, double* mn, double* mx,
+                     double* maxabs) override {
+    return cpu().stats(c, data, n, sampled, mn, mx, maxabs);
+  }
+  double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) override {
+    return cpu().estimate_ratio(data, n, dtype, eb);
+  }
+  zcoll_status run_native(zcoll_comm* zc, const Call& call, bool average,
+                          zcoll_dtype dtype) override {
+    return cpu().run_native(zc, call, average, dtype);
+  }
+  bool placeholder_streams() const override { return model(); }
+
+ private:
+  static DataOps& cpu() { return cpu_ops(); }
+};
+}  // namespace
+
+DataOps* ops() {
+  static SimOps ops;
+  return charging() ? &ops : nullptr;
 }
 
 }  // namespace zcoll::coll::sim

@@ -3,8 +3,8 @@
 // other build each hook is an empty inline function or macro, so the
 // production code paths are unchanged.
 //
-// These hooks sit behind the primitives (primitives.cc, segments.cc), the
-// workspace's buffer source and the MPI transport; algorithm files carry no
+// These hooks are a DataOps implementation (data_ops.h: ops()), the
+// workspace's buffer source and the MPI transport's; algorithm files carry no
 // simulation code. They learn what a piece is from Ctx::describe_piece, which
 // the algorithms call as part of describing their data (n values summing the
 // inputs of `terms` ranks).
@@ -34,6 +34,7 @@
 namespace zcoll::coll {
 struct Ctx;
 class BufferSource;
+class DataOps;
 }  // namespace zcoll::coll
 
 namespace zcoll::coll::sim {
@@ -57,6 +58,9 @@ void reset_charged();
 // shared memory (their bytes are never read), so that 512 ranks fit in memory
 // and SMPI does not copy message payloads; nullptr otherwise.
 std::unique_ptr<BufferSource> make_buffer_source();
+// The simulation's DataOps when charging (ZCOLL_SIM_CODEC charge or model);
+// nullptr otherwise (the CPU's run).
+DataOps* ops();
 
 #else  // every hook is empty: the production paths are unchanged
 
@@ -65,6 +69,7 @@ inline bool charging() { return false; }
 inline void charge(const Ctx&, Kind, size_t) {}
 inline size_t stream_size(const Ctx&, size_t, int) { return 0; }
 inline std::unique_ptr<BufferSource> make_buffer_source() { return nullptr; }
+inline DataOps* ops() { return nullptr; }
 
 #endif
 

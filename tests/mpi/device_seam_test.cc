@@ -1,13 +1,14 @@
-// device_seam_test.cc — the device seam of the collectives (coll/device.h)
-// checked on the CPU, where no GPU is needed: a DeviceOps whose "device
+// device_seam_test.cc — the device seam of the collectives (coll/data_ops.h)
+// checked on the CPU, where no GPU is needed: a DataOps whose "device
 // memory" is host memory behind tagged pointers (bit 62 set: a non-canonical
 // address, so any host access the algorithms or dispatch make to a value or
-// stream buffer outside the DeviceOps crashes at once). Its operations untag
-// and run the CPU primitives, so every collective x mode x dtype must give the
+// stream buffer outside the DataOps crashes at once). Its operations untag
+// and run the CPU's, so every collective x mode x dtype must give the
 // same bytes as the plain CPU path on the same handle settings.
 // Run under mpiexec (CTest: 2 ranks, everything; 3 ranks, "small").
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -104,74 +105,60 @@ class StagingUntagTransport final : public zcoll::transport::Transport {
   std::vector<Pending> pend_;
 };
 
-int g_calls = 0;  // DeviceOps calls made (the seam must be used)
+int g_calls = 0;  // DataOps calls made (the seam must be used)
 
-// Each operation: the CPU primitive on untagged pointers, with Ctx::dev off.
-class TaggedOps final : public DeviceOps {
+// Each operation: the CPU's implementation on untagged pointers.
+class TaggedOps final : public DataOps {
  public:
   TaggedSource* source = nullptr;
-  struct Off {
-    Ctx& c;
-    DeviceOps* d;
-    explicit Off(Ctx& cc) : c(cc), d(cc.dev) {
-      c.dev = nullptr;
-      ++g_calls;
-    }
-    ~Off() { c.dev = d; }
-  };
   zcoll_status compress(Ctx& c, const void* s, size_t n, uint8_t* d, size_t cap,
                         size_t* sz) override {
-    Off o(c);
-    --c.compressions;  // counted by the caller already
-    return zcoll::coll::compress(c, untag(s), n, untag(d), cap, sz);
+    ++g_calls;
+    return cpu().compress(c, untag(s), n, untag(d), cap, sz);
   }
   zcoll_status decompress(Ctx& c, const uint8_t* s, size_t sz, void* d, size_t n,
                           bool acc) override {
-    Off o(c);
-    return zcoll::coll::decompress(c, untag(s), sz, untag(d), n, acc);
+    ++g_calls;
+    return cpu().decompress(c, untag(s), sz, untag(d), n, acc);
   }
   zcoll_status hom_add(Ctx& c, const uint8_t* a, size_t as, const uint8_t* b, size_t bs,
                        uint8_t* out, size_t cap, size_t* os) override {
-    Off o(c);
-    --c.hom_adds;
-    return zcoll::coll::hom_add(c, untag(a), as, untag(b), bs, untag(out), cap, os);
+    ++g_calls;
+    return cpu().hom_add(c, untag(a), as, untag(b), bs, untag(out), cap, os);
   }
   zcoll_status set_divisor(Ctx& c, uint8_t* s, size_t sz, uint32_t d) override {
-    Off o(c);
-    return zcoll::coll::set_divisor(c, untag(s), sz, d);
+    ++g_calls;
+    return cpu().set_divisor(c, untag(s), sz, d);
   }
   zcoll_status stream_size(Ctx& c, const uint8_t* s, size_t b, size_t n, size_t* sz) override {
-    Off o(c);
-    return zcoll::coll::stream_size(c, untag(s), b, n, sz);
+    ++g_calls;
+    return cpu().stream_size(c, untag(s), b, n, sz);
   }
   zcoll_status reduce_ordered(Ctx& c, void* out, const void* lo, const void* hi,
                               size_t n) override {
-    Off o(c);
-    zcoll::coll::reduce_ordered(c, untag(out), untag(lo), untag(hi), n);
-    return ZCOLL_SUCCESS;
+    ++g_calls;
+    return cpu().reduce_ordered(c, untag(out), untag(lo), untag(hi), n);
   }
   zcoll_status scale(Ctx& c, void* d, size_t n, double div) override {
-    Off o(c);
-    zcoll::coll::scale(c, untag(d), n, div);
-    return ZCOLL_SUCCESS;
+    ++g_calls;
+    return cpu().scale(c, untag(d), n, div);
   }
   zcoll_status move_bytes(Ctx& c, void* d, const void* s, size_t b) override {
-    Off o(c);
-    std::memmove(untag(d), untag(s), b);
-    return ZCOLL_SUCCESS;
+    ++g_calls;
+    return cpu().move_bytes(c, untag(d), untag(s), b);
   }
   bool peek(void* h, const void* s, size_t b) override {
     ++g_calls;
     std::memcpy(h, untag(s), b);
     return true;
   }
-  zcoll_status stats(zcoll_dtype dt, const void* data, size_t n, double* mn, double* mx,
+  zcoll_status stats(Ctx& c, const void* data, size_t n, bool, double* mn, double* mx,
                      double* ma) override {
     ++g_calls;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, m = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double v = dt == ZCOLL_FLOAT32 ? untag(static_cast<const float*>(data))[i]
-                                           : untag(static_cast<const double*>(data))[i];
+      const double v = c.dtype == ZCOLL_FLOAT32 ? untag(static_cast<const float*>(data))[i]
+                                                : untag(static_cast<const double*>(data))[i];
       if (!std::isfinite(v)) continue;
       lo = std::min(lo, v);
       hi = std::max(hi, v);
@@ -184,7 +171,7 @@ class TaggedOps final : public DeviceOps {
   }
   double estimate_ratio(const void* d, size_t n, zcoll_dtype dt, double eb) override {
     ++g_calls;
-    return zcoll::coll::estimate_ratio(untag(d), n, dt, eb);
+    return cpu().estimate_ratio(untag(d), n, dt, eb);
   }
   zcoll_status run_native(zcoll_comm* zc, const Call& k, bool avg, zcoll_dtype dt) override {
     ++g_calls;
@@ -192,10 +179,13 @@ class TaggedOps final : public DeviceOps {
     if (h.sendbuf != MPI_IN_PLACE) h.sendbuf = untag(h.sendbuf);
     if (h.recvbuf != MPI_IN_PLACE) h.recvbuf = untag(h.recvbuf);
     source->off = true;
-    zcoll_status s = zcoll::coll::run_native(zc, h, avg, dt);
+    zcoll_status s = cpu().run_native(zc, h, avg, dt);
     source->off = false;
     return s;
   }
+
+ private:
+  static DataOps& cpu() { return cpu_ops(); }
 };
 
 int g_rank = 0, g_size = 1, g_fail = 0;

@@ -32,7 +32,6 @@
 #include "coll/algorithms.h"
 #include "coll/data_path.h"
 #include "coll/primitives.h"
-#include "coll/sim_cost.h"
 
 namespace zcoll::coll {
 

@@ -27,7 +27,6 @@
 #include "coll/algorithms.h"
 #include "coll/data_path.h"
 #include "coll/primitives.h"
-#include "coll/sim_cost.h"
 #include "core/error.h"
 
 namespace zcoll::coll {

@@ -1,5 +1,5 @@
 // device_ops.cc — the primitives of the collective algorithms on a CUDA
-// device (coll/device.h): the codec through libzcoll_cuda, reduce / scale /
+// device (coll/data_ops.h): the codec through libzcoll_cuda, reduce / scale /
 // statistics through elementwise.cu, all on the call's stream.
 #include "cuda/coll/device_ops.h"
 
@@ -194,11 +194,11 @@ bool CudaOps::peek(void* host_dst, const void* src, size_t bytes) {
   return true;
 }
 
-zcoll_status CudaOps::stats(zcoll_dtype dtype, const void* data, size_t n, double* mn, double* mx,
+zcoll_status CudaOps::stats(Ctx& c, const void* data, size_t n, bool, double* mn, double* mx,
                             double* maxabs) {
   int blocks = 0;
   ZCOLL_CHECK(
-      cuda_status(launch_stats(dtype, data, n, partial_, &blocks, stream_), "statistics kernel"));
+      cuda_status(launch_stats(c.dtype, data, n, partial_, &blocks, stream_), "statistics kernel"));
   const size_t bytes = 3 * sizeof(double) * static_cast<size_t>(blocks);
   auto* h = static_cast<double*>(pinned(2, bytes));
   if (!h) return fail(ZCOLL_ERR_NO_MEMORY, "cudaMallocHost of %zu bytes failed", bytes);

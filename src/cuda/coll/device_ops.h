@@ -1,4 +1,4 @@
-// device_ops.h — the CUDA implementation of coll::DeviceOps (coll/device.h)
+// device_ops.h — the CUDA implementation of coll::DataOps (coll/data_ops.h)
 // and the device BufferSource of a device handle's Workspace.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "coll/context.h"
-#include "coll/device.h"
+#include "coll/data_ops.h"
 #include "zcoll_cuda.h"
 
 namespace zcoll::cuda::coll {
@@ -28,7 +28,7 @@ class DeviceBufferSource final : public zcoll::coll::BufferSource {
   Buf bufs_[zcoll::coll::Workspace::kCount];
 };
 
-class CudaOps final : public zcoll::coll::DeviceOps {
+class CudaOps final : public zcoll::coll::DataOps {
  public:
   CudaOps() = default;
   ~CudaOps() override;
@@ -58,7 +58,9 @@ class CudaOps final : public zcoll::coll::DeviceOps {
   zcoll_status scale(zcoll::coll::Ctx& c, void* data, size_t n, double divisor) override;
   zcoll_status move_bytes(zcoll::coll::Ctx& c, void* dst, const void* src, size_t bytes) override;
   bool peek(void* host_dst, const void* src, size_t bytes) override;
-  zcoll_status stats(zcoll_dtype dtype, const void* data, size_t n, double* mn, double* mx,
+  // exact on the device (the sampled range is the CPU's)
+  zcoll_status stats(zcoll::coll::Ctx& c, const void* data, size_t n, bool sampled, double* mn,
+                     double* mx,
                      double* maxabs) override;
   double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) override;
   zcoll_status run_native(zcoll_comm* zc, const zcoll::coll::Call& call, bool average,
