@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <vector>
 
 #include "core/error.h"
@@ -50,7 +51,7 @@ void MpiTransport::set_wait_sleep(double seconds) {
   wait_sleep_ns_ = static_cast<long>(s * 1e9);
 }
 
-int MpiTransport::wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st) {
+int MpiTransport::mpi_wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st) {
   if (wait_sleep_ns_ <= 0) return MPI_Waitany(n, reqs, which, st);
   const timespec pause{0, wait_sleep_ns_};
   for (;;) {
@@ -193,7 +194,7 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
     if (notice_req_ != MPI_REQUEST_NULL) {  // the request, or a peer's abort notice
       MPI_Request two[2] = {s.req, notice_req_};
       int which = MPI_UNDEFINED;
-      rc = wait_any(2, two, &which, &st);
+      rc = mpi_wait_any(2, two, &which, &st);
       s.req = two[0];
       notice_req_ = two[1];
       if (rc == MPI_SUCCESS && which == 1) {
@@ -206,7 +207,7 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
       if (rc == MPI_SUCCESS && !flag) return abort_error();
     } else {
       int which = 0;
-      rc = wait_any(1, &s.req, &which, &st);
+      rc = mpi_wait_any(1, &s.req, &which, &st);
     }
     if (rc != MPI_SUCCESS) {
       put_slot(r);
@@ -363,6 +364,75 @@ zcoll_status MpiTransport::allgather_u64(const uint64_t* mine, int k, uint64_t* 
   ZCOLL_MPI_CALL(
       MPI_Allgather(mine, k, MPI_UNSIGNED_LONG_LONG, all, k, MPI_UNSIGNED_LONG_LONG, comm_));
   return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::wait_any(const Req* reqs, int n, int* index) {
+  *index = -1;
+  CallTimer t(&time_in_calls);
+  std::vector<MPI_Request>& mr = wait_any_reqs_;
+  std::vector<int>& pos = wait_any_pos_;
+  mr.clear();
+  pos.clear();
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i] == kNoReq) continue;
+    const Slot& s = slots_[reqs[i]];
+    if (s.done) {
+      *index = i;
+      return ZCOLL_SUCCESS;
+    }
+    mr.push_back(s.req);
+    pos.push_back(i);
+  }
+  if (mr.empty()) return ZCOLL_SUCCESS;
+  const int k = static_cast<int>(mr.size());
+  int which = MPI_UNDEFINED, rc = MPI_SUCCESS;
+  MPI_Status st;
+  if (notice_req_ != MPI_REQUEST_NULL) {  // the requests, or a peer's abort notice
+    mr.push_back(notice_req_);
+    rc = mpi_wait_any(k + 1, mr.data(), &which, &st);
+    notice_req_ = mr[k];
+    if (rc == MPI_SUCCESS && which == k) {
+      aborted_ = notice_in_ ? static_cast<zcoll_status>(notice_in_) : ZCOLL_ERR_INTERNAL;
+      return abort_error();
+    }
+  } else if (aborted_ != ZCOLL_SUCCESS) {  // a peer left this call: do not block
+    int flag = 0;
+    rc = MPI_Testany(k, mr.data(), &which, &flag, &st);
+    if (rc == MPI_SUCCESS && !flag) return abort_error();
+  } else {
+    rc = mpi_wait_any(k, mr.data(), &which, &st);
+  }
+  for (int j = 0; j < k; ++j) slots_[reqs[pos[j]]].req = mr[j];
+  if (rc != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI, "MPI_Waitany failed: %s", mpi_error_text(rc));
+  if (which < 0 || which >= k) return fail(ZCOLL_ERR_INTERNAL, "MPI_Waitany found no request");
+  finish(slots_[reqs[pos[which]]], st);
+  *index = pos[which];
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::barrier() {
+  CallTimer t(&time_in_calls);
+  ZCOLL_MPI_CALL(MPI_Barrier(comm_));
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::baseline_allreduce(const void* in, void* out, size_t count,
+                                              zcoll_dtype dtype) {
+  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
+    return fail(ZCOLL_ERR_INVALID_ARG, "baseline_allreduce: float32 or float64 only");
+  CallTimer t(&time_in_calls);
+  const MPI_Datatype type = dtype == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE;
+  const void* send = in == out ? MPI_IN_PLACE : in;
+  if (count <= static_cast<size_t>(INT_MAX)) {
+    ZCOLL_MPI_CALL(MPI_Allreduce(send, out, static_cast<int>(count), type, MPI_SUM, comm_));
+    return ZCOLL_SUCCESS;
+  }
+#if MPI_VERSION >= 4
+  ZCOLL_MPI_CALL(MPI_Allreduce_c(send, out, static_cast<MPI_Count>(count), type, MPI_SUM, comm_));
+  return ZCOLL_SUCCESS;
+#else
+  return fail(ZCOLL_ERR_UNSUPPORTED, "an Allreduce of %zu values needs MPI-4 large counts", count);
+#endif
 }
 
 }  // namespace zcoll::transport

@@ -35,6 +35,8 @@ class MpiTransport final : public Transport {
   zcoll_status wait(Req req, size_t* bytes) override;
   zcoll_status test(Req req, bool* done) override;
   void progress() override;
+  // MPI_Waitany over the requests and the current call's abort notice.
+  zcoll_status wait_any(const Req* reqs, int n, int* index) override;
   zcoll_status allreduce_max(double* values, int n) override;
   // Abort notices: an 8-byte message (the failing status) with notice_tag from
   // any source; waits wait for their request or a notice (MPI_Waitany). After a
@@ -45,6 +47,9 @@ class MpiTransport final : public Transport {
   void abort_call(zcoll_status status) override;
   zcoll_status end_call(bool failed) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
+  zcoll_status barrier() override;            // MPI_Barrier
+  zcoll_status baseline_allreduce(const void* in, void* out, size_t count,
+                                  zcoll_dtype dtype) override;  // MPI_Allreduce
 
  private:
   struct Slot {
@@ -60,7 +65,7 @@ class MpiTransport final : public Transport {
   void reap_sends();
 
   // MPI_Waitany over n requests, or its sleep-between-tests form (wait_sleep_ns_ > 0)
-  int wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st);
+  int mpi_wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
@@ -76,6 +81,8 @@ class MpiTransport final : public Transport {
   std::vector<uint32_t> notice_out_;        // the notices this rank sent
   std::vector<MPI_Request> notice_sends_;
   zcoll_status abort_error();
+  std::vector<MPI_Request> wait_any_reqs_;  // wait_any's scratch
+  std::vector<int> wait_any_pos_;
 };
 
 // Text of an MPI error code (static buffer per thread).

@@ -1,6 +1,6 @@
 // transport.h — what the collective algorithms need from a network: tagged,
 // non-blocking, ordered point-to-point byte messages between the ranks of a
-// group, plus two small blocking helpers. Algorithms are written against this
+// group, plus a few blocking helpers. Algorithms are written against this
 // interface only (never MPI directly), so that the same algorithm can run over
 // MPI (mpi_transport.cc), NCCL or threads.
 //
@@ -8,6 +8,10 @@
 // (MPI's non-overtaking rule). A receive posted with `capacity` accepts any
 // message of at most capacity bytes; wait() reports the size that arrived.
 // All calls are made by one thread.
+//
+// Beyond point-to-point: the fault protocol of a collective call, and a few
+// blocking helpers, among them the baseline library's own Allreduce that the
+// cost model is scaled to.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +39,12 @@ class Transport {
   virtual zcoll_status test(Req req, bool* done) = 0;
   // Let outstanding transfers advance (called between compression ranges).
   virtual void progress() = 0;
+  // Block until one of reqs[0..n) has completed (kNoReq entries are skipped);
+  // *index = its position, -1 when every entry is kNoReq. The request stays
+  // owned until wait(). Returns the current call's abort error as wait() does.
+  // Default: test() each in turn, progress() between rounds (a busy wait that,
+  // like the fault protocol's defaults below, does not see abort notices).
+  virtual zcoll_status wait_any(const Req* reqs, int n, int* index);
 
   // A collective call's failure handling (docs/reliability.md, "Faults"); all
   // ranks call begin_call and end_call once per call, in the same order.
@@ -64,6 +74,16 @@ class Transport {
   virtual zcoll_status allreduce_max(double* values, int n) = 0;
   // all[r*k + j] = rank r's mine[j].
   virtual zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) = 0;
+  // Returns once every rank has entered. Default: allreduce_max of one value.
+  virtual zcoll_status barrier();
+  // The Allreduce (SUM, in -> out, count values of dtype FLOAT32 or FLOAT64)
+  // of the collective library under this transport — MPI_Allreduce for MPI,
+  // ncclAllReduce for NCCL: the baseline zcoll's choices are compared with.
+  // The calibration probe times it to scale the cost model of the baseline's
+  // collectives (calibrate.cc). Default: ZCOLL_ERR_UNSUPPORTED (no baseline;
+  // the probe then leaves that model unscaled).
+  virtual zcoll_status baseline_allreduce(const void* in, void* out, size_t count,
+                                          zcoll_dtype dtype);
 
   // Accounting, reset by the caller per collective call.
   uint64_t bytes_sent = 0;   // payload bytes passed to isend
