@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/config.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "transport/clock.h"
 
 namespace zcoll::transport {
@@ -71,6 +73,7 @@ MpiTransport::~MpiTransport() {
 }
 
 zcoll_status MpiTransport::release() {
+  drop_subgroups();
   if (comm_ == MPI_COMM_NULL) return ZCOLL_SUCCESS;
   ZCOLL_MPI_CALL(MPI_Comm_free(&comm_));
   comm_ = MPI_COMM_NULL;
@@ -433,6 +436,106 @@ zcoll_status MpiTransport::baseline_allreduce(const void* in, void* out, size_t 
 #else
   return fail(ZCOLL_ERR_UNSUPPORTED, "an Allreduce of %zu values needs MPI-4 large counts", count);
 #endif
+}
+
+// The ranks in `sub` of each rank of comm's group `of` (no communication).
+static std::vector<int> ranks_in(MPI_Comm of, MPI_Comm sub) {
+  MPI_Group g_of, g_sub;
+  MPI_Comm_group(of, &g_of);
+  MPI_Comm_group(sub, &g_sub);
+  int n = 0;
+  MPI_Group_size(g_sub, &n);
+  std::vector<int> mine(n), there(n);
+  for (int i = 0; i < n; ++i) mine[i] = i;
+  MPI_Group_translate_ranks(g_sub, n, mine.data(), g_of, there.data());
+  MPI_Group_free(&g_sub);
+  MPI_Group_free(&g_of);
+  return there;
+}
+
+// This process's entry of ZCOLL_NODE_MAP; *set = whether the map is set.
+static zcoll_status node_map_label(int64_t* label, bool* set) {
+  const char* map = nullptr;
+  *set = false;
+  ZCOLL_CHECK(config::get_path(config::kNodeMap, &map));
+  if (!map) return ZCOLL_SUCCESS;
+  *set = true;
+  std::vector<int64_t> labels;
+  ZCOLL_CHECK(parse_node_map(map, &labels));
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  if (static_cast<size_t>(world_rank) >= labels.size())
+    return fail(ZCOLL_ERR_INVALID_ARG, "ZCOLL_NODE_MAP=%s: no entry for MPI_COMM_WORLD rank %d",
+                map, world_rank);
+  *label = labels[world_rank];
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::check_node_map() {
+  int64_t label = 0;
+  bool set = false;
+  return node_map_label(&label, &set);
+}
+
+zcoll_status MpiTransport::locality(const Locality** out) {
+  if (!located_) ZCOLL_CHECK(find_locality());
+  *out = &locality_;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::find_locality() {
+  // The node's id: the lowest rank of this rank's shared-memory communicator
+  // (the same on every rank of the node).
+  MPI_Comm local = MPI_COMM_NULL;
+  ZCOLL_MPI_CALL(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
+  const int lowest = ranks_in(comm_, local)[0];
+  MPI_Comm_free(&local);
+  // mine = {label, source}: source 0 shared memory, 1 ZCOLL_NODE_MAP, 2 a bad map
+  int64_t mine[2] = {lowest, 0};
+  bool set = false;
+  char why[512] = "";
+  if (node_map_label(&mine[0], &set) != ZCOLL_SUCCESS) {
+    std::snprintf(why, sizeof why, "%s", zcoll_last_error());
+    mine[1] = 2;
+  } else if (set) {
+    mine[1] = 1;
+  }
+  std::vector<int64_t> all(2 * static_cast<size_t>(size_));
+  ZCOLL_MPI_CALL(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, comm_));
+  int from_map = 0, bad = 0;
+  std::vector<int64_t> label(size_);
+  for (int r = 0; r < size_; ++r) {
+    label[r] = all[2 * r];
+    from_map += all[2 * r + 1] == 1;
+    bad += all[2 * r + 1] == 2;
+  }
+  if (bad) {
+    if (mine[1] == 2) return fail(ZCOLL_ERR_INVALID_ARG, "%s", why);
+    return fail(ZCOLL_ERR_INVALID_ARG, "another rank's ZCOLL_NODE_MAP is invalid");
+  }
+  if (from_map != 0 && from_map != size_)
+    return fail(ZCOLL_ERR_MISMATCH, "ZCOLL_NODE_MAP is set on %d of %d ranks", from_map, size_);
+  locality_ = Locality::from_labels(label, rank_);
+  located_ = true;
+  ZCOLL_LOG(log::kTrace, rank_, size_, "locality%s: %s", from_map ? " (ZCOLL_NODE_MAP)" : "",
+            locality_.describe().c_str());
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::split(int color, int key, std::unique_ptr<Transport>* out) {
+  out->reset();
+  const Locality* l = nullptr;
+  ZCOLL_CHECK(locality(&l));  // (collective the first time, as this call)
+  MPI_Comm sub = MPI_COMM_NULL;
+  ZCOLL_MPI_CALL(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &sub));
+  if (sub == MPI_COMM_NULL) return ZCOLL_SUCCESS;
+  MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
+  auto tp = std::make_unique<MpiTransport>(sub);
+  tp->locality_ = Locality::subset(*l, ranks_in(comm_, sub), tp->rank_);
+  tp->located_ = true;
+  tp->wait_sleep_ns_ = wait_sleep_ns_;
+  *out = std::move(tp);
+  return ZCOLL_SUCCESS;
 }
 
 }  // namespace zcoll::transport

@@ -1,10 +1,13 @@
 // mpi_transport.h — Transport over MPI point-to-point on a private duplicate of
 // the user's communicator (so that zcoll's messages never match the user's),
 // with MPI_ERRORS_RETURN. Uses the MPI-4 large-count calls when available.
+// Locality from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or ZCOLL_NODE_MAP;
+// sub-groups from MPI_Comm_split.
 #pragma once
 
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 #include "transport/transport.h"
@@ -27,7 +30,8 @@ class MpiTransport final : public Transport {
   // between tests (capped at 10 ms), so that a waiting rank leaves its core to
   // ranks that compress when there are more ranks than cores (ZCOLL_WAIT_SLEEP).
   void set_wait_sleep(double seconds);
-  // Free the communicator (collective); the destructor then does nothing.
+  // Free the communicator and those of the sub-group transports (collective);
+  // the destructor then does nothing.
   zcoll_status release();
 
   zcoll_status isend(const void* buf, size_t bytes, int peer, int tag, Req* req) override;
@@ -50,8 +54,22 @@ class MpiTransport final : public Transport {
   zcoll_status barrier() override;            // MPI_Barrier
   zcoll_status baseline_allreduce(const void* in, void* out, size_t count,
                                   zcoll_dtype dtype) override;  // MPI_Allreduce
+  // The first call (collective) finds which ranks share a node: one
+  // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) — a node is known by its lowest
+  // rank — and one MPI_Allgather; or, with ZCOLL_NODE_MAP set (tests: nodes
+  // emulated on one machine), that map's label of each rank's MPI_COMM_WORLD
+  // rank. A map set on some ranks only fails it on every rank.
+  zcoll_status locality(const Locality** out) override;
+  // ZCOLL_NODE_MAP, if set, parses and has an entry for this process's
+  // MPI_COMM_WORLD rank (local; zcoll_comm_create checks it before its
+  // agreement, so that a bad map fails the creation on every rank).
+  static zcoll_status check_node_map();
+  // MPI_Comm_split of this transport's communicator; the new transport knows
+  // its locality (this one's, restricted) and waits as this one does.
+  zcoll_status split(int color, int key, std::unique_ptr<Transport>* out) override;
 
  private:
+  zcoll_status find_locality();
   struct Slot {
     MPI_Request req = MPI_REQUEST_NULL;
     bool active = false;
@@ -69,6 +87,8 @@ class MpiTransport final : public Transport {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  Locality locality_;
+  bool located_ = false;  // locality_ is known
   long wait_sleep_ns_ = 0;
   std::vector<Slot> slots_;
   std::vector<Req> free_;

@@ -9,14 +9,17 @@
 // message of at most capacity bytes; wait() reports the size that arrived.
 // All calls are made by one thread.
 //
-// Beyond point-to-point: the fault protocol of a collective call, and a few
-// blocking helpers, among them the baseline library's own Allreduce that the
-// cost model is scaled to.
+// Beyond point-to-point (docs/transport.md): the fault protocol of a collective
+// call, which ranks share a node (locality.h), sub-group transports (node, rail,
+// split), and a few blocking helpers, among them the baseline library's own
+// Allreduce that the cost model is scaled to.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "transport/locality.h"
 #include "zcoll.h"
 
 namespace zcoll::transport {
@@ -85,6 +88,32 @@ class Transport {
   virtual zcoll_status baseline_allreduce(const void* in, void* out, size_t count,
                                           zcoll_dtype dtype);
 
+  // ---- Locality and sub-groups (docs/transport.md) -------------------------
+  // *out = which ranks share a node (locality.h), fixed for the transport's
+  // life. Where the transport has to ask the network (MPI: one
+  // MPI_Comm_split_type and a small allgather) the first call is collective:
+  // every rank calls it at the same point, outside any call's
+  // begin_call/end_call, as split(); later calls, and every call on
+  // transports that know it from their creation (threads, sub-groups), are
+  // free and local. Default: every rank on a node of its own (nothing known).
+  virtual zcoll_status locality(const Locality** out);
+  // A new transport over the ranks that pass the same color (>= 0), ranked by
+  // (key, rank here), with its own message space (its tags never match this
+  // transport's) and the locality of its ranks. A rank that passes color < 0
+  // joins none: *out = null. Collective over this group: every rank calls it,
+  // outside any call's begin_call/end_call, in the same order as this group's
+  // other splits. The caller owns the result, which does not depend on this
+  // transport (it may outlive it). Default: ZCOLL_ERR_UNSUPPORTED.
+  virtual zcoll_status split(int color, int key, std::unique_ptr<Transport>* out);
+  // The transport of this rank's node (its ranks ranked by local rank), and of
+  // this rank's rail (the ranks with this local rank on each node that has one,
+  // ranked by node: locality.h says what uneven nodes give). Made by split()
+  // on the first call — collective then, as split() — and owned and kept by
+  // this transport. Rail 0 is the group of node leaders. Each knows its
+  // locality (the parent's, restricted) without asking.
+  zcoll_status node_transport(Transport** out);
+  zcoll_status rail_transport(Transport** out);
+
   // Accounting, reset by the caller per collective call.
   uint64_t bytes_sent = 0;   // payload bytes passed to isend
   double time_in_calls = 0;  // seconds spent inside the calls above
@@ -92,6 +121,14 @@ class Transport {
   // first isend, and the return of the last wait() that completed a receive.
   double first_send_at = 0;
   double last_recv_at = 0;
+
+ protected:
+  // Drop the node and rail transports (a transport releasing its resources).
+  void drop_subgroups();
+
+ private:
+  std::unique_ptr<Locality> assumed_;  // the default locality()
+  std::unique_ptr<Transport> node_, rail_;
 };
 
 }  // namespace zcoll::transport
