@@ -6,8 +6,9 @@
 //
 // Semantics: messages between one (sender, receiver, tag) are matched in order
 // (MPI's non-overtaking rule). A receive posted with `capacity` accepts any
-// message of at most capacity bytes; wait() reports the size that arrived.
-// All calls are made by one thread.
+// message of at most capacity bytes; wait() reports the size that arrived
+// (a network whose receives need the exact size, as NCCL's, gets this contract
+// from SizePrefixedTransport). All calls are made by one thread.
 //
 // Beyond point-to-point (docs/transport.md): the fault protocol of a collective
 // call, which ranks share a node (locality.h), sub-group transports (node, rail,
@@ -48,6 +49,10 @@ class Transport {
   // Default: test() each in turn, progress() between rounds (a busy wait that,
   // like the fault protocol's defaults below, does not see abort notices).
   virtual zcoll_status wait_any(const Req* reqs, int n, int* index);
+  // True when irecv's capacity must be the exact size of the message (NCCL's
+  // ncclRecv); such a transport runs the algorithms inside a
+  // SizePrefixedTransport (size_prefixed_transport.h).
+  virtual bool exact_receives() const { return false; }
 
   // A collective call's failure handling (docs/reliability.md, "Faults"); all
   // ranks call begin_call and end_call once per call, in the same order.
