@@ -164,6 +164,7 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   const char* rel_range = "exact";  // ZCOLL_REL_RANGE (dispatch.cc agree)
   if (local == ZCOLL_SUCCESS)
     local = zcoll::config::get_choice(zcoll::config::kRelRange, &rel_range);
+  if (local == ZCOLL_SUCCESS) local = zcoll::transport::MpiTransport::check_node_map();
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).

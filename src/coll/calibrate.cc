@@ -95,11 +95,11 @@ double median(std::vector<double> v) {
 
 // The probe: codec throughputs on 1 MiB of smooth float data with the
 // handle's threads, and a ring exchange (every rank sends to rank+1 while it
-// receives from rank-1) of 8 B and 1 MiB for latency and bandwidth under load.
-zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
-  MPI_Comm comm = zc->tp->comm();
-  const int N = zc->tp->size(), r = zc->tp->rank();
-  const int threads = zc->cfg.threads;
+// receives from rank-1) of 8 B and 1 MiB for latency and bandwidth under load;
+// all through the transport.
+zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_size,
+                       zcoll_model* m) {
+  const int N = tp.size(), r = tp.rank();
   const size_t n = size_t{1} << 18;
   std::vector<float> x(n), y(n), z(n);
   for (size_t i = 0; i < n; ++i) {
@@ -112,18 +112,19 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   p.struct_size = sizeof p;
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = 1e-4 * 214.0;  // REL 1e-4 of the signals' range
-  p.chunk_size = zc->cfg.chunk_size;
+  p.chunk_size = chunk_size;
   const size_t cap = zcoll_compress_bound(n, ZCOLL_FLOAT32);
   std::vector<uint8_t> a(cap), b(cap), c(2 * cap);
   size_t asz = 0, bsz = 0, csz = 0;
-  zcoll_status st = ZCOLL_SUCCESS;
+  zcoll_status st = ZCOLL_SUCCESS, sync_st = ZCOLL_SUCCESS;  // the kernels', the barriers'
   // All ranks run each kernel at the same time (a barrier first), so where
   // ranks share cores the probe sees the contention the collectives will see;
   // the median of 5 runs.
   auto timed = [&](auto fn) {
     std::vector<double> t;
     for (int rep = 0; rep < 5; ++rep) {
-      MPI_Barrier(comm);
+      const zcoll_status b = tp.barrier();
+      if (sync_st == ZCOLL_SUCCESS) sync_st = b;
       const double t0 = now_seconds();
       fn();
       t.push_back(now_seconds() - t0);
@@ -147,67 +148,75 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
 #pragma omp parallel for num_threads(nt) if (nt > 1)
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) z[i] += x[i];
   });
+  ZCOLL_CHECK(sync_st);
   if (st != ZCOLL_SUCCESS) return st;
   const double bytes = static_cast<double>(n * sizeof(float));
 
   double lat = 0, sync_lat = 0, sec_per_byte = 0, mpi_small = 0, mpi_large = 0;
   if (N > 1) {
     const int to = (r + 1) % N, from = (r - 1 + N) % N;
+    // one exchange: send to rank+1 while receiving from rank-1
+    auto exchange = [&](const char* sb, char* rb, size_t len) {
+      transport::Req rq = transport::kNoReq, sq = transport::kNoReq;
+      ZCOLL_CHECK(tp.irecv(rb, len, from, kProbeTag, &rq));
+      ZCOLL_CHECK(tp.isend(sb, len, to, kProbeTag, &sq));
+      ZCOLL_CHECK(tp.wait(rq, nullptr));
+      return tp.wait(sq, nullptr);
+    };
     // Back-to-back exchanges after one barrier, so that the skew with which
     // ranks leave the barrier is amortized: the mean time of one exchange.
-    auto ring = [&](const char* sb, char* rb, int bytes, int reps) -> double {
-      MPI_Barrier(comm);
+    auto ring = [&](const char* sb, char* rb, size_t len, int reps, double* sec) {
+      ZCOLL_CHECK(tp.barrier());
       const double t0 = now_seconds();
-      for (int i = 0; i < reps; ++i)
-        if (MPI_Sendrecv(sb, bytes, MPI_BYTE, to, kProbeTag, rb, bytes, MPI_BYTE, from, kProbeTag,
-                         comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          return -1;
-      return (now_seconds() - t0) / reps;
+      for (int i = 0; i < reps; ++i) ZCOLL_CHECK(exchange(sb, rb, len));
+      *sec = (now_seconds() - t0) / reps;
+      return ZCOLL_SUCCESS;
     };
     char s8[8] = {0}, r8[8];
-    const int big = 1 << 20;
+    const size_t big = 1 << 20;
     std::vector<char> sb(big, 1), rb(big);
-    if (ring(s8, r8, 8, 5) < 0 || ring(sb.data(), rb.data(), big, 1) < 0)  // warm-up
-      return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
-    std::vector<double> small, large;
+    double warm = 0;
+    ZCOLL_CHECK(ring(s8, r8, 8, 5, &warm));
+    ZCOLL_CHECK(ring(sb.data(), rb.data(), big, 1, &warm));
+    std::vector<double> small(3), large(3);
     for (int rep = 0; rep < 3; ++rep) {
-      small.push_back(ring(s8, r8, 8, 20));
-      large.push_back(ring(sb.data(), rb.data(), big, 2));
+      ZCOLL_CHECK(ring(s8, r8, 8, 20, &small[rep]));
+      ZCOLL_CHECK(ring(sb.data(), rb.data(), big, 2, &large[rep]));
     }
-    if (*std::min_element(small.begin(), small.end()) < 0 ||
-        *std::min_element(large.begin(), large.end()) < 0)
-      return fail(ZCOLL_ERR_MPI, "probe: MPI_Sendrecv failed");
     lat = median(small);
     // the agreement every compressed call starts with: a max-allreduce of
-    // about 35 doubles
+    // about 35 doubles (the transport's, as dispatch.cc makes it)
     double agree[40] = {0};
     std::vector<double> sync;
     for (int rep = 0; rep < 5; ++rep) {
-      MPI_Barrier(comm);
+      ZCOLL_CHECK(tp.barrier());
       const double t0 = now_seconds();
-      for (int i = 0; i < 4; ++i)
-        if (MPI_Allreduce(MPI_IN_PLACE, agree, 40, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
-          return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
+      for (int i = 0; i < 4; ++i) ZCOLL_CHECK(tp.allreduce_max(agree, 40));
       sync.push_back((now_seconds() - t0) / 4);
     }
     sync_lat = median(sync);
-    // MPI's own Allreduce of 256 KiB and 4 MiB of floats, to scale the model
-    // of MPI's collectives (their algorithms and protocols are MPI's business)
-    auto mpi_allreduce = [&](int values) -> double {
+    // The baseline library's own Allreduce (MPI's) of 256 KiB and 4 MiB of
+    // floats, to scale the model of its collectives (their algorithms and
+    // protocols are its business); 0: the transport has none (scale 1).
+    auto baseline_allreduce = [&](int values, double* sec) {
       std::vector<float> mx(values, 1.0f), my(values);
       std::vector<double> tm;
       for (int rep = 0; rep < 4; ++rep) {
-        MPI_Barrier(comm);
+        ZCOLL_CHECK(tp.barrier());
         const double t0 = now_seconds();
-        if (MPI_Allreduce(mx.data(), my.data(), values, MPI_FLOAT, MPI_SUM, comm) != MPI_SUCCESS)
-          return -1;
+        const zcoll_status s = tp.baseline_allreduce(mx.data(), my.data(), mx.size(), ZCOLL_FLOAT32);
+        if (s == ZCOLL_ERR_UNSUPPORTED) {  // the same on every rank
+          clear_error();
+          return ZCOLL_SUCCESS;
+        }
+        ZCOLL_CHECK(s);
         if (rep > 0) tm.push_back(now_seconds() - t0);
       }
-      return median(tm);
+      *sec = median(tm);
+      return ZCOLL_SUCCESS;
     };
-    mpi_small = mpi_allreduce(kScaleSmall / 4);
-    mpi_large = mpi_allreduce(kScaleLarge / 4);
-    if (mpi_small < 0 || mpi_large < 0) return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
+    ZCOLL_CHECK(baseline_allreduce(kScaleSmall / 4, &mpi_small));
+    ZCOLL_CHECK(baseline_allreduce(kScaleLarge / 4, &mpi_large));
     sec_per_byte = std::max(median(large) - lat, 1e-9) / big;
   } else {
     sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
@@ -215,8 +224,7 @@ zcoll_status run_probe(zcoll_comm* zc, zcoll_model* m) {
   // The slowest rank's values, so that every rank computes the same choices.
   double v[9] = {lat,        sec_per_byte, tc / bytes, td / bytes, th / bytes,
                  tg / bytes, sync_lat,     mpi_small,  mpi_large};
-  if (MPI_Allreduce(MPI_IN_PLACE, v, 9, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
-    return fail(ZCOLL_ERR_MPI, "probe: MPI_Allreduce failed");
+  ZCOLL_CHECK(tp.allreduce_max(v, 9));
   m->latency = v[0];
   m->bandwidth = 1.0 / v[1];
   m->compress_bw = 1.0 / v[2];
@@ -325,13 +333,21 @@ zcoll_status model_from_env(zcoll_model* partial) {
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status calibrate(zcoll_comm* zc) {
+zcoll_status probe_model(transport::Transport& tp, int threads, uint32_t chunk_size,
+                         const zcoll_model& fixed, zcoll_model* out) {
   zcoll_model m = unset_model();
-  const double t0 = now_seconds();
-  ZCOLL_CHECK(run_probe(zc, &m));
-  merge(zc->model_fixed, &m);
-  m.threads = zc->cfg.threads;
+  ZCOLL_CHECK(run_probe(tp, threads, chunk_size, &m));
+  merge(fixed, &m);
+  m.threads = threads;
   m.source = ZCOLL_MODEL_SOURCE_PROBE;
+  *out = m;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status calibrate(zcoll_comm* zc) {
+  zcoll_model m;
+  const double t0 = now_seconds();
+  ZCOLL_CHECK(probe_model(*zc->tp, zc->cfg.threads, zc->cfg.chunk_size, zc->model_fixed, &m));
   zc->model = m;
   zc->model_ready = true;
   if (zc->tp->rank() == 0)
@@ -347,23 +363,22 @@ zcoll_status calibrate(zcoll_comm* zc) {
   return ZCOLL_SUCCESS;
 }
 
+zcoll_status agree_locality(transport::Transport& tp, bool local_model, int* single_node) {
+  // whether the group is one node (the transport's locality: the same on every
+  // rank), and the ZCOLL_AUTO_LOCAL setting as (v, -v) under max
+  const transport::Locality* l = nullptr;
+  ZCOLL_CHECK(tp.locality(&l));
+  const double m = local_model ? 1 : 0;
+  double v[2] = {m, -m};
+  ZCOLL_CHECK(tp.allreduce_max(v, 2));
+  if (v[0] != -v[1]) return fail(ZCOLL_ERR_MISMATCH, "ZCOLL_AUTO_LOCAL differs across ranks");
+  *single_node = l->nodes == 1 && !local_model ? 1 : 0;
+  return ZCOLL_SUCCESS;
+}
+
 zcoll_status ensure_locality(zcoll_comm* zc) {
   if (zc->single_node >= 0) return ZCOLL_SUCCESS;
-  MPI_Comm comm = zc->tp->comm(), local = MPI_COMM_NULL;
-  int local_size = 0;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS)
-    return fail(ZCOLL_ERR_MPI, "MPI_Comm_split_type failed");
-  MPI_Comm_size(local, &local_size);
-  MPI_Comm_free(&local);
-  // min over ranks of [all my node's ranks are the whole comm], and the
-  // ZCOLL_AUTO_LOCAL setting as (v, -v) under max
-  const int m = zc->local_model ? 1 : 0;
-  int v[3] = {local_size == zc->tp->size() ? 0 : 1, m, -m};
-  if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-    return fail(ZCOLL_ERR_MPI, "MPI_Allreduce (locality) failed");
-  if (v[1] != -v[2]) return fail(ZCOLL_ERR_MISMATCH, "ZCOLL_AUTO_LOCAL differs across ranks");
-  zc->single_node = v[0] == 0 && !zc->local_model ? 1 : 0;
-  return ZCOLL_SUCCESS;
+  return agree_locality(*zc->tp, zc->local_model, &zc->single_node);
 }
 
 zcoll_status ensure_model(zcoll_comm* zc) {
@@ -373,8 +388,7 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   // go straight to MPI, so ranks with different ones could diverge
   const double h = model_hash(zc->model_fixed);
   double v[3] = {complete(zc->model_fixed) ? 0.0 : 1.0, h, -h};
-  if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, zc->tp->comm()) != MPI_SUCCESS)
-    return fail(ZCOLL_ERR_MPI, "MPI_Allreduce (model) failed");
+  ZCOLL_CHECK(zc->tp->allreduce_max(v, 3));
   if (v[1] != -v[2])
     return fail(ZCOLL_ERR_MISMATCH,
                 "the cost model's parameters (ZCOLL_TUNE_FILE, ZCOLL_NET_*, ZCOLL_*_BW, "

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transport/transport.h"
 #include "zcoll_tuner.h"
 
 struct zcoll_comm;
@@ -19,19 +20,31 @@ namespace zcoll::coll {
 zcoll_status model_from_env(zcoll_model* partial);
 
 // Fill zc->model if it is not ready: the fixed parameters, and a probe for the
-// missing ones (collective: one small MPI_Allreduce decides whether any rank
+// missing ones (collective: one small allreduce decides whether any rank
 // needs the probe, so that all ranks run it together or none does).
 zcoll_status ensure_model(zcoll_comm* zc);
 
-// Whether all ranks of the handle share one node (collective, once per
-// handle; MPI_Comm_split_type SHARED). There, memory moves data faster than
-// any codec, and AUTO runs MPI without modelling, unless ZCOLL_AUTO_LOCAL=model.
-// Sets zc->single_node; fails with ZCOLL_ERR_MISMATCH if ZCOLL_AUTO_LOCAL
-// differs across ranks.
+// Whether all ranks of the handle share one node (collective, once per handle:
+// the transport's locality, found then; ZCOLL_NODE_MAP can emulate nodes). There, memory
+// moves data faster than any codec, and AUTO runs MPI without modelling,
+// unless ZCOLL_AUTO_LOCAL=model. Sets zc->single_node; fails with
+// ZCOLL_ERR_MISMATCH if ZCOLL_AUTO_LOCAL differs across ranks.
 zcoll_status ensure_locality(zcoll_comm* zc);
+// Its work on any transport (collective; the transport's locality() the first
+// time): *single_node = 1 when the group is one node and local_model is not set
+// on any rank, else 0.
+zcoll_status agree_locality(transport::Transport& tp, bool local_model, int* single_node);
 
 // Run the probe now (collective) and keep the fixed parameters on top.
 zcoll_status calibrate(zcoll_comm* zc);
+// The probe on any transport (collective; everything it sends goes through
+// tp): codec rates with `threads` threads and chunks of chunk_size values,
+// latency and bandwidth of a ring exchange, the agreement's allreduce, and the
+// transport's baseline_allreduce to scale the baseline's model (left at 1 when
+// the transport has none); the slowest rank's values on every rank, with
+// `fixed`'s set fields (NaN = unset) on top.
+zcoll_status probe_model(transport::Transport& tp, int threads, uint32_t chunk_size,
+                         const zcoll_model& fixed, zcoll_model* out);
 
 // A hash of the model's values, compared across ranks with the settings.
 double model_hash(const zcoll_model& m);

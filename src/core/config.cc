@@ -98,6 +98,11 @@ const Decl kTable[kVarCount] = {
   {kAutoLocal, "ZCOLL_AUTO_LOCAL", Kind::kChoice, "mpi|model", 0, 0, "mpi", nullptr, kMpi,
    "`auto` when all ranks share one node: run MPI (memory beats any codec), or model the node "
    "like a network (testing)"},
+  {kNodeMap, "ZCOLL_NODE_MAP", Kind::kPath, "node labels (0,0,1,1,1)", 0, 0, nullptr,
+   "MPI_COMM_TYPE_SHARED", kMpi,
+   "tests: emulate nodes on one machine: a node label (integer >= 0) per `MPI_COMM_WORLD` rank, "
+   "comma-separated; ranks with equal labels share a node (the transport's locality, "
+   "docs/transport.md; `auto`'s one-node rule follows it); must be set on all ranks alike"},
   {kTuneFile, "ZCOLL_TUNE_FILE", Kind::kPath, "path", 0, 0, nullptr, "none", kMpi,
    "the cost model's parameters from a file written by `zcoll-tune -o FILE` (JSON) instead of "
    "the handle's probe; a missing or malformed file fails `zcoll_comm_create`"},

@@ -39,6 +39,7 @@ enum Var {
   kReduceAlgo,
   kGatherAlgo,
   kAutoLocal,
+  kNodeMap,
   kTuneFile,
   kNetLatency,
   kNetSyncLatency,

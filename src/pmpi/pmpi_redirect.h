@@ -21,9 +21,11 @@
 #define MPI_Cancel PMPI_Cancel
 #define MPI_Comm_dup PMPI_Comm_dup
 #define MPI_Comm_free PMPI_Comm_free
+#define MPI_Comm_group PMPI_Comm_group
 #define MPI_Comm_rank PMPI_Comm_rank
 #define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #define MPI_Comm_size PMPI_Comm_size
+#define MPI_Comm_split PMPI_Comm_split
 #define MPI_Comm_split_type PMPI_Comm_split_type
 #define MPI_Comm_test_inter PMPI_Comm_test_inter
 #define MPI_Error_string PMPI_Error_string
@@ -32,6 +34,9 @@
 #define MPI_Gather_c PMPI_Gather_c
 #define MPI_Get_count PMPI_Get_count
 #define MPI_Get_count_c PMPI_Get_count_c
+#define MPI_Group_free PMPI_Group_free
+#define MPI_Group_size PMPI_Group_size
+#define MPI_Group_translate_ranks PMPI_Group_translate_ranks
 #define MPI_Initialized PMPI_Initialized
 #define MPI_Iprobe PMPI_Iprobe
 #define MPI_Irecv PMPI_Irecv

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <vector>
 
+#include "core/config.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "transport/clock.h"
 
 namespace zcoll::transport {
@@ -50,7 +53,7 @@ void MpiTransport::set_wait_sleep(double seconds) {
   wait_sleep_ns_ = static_cast<long>(s * 1e9);
 }
 
-int MpiTransport::wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st) {
+int MpiTransport::mpi_wait_any(int n, MPI_Request* reqs, int* which, MPI_Status* st) {
   if (wait_sleep_ns_ <= 0) return MPI_Waitany(n, reqs, which, st);
   const timespec pause{0, wait_sleep_ns_};
   for (;;) {
@@ -70,6 +73,7 @@ MpiTransport::~MpiTransport() {
 }
 
 zcoll_status MpiTransport::release() {
+  drop_subgroups();
   if (comm_ == MPI_COMM_NULL) return ZCOLL_SUCCESS;
   ZCOLL_MPI_CALL(MPI_Comm_free(&comm_));
   comm_ = MPI_COMM_NULL;
@@ -193,7 +197,7 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
     if (notice_req_ != MPI_REQUEST_NULL) {  // the request, or a peer's abort notice
       MPI_Request two[2] = {s.req, notice_req_};
       int which = MPI_UNDEFINED;
-      rc = wait_any(2, two, &which, &st);
+      rc = mpi_wait_any(2, two, &which, &st);
       s.req = two[0];
       notice_req_ = two[1];
       if (rc == MPI_SUCCESS && which == 1) {
@@ -206,7 +210,7 @@ zcoll_status MpiTransport::wait(Req r, size_t* bytes) {
       if (rc == MPI_SUCCESS && !flag) return abort_error();
     } else {
       int which = 0;
-      rc = wait_any(1, &s.req, &which, &st);
+      rc = mpi_wait_any(1, &s.req, &which, &st);
     }
     if (rc != MPI_SUCCESS) {
       put_slot(r);
@@ -362,6 +366,175 @@ zcoll_status MpiTransport::allgather_u64(const uint64_t* mine, int k, uint64_t* 
   static_assert(sizeof(unsigned long long) == 8, "uint64 is unsigned long long");
   ZCOLL_MPI_CALL(
       MPI_Allgather(mine, k, MPI_UNSIGNED_LONG_LONG, all, k, MPI_UNSIGNED_LONG_LONG, comm_));
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::wait_any(const Req* reqs, int n, int* index) {
+  *index = -1;
+  CallTimer t(&time_in_calls);
+  std::vector<MPI_Request>& mr = wait_any_reqs_;
+  std::vector<int>& pos = wait_any_pos_;
+  mr.clear();
+  pos.clear();
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i] == kNoReq) continue;
+    const Slot& s = slots_[reqs[i]];
+    if (s.done) {
+      *index = i;
+      return ZCOLL_SUCCESS;
+    }
+    mr.push_back(s.req);
+    pos.push_back(i);
+  }
+  if (mr.empty()) return ZCOLL_SUCCESS;
+  const int k = static_cast<int>(mr.size());
+  int which = MPI_UNDEFINED, rc = MPI_SUCCESS;
+  MPI_Status st;
+  if (notice_req_ != MPI_REQUEST_NULL) {  // the requests, or a peer's abort notice
+    mr.push_back(notice_req_);
+    rc = mpi_wait_any(k + 1, mr.data(), &which, &st);
+    notice_req_ = mr[k];
+    if (rc == MPI_SUCCESS && which == k) {
+      aborted_ = notice_in_ ? static_cast<zcoll_status>(notice_in_) : ZCOLL_ERR_INTERNAL;
+      return abort_error();
+    }
+  } else if (aborted_ != ZCOLL_SUCCESS) {  // a peer left this call: do not block
+    int flag = 0;
+    rc = MPI_Testany(k, mr.data(), &which, &flag, &st);
+    if (rc == MPI_SUCCESS && !flag) return abort_error();
+  } else {
+    rc = mpi_wait_any(k, mr.data(), &which, &st);
+  }
+  for (int j = 0; j < k; ++j) slots_[reqs[pos[j]]].req = mr[j];
+  if (rc != MPI_SUCCESS) return fail(ZCOLL_ERR_MPI, "MPI_Waitany failed: %s", mpi_error_text(rc));
+  if (which < 0 || which >= k) return fail(ZCOLL_ERR_INTERNAL, "MPI_Waitany found no request");
+  finish(slots_[reqs[pos[which]]], st);
+  *index = pos[which];
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::barrier() {
+  CallTimer t(&time_in_calls);
+  ZCOLL_MPI_CALL(MPI_Barrier(comm_));
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::baseline_allreduce(const void* in, void* out, size_t count,
+                                              zcoll_dtype dtype) {
+  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
+    return fail(ZCOLL_ERR_INVALID_ARG, "baseline_allreduce: float32 or float64 only");
+  CallTimer t(&time_in_calls);
+  const MPI_Datatype type = dtype == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE;
+  const void* send = in == out ? MPI_IN_PLACE : in;
+  if (count <= static_cast<size_t>(INT_MAX)) {
+    ZCOLL_MPI_CALL(MPI_Allreduce(send, out, static_cast<int>(count), type, MPI_SUM, comm_));
+    return ZCOLL_SUCCESS;
+  }
+#if MPI_VERSION >= 4
+  ZCOLL_MPI_CALL(MPI_Allreduce_c(send, out, static_cast<MPI_Count>(count), type, MPI_SUM, comm_));
+  return ZCOLL_SUCCESS;
+#else
+  return fail(ZCOLL_ERR_UNSUPPORTED, "an Allreduce of %zu values needs MPI-4 large counts", count);
+#endif
+}
+
+// The ranks in `sub` of each rank of comm's group `of` (no communication).
+static std::vector<int> ranks_in(MPI_Comm of, MPI_Comm sub) {
+  MPI_Group g_of, g_sub;
+  MPI_Comm_group(of, &g_of);
+  MPI_Comm_group(sub, &g_sub);
+  int n = 0;
+  MPI_Group_size(g_sub, &n);
+  std::vector<int> mine(n), there(n);
+  for (int i = 0; i < n; ++i) mine[i] = i;
+  MPI_Group_translate_ranks(g_sub, n, mine.data(), g_of, there.data());
+  MPI_Group_free(&g_sub);
+  MPI_Group_free(&g_of);
+  return there;
+}
+
+// This process's entry of ZCOLL_NODE_MAP; *set = whether the map is set.
+static zcoll_status node_map_label(int64_t* label, bool* set) {
+  const char* map = nullptr;
+  *set = false;
+  ZCOLL_CHECK(config::get_path(config::kNodeMap, &map));
+  if (!map) return ZCOLL_SUCCESS;
+  *set = true;
+  std::vector<int64_t> labels;
+  ZCOLL_CHECK(parse_node_map(map, &labels));
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  if (static_cast<size_t>(world_rank) >= labels.size())
+    return fail(ZCOLL_ERR_INVALID_ARG, "ZCOLL_NODE_MAP=%s: no entry for MPI_COMM_WORLD rank %d",
+                map, world_rank);
+  *label = labels[world_rank];
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::check_node_map() {
+  int64_t label = 0;
+  bool set = false;
+  return node_map_label(&label, &set);
+}
+
+zcoll_status MpiTransport::locality(const Locality** out) {
+  if (!located_) ZCOLL_CHECK(find_locality());
+  *out = &locality_;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::find_locality() {
+  // The node's id: the lowest rank of this rank's shared-memory communicator
+  // (the same on every rank of the node).
+  MPI_Comm local = MPI_COMM_NULL;
+  ZCOLL_MPI_CALL(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
+  const int lowest = ranks_in(comm_, local)[0];
+  MPI_Comm_free(&local);
+  // mine = {label, source}: source 0 shared memory, 1 ZCOLL_NODE_MAP, 2 a bad map
+  int64_t mine[2] = {lowest, 0};
+  bool set = false;
+  char why[512] = "";
+  if (node_map_label(&mine[0], &set) != ZCOLL_SUCCESS) {
+    std::snprintf(why, sizeof why, "%s", zcoll_last_error());
+    mine[1] = 2;
+  } else if (set) {
+    mine[1] = 1;
+  }
+  std::vector<int64_t> all(2 * static_cast<size_t>(size_));
+  ZCOLL_MPI_CALL(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, comm_));
+  int from_map = 0, bad = 0;
+  std::vector<int64_t> label(size_);
+  for (int r = 0; r < size_; ++r) {
+    label[r] = all[2 * r];
+    from_map += all[2 * r + 1] == 1;
+    bad += all[2 * r + 1] == 2;
+  }
+  if (bad) {
+    if (mine[1] == 2) return fail(ZCOLL_ERR_INVALID_ARG, "%s", why);
+    return fail(ZCOLL_ERR_INVALID_ARG, "another rank's ZCOLL_NODE_MAP is invalid");
+  }
+  if (from_map != 0 && from_map != size_)
+    return fail(ZCOLL_ERR_MISMATCH, "ZCOLL_NODE_MAP is set on %d of %d ranks", from_map, size_);
+  locality_ = Locality::from_labels(label, rank_);
+  located_ = true;
+  ZCOLL_LOG(log::kTrace, rank_, size_, "locality%s: %s", from_map ? " (ZCOLL_NODE_MAP)" : "",
+            locality_.describe().c_str());
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status MpiTransport::split(int color, int key, std::unique_ptr<Transport>* out) {
+  out->reset();
+  const Locality* l = nullptr;
+  ZCOLL_CHECK(locality(&l));  // (collective the first time, as this call)
+  MPI_Comm sub = MPI_COMM_NULL;
+  ZCOLL_MPI_CALL(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &sub));
+  if (sub == MPI_COMM_NULL) return ZCOLL_SUCCESS;
+  MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
+  auto tp = std::make_unique<MpiTransport>(sub);
+  tp->locality_ = Locality::subset(*l, ranks_in(comm_, sub), tp->rank_);
+  tp->located_ = true;
+  tp->wait_sleep_ns_ = wait_sleep_ns_;
+  *out = std::move(tp);
   return ZCOLL_SUCCESS;
 }
 

@@ -3,10 +3,16 @@
 // For unit tests of the algorithms (any rank count, no MPI launcher), the way
 // gloo tests its algorithms with ranks as threads.
 //
-// Sends are eager (the payload is copied at isend, which completes at once);
-// receives match messages in order per (source, tag), like MPI.
+// Sends are eager (the payload is copied at isend, which completes at once)
+// unless the fabric is made rendezvous (a send completes when a receive takes
+// it, as large MPI messages and NCCL's sends do); receives match messages in
+// order per (source, tag), like MPI. An exact-size fabric fails every receive
+// whose capacity is not the size of the message it matched (NCCL's contract:
+// tests of SizePrefixedTransport). Locality from the labels the fabric is given
+// (default: one node); sub-groups (split) get fabrics of their own.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -20,10 +26,22 @@
 
 namespace zcoll::transport {
 
+struct FabricOptions {
+  bool exact = false;       // receives need the exact size (else: capacity)
+  bool rendezvous = false;  // a send completes when received (else: at once)
+};
+
 class ThreadFabric {
  public:
-  explicit ThreadFabric(int size);
+  using Options = FabricOptions;
+  // node_labels: a label per rank, equal labels = one node (locality.h); empty:
+  // all ranks on one node.
+  explicit ThreadFabric(int size, std::vector<int64_t> node_labels = {}, Options options = {});
   int size() const { return size_; }
+  const Options& options() const { return options_; }
+  // Exact-size receives that matched a message of another size, on this fabric
+  // and the fabrics split from it.
+  long exact_mismatches() const { return *mismatches_; }
 
  private:
   friend class ThreadTransport;
@@ -34,10 +52,14 @@ class ThreadFabric {
     size_t* bytes;
     bool* overflow;
   };
+  struct Message {
+    std::vector<uint8_t> data;
+    bool* sender_done = nullptr;  // rendezvous: the send's completion flag
+  };
   using Key = std::tuple<int, int, int>;  // (dst, src, tag)
   std::mutex mu_;
   std::condition_variable cv_;
-  std::map<Key, std::deque<std::vector<uint8_t>>> unexpected_;
+  std::map<Key, std::deque<Message>> unexpected_;
   std::map<Key, std::deque<PendingRecv>> posted_;
   std::map<int, uint32_t> notices_;  // abort notices by notice tag (the status)
   // collectives: generation-counted barrier with a shared scratch area
@@ -46,6 +68,13 @@ class ThreadFabric {
   uint64_t generation_ = 0;
   std::vector<std::vector<uint8_t>> slots_;
   void barrier(std::unique_lock<std::mutex>& lk);
+  std::vector<int64_t> labels_;
+  Options options_;
+  std::shared_ptr<std::atomic<long>> mismatches_;  // shared with the split fabrics
+  // split: each rank's (color, key), and the fabric made for each color
+  std::vector<std::pair<int, int>> split_in_;
+  std::map<int, std::shared_ptr<ThreadFabric>> split_out_;
+  std::shared_ptr<ThreadFabric> split(int rank, int color, int key, int* sub_rank);
 };
 
 class ThreadTransport final : public Transport {
@@ -58,8 +87,18 @@ class ThreadTransport final : public Transport {
   zcoll_status wait(Req req, size_t* bytes) override;
   zcoll_status test(Req req, bool* done) override;
   void progress() override {}
+  zcoll_status wait_any(const Req* reqs, int n, int* index) override;
+  bool exact_receives() const override { return fabric_->options().exact; }
   zcoll_status allreduce_max(double* values, int n) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
+  // The in-process group's own Allreduce: a sum through the fabric.
+  zcoll_status baseline_allreduce(const void* in, void* out, size_t count,
+                                  zcoll_dtype dtype) override;
+  zcoll_status locality(const Locality** out) override {
+    *out = &locality_;
+    return ZCOLL_SUCCESS;
+  }
+  zcoll_status split(int color, int key, std::unique_ptr<Transport>* out) override;
   // Abort notices through the fabric (one per notice tag, seen by every rank);
   // end_call(true) withdraws this rank's receives of the call and drops the
   // call's messages nobody received.
@@ -76,11 +115,12 @@ class ThreadTransport final : public Transport {
 
  private:
   struct Slot {
-    bool active = false, done = false, overflow = false;
-    size_t bytes = 0;
+    bool active = false, done = false, overflow = false, is_recv = false;
+    size_t bytes = 0, capacity = 0;
   };
   std::shared_ptr<ThreadFabric> fabric_;
   int rank_;
+  Locality locality_;
   std::deque<Slot> slots_;  // stable addresses (pending receives point into it)
   std::vector<Req> free_;
   int data_tag_ = -1, notice_tag_ = -1;
