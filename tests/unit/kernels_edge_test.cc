@@ -1,0 +1,241 @@
+// kernels_edge_test.cc — the SIMD kernels against the scalar reference where their
+// special paths are: every code length 0..33, chunks and inputs that end exactly
+// at an unreadable page (the masked loads and buffered stores at a chunk's end),
+// the borders of the compressor's fast range (|q| around 2^16 for float and 2^20
+// for double, and error bounds that switch it off), and lengths 1, 31, 32, 33, odd.
+// kernels_test.cc covers random data of every kind; this file the corners.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codec/chunk_codec.h"  // internal
+#include "codec/format.h"       // internal
+#include "test_util.h"
+
+namespace {
+
+using zt::Rng;
+
+const zcoll::ChunkKernels* simd_kernels() {
+#if defined(__x86_64__) || defined(__i386__)
+  const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
+  if (k && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return k;
+#endif
+  return nullptr;
+}
+
+// Bytes whose end touches a page that cannot be read or written: any access past
+// `size` faults, so an over-read or over-write kills the test instead of passing.
+class Guarded {
+ public:
+  explicit Guarded(size_t size) : size_(size) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    span_ = (size + page - 1) / page * page + page;
+    base_ = static_cast<uint8_t*>(
+        mmap(nullptr, span_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (base_ == MAP_FAILED) base_ = nullptr;
+    if (base_) mprotect(base_ + span_ - page, page, PROT_NONE);
+  }
+  ~Guarded() {
+    if (base_) munmap(base_, span_);
+  }
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
+  uint8_t* data() { return base_ + span_ - sysconf(_SC_PAGESIZE) - size_; }
+  bool ok() const { return base_ != nullptr; }
+
+ private:
+  uint8_t* base_ = nullptr;
+  size_t size_, span_ = 0;
+};
+
+// Compress x with both kernel sets, each reading x from a guarded copy and writing
+// into a guarded buffer of exactly the raw size; the chunks must be identical.
+// Then decode the chunk from a guarded copy of exactly its size, stored and
+// accumulated, with both: identical values. Returns the chunk.
+template <typename T>
+std::vector<uint8_t> check_chunk(const zcoll::ChunkKernels& simd, const std::vector<T>& x,
+                                 const zcoll::Quantizer<T>& qz, const std::string& what) {
+  const zcoll::ChunkKernels& ref = zcoll::scalar_kernels();
+  const uint32_t len = static_cast<uint32_t>(x.size());
+  const size_t raw = zcoll::raw_chunk_bytes(len, sizeof(T));
+  Guarded in(len * sizeof(T)), oa(raw), ob(raw);
+  if (!in.ok() || !oa.ok() || !ob.ok()) {
+    ADD_FAILURE() << "mmap failed";
+    return {};
+  }
+  std::memcpy(in.data(), x.data(), len * sizeof(T));
+  const T* xin = reinterpret_cast<const T*>(in.data());
+  const size_t sa = zcoll::compress_chunk<T>(ref, xin, len, qz, oa.data());
+  const size_t sb = zcoll::compress_chunk<T>(simd, xin, len, qz, ob.data());
+  EXPECT_EQ(sa, sb) << what;
+  if (sa != sb || std::memcmp(oa.data(), ob.data(), sa) != 0) {
+    ADD_FAILURE() << what << ": chunks differ";
+    return {};
+  }
+  std::vector<uint8_t> chunk(oa.data(), oa.data() + sa);
+  Guarded cin(sa);
+  std::memcpy(cin.data(), chunk.data(), sa);
+  for (bool acc : {false, true}) {
+    Guarded da(len * sizeof(T)), db(len * sizeof(T));
+    for (uint32_t i = 0; i < len; ++i) {
+      const T v = static_cast<T>(0.5 * (i % 7));
+      std::memcpy(da.data() + i * sizeof(T), &v, sizeof v);
+      std::memcpy(db.data() + i * sizeof(T), &v, sizeof v);
+    }
+    EXPECT_EQ(zcoll::decompress_chunk<T>(ref, cin.data(), sa, len, qz.quantum,
+                                         reinterpret_cast<T*>(da.data()), acc),
+              ZCOLL_SUCCESS);
+    EXPECT_EQ(zcoll::decompress_chunk<T>(simd, cin.data(), sa, len, qz.quantum,
+                                         reinterpret_cast<T*>(db.data()), acc),
+              ZCOLL_SUCCESS);
+    EXPECT_EQ(std::memcmp(da.data(), db.data(), len * sizeof(T)), 0)
+        << what << ": decoded values differ, accumulate=" << acc;
+  }
+  return chunk;
+}
+
+// Values whose codes have deltas of exactly w bits (w = 0..31) in every block:
+// q alternates between 0 and 2^(w-1) - 1 (w >= 2); w = 1: q steps down by 1 at
+// every other value (deltas 0 and -1).
+template <typename T>
+std::vector<T> width_case(uint32_t w, uint32_t len, double quantum) {
+  std::vector<T> x(len);
+  const int64_t hi = w < 2 ? 0 : (int64_t{1} << (w - 1)) - 1;
+  for (uint32_t i = 0; i < len; ++i) {
+    const int64_t q = w == 1 ? -static_cast<int64_t>((i + 1) / 2) : i % 2 ? hi : 0;
+    x[i] = static_cast<T>(static_cast<double>(q) * quantum);
+  }
+  return x;
+}
+
+TEST(KernelsEdge, EveryCodeLengthAtChunkEnd) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  zcoll::Quantizer<double> qd;
+  zcoll::Quantizer<float> qf;
+  ASSERT_TRUE(zcoll::make_quantizer<double>(0.5, &qd));
+  ASSERT_TRUE(zcoll::make_quantizer<float>(0.5, &qf));
+  for (uint32_t len : {1u, 2u, 31u, 32u, 33u, 63u, 64u, 65u, 97u, 1023u, 1024u}) {
+    for (uint32_t w = 0; w <= 31; ++w) {
+      const std::string what = "w=" + std::to_string(w) + " len=" + std::to_string(len);
+      std::vector<uint8_t> c =
+          check_chunk<double>(*simd, width_case<double>(w, len, qd.quantum), qd, "f64 " + what);
+      // the full blocks of the double case really have code length w
+      if (len >= 64 && c[0] == zcoll::kChunkQuantized) {
+        EXPECT_EQ(c[13], w) << what;
+      }
+      check_chunk<float>(*simd, width_case<float>(w, len, qf.quantum), qf, "f32 " + what);
+      if (testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+// |q| at the border of the fast range (no reconstruction check) and of the range
+// a compressor code may have (2^30 - 1), with values a hair off the bins and at
+// half-integers of x / quantum; bounds that switch the fast range off.
+template <typename T>
+void fast_range_borders(const zcoll::ChunkKernels& simd, uint64_t seed) {
+  Rng r(seed);
+  const int bits = sizeof(T) == 4 ? 16 : 20;
+  const double borders[] = {std::ldexp(1.0, bits) - 2, std::ldexp(1.0, bits) - 1,
+                            std::ldexp(1.0, bits),     std::ldexp(1.0, bits) + 1,
+                            std::ldexp(1.0, 30) - 2,   std::ldexp(1.0, 30) - 1,
+                            std::ldexp(1.0, 30)};
+  const double ebs[] = {0.5, 1e-3, 3.7e-30, 2e-38, 1e-300, 1e30, 3e38, 1e300};
+  for (double eb : ebs) {
+    zcoll::Quantizer<T> qz;
+    if (!zcoll::make_quantizer<T>(eb, &qz)) continue;
+    for (double k : borders) {
+      for (uint32_t len : {32u, 33u, 96u, 160u}) {
+        std::vector<T> x(len);
+        for (uint32_t i = 0; i < len; ++i) {
+          const double off = r.coin() ? 0.5 : r.uniform(-0.5, 0.5);  // ties too
+          const double q = (r.coin() ? k : r.below(64)) + off;
+          x[i] = static_cast<T>((r.coin() ? q : -q) * qz.quantum);
+        }
+        check_chunk<T>(simd, x, qz,
+                       std::string(sizeof(T) == 4 ? "f32" : "f64") +
+                           " eb=" + testing::PrintToString(eb) + " |q|~" +
+                           testing::PrintToString(k) + " len=" + std::to_string(len));
+        if (testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(KernelsEdge, FastRangeBorders) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  fast_range_borders<float>(*simd, 11);
+  fast_range_borders<double>(*simd, 12);
+}
+
+// NaN, Inf and a value out of the code range in one block of a chunk (raw chunks),
+// at every position of the block.
+TEST(KernelsEdge, NonFiniteAtEveryPosition) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  zcoll::Quantizer<float> qz;
+  ASSERT_TRUE(zcoll::make_quantizer<float>(1e-2, &qz));
+  const float specials[] = {NAN, INFINITY, -INFINITY, 1e30f};
+  for (float s : specials)
+    for (uint32_t pos = 0; pos < 33; ++pos) {
+      std::vector<float> x(65);
+      for (uint32_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i % 5);
+      x[pos] = s;
+      std::vector<uint8_t> c =
+          check_chunk<float>(*simd, x, qz, "special at " + std::to_string(pos));
+      ASSERT_FALSE(c.empty());
+      EXPECT_EQ(c[0], zcoll::kChunkRaw);
+    }
+}
+
+// Valid quantized chunks with random payloads and every code length 0..33 in the
+// last block, the chunk ending at an unreadable page: both decoders read only the
+// chunk and give the same values.
+template <typename T>
+void decode_every_length_at_end(const zcoll::ChunkKernels& simd, uint64_t seed) {
+  Rng r(seed);
+  for (uint32_t last = 0; last <= zcoll::kMaxCodeLength; ++last) {
+    for (uint32_t len : {1u, 31u, 32u, 33u, 64u, 95u}) {
+      const uint32_t nb = (len + 31) / 32;
+      const size_t head = 12 + ((nb + 3) & ~3u);
+      std::vector<uint8_t> ch(head, 0);
+      size_t total = head;
+      for (uint32_t b = 0; b < nb; ++b) {
+        const uint32_t L = b + 1 == nb ? last : static_cast<uint32_t>(r.below(34));
+        ch[12 + b] = static_cast<uint8_t>(L);
+        total += 4 * L;
+      }
+      for (int i = 4; i < 12; ++i) ch[i] = static_cast<uint8_t>(r.next());
+      ch.resize((total + 7) & ~size_t{7});
+      for (size_t i = head; i < ch.size(); ++i) ch[i] = static_cast<uint8_t>(r.next());
+      Guarded g(ch.size());
+      std::memcpy(g.data(), ch.data(), ch.size());
+      for (bool acc : {false, true}) {
+        std::vector<T> da(len, T(1)), db(len, T(1));
+        ASSERT_EQ(zcoll::decompress_chunk<T>(zcoll::scalar_kernels(), g.data(), ch.size(), len,
+                                             0.125, da.data(), acc),
+                  ZCOLL_SUCCESS);
+        ASSERT_EQ(zcoll::decompress_chunk<T>(simd, g.data(), ch.size(), len, 0.125, db.data(), acc),
+                  ZCOLL_SUCCESS);
+        ASSERT_EQ(std::memcmp(da.data(), db.data(), len * sizeof(T)), 0)
+            << "last block W=" << last << " len=" << len << " acc=" << acc;
+      }
+    }
+  }
+}
+
+TEST(KernelsEdge, DecodeEveryLengthAtChunkEnd) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  decode_every_length_at_end<float>(*simd, 13);
+  decode_every_length_at_end<double>(*simd, 14);
+}
+
+}  // namespace
