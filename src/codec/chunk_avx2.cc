@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include "codec/chunk_scalar.h"
+#include "codec/kernels_avx2.h"
 
 // Only the functions below are compiled for AVX2 (the headers above are not), so no
 // AVX2 copy of a shared inline function can be picked by the linker for scalar code.
@@ -372,8 +373,9 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
   return decompress_chunk_avx2(in, bytes, len, factor, out, acc);
 }
 
-const ChunkKernels kAvx2 = {"avx2", avx2_compress_f32, avx2_compress_f64, avx2_decompress_f32,
-                            avx2_decompress_f64};
+const ChunkKernels kAvx2 = {
+    "avx2",         avx2_compress_f32, avx2_compress_f64, avx2_decompress_f32, avx2_decompress_f64,
+    range_avx2_f32, range_avx2_f64};
 
 }  // namespace
 

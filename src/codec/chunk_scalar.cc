@@ -60,8 +60,13 @@ zcoll_status scalar_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len
   return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
 }
 
-const ChunkKernels kScalar = {"scalar", scalar_compress_f32, scalar_compress_f64,
-                              scalar_decompress_f32, scalar_decompress_f64};
+const ChunkKernels kScalar = {"scalar",
+                              scalar_compress_f32,
+                              scalar_compress_f64,
+                              scalar_decompress_f32,
+                              scalar_decompress_f64,
+                              range_scalar<float>,
+                              range_scalar<double>};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/block_codec.h"
 #include "codec/chunk_codec.h"
@@ -161,6 +162,46 @@ zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t l
     }
   }
   return ZCOLL_SUCCESS;
+}
+
+// ---- range pass (REL bounds) -------------------------------------------------------
+// Min/max of the finite values, over kRangeLanes lanes (value i in lane i % 16, so
+// that the loop vectorizes; a single running min would be a serial chain), then the
+// values after the last full group into lane 0, then lanes 1..15 into lane 0 in
+// order. v - v is 0 only for finite v. Every range kernel keeps this order (it
+// decides which of -0 and +0 is returned).
+constexpr int kRangeLanes = 16;
+
+// The rest of a range pass once the lanes hold the full groups: see above.
+template <typename T>
+inline void range_finish(const T* x, size_t n, T lo[kRangeLanes], T hi[kRangeLanes], T* lo_out,
+                         T* hi_out) {
+  for (size_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    if ((v - v) == T(0)) lo[0] = v < lo[0] ? v : lo[0], hi[0] = v > hi[0] ? v : hi[0];
+  }
+  for (int k = 1; k < kRangeLanes; ++k)
+    lo[0] = lo[k] < lo[0] ? lo[k] : lo[0], hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];
+  *lo_out = lo[0];
+  *hi_out = hi[0];
+}
+
+// +inf / -inf when x has no finite value.
+template <typename T>
+void range_scalar(const T* x, size_t n, T* lo_out, T* hi_out) {
+  const T inf = std::numeric_limits<T>::infinity();
+  T lo[kRangeLanes], hi[kRangeLanes];
+  for (int k = 0; k < kRangeLanes; ++k) lo[k] = inf, hi[k] = -inf;
+  size_t i = 0;
+  for (; i + kRangeLanes <= n; i += kRangeLanes)
+    for (int k = 0; k < kRangeLanes; ++k) {
+      const T v = x[i + k];
+      const bool finite = (v - v) == T(0);
+      const T a = finite ? v : inf, b = finite ? v : -inf;
+      lo[k] = a < lo[k] ? a : lo[k];
+      hi[k] = b > hi[k] ? b : hi[k];
+    }
+  range_finish(x + i, n - i, lo, hi, lo_out, hi_out);
 }
 
 }  // namespace

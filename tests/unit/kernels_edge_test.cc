@@ -7,8 +7,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -239,3 +241,42 @@ TEST(KernelsEdge, DecodeEveryLengthAtChunkEnd) {
 }
 
 }  // namespace
+
+// The range pass: lengths around the 16 lanes, non-finite values anywhere, signed
+// zeros (which one is returned depends on the lane order), subnormals, all
+// non-finite; the input ends at an unreadable page.
+template <typename T>
+void range_cases(const zcoll::ChunkKernels& simd, uint64_t seed) {
+  Rng r(seed);
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        T(0),
+                        -T(0),
+                        std::numeric_limits<T>::denorm_min(),
+                        -std::numeric_limits<T>::max()};
+  for (size_t n : {0, 1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 65, 1000}) {
+    for (int round = 0; round < 40; ++round) {
+      std::vector<T> x(n);
+      for (T& v : x) v = r.coin(0.3) ? specials[r.below(7)] : static_cast<T>(r.uniform(-2, 2));
+      if (round % 2)  // zeros of both signs and non-finite values only: the lane order shows
+        for (T& v : x) v = specials[r.below(5)];
+      if (round == 0) std::fill(x.begin(), x.end(), std::numeric_limits<T>::quiet_NaN());
+      Guarded g(n * sizeof(T) + 1);  // +1: a valid pointer for n = 0
+      T* in = reinterpret_cast<T*>(g.data());
+      std::memcpy(in, x.data(), n * sizeof(T));
+      T lo_a, hi_a, lo_b, hi_b;
+      zcoll::value_range<T>(zcoll::scalar_kernels(), in, n, &lo_a, &hi_a);
+      zcoll::value_range<T>(simd, in, n, &lo_b, &hi_b);
+      ASSERT_EQ(zt::bits_of(lo_a), zt::bits_of(lo_b)) << "n=" << n << " round " << round;
+      ASSERT_EQ(zt::bits_of(hi_a), zt::bits_of(hi_b)) << "n=" << n << " round " << round;
+    }
+  }
+}
+
+TEST(KernelsEdge, RangePass) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  range_cases<float>(*simd, 15);
+  range_cases<double>(*simd, 16);
+}
