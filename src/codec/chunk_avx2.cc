@@ -374,8 +374,8 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
 }
 
 const ChunkKernels kAvx2 = {
-    "avx2",         avx2_compress_f32, avx2_compress_f64, avx2_decompress_f32, avx2_decompress_f64,
-    range_avx2_f32, range_avx2_f64};
+    "avx2",         avx2_compress_f32, avx2_compress_f64,  avx2_decompress_f32, avx2_decompress_f64,
+    range_avx2_f32, range_avx2_f64,    combine_blocks_avx2};
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // chunk_codec.h — compress / decompress one chunk (quantize + 1-D Lorenzo
-// prediction + per-block bit-plane coding) and the range pass of REL bounds, with
+// prediction + per-block bit-plane coding), the range pass of REL bounds and the
+// block loop of the homomorphic add, with
 // a portable scalar kernel set and an AVX2 one that produce identical bytes and
 // values. The kernel set is chosen once at run time (ZCOLL_SIMD=scalar forces the
 // scalar one).
@@ -39,6 +40,14 @@ struct ChunkKernels {
   // range pass of REL bounds, with exactly the result of range_scalar (chunk_scalar.h).
   void (*range_f32)(const float* x, size_t n, float* lo, float* hi);
   void (*range_f64)(const double* x, size_t n, double* lo, double* hi);
+  // The block loop of the homomorphic add (subtract: b negated) of two quantized
+  // chunks a and b of a_bytes and b_bytes bytes into out, the payloads starting at
+  // pos in all three; per block pair the cheapest pipeline (hom.cc). checked: give
+  // up (return 0) as soon as a block could bring the output to raw bytes. Returns
+  // the end of the output payload; adds the blocks per pipeline to counts.
+  size_t (*combine_blocks)(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
+                           uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
+                           bool checked, uint64_t counts[4]);
 };
 
 const ChunkKernels& scalar_kernels();

@@ -60,13 +60,21 @@ zcoll_status scalar_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len
   return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
 }
 
+size_t scalar_combine_blocks(const uint8_t* a, size_t, const uint8_t* b, size_t, uint8_t* out,
+                             uint32_t nblocks, bool subtract, size_t pos, size_t raw, bool checked,
+                             uint64_t counts[4]) {
+  return checked ? combine_blocks_scalar<true>(a, b, out, nblocks, subtract, pos, raw, counts)
+                 : combine_blocks_scalar<false>(a, b, out, nblocks, subtract, pos, raw, counts);
+}
+
 const ChunkKernels kScalar = {"scalar",
                               scalar_compress_f32,
                               scalar_compress_f64,
                               scalar_decompress_f32,
                               scalar_decompress_f64,
                               range_scalar<float>,
-                              range_scalar<double>};
+                              range_scalar<double>,
+                              scalar_combine_blocks};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

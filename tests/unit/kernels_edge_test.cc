@@ -280,3 +280,44 @@ TEST(KernelsEdge, RangePass) {
   range_cases<float>(*simd, 15);
   range_cases<double>(*simd, 16);
 }
+
+// The homomorphic block loop: random chunks with every code length 0..33 on either
+// side (pipelines 0-3), add and subtract, checked and unchecked, the inputs and
+// the output ending at unreadable pages: the same bytes and pipeline counts.
+TEST(KernelsEdge, HomBlockLoop) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  Rng r(17);
+  for (int it = 0; it < 3000; ++it) {
+    const uint32_t nb = 1 + static_cast<uint32_t>(r.below(it % 3 ? 8 : 64));
+    const size_t pos = 12 + ((nb + 3) & ~size_t{3});
+    std::vector<uint8_t> ch[2];
+    for (auto& c : ch) {
+      c.assign(pos, 0);
+      size_t total = pos;
+      for (uint32_t b = 0; b < nb; ++b) {
+        const uint32_t L = r.coin(0.25) ? 0 : static_cast<uint32_t>(r.below(r.coin() ? 12 : 34));
+        c[12 + b] = static_cast<uint8_t>(L);
+        total += 4 * L;
+      }
+      c.resize((total + 7) & ~size_t{7});
+      for (size_t i = pos; i < c.size(); ++i) c[i] = static_cast<uint8_t>(r.next());
+    }
+    const bool subtract = r.coin(), checked = r.coin();
+    const size_t raw = checked ? pos + r.below(40 * nb) : pos + 4 * 35 * nb;
+    Guarded ga(ch[0].size()), gb(ch[1].size()), oa(raw), ob(raw);
+    std::memcpy(ga.data(), ch[0].data(), ch[0].size());
+    std::memcpy(gb.data(), ch[1].data(), ch[1].size());
+    uint64_t ca[4] = {0, 0, 0, 0}, cb[4] = {0, 0, 0, 0};
+    const size_t ea = zcoll::scalar_kernels().combine_blocks(ga.data(), ch[0].size(), gb.data(),
+                                                             ch[1].size(), oa.data(), nb, subtract,
+                                                             pos, raw, checked, ca);
+    const size_t eb = simd->combine_blocks(ga.data(), ch[0].size(), gb.data(), ch[1].size(),
+                                           ob.data(), nb, subtract, pos, raw, checked, cb);
+    ASSERT_EQ(ea, eb) << "it=" << it << " nb=" << nb << " subtract=" << subtract;
+    if (ea == 0) continue;  // gave up: the output is not used
+    ASSERT_EQ(std::memcmp(oa.data() + 12, ob.data() + 12, nb), 0) << "code lengths, it=" << it;
+    ASSERT_EQ(std::memcmp(oa.data() + pos, ob.data() + pos, ea - pos), 0) << "payload, it=" << it;
+    for (int p = 0; p < 4; ++p) ASSERT_EQ(ca[p], cb[p]) << "pipeline " << p;
+  }
+}
