@@ -321,3 +321,31 @@ TEST(KernelsEdge, HomBlockLoop) {
     for (int p = 0; p < 4; ++p) ASSERT_EQ(ca[p], cb[p]) << "pipeline " << p;
   }
 }
+
+// The framing check reads 8 code lengths at a time: against the plain rule (every
+// length <= 33, sizes adding up) with bad lengths at every position of a word.
+TEST(KernelsEdge, FramingCheck) {
+  Rng r(18);
+  const uint8_t bad[] = {34, 35, 100, 127, 128, 161, 162, 200, 255};
+  for (int it = 0; it < 4000; ++it) {
+    const uint32_t nb = 1 + static_cast<uint32_t>(r.below(40));
+    const uint32_t len = 32 * nb - static_cast<uint32_t>(r.below(32));
+    const size_t head = 12 + ((nb + 3) & ~size_t{3});
+    std::vector<uint8_t> ch(head, 0);
+    size_t total = head;
+    for (uint32_t b = 0; b < nb; ++b) {
+      ch[12 + b] = static_cast<uint8_t>(r.below(34));
+      total += 4 * ch[12 + b];
+    }
+    if (r.coin(0.3)) ch[12 + r.below(nb)] = bad[r.below(9)];
+    size_t size = (total + 7) & ~size_t{7};
+    if (r.coin(0.2)) size += 8 * (r.coin() ? 1 : -1);
+    bool ok = size >= head;
+    size_t sum = head;
+    for (uint32_t b = 0; b < nb; ++b) ok = ok && ch[12 + b] <= 33, sum += 4 * ch[12 + b];
+    ok = ok && ((sum + 7) & ~size_t{7}) == size;
+    ch.resize(size > head ? size : head);
+    ASSERT_EQ(zcoll::validate_quantized_chunk(ch.data(), size, len), ok ? head : 0)
+        << "it=" << it << " nb=" << nb;
+  }
+}
