@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "codec/chunk_codec.h"  // internal
-#include "codec/format.h"       // internal
+#include "codec/chunk_codec.h"      // internal
+#include "codec/format.h"           // internal
+#include "codec/stream_internal.h"  // internal
 #include "test_util.h"
 
 namespace {
@@ -347,5 +348,33 @@ TEST(KernelsEdge, FramingCheck) {
     ch.resize(size > head ? size : head);
     ASSERT_EQ(zcoll::validate_quantized_chunk(ch.data(), size, len), ok ? head : 0)
         << "it=" << it << " nb=" << nb;
+  }
+}
+
+// The compaction of produce_chunks' runs (in parallel pieces when no destination
+// overlaps a source still to be read, else run after run): the same bytes as
+// moving the runs one after the other, for runs that shrink a lot (parallel) or
+// little (serial), 1..5 runs, up to a few MiB.
+TEST(KernelsEdge, RunCompaction) {
+  Rng r(19);
+  for (int it = 0; it < 80; ++it) {
+    const int nt = it < 4 ? 2 + it : 1 + static_cast<int>(r.below(5));
+    std::vector<size_t> from(nt + 1, 0), bytes(nt);
+    for (int t = 0; t < nt; ++t) {
+      const size_t raw = it < 4 ? 1 << 21 : 8 * (1 + r.below(it % 2 ? 200000 : 2000));
+      bytes[t] = it < 4 ? (it % 2 ? raw / 5 : raw - 8)  // 5:1 (in parallel) and almost 1:1
+                        : 8 * r.below(raw / 8 + 1) / (r.coin() ? 1 : 4);
+      from[t + 1] = from[t] + raw;
+    }
+    std::vector<uint8_t> buf(from[nt]), ref;
+    for (auto& b : buf) b = static_cast<uint8_t>(r.next());
+    ref = buf;
+    size_t out = 0;
+    for (int t = 0; t < nt; ++t) {
+      std::memmove(ref.data() + out, ref.data() + from[t], bytes[t]);
+      out += bytes[t];
+    }
+    ASSERT_EQ(zcoll::compact_runs(buf.data(), nt, from.data(), bytes.data()), out);
+    ASSERT_EQ(std::memcmp(buf.data(), ref.data(), out), 0) << "it=" << it << " runs=" << nt;
   }
 }
