@@ -66,10 +66,10 @@ inline QuantVec make_qv(const Quantizer<T>& qz) {
 
 // q = round(x * inv) of 8 values in double (round to nearest even, as nearbyint);
 // NaN, Inf and |x * inv| >= 2^31 give INT_MIN.
+// (float: two 128-bit loads widened in place, no lane extracted)
 inline __m256i round8(const float* x, __m256d inv) {
-  const __m256 xv = _mm256_loadu_ps(x);
-  const __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), inv);
-  const __m256d th = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)), inv);
+  const __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x)), inv);
+  const __m256d th = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + 4)), inv);
   return _mm256_set_m128i(_mm256_cvtpd_epi32(th), _mm256_cvtpd_epi32(tl));
 }
 inline __m256i round8(const double* x, __m256d inv) {
