@@ -103,7 +103,8 @@ def main():
           f"{' (dirty)' if b['before']['dirty'] else ''}, after {b['after']['commit']}"
           f"{' (dirty)' if b['after']['dirty'] else ''}; {res['settings']['repeat']} repeats; "
           f"load {res['machine']['loadavg_start']} → {res['machine']['loadavg_end']}; "
-          f"{res['machine']['cpu']}, {res['machine']['cpus']} CPUs")
+          f"{res['machine']['cpu']}, {res['machine']['cpus']} CPUs; "
+          f"clock: {res['settings'].get('clock', 'wall')}")
     print(summary(res) if a.summary else case_tables(res, a.threads))
 
 
