@@ -10,7 +10,11 @@
 # tools/simscale/zcoll-calibrate and src/coll/libzcoll_mpi.so
 #   (cmake --build BUILD --target zcoll_calibrate zcoll_mpi).
 # Run from the repository root. About 10 minutes per round on the 2-core VM.
+# Calibrations already in OUT_DIR are kept (a rerun only redoes the maps).
+# PYTHON: a Python with matplotlib (default: the project venv).
 set -euo pipefail
+py="${PYTHON:-/opt/zcoll-venv/bin/python}"
+[[ -x "$py" ]] || py=python3
 before="$1" after="$2" out="$3" rounds="${4:-2}"
 data=data/ferret_fnoc-uwnd_132x73x144.f32
 mkdir -p "$out"
@@ -18,6 +22,7 @@ for r in $(seq 1 "$rounds"); do
   for side in after before; do
     b=$after; [[ $side == before ]] && b=$before
     for v in 32M 256K; do
+      [[ -f "$out/calib-$side-$v-r$r.json" ]] && continue
       echo "round $r $side $v: $(uptime)" | tee -a "$out/load.log"
       "$b/tools/simscale/zcoll-calibrate" --data "$data" --rel 1e-4 --values $v --threads 1,2 \
         --terms 1,8,64 --json "$out/calib-$side-$v-r$r.json" --profile "$out/profile-$side.txt" \
@@ -29,11 +34,11 @@ for side in before after; do
   dr=$(ls "$out"/calib-$side-32M-r*.json | paste -sd,)
   ca=$(ls "$out"/calib-$side-256K-r*.json | paste -sd,)
   mkdir -p "$out/map-$side"
-  python3 tools/simscale/crossover.py --lib "$after/src/coll/libzcoll_mpi.so" --calib-dram "$dr" \
+  "$py" tools/simscale/crossover.py --lib "$after/src/coll/libzcoll_mpi.so" --calib-dram "$dr" \
     --calib-cache "$ca" --mem-gbps 320 --out "$out/map-$side" > "$out/map-$side/crossover.log" 2>&1
-  python3 tools/simscale/crossover.py --rates-table "128 MiB=$dr" "1 MiB=$ca" > "$out/rates-$side.md"
+  "$py" tools/simscale/crossover.py --rates-table "128 MiB=$dr" "1 MiB=$ca" > "$out/rates-$side.md"
 done
-python3 - "$out" <<'PY'
+"$py" - "$out" <<'PY'
 import glob, json, statistics, sys
 out = sys.argv[1]
 def best(paths, t, kind):  # median over terms of the best round (crossover.py's rule)

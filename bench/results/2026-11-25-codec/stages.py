@@ -40,26 +40,22 @@ STAGES = [
 
 
 def bare(fn):
-    """zcoll::(anonymous namespace)::f<float>(float const*, ...) [clone .x] -> f"""
-    fn = re.sub(r" \[clone [^]]*\]", "", fn)
-    depth, cut = 0, len(fn)
-    for i in range(len(fn) - 1, -1, -1):  # drop the trailing argument list
-        if fn[i] == ")":
-            depth += 1
-        elif fn[i] == "(":
-            depth -= 1
-            if depth == 0:
-                cut = i
-                break
-    fn = fn[:cut]
-    while fn.endswith(">"):  # drop trailing template arguments
+    """zcoll::(anonymous namespace)::f<float, float __vector(8)>(float const*, ...) -> f"""
+    fn = re.sub(r" \[clone [^]]*\]", "", fn).strip()
+
+    def strip_group(s, close, open_):  # drop a trailing balanced (...) or <...>
         depth = 0
-        for i in range(len(fn) - 1, -1, -1):
-            depth += fn[i] == ">"
-            depth -= fn[i] == "<"
+        for i in range(len(s) - 1, -1, -1):
+            depth += s[i] == close
+            depth -= s[i] == open_
             if depth == 0:
-                fn = fn[:i]
-                break
+                return s[:i]
+        return s
+
+    if fn.endswith(")"):  # the argument list
+        fn = strip_group(fn, ")", "(")
+    while fn.endswith(">"):  # template arguments (which may hold parentheses)
+        fn = strip_group(fn, ">", "<")
     return fn.split("::")[-1].split(" ")[-1]
 
 
