@@ -11,7 +11,7 @@ OUT_DIR/<variant>/ and runs crossover.py on them (B_mem 320 GB/s, MPI's reductio
 one thread, overlap 1, as the main map of 2026-11-24), and prints the per-thread
 Allreduce payload rate 1 / (1/c + 1/d + 1/h). Variants: "base" (factors 1: the
 2026-11-24 map again), "measure" (the 1-thread speedups of measure.py on FNOC REL
-1e-4, CPU clock, rates-cpu-r1.json) and "calib1mib" (the 1 MiB calibrations of
+1e-4, CPU clock, rates-cpu-1.json) and "calib1mib" (the 1 MiB calibrations of
 crossover.sh in this session: median over terms of the best round)."""
 import glob
 import json
@@ -28,7 +28,7 @@ KINDS = {"compress": "compress_abs", "decompress": "decompress", "accumulate": "
 
 
 def measure_factors():
-    j = json.load(open(os.path.join(HERE, "rates-cpu-r1.json")))
+    j = json.load(open(os.path.join(HERE, "rates-cpu-1.json")))
     c = next(c for c in j["cases"] if c["file"].startswith("ferret_fnoc") and c["rel"] == 1e-4
              and c["threads"] == 1)
     rows = {r["op"]: r for r in c["rows"]}
