@@ -1,13 +1,13 @@
 // chunk_avx2.cc — AVX2 chunk kernels. They produce the same bytes and values as
 // the scalar kernels in chunk_scalar.h: the same double-precision quantization
-// (x * inv, round to nearest even), the same exact reconstruction check, and the
-// scalar routine itself for any block that needs the neighbouring-bin fix-up.
+// (x * inv, round to nearest even), the same reconstruction check (skipped only
+// where it provably passes), and the scalar routine itself for any block that needs
+// the neighbouring-bin fix-up.
 //
-// Encoding a block: 4 groups of 8 codes -> deltas (q[i] - q[i-1]) -> packed into
-// byte planes, one movemask per bit plane.
-// Decoding: each bit plane word is expanded to 32 bytes with a shuffle and a
-// compare, OR-ed into byte planes, widened, sign-extended, prefix-summed in 8-lane
-// steps and dequantized in double.
+// Encoding, one pass per block of 32 values: 4 groups of 8 codes -> deltas
+// (q[i] - q[i-1]) and code length -> bit planes (planes_avx2.h).
+// Decoding, one pass per block: bit planes -> deltas (planes_avx2.h) -> prefix sums
+// in 8-lane steps -> dequantized in double.
 #include "codec/chunk_codec.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include "codec/chunk_scalar.h"
+#include "codec/kernels_avx2.h"
 
 // Only the functions below are compiled for AVX2 (the headers above are not), so no
 // AVX2 copy of a shared inline function can be picked by the linker for scalar code.
@@ -25,22 +26,60 @@
 #pragma GCC target("avx2,bmi2")
 #endif
 
+#include "codec/planes_avx2.h"  // after the pragma: compiled for AVX2 too
+
 namespace zcoll {
 namespace {
 
-// ---- quantization of 8 values, all-or-nothing ----------------------------------
+// ---- quantization ----------------------------------------------------------------
 struct QuantVec {
   __m256d inv, quantum, lim, absmask;
+  bool fast;  // the quantizer allows the fast range (see make_qv)
 };
 
-inline QuantVec make_qv(double inv, double quantum) {
-  return {_mm256_set1_pd(inv), _mm256_set1_pd(quantum),
-          _mm256_set1_pd(static_cast<double>(kQMaxCompress)),
-          _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL))};
+// The fast range of |q|: below 2^16 (float) or 2^20 (double).
+template <typename T>
+constexpr int kFastBits = sizeof(T) == 4 ? 16 : 20;
+
+// The reconstruction check |x - (T)(q*quantum)| < eb_check cannot fail when |q| is in
+// the fast range and quantum/2 <= eb_check*(1 - m), m = 2^-7 (float) / 2^-22 (double),
+// with quantum and eb_check in [2^-100, 2^100] ([2^-900, 2^900]): the rounding of
+// x*inv moves |x/quantum - q| at most 2^-35 (2^-31) above 1/2, that of q*quantum and
+// (float) add at most 2^-8 (2^-33) quantum, and the subtraction in T a factor
+// 1 + 2^-24 (2^-53): all within the margin m (no overflow, underflow or subnormal
+// step in these ranges). The compressor's quantizer has quantum/2 = eb*(1 - 2^-6)
+// (float; eb_check >= eb*(1 - 2^-23)) and eb*(1 - 2^-20) (double), so it qualifies.
+template <typename T>
+inline QuantVec make_qv(const Quantizer<T>& qz) {
+  constexpr bool f32 = sizeof(T) == 4;
+  const double m = f32 ? 0x1p-7 : 0x1p-22, lo = f32 ? 0x1p-100 : 0x1p-900, hi = 1 / lo;
+  const double e = static_cast<double>(qz.eb_check);
+  QuantVec v;
+  v.inv = _mm256_set1_pd(qz.inv);
+  v.quantum = _mm256_set1_pd(qz.quantum);
+  v.lim = _mm256_set1_pd(static_cast<double>(kQMaxCompress));
+  v.absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+  v.fast = qz.quantum >= lo && qz.quantum <= hi && e >= lo && e <= hi &&
+           0.5 * qz.quantum <= e * (1 - m);
+  return v;
 }
 
-// q = round(x * inv) for 8 values; false if any value is out of range or fails
-// the reconstruction check (the caller then redoes the block in scalar code).
+// q = round(x * inv) of 8 values in double (round to nearest even, as nearbyint);
+// NaN, Inf and |x * inv| >= 2^31 give INT_MIN.
+// (float: two 128-bit loads widened in place, no lane extracted)
+inline __m256i round8(const float* x, __m256d inv) {
+  const __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x)), inv);
+  const __m256d th = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + 4)), inv);
+  return _mm256_set_m128i(_mm256_cvtpd_epi32(th), _mm256_cvtpd_epi32(tl));
+}
+inline __m256i round8(const double* x, __m256d inv) {
+  const __m128i lo = _mm256_cvtpd_epi32(_mm256_mul_pd(_mm256_loadu_pd(x), inv));
+  const __m128i hi = _mm256_cvtpd_epi32(_mm256_mul_pd(_mm256_loadu_pd(x + 4), inv));
+  return _mm256_set_m128i(hi, lo);
+}
+
+// The checked quantization of 8 values (any |q|): false if any value is out of range
+// or fails the reconstruction check (the caller then redoes the block in scalar code).
 inline bool quant8(const float* x, const QuantVec& v, __m256 ebc, __m256i* q) {
   __m256 xv = _mm256_loadu_ps(x);
   __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), v.inv);
@@ -81,61 +120,32 @@ inline bool quant8(const double* x, const QuantVec& v, __m256d ebc, __m256i* q) 
 inline __m256 eb_vec(const Quantizer<float>& qz) { return _mm256_set1_ps(qz.eb_check); }
 inline __m256d eb_vec(const Quantizer<double>& qz) { return _mm256_set1_pd(qz.eb_check); }
 
-// Byte k (0..3) of 32 magnitudes in value order.
-inline __m256i byte_plane(const __m256i m[4], int k) {
-  const __m256i sh = _mm256_set1_epi32(8 * k), ff = _mm256_set1_epi32(0xFF);
-  __m256i a = _mm256_and_si256(_mm256_srlv_epi32(m[0], sh), ff);
-  __m256i b = _mm256_and_si256(_mm256_srlv_epi32(m[1], sh), ff);
-  __m256i c = _mm256_and_si256(_mm256_srlv_epi32(m[2], sh), ff);
-  __m256i d = _mm256_and_si256(_mm256_srlv_epi32(m[3], sh), ff);
-  __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
-  return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-}
-
-// Write W bit planes of 32 deltas (two's complement, W <= 32).
-inline void write_planes(const __m256i m[4], uint32_t L, uint8_t* out) {
-  for (uint32_t k = 0; 8 * k < L; ++k) {
-    __m256i cur = byte_plane(m, static_cast<int>(k));
-    uint32_t planes[8];
-    // doubling each byte moves bit b to the byte's top bit, which movemask reads
-    for (int s = 0; s < 8; ++s) {
-      planes[7 - s] = static_cast<uint32_t>(_mm256_movemask_epi8(cur));
-      cur = _mm256_add_epi8(cur, cur);
-    }
-    uint32_t r = L - 8 * k < 8 ? L - 8 * k : 8;
-    std::memcpy(out + 4 * 8 * k, planes, 4 * r);
-  }
-}
-
-inline uint32_t hor_or(__m256i v);
-
-// Quantize one full block of 32 values and compute its deltas. false = the block
-// needs the scalar routine (out-of-range value or reconstruction fix-up).
+// The checked quantization of a full block, out of line (the fast path then keeps
+// its codes in registers): true when every value passes the range and
+// reconstruction checks with the codes round8 gives; false = the scalar routine.
 template <typename T, typename EbVec>
-inline bool block_deltas_avx2(const T* x, const QuantVec& v, EbVec ebc, __m256i* carry,
-                              __m256i* qmaxv, __m256i m[4], uint32_t* any, uint32_t* folded) {
-  const __m256i rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
-  const __m256i last = _mm256_set1_epi32(7);
-  __m256i q[4];
+__attribute__((noinline)) bool block_passes_checks(const T* x, const QuantVec& v, EbVec ebc) {
+  __m256i q;
   for (int g = 0; g < 4; ++g)
-    if (!quant8(x + 8 * g, v, ebc, &q[g])) return false;
-  __m256i prev = *carry, orv = _mm256_setzero_si256(), fold = _mm256_setzero_si256();
-  __m256i mx = *qmaxv;
-  for (int g = 0; g < 4; ++g) {
-    __m256i shifted = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(q[g], rot), prev, 0x01);
-    __m256i d = _mm256_sub_epi32(q[g], shifted);
-    prev = _mm256_permutevar8x32_epi32(q[g], last);
-    m[g] = d;
-    orv = _mm256_or_si256(orv, d);
-    fold = _mm256_or_si256(fold, _mm256_xor_si256(d, _mm256_srai_epi32(d, 31)));
-    mx = _mm256_max_epu32(mx, _mm256_abs_epi32(q[g]));
-  }
-  *any = hor_or(orv);
-  *folded = hor_or(fold);
-  *carry = prev;
-  *qmaxv = mx;
+    if (!quant8(x + 8 * g, v, ebc, &q)) return false;
   return true;
 }
+
+// Codes of a full block and their largest |q| per lane (*absq). false = the block
+// needs the scalar routine. In the fast range no check is needed (make_qv).
+template <typename T, typename EbVec>
+inline bool quantize_block(const T* x, const QuantVec& v, EbVec ebc, __m256i q[4], __m256i* absq) {
+  __m256i m = _mm256_setzero_si256();
+  for (int g = 0; g < 4; ++g) {
+    q[g] = round8(x + 8 * g, v.inv);
+    m = _mm256_max_epu32(m, _mm256_abs_epi32(q[g]));  // INT_MIN stays 2^31: never fast
+  }
+  *absq = m;
+  const __m256i big = _mm256_srli_epi32(m, kFastBits<T>);
+  return (v.fast && _mm256_testz_si256(big, big)) || block_passes_checks(x, v, ebc);
+}
+
+// ---- prediction and code length ----------------------------------------------------
 
 inline uint32_t hor_or(__m256i v) {
   __m128i o = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -151,44 +161,78 @@ inline uint32_t hmax_epu32(__m256i v) {
   return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
 }
 
+// Deltas d[i] = q[i] - q[i-1] of a block (lane 7 of *prev: the code before it) and its
+// code length. The signed width of d is bitwidth(d ^ (d << 1)) (the highest bit that
+// differs from the one below it, +1; 0 for d = 0), so W = bitwidth of the OR of
+// those: the format's any ? bitwidth(OR(d ^ (d >> 31))) + 1 : 0 with one OR less.
+inline uint32_t block_deltas(const __m256i q[4], __m256i* prev, __m256i d[4]) {
+  __m256i w = _mm256_setzero_si256();
+  for (int g = 0; g < 4; ++g) {  // [prev lane 7, q lanes 0..6]: one lane move across halves
+    const __m256i shifted =
+        _mm256_alignr_epi8(q[g], _mm256_permute2x128_si256(*prev, q[g], 0x21), 12);
+    d[g] = _mm256_sub_epi32(q[g], shifted);
+    w = _mm256_or_si256(w, _mm256_xor_si256(d[g], _mm256_slli_epi32(d[g], 1)));
+    *prev = q[g];
+  }
+  return bit_width(hor_or(w));
+}
+
+constexpr uint32_t kEscape = ~0u;         // "write the chunk raw"
+constexpr uint32_t kUseScalar = ~0u - 1;  // "redo the block with the reference routine"
+
+// A tail block, or one that needs the neighbouring-bin fix-up: the reference routine.
+// Returns its code length, or kEscape when a value cannot be quantized or the payload
+// would not fit in `room` bytes (the chunk would not beat a raw one).
+template <typename T>
+inline uint32_t scalar_block(const T* x, uint32_t n, const Quantizer<T>& qz, __m256i* prev,
+                             uint32_t* qmax, uint8_t* out, size_t room) {
+  int32_t p = _mm256_extract_epi32(*prev, 7), d[32];
+  uint8_t payload[4 * (kMaxCodeLength + 1)];
+  if (!block_deltas_scalar(x, n, qz, &p, qmax, d)) return kEscape;
+  *prev = _mm256_set1_epi32(p);
+  const uint32_t L = encode_block(d, payload);
+  if (block_payload_bytes(L) >= room) return kEscape;
+  std::memcpy(out, payload, block_payload_bytes(L));
+  return L;
+}
+
+// A full block through the vector path: its code length, kEscape or kUseScalar.
+// room: bytes left before the chunk would reach its raw size.
+template <typename T, typename EbVec>
+inline uint32_t vector_block(const T* x, const QuantVec& v, EbVec ebc, __m256i* prev,
+                             __m256i* qmaxv, uint8_t* out, size_t room) {
+  __m256i q[4], d[4], absq;
+  if (!quantize_block(x, v, ebc, q, &absq)) return kUseScalar;
+  const uint32_t L = block_deltas(q, prev, d);
+  *qmaxv = _mm256_max_epu32(*qmaxv, absq);
+  if (block_payload_bytes(L) >= room) return kEscape;
+  if (L) pack_planes(d, L, out, room);
+  return L;
+}
+
+// One pass per block: quantize, predict, code length, bit planes (planes_avx2.h).
 template <typename T>
 size_t compress_chunk_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
-  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock, full = len / kBlock;
   int32_t anchor;
   size_t pos = begin_quant_chunk(x, len, qz, out, &anchor);
   if (pos == 0) return write_raw_chunk(x, len, out);
   uint8_t* lens = out + kQuantChunkHeaderBytes;
-  const QuantVec v = make_qv(qz.inv, qz.quantum);
+  const QuantVec v = make_qv(qz);
   const auto ebc = eb_vec(qz);
-  __m256i carry = _mm256_set1_epi32(anchor), qmaxv = _mm256_setzero_si256();
+  __m256i prev = _mm256_set1_epi32(anchor), qmaxv = _mm256_setzero_si256();
   uint32_t qmax_scalar = 0;
-  uint8_t payload[4 * (kMaxCodeLength + 1)];
   for (uint32_t b = 0; b < nblocks; ++b) {
     const T* xb = x + size_t{b} * kBlock;
-    const uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
-    __m256i m[4];
-    uint32_t any, folded;
-    if (n_here == kBlock && block_deltas_avx2(xb, v, ebc, &carry, &qmaxv, m, &any, &folded)) {
-      const uint32_t L = code_length(any, folded);
-      const uint32_t pb = block_payload_bytes(L);
-      if (pos + pb >= raw) return write_raw_chunk(x, len, out);
-      lens[b] = static_cast<uint8_t>(L);
-      if (L) write_planes(m, L, out + pos);
-      pos += pb;
-    } else {  // tail block or fix-up needed: the reference routine
-      int32_t prev = _mm256_cvtsi256_si32(carry);
-      int32_t d[32];
-      if (!block_deltas_scalar(xb, n_here, qz, &prev, &qmax_scalar, d))
-        return write_raw_chunk(x, len, out);
-      carry = _mm256_set1_epi32(prev);
-      const uint32_t L = encode_block(d, payload);
-      const uint32_t pb = block_payload_bytes(L);
-      if (pos + pb >= raw) return write_raw_chunk(x, len, out);
-      lens[b] = static_cast<uint8_t>(L);
-      std::memcpy(out + pos, payload, pb);
-      pos += pb;
-    }
+    uint32_t L = b < full ? vector_block(xb, v, ebc, &prev, &qmaxv, out + pos, raw - pos)
+                          : kUseScalar;
+    if (L == kUseScalar)  // tail block or fix-up needed
+      L = scalar_block(xb, b < full ? kBlock : len - b * kBlock, qz, &prev, &qmax_scalar, out + pos,
+                       raw - pos);
+    if (L == kEscape) return write_raw_chunk(x, len, out);
+    lens[b] = static_cast<uint8_t>(L);
+    pos += block_payload_bytes(L);
   }
   uint32_t qmax = hmax_epu32(qmaxv);
   qmax = qmax > qmax_scalar ? qmax : qmax_scalar;
@@ -196,61 +240,96 @@ size_t compress_chunk_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uin
 }
 
 // ---- decoding -------------------------------------------------------------------
+// The carry (the code before a block) is an int32 broadcast in an xmm register.
 
-// Deltas of a block with code length L (1..33) into m[0..3] (values 0-7, ...),
-// modulo 2^32 and sign-extended from plane L-1.
-inline void read_planes(const uint8_t* in, uint32_t W, __m256i m[4]) {
-  const uint32_t L = W < 32 ? W : 32;
-  const __m256i shuf = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
-                                        2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-  const __m256i bits = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
-  for (int g = 0; g < 4; ++g) m[g] = _mm256_setzero_si256();
-  for (uint32_t k = 0; 8 * k < L; ++k) {
-    __m256i acc = _mm256_setzero_si256();
-    const uint32_t r = L - 8 * k < 8 ? L - 8 * k : 8;
-    for (uint32_t j = 0; j < r; ++j) {
-      int w = static_cast<int>(load_u32(in + 4 * (8 * k + j)));
-      __m256i e = _mm256_shuffle_epi8(_mm256_set1_epi32(w), shuf);
-      e = _mm256_cmpeq_epi8(_mm256_and_si256(e, bits), bits);  // 0xFF where bit set
-      acc = _mm256_or_si256(acc, _mm256_and_si256(e, _mm256_set1_epi8(static_cast<char>(1 << j))));
-    }
-    __m128i lo = _mm256_castsi256_si128(acc), hi = _mm256_extracti128_si256(acc, 1);
-    const __m128i sh = _mm_cvtsi32_si128(static_cast<int>(8 * k));
-    m[0] = _mm256_or_si256(m[0], _mm256_sll_epi32(_mm256_cvtepu8_epi32(lo), sh));
-    m[1] = _mm256_or_si256(m[1], _mm256_sll_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8)), sh));
-    m[2] = _mm256_or_si256(m[2], _mm256_sll_epi32(_mm256_cvtepu8_epi32(hi), sh));
-    m[3] = _mm256_or_si256(m[3], _mm256_sll_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8)), sh));
-  }
-  if (W < 32) {  // sign-extend: shift the sign plane to bit 31 and back
-    const __m128i s = _mm_cvtsi32_si128(static_cast<int>(32 - W));
-    for (int g = 0; g < 4; ++g) m[g] = _mm256_sra_epi32(_mm256_sll_epi32(m[g], s), s);
-  }
+// 4 codes -> 4 values: (T)((double)q * factor), stored or added. 128 bits at a time
+// (float), so no lane is inserted or extracted on the way.
+inline void emit4(float* out, __m128i q, __m256d f, bool acc) {
+  __m128 r = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(q), f));
+  if (acc) r = _mm_add_ps(_mm_loadu_ps(out), r);
+  _mm_storeu_ps(out, r);
+}
+inline void emit4(double* out, __m128i q, __m256d f, bool acc) {
+  __m256d r = _mm256_mul_pd(_mm256_cvtepi32_pd(q), f);
+  if (acc) r = _mm256_add_pd(_mm256_loadu_pd(out), r);
+  _mm256_storeu_pd(out, r);
 }
 
-// Inclusive prefix sum of 8 int32 lanes.
-inline __m256i prefix8(__m256i x) {
-  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
-  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-  __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // lane total, per 128-bit half
-  return _mm256_add_epi32(x, _mm256_permute2x128_si256(t, t, 0x08));
+// A constant block: every code equals the carry.
+template <typename T>
+inline void emit_const(T* out, __m128i carry, __m256d f, bool acc) {
+  for (int i = 0; i < 32; i += 4) emit4(out + i, carry, f, acc);
 }
 
-inline void emit8(float* out, __m256i q, __m256d f, bool acc) {
-  __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), f));
-  __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), f));
-  __m256 r = _mm256_set_m128(hi, lo);
-  if (acc) r = _mm256_add_ps(_mm256_loadu_ps(out), r);
-  _mm256_storeu_ps(out, r);
+// Inclusive prefix sums of the 8 int16 of each 128-bit half.
+inline __m256i prefix_halves16(__m256i x) {
+  x = _mm256_add_epi16(x, _mm256_slli_si256(x, 2));
+  x = _mm256_add_epi16(x, _mm256_slli_si256(x, 4));
+  return _mm256_add_epi16(x, _mm256_slli_si256(x, 8));
 }
-inline void emit8(double* out, __m256i q, __m256d f, bool acc) {
-  __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), f);
-  __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), f);
-  if (acc) {
-    lo = _mm256_add_pd(_mm256_loadu_pd(out), lo);
-    hi = _mm256_add_pd(_mm256_loadu_pd(out + 4), hi);
+
+// Word 7 of each 128-bit half, in every word of that half.
+inline __m256i last_word_of_halves(__m256i x) {
+  const __m256i t = _mm256_shufflehi_epi16(x, 0xFF);
+  return _mm256_unpackhi_epi64(t, t);
+}
+
+// Codes of a block of code length <= 11 from its int16 deltas (a: values 0-7 | 16-23,
+// b: 8-15 | 24-31): the sums within the block fit in int16 (32 * 2^10), so 16 lanes
+// are prefix-summed per instruction. Each 128-bit half is summed in place; the
+// halves' totals then offset the halves after them: two lane permutes per block.
+template <typename T>
+inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out, bool acc) {
+  a = prefix_halves16(a);
+  b = prefix_halves16(b);
+  const __m256i ta = last_word_of_halves(a), tb = last_word_of_halves(b);  // [t0|t2], [t1|t3]
+  const __m256i u = _mm256_add_epi16(ta, tb);                              // [t0+t1 | t2+t3]
+  const __m256i z = _mm256_permute2x128_si256(u, u, 0x08);                 // [0 | t0+t1]
+  a = _mm256_add_epi16(a, z);
+  b = _mm256_add_epi16(b, _mm256_add_epi16(ta, z));
+  const __m256i all = _mm256_add_epi16(u, _mm256_permute2x128_si256(u, u, 0x01));
+  const __m128i c = *carry,
+                halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
+                             _mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1)};
+  for (int h = 0; h < 4; ++h) {  // values 8h .. 8h+7
+    const __m128i x = halves[h];
+    emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
+    emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
   }
-  _mm256_storeu_pd(out, lo);
-  _mm256_storeu_pd(out + 4, hi);
+  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm256_castsi256_si128(all)));
+}
+
+// Codes of any block from its int32 deltas in value order: each 128-bit half is
+// prefix-summed in place; the halves' totals t give the offset of the upper half
+// ([0, t_lo]) and of the next group (t_lo + t_hi).
+template <typename T>
+inline void codes32_emit(__m256i v[4], __m128i* carry, __m256d f, T* out, bool acc) {
+  __m256i c = _mm256_broadcastsi128_si256(*carry);
+  for (int g = 0; g < 4; ++g) {
+    __m256i x = _mm256_add_epi32(v[g], _mm256_slli_si256(v[g], 4));
+    x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+    const __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // each half's total
+    x = _mm256_add_epi32(_mm256_add_epi32(x, c), _mm256_permute2x128_si256(t, t, 0x08));
+    c = _mm256_add_epi32(c, _mm256_add_epi32(t, _mm256_permute2x128_si256(t, t, 0x01)));
+    emit4(out + 8 * g, _mm256_castsi256_si128(x), f, acc);
+    emit4(out + 8 * g + 4, _mm256_extracti128_si256(x, 1), f, acc);
+  }
+  *carry = _mm256_castsi256_si128(c);
+}
+
+// One block: bit planes to deltas (planes_avx2.h), prefix sum, dequantize.
+template <typename T>
+inline void decode_block_avx2(const uint8_t* p, size_t avail, uint32_t L, __m128i* carry, __m256d f,
+                              T* out, bool acc) {
+  if (L == 0) return emit_const(out, *carry, f, acc);  // every code equals the carry
+  if (L <= 11) {
+    __m256i a, b;
+    unpack_planes16(p, avail, L, &a, &b);
+    return codes16_emit(a, b, carry, f, out, acc);
+  }
+  __m256i v[4];
+  unpack_planes32(p, avail, L, v);
+  codes32_emit(v, carry, f, out, acc);
 }
 
 template <typename T>
@@ -261,32 +340,20 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
   if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);
   size_t pos = validate_quantized_chunk(in, bytes, len);
   if (pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
-  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  const uint32_t full = len / kBlock, rest = len % kBlock;
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   const __m256d f = _mm256_set1_pd(factor);
-  const __m256i last = _mm256_set1_epi32(7);
-  __m256i carry = _mm256_set1_epi32(static_cast<int>(load_u32(in + 4)));
-  alignas(32) T tail[32];
-  for (uint32_t b = 0; b < nblocks; ++b) {
-    const uint32_t L = lens[b];
-    const uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
-    T* o = out + size_t{b} * kBlock;
-    T* dst = n_here == kBlock ? o : tail;
-    if (n_here != kBlock && acc)
-      for (uint32_t i = 0; i < 32; ++i) tail[i] = i < n_here ? o[i] : T(0);
-    if (L == 0) {  // constant block: every code equals the carry
-      for (int g = 0; g < 4; ++g) emit8(dst + 8 * g, carry, f, acc);
-    } else {
-      __m256i m[4];
-      read_planes(in + pos, L, m);
-      pos += block_payload_bytes(L);
-      for (int g = 0; g < 4; ++g) {
-        __m256i q = _mm256_add_epi32(prefix8(m[g]), carry);
-        carry = _mm256_permutevar8x32_epi32(q, last);
-        emit8(dst + 8 * g, q, f, acc);
-      }
-    }
-    if (n_here != kBlock) std::memcpy(o, tail, n_here * sizeof(T));
+  __m128i carry = _mm_set1_epi32(static_cast<int>(load_u32(in + 4)));
+  for (uint32_t b = 0; b < full; ++b) {
+    decode_block_avx2(in + pos, bytes - pos, lens[b], &carry, f, out + size_t{b} * kBlock, acc);
+    pos += block_payload_bytes(lens[b]);
+  }
+  if (rest) {  // the last block through a buffer: only `rest` values exist
+    alignas(32) T tail[kBlock] = {};
+    T* o = out + size_t{full} * kBlock;
+    if (acc) std::memcpy(tail, o, rest * sizeof(T));
+    decode_block_avx2(in + pos, bytes - pos, lens[full], &carry, f, tail, acc);
+    std::memcpy(o, tail, rest * sizeof(T));
   }
   return ZCOLL_SUCCESS;
 }
@@ -306,8 +373,9 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
   return decompress_chunk_avx2(in, bytes, len, factor, out, acc);
 }
 
-const ChunkKernels kAvx2 = {"avx2", avx2_compress_f32, avx2_compress_f64, avx2_decompress_f32,
-                            avx2_decompress_f64};
+const ChunkKernels kAvx2 = {
+    "avx2",         avx2_compress_f32, avx2_compress_f64,  avx2_decompress_f32, avx2_decompress_f64,
+    range_avx2_f32, range_avx2_f64,    combine_blocks_avx2};
 
 }  // namespace
 

@@ -1,7 +1,9 @@
 // chunk_codec.h — compress / decompress one chunk (quantize + 1-D Lorenzo
-// prediction + per-block bit-plane coding), with a portable scalar kernel and an
-// AVX2 kernel that produce identical bytes. The kernel set is chosen once at run
-// time (ZCOLL_SIMD=scalar forces the scalar one).
+// prediction + per-block bit-plane coding), the range pass of REL bounds and the
+// block loop of the homomorphic add, with
+// a portable scalar kernel set and an AVX2 one that produce identical bytes and
+// values. The kernel set is chosen once at run time (ZCOLL_SIMD=scalar forces the
+// scalar one).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +36,18 @@ struct ChunkKernels {
                                  float* out, bool accumulate);
   zcoll_status (*decompress_f64)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                  double* out, bool accumulate);
+  // Min and max of the finite values of x[0, n) (+inf and -inf if there is none): the
+  // range pass of REL bounds, with exactly the result of range_scalar (chunk_scalar.h).
+  void (*range_f32)(const float* x, size_t n, float* lo, float* hi);
+  void (*range_f64)(const double* x, size_t n, double* lo, double* hi);
+  // The block loop of the homomorphic add (subtract: b negated) of two quantized
+  // chunks a and b of a_bytes and b_bytes bytes into out, the payloads starting at
+  // pos in all three; per block pair the cheapest pipeline (hom.cc). checked: give
+  // up (return 0) as soon as a block could bring the output to raw bytes. Returns
+  // the end of the output payload; adds the blocks per pipeline to counts.
+  size_t (*combine_blocks)(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
+                           uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
+                           bool checked, uint64_t counts[4]);
 };
 
 const ChunkKernels& scalar_kernels();
@@ -66,6 +80,19 @@ template <>
 inline zcoll_status decompress_chunk<double>(const ChunkKernels& k, const uint8_t* in, size_t bytes,
                                              uint32_t len, double factor, double* out, bool acc) {
   return k.decompress_f64(in, bytes, len, factor, out, acc);
+}
+
+template <typename T>
+inline void value_range(const ChunkKernels& k, const T* x, size_t n, T* lo, T* hi);
+template <>
+inline void value_range<float>(const ChunkKernels& k, const float* x, size_t n, float* lo,
+                               float* hi) {
+  k.range_f32(x, n, lo, hi);
+}
+template <>
+inline void value_range<double>(const ChunkKernels& k, const double* x, size_t n, double* lo,
+                                double* hi) {
+  k.range_f64(x, n, lo, hi);
 }
 
 // Check the framing of a quantized chunk: code lengths <= 32 and the payload

@@ -31,14 +31,24 @@ size_t validate_quantized_chunk(const uint8_t* in, size_t bytes, uint32_t len) {
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
   const size_t begin = kQuantChunkHeaderBytes + align4(nblocks);
   if (bytes < begin) return 0;
+  static_assert(kMaxCodeLength == 33, "the SWAR test below adds 127 - 33");
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
-  size_t total = begin;
-  uint32_t bad = 0;
-  for (uint32_t b = 0; b < nblocks; ++b) {
-    bad |= lens[b] > kMaxCodeLength;
-    total += block_payload_bytes(lens[b]);
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kLow = 0x00FF00FF00FF00FFULL;
+  uint64_t words = 0, bad = 0;
+  uint32_t b = 0;
+  // 8 code lengths per step: a byte above 33 has bit 7 set after adding 94 (or
+  // before); the sum adds byte pairs, then the four pair sums by one multiply.
+  for (; b + 8 <= nblocks; b += 8) {
+    uint64_t x;
+    std::memcpy(&x, lens + b, 8);
+    bad |= (x | (x + 94 * kOnes)) & (0x80 * kOnes);
+    words += (((x & kLow) + ((x >> 8) & kLow)) * 0x0001000100010001ULL) >> 48;
   }
-  if (bad || align8(total) != bytes) return 0;
+  for (; b < nblocks; ++b) {
+    bad |= lens[b] > kMaxCodeLength;
+    words += lens[b];
+  }
+  if (bad || align8(begin + 4 * words) != bytes) return 0;
   return begin;
 }
 
@@ -60,8 +70,21 @@ zcoll_status scalar_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len
   return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
 }
 
-const ChunkKernels kScalar = {"scalar", scalar_compress_f32, scalar_compress_f64,
-                              scalar_decompress_f32, scalar_decompress_f64};
+size_t scalar_combine_blocks(const uint8_t* a, size_t, const uint8_t* b, size_t, uint8_t* out,
+                             uint32_t nblocks, bool subtract, size_t pos, size_t raw, bool checked,
+                             uint64_t counts[4]) {
+  return checked ? combine_blocks_scalar<true>(a, b, out, nblocks, subtract, pos, raw, counts)
+                 : combine_blocks_scalar<false>(a, b, out, nblocks, subtract, pos, raw, counts);
+}
+
+const ChunkKernels kScalar = {"scalar",
+                              scalar_compress_f32,
+                              scalar_compress_f64,
+                              scalar_decompress_f32,
+                              scalar_decompress_f64,
+                              range_scalar<float>,
+                              range_scalar<double>,
+                              scalar_combine_blocks};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

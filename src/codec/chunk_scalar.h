@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/block_codec.h"
 #include "codec/chunk_codec.h"
@@ -161,6 +162,88 @@ zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t l
     }
   }
   return ZCOLL_SUCCESS;
+}
+
+// ---- range pass (REL bounds) -------------------------------------------------------
+// Min/max of the finite values, over kRangeLanes lanes (value i in lane i % 16, so
+// that the loop vectorizes; a single running min would be a serial chain), then the
+// values after the last full group into lane 0, then lanes 1..15 into lane 0 in
+// order. v - v is 0 only for finite v. Every range kernel keeps this order (it
+// decides which of -0 and +0 is returned).
+constexpr int kRangeLanes = 16;
+
+// The rest of a range pass once the lanes hold the full groups: see above.
+template <typename T>
+inline void range_finish(const T* x, size_t n, T lo[kRangeLanes], T hi[kRangeLanes], T* lo_out,
+                         T* hi_out) {
+  for (size_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    if ((v - v) == T(0)) lo[0] = v < lo[0] ? v : lo[0], hi[0] = v > hi[0] ? v : hi[0];
+  }
+  for (int k = 1; k < kRangeLanes; ++k)
+    lo[0] = lo[k] < lo[0] ? lo[k] : lo[0], hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];
+  *lo_out = lo[0];
+  *hi_out = hi[0];
+}
+
+// +inf / -inf when x has no finite value.
+template <typename T>
+void range_scalar(const T* x, size_t n, T* lo_out, T* hi_out) {
+  const T inf = std::numeric_limits<T>::infinity();
+  T lo[kRangeLanes], hi[kRangeLanes];
+  for (int k = 0; k < kRangeLanes; ++k) lo[k] = inf, hi[k] = -inf;
+  size_t i = 0;
+  for (; i + kRangeLanes <= n; i += kRangeLanes)
+    for (int k = 0; k < kRangeLanes; ++k) {
+      const T v = x[i + k];
+      const bool finite = (v - v) == T(0);
+      const T a = finite ? v : inf, b = finite ? v : -inf;
+      lo[k] = a < lo[k] ? a : lo[k];
+      hi[k] = b > hi[k] ? b : hi[k];
+    }
+  range_finish(x + i, n - i, lo, hi, lo_out, hi_out);
+}
+
+// ---- homomorphic add: the block loop (pipelines: hom.cc) ------------------------------
+
+inline void copy_words(uint8_t* dst, const uint8_t* src, uint32_t w) {
+  for (uint32_t j = 0; j < w; ++j) store_u32(dst + 4 * j, load_u32(src + 4 * j));
+}
+
+// The block loop of one chunk: per block pair, the cheapest pipeline. Returns the
+// end of the payload, or 0 if (kChecked) the output would not beat a raw chunk.
+// add_planes (the bit-sliced adder of two blocks) is in shared_logic.h.
+template <bool kChecked>
+size_t combine_blocks_scalar(const uint8_t* a, const uint8_t* b, uint8_t* out, uint32_t nblocks,
+                             bool subtract, size_t pos, size_t raw, uint64_t counts[4]) {
+  const uint8_t* la = a + kQuantChunkHeaderBytes;
+  const uint8_t* lb = b + kQuantChunkHeaderBytes;
+  uint8_t* lo = out + kQuantChunkHeaderBytes;
+  size_t pa = pos, pb = pos;
+  uint64_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+  for (uint32_t blk = 0; blk < nblocks; ++blk) {
+    const uint32_t wa = la[blk], wb = lb[blk];
+    if (kChecked && pos + 4 * ((wa > wb ? wa : wb) + 1) >= raw) return 0;
+    uint32_t w;
+    if (wa == 0 && wb == 0) {
+      w = 0, ++n0;
+    } else if (wa == 0 && !subtract) {
+      w = wb, ++n1;
+      copy_words(out + pos, b + pb, w);
+    } else if (wb == 0) {
+      w = wa, ++n2;
+      copy_words(out + pos, a + pa, w);
+    } else {  // both non-constant (or 0 - b: negation through the adder)
+      ++(wa == 0 ? n1 : n3);
+      w = add_planes(a + pa, wa, b + pb, wb, subtract, out + pos);
+    }
+    pa += block_payload_bytes(wa);
+    pb += block_payload_bytes(wb);
+    lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
+    pos += block_payload_bytes(w);
+  }
+  counts[0] += n0, counts[1] += n1, counts[2] += n2, counts[3] += n3;
+  return pos;
 }
 
 }  // namespace

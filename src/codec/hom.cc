@@ -30,53 +30,13 @@
 namespace zcoll {
 namespace {
 
-inline uint32_t word(const uint8_t* p, uint32_t j) { return load_u32(p + 4 * j); }
-
-// add_planes (the bit-sliced adder of two blocks) is in shared_logic.h.
-
-inline void copy_words(uint8_t* dst, const uint8_t* src, uint32_t w) {
-  for (uint32_t j = 0; j < w; ++j) store_u32(dst + 4 * j, word(src, j));
-}
-
 struct Counts {
   uint64_t pipeline[4] = {0, 0, 0, 0};
   uint64_t raw = 0, widened = 0;
 };
 
-// The block loop of one chunk: per block pair, the cheapest pipeline. Returns the
-// end of the payload, or 0 if (kChecked) the output would not beat a raw chunk.
-template <bool kChecked>
-size_t combine_blocks(const uint8_t* a, const uint8_t* b, uint8_t* out, uint32_t nblocks,
-                      bool subtract, size_t pos, size_t raw, uint64_t counts[4]) {
-  const uint8_t* la = a + kQuantChunkHeaderBytes;
-  const uint8_t* lb = b + kQuantChunkHeaderBytes;
-  uint8_t* lo = out + kQuantChunkHeaderBytes;
-  size_t pa = pos, pb = pos;
-  uint64_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;
-  for (uint32_t blk = 0; blk < nblocks; ++blk) {
-    const uint32_t wa = la[blk], wb = lb[blk];
-    if (kChecked && pos + 4 * ((wa > wb ? wa : wb) + 1) >= raw) return 0;
-    uint32_t w;
-    if (wa == 0 && wb == 0) {
-      w = 0, ++n0;
-    } else if (wa == 0 && !subtract) {
-      w = wb, ++n1;
-      copy_words(out + pos, b + pb, w);
-    } else if (wb == 0) {
-      w = wa, ++n2;
-      copy_words(out + pos, a + pa, w);
-    } else {  // both non-constant (or 0 - b: negation through the adder)
-      ++(wa == 0 ? n1 : n3);
-      w = add_planes(a + pa, wa, b + pb, wb, subtract, out + pos);
-    }
-    pa += block_payload_bytes(wa);
-    pb += block_payload_bytes(wb);
-    lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
-    pos += block_payload_bytes(w);
-  }
-  counts[0] += n0, counts[1] += n1, counts[2] += n2, counts[3] += n3;
-  return pos;
-}
+// The block loop (the pipelines above) is a kernel: combine_blocks of the kernel
+// table (chunk_scalar.h, hom_avx2.cc).
 
 enum class HomOp { kAdd, kSub, kNegate };  // kNegate: a is a stream of zeros
 
@@ -140,8 +100,8 @@ size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, Hom
   }
   uint64_t local[4] = {0, 0, 0, 0};
   if (pos)
-    pos = worst < raw ? combine_blocks<false>(a, b, out, nblocks, subtract, pos, raw, local)
-                      : combine_blocks<true>(a, b, out, nblocks, subtract, pos, raw, local);
+    pos = active_kernels().combine_blocks(a, va.chunk_bytes(c), b, vb.chunk_bytes(c), out, nblocks,
+                                          subtract, pos, raw, worst >= raw, local);
   const size_t end = align8(pos);
   if (pos == 0 || end >= raw) {
     ++cnt->raw;

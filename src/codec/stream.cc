@@ -147,33 +147,6 @@ zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, u
   return decompress_range<double>(v, first, last, static_cast<double*>(dst), accumulate, threads);
 }
 
-// Min/max of the finite values. 16 independent lanes let the compiler vectorize
-// (a single running min would be a serial chain); v - v is 0 only for finite v.
-template <typename T>
-void range_of(const T* x, size_t n, T* lo_out, T* hi_out) {
-  constexpr int kLanes = 16;
-  const T inf = std::numeric_limits<T>::infinity();
-  T lo[kLanes], hi[kLanes];
-  for (int k = 0; k < kLanes; ++k) lo[k] = inf, hi[k] = -inf;
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) {
-      const T v = x[i + k];
-      const bool finite = (v - v) == T(0);
-      const T a = finite ? v : inf, b = finite ? v : -inf;
-      lo[k] = a < lo[k] ? a : lo[k];
-      hi[k] = b > hi[k] ? b : hi[k];
-    }
-  for (; i < n; ++i) {
-    const T v = x[i];
-    if ((v - v) == T(0)) lo[0] = v < lo[0] ? v : lo[0], hi[0] = v > hi[0] ? v : hi[0];
-  }
-  for (int k = 1; k < kLanes; ++k)
-    lo[0] = lo[k] < lo[0] ? lo[k] : lo[0], hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];
-  *lo_out = lo[0];
-  *hi_out = hi[0];
-}
-
 template <typename T>
 void range_typed(const T* x, size_t n, int threads, double* mn, double* mx) {
   const int nt = resolve_threads(threads, n / 65536 + 1);
@@ -182,7 +155,7 @@ void range_typed(const T* x, size_t n, int threads, double* mn, double* mx) {
   {
     const int t = omp_get_thread_num();
     const size_t a = n * t / nt, b = n * (t + 1) / nt;
-    range_of(x + a, b - a, &lo[t], &hi[t]);
+    value_range<T>(active_kernels(), x + a, b - a, &lo[t], &hi[t]);
   }
   T l = lo[0], h = hi[0];
   for (int t = 1; t < nt; ++t) l = lo[t] < l ? lo[t] : l, h = hi[t] > h ? hi[t] : h;
@@ -427,10 +400,8 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     auto* d = static_cast<uint8_t*>(dst);
     const auto flags = static_cast<uint8_t>(p.flags);
     if (dtype == ZCOLL_FLOAT32)
-      return compress_typed(static_cast<const float*>(src), n, eb, cs, flags, threads, d,
-                            dst_size);
-    return compress_typed(static_cast<const double*>(src), n, eb, cs, flags, threads, d,
-                          dst_size);
+      return compress_typed(static_cast<const float*>(src), n, eb, cs, flags, threads, d, dst_size);
+    return compress_typed(static_cast<const double*>(src), n, eb, cs, flags, threads, d, dst_size);
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -50,6 +51,39 @@ void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool
   decompress_chunk<T>(active_kernels(), in, v.chunk_bytes(c), len, factor, out, accumulate);
 }
 
+// Move the runs of produce_chunks together: run t (run_bytes[t] bytes at
+// run_from[t]) to the end of run t-1. Returns the bytes of all runs. In parallel,
+// by pieces, when no run's destination overlaps a source still to be read (then
+// every byte moves once, whatever the order; true when the chunks compress at
+// least 2:1); otherwise run after run.
+inline size_t compact_runs(uint8_t* dst, int nt, const size_t* run_from, const size_t* run_bytes) {
+  std::vector<size_t> to(nt + 1, 0);
+  for (int t = 0; t < nt; ++t) to[t + 1] = to[t] + run_bytes[t];
+  bool disjoint = true;  // no moving run's destination meets any run's source
+  for (int t = 0; t < nt; ++t)
+    for (int s = 0; s < nt && to[t] != run_from[t]; ++s)
+      disjoint = disjoint && (to[t + 1] <= run_from[s] || run_from[s] + run_bytes[s] <= to[t]);
+  constexpr size_t kPiece = size_t{1} << 18;
+  const size_t moved = to[nt] - run_bytes[0];
+  if (nt == 1 || !disjoint || moved < 2 * kPiece) {
+    for (int t = 1; t < nt; ++t)
+      if (to[t] != run_from[t] && run_bytes[t])
+        std::memmove(dst + to[t], dst + run_from[t], run_bytes[t]);
+    return to[nt];
+  }
+  std::vector<std::pair<int, size_t>> pieces;  // (run, offset in the run)
+  for (int t = 1; t < nt; ++t)
+    for (size_t o = 0; to[t] != run_from[t] && o < run_bytes[t]; o += kPiece)
+      pieces.push_back({t, o});
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < static_cast<int64_t>(pieces.size()); ++i) {
+    const int t = pieces[i].first;
+    const size_t o = pieces[i].second, n = std::min(kPiece, run_bytes[t] - o);
+    std::memcpy(dst + to[t] + o, dst + run_from[t] + o, n);
+  }
+  return to[nt];
+}
+
 // Produce chunks [first, last) in parallel and pack them compactly into dst.
 // chunk_fn(c, out) writes chunk c at out (room: worst(c) bytes) and returns its size.
 // Threads take contiguous runs of chunks, write each run compactly at the run's
@@ -86,13 +120,7 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     run_bytes[t] = pos - run_from[t];
   });
   errors.rethrow();
-  size_t out = 0;
-  for (int t = 0; t < nt; ++t) {
-    if (run_from[t] != out && run_bytes[t])
-      std::memmove(dst + out, dst + run_from[t], run_bytes[t]);
-    out += run_bytes[t];
-  }
-  return out;
+  return compact_runs(dst, nt, run_from.data(), run_bytes.data());
 }
 
 }  // namespace zcoll

@@ -1,0 +1,76 @@
+// range_avx2.cc — the range pass of REL bounds (min and max of the finite values)
+// with AVX2: the lanes of range_scalar (chunk_scalar.h) in 2 (float) or 4 (double)
+// vectors, so that the result is the same to the sign of a zero, then the
+// reference's own tail and lane reduction.
+#include "codec/kernels_avx2.h"
+
+#if defined(ZCOLL_HAVE_AVX2_KERNELS)
+
+#include <immintrin.h>
+
+#include "codec/chunk_scalar.h"
+
+// Only the functions below are compiled for AVX2 (see chunk_avx2.cc).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+
+namespace zcoll {
+namespace {
+
+// min/max of one vector into the lanes: non-finite values (v - v is not 0) are
+// replaced by +inf / -inf by a blend, which keeps every other value's bits;
+// min(a, lo) returns lo unless a < lo, as the reference's a < lo ? a : lo.
+inline void range_step(__m256 v, __m256* lo, __m256* hi) {
+  const __m256 finite = _mm256_cmp_ps(_mm256_sub_ps(v, v), _mm256_setzero_ps(), _CMP_EQ_OQ);
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  *lo = _mm256_min_ps(_mm256_blendv_ps(inf, v, finite), *lo);
+  *hi = _mm256_max_ps(
+      _mm256_blendv_ps(_mm256_set1_ps(-std::numeric_limits<float>::infinity()), v, finite), *hi);
+}
+inline void range_step(__m256d v, __m256d* lo, __m256d* hi) {
+  const __m256d finite = _mm256_cmp_pd(_mm256_sub_pd(v, v), _mm256_setzero_pd(), _CMP_EQ_OQ);
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  *lo = _mm256_min_pd(_mm256_blendv_pd(inf, v, finite), *lo);
+  *hi = _mm256_max_pd(
+      _mm256_blendv_pd(_mm256_set1_pd(-std::numeric_limits<double>::infinity()), v, finite), *hi);
+}
+
+inline __m256 load(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256d load(const double* p) { return _mm256_loadu_pd(p); }
+inline __m256 splat(float v) { return _mm256_set1_ps(v); }
+inline __m256d splat(double v) { return _mm256_set1_pd(v); }
+inline void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+inline void store(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
+
+template <typename T>
+void range_avx2(const T* x, size_t n, T* lo_out, T* hi_out) {
+  constexpr int kPer = 32 / sizeof(T), kVecs = kRangeLanes / kPer;  // lanes per vector
+  const T inf = std::numeric_limits<T>::infinity();
+  decltype(splat(T())) lo[kVecs], hi[kVecs];
+  for (int v = 0; v < kVecs; ++v) lo[v] = splat(inf), hi[v] = splat(-inf);
+  size_t i = 0;
+  for (; i + kRangeLanes <= n; i += kRangeLanes)
+    for (int v = 0; v < kVecs; ++v) range_step(load(x + i + kPer * v), &lo[v], &hi[v]);
+  T l[kRangeLanes], h[kRangeLanes];
+  for (int v = 0; v < kVecs; ++v) store(l + kPer * v, lo[v]), store(h + kPer * v, hi[v]);
+  range_finish(x + i, n - i, l, h, lo_out, hi_out);
+}
+
+}  // namespace
+
+void range_avx2_f32(const float* x, size_t n, float* lo, float* hi) { range_avx2(x, n, lo, hi); }
+void range_avx2_f64(const double* x, size_t n, double* lo, double* hi) { range_avx2(x, n, lo, hi); }
+
+}  // namespace zcoll
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#endif  // ZCOLL_HAVE_AVX2_KERNELS
