@@ -131,6 +131,10 @@ ZCOLL_API size_t zcoll_header_size(size_t n, uint32_t chunk_size);
  * With no finite value, *min = *max = 0. */
 ZCOLL_API zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, double* min,
                                          double* max, int threads);
+/* The same, but with no finite value *min = +Inf and *max = -Inf (so that ranges
+ * of several parts combine with min and max). Since 1.1. */
+ZCOLL_API zcoll_status zcoll_value_range_finite(zcoll_dtype dtype, const void* src, size_t n,
+                                                double* min, double* max, int threads);
 /* The absolute bound that params give for this data: error_bound for ABS,
  * error_bound * (max - min) for REL. For REL on constant data (max == min) the
  * bound is error_bound * max(|min|, 1) so that it stays positive; a REL bound is

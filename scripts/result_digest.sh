@@ -11,8 +11,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 src="$(cd "$1" && pwd)"; build="$(cd "$2" && pwd)"; shift 2
 ranks=("$@"); [[ ${#ranks[@]} -gt 0 ]] || ranks=(1 2 3 5)
-libdir=$(dirname "$(find "$build" -name 'libzcoll_mpi.so' | head -1)")
-zlib=$(dirname "$(find "$build" -name 'libzcoll.so' | head -1)")
+# the build's own libraries (the shallowest: not an install test's or the SMPI build's copy)
+shallowest() { find "$build" -name "$1" | awk '{ print length, $0 }' | sort -n | head -1 | cut -d' ' -f2-; }
+libdir=$(dirname "$(shallowest libzcoll_mpi.so)")
+zlib=$(dirname "$(shallowest libzcoll.so)")
 exe="$build/result_digest"
 mpicxx -O2 -std=c++17 "$here/tests/mpi/result_digest.cc" -I"$src/include" -I"$build/include" \
   -L"$libdir" -L"$zlib" -Wl,-rpath,"$libdir" -Wl,-rpath,"$zlib" -lzcoll_mpi -lzcoll -o "$exe"

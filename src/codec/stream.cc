@@ -148,7 +148,8 @@ zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, u
 }
 
 template <typename T>
-void range_typed(const T* x, size_t n, int threads, double* mn, double* mx) {
+void range_typed(const T* x, size_t n, int threads, double* mn, double* mx,
+                 bool zero_if_none = true) {
   const int nt = resolve_threads(threads, n / 65536 + 1);
   std::vector<T> lo(nt), hi(nt);
 #pragma omp parallel num_threads(nt)
@@ -159,7 +160,7 @@ void range_typed(const T* x, size_t n, int threads, double* mn, double* mx) {
   }
   T l = lo[0], h = hi[0];
   for (int t = 1; t < nt; ++t) l = lo[t] < l ? lo[t] : l, h = hi[t] > h ? hi[t] : h;
-  if (l > h) l = h = 0;  // no finite value
+  if (l > h && zero_if_none) l = h = 0;  // no finite value (else +inf, -inf)
   *mn = l;
   *mx = h;
 }
@@ -365,6 +366,21 @@ zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, dou
       range_typed(static_cast<const float*>(src), n, threads, mn, mx);
     else
       range_typed(static_cast<const double*>(src), n, threads, mn, mx);
+    return ZCOLL_SUCCESS;
+  });
+}
+
+zcoll_status zcoll_value_range_finite(zcoll_dtype dtype, const void* src, size_t n, double* mn,
+                                      double* mx, int threads) {
+  return guarded("zcoll_value_range_finite", [&] {
+    clear_error();
+    ZCOLL_CHECK(check_dtype(dtype));
+    ZCOLL_CHECK(check_threads(threads));
+    if ((n && !src) || !mn || !mx) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
+    if (dtype == ZCOLL_FLOAT32)
+      range_typed(static_cast<const float*>(src), n, threads, mn, mx, false);
+    else
+      range_typed(static_cast<const double*>(src), n, threads, mn, mx, false);
     return ZCOLL_SUCCESS;
   });
 }

@@ -70,94 +70,36 @@ void poll(Ctx& c) {
 }
 
 // ---- this rank's finite range and magnitude (the settings agreement) ------------
-// One thread: independent lanes (no reduction chain through one register, no
-// OpenMP region), branch-free so that it vectorizes: x - x is 0 exactly for
-// finite x, NaN for inf and NaN, which are left out.
-template <typename T>
-void local_stats_lanes(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
-  constexpr int kLanes = 16;
-  const T inf = std::numeric_limits<T>::infinity();
-  T lo[kLanes], hi[kLanes], ma[kLanes];
-  for (int j = 0; j < kLanes; ++j) {
-    lo[j] = inf;
-    hi[j] = -inf;
-    ma[j] = 0;
-  }
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      const T v = x[i + j];
-      const bool fin = (v - v) == T(0);
-      const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
-      lo[j] = a < lo[j] ? a : lo[j];
-      hi[j] = b > hi[j] ? b : hi[j];
-      ma[j] = m > ma[j] ? m : ma[j];
-    }
-  for (; i < n; ++i) {
-    const T v = x[i];
-    if ((v - v) != T(0)) continue;
-    lo[0] = v < lo[0] ? v : lo[0];
-    hi[0] = v > hi[0] ? v : hi[0];
-    const T m = v < 0 ? -v : v;
-    ma[0] = m > ma[0] ? m : ma[0];
-  }
-  for (int j = 1; j < kLanes; ++j) {
-    lo[0] = lo[j] < lo[0] ? lo[j] : lo[0];
-    hi[0] = hi[j] > hi[0] ? hi[j] : hi[0];
-    ma[0] = ma[j] > ma[0] ? ma[j] : ma[0];
-  }
-  *mn = lo[0];
-  *mx = hi[0];
-  *maxabs = ma[0];
+// libzcoll's range pass (its SIMD kernels: one copy of that loop in the tree);
+// the largest |x| of the finite values is max(|min|, |max|). Below a million
+// values one thread reads them faster than a team starts.
+zcoll_status finite_stats(const Ctx& c, const void* x, size_t n, double* mn, double* mx,
+                          double* maxabs) {
+  const int threads = n >= (size_t{1} << 20) ? std::max(1, c.threads) : 1;
+  ZCOLL_CHECK(zcoll_value_range_finite(c.dtype, x, n, mn, mx, threads));
+  *maxabs = *mn <= *mx ? std::max(std::fabs(*mn), std::fabs(*mx)) : 0;
+  return ZCOLL_SUCCESS;
 }
 
 // ZCOLL_REL_RANGE=sampled: the same over one 64-byte line in kSampleStride
-// (plus the last values), for a REL bound only (never for PROD's magnitude: the
-// error model needs the true max|x|). A sampled range is at most the exact one,
-// so the bound derived from it is at most the requested one.
+// (plus the last values), gathered first. A sampled range is at most the exact
+// one, so the bound derived from it is at most the requested one.
 constexpr size_t kSampleStride = 16;
 constexpr size_t kSampleMin = size_t{1} << 16;  // values; below: the exact pass
 
-template <typename T>
-void local_stats_sampled(const T* x, size_t n, double* mn, double* mx, double* maxabs) {
-  constexpr size_t kLine = 64 / sizeof(T);
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, ma = 0;
-  auto take = [&](const T* p, size_t len) {
-    double a, b, m;
-    local_stats_lanes(p, len, &a, &b, &m);
-    lo = std::min(lo, a);
-    hi = std::max(hi, b);
-    ma = std::max(ma, m);
-  };
-  for (size_t i = 0; i + kLine <= n; i += kLine * kSampleStride) take(x + i, kLine);
-  take(x + (n - std::min(n, kLine)), std::min(n, kLine));
-  *mn = lo;
-  *mx = hi;
-  *maxabs = ma;
+zcoll_status sampled_stats(Ctx& c, const void* x, size_t n, double* mn, double* mx,
+                           double* maxabs) {
+  const size_t line = 64 / c.vsize;  // values per cache line
+  const size_t lines = n / (line * kSampleStride) + 2;
+  auto* sample = c.ws->get(Workspace::kTemp, lines * 64 + 8);
+  const auto* src = static_cast<const uint8_t*>(x);
+  size_t m = 0;  // values gathered
+  for (size_t i = 0; i + line <= n; i += line * kSampleStride, m += line)
+    std::memcpy(sample + m * c.vsize, src + i * c.vsize, 64);
+  const size_t tail = std::min(n, line);  // the last values
+  std::memcpy(sample + m * c.vsize, src + (n - tail) * c.vsize, tail * c.vsize);
+  return finite_stats(c, sample, m + tail, mn, mx, maxabs);
 }
-
-template <typename T>
-void local_stats(const T* x, size_t n, int threads, double* mn, double* mx, double* maxabs) {
-  const T inf = std::numeric_limits<T>::infinity();
-  T lo = inf, hi = -inf, ma = 0;
-  int nt = n >= (size_t{1} << 20) ? std::max(1, threads) : 1;
-  if (nt == 1) return local_stats_lanes(x, n, mn, mx, maxabs);
-#pragma omp parallel for simd num_threads(nt) reduction(min                 \
-                                                        : lo) reduction(max \
-                                                                        : hi, ma) if (nt > 1)
-  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
-    const T v = x[i];
-    const bool fin = (v - v) == T(0);
-    const T a = fin ? v : inf, b = fin ? v : -inf, m = fin ? (v < 0 ? -v : v) : T(0);
-    lo = a < lo ? a : lo;
-    hi = b > hi ? b : hi;
-    ma = m > ma ? m : ma;
-  }
-  *mn = lo;
-  *mx = hi;
-  *maxabs = ma;
-}
-
 
 class CpuOps final : public DataOps {
  public:
@@ -262,16 +204,8 @@ class CpuOps final : public DataOps {
 
   zcoll_status stats(Ctx& c, const void* data, size_t n, bool sampled, double* mn, double* mx,
                      double* maxabs) override {
-    sampled = sampled && n >= kSampleMin;
-    if (sampled && c.dtype == ZCOLL_FLOAT32)
-      local_stats_sampled(static_cast<const float*>(data), n, mn, mx, maxabs);
-    else if (sampled)
-      local_stats_sampled(static_cast<const double*>(data), n, mn, mx, maxabs);
-    else if (c.dtype == ZCOLL_FLOAT32)
-      local_stats(static_cast<const float*>(data), n, c.threads, mn, mx, maxabs);
-    else
-      local_stats(static_cast<const double*>(data), n, c.threads, mn, mx, maxabs);
-    return ZCOLL_SUCCESS;
+    if (sampled && n >= kSampleMin) return sampled_stats(c, data, n, mn, mx, maxabs);
+    return finite_stats(c, data, n, mn, mx, maxabs);
   }
 
   double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) override {
