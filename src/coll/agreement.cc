@@ -51,6 +51,9 @@ const Setting kSettings[] = {
   {"error bound",      [](const View& v) { return v.cmp ? v.s.eb_value : 0.0; }},
   {"bound semantics",  [](const View& v) { return v.cmp ? double(v.zc.cfg.bound) : 0.0; }},
   {"mode",             [](const View& v) { return double(v.sel.autom ? ZCOLL_MODE_AUTO : v.sel.mode); }},
+  // The setting as well as the choice: a rank forcing the algorithm AUTO would
+  // pick is still a mismatch, whatever AUTO picks on this machine.
+  {"algorithm setting", [](const View& v) { return double(v.s.forced); }},
   {"algorithm",        [](const View& v) { return double(v.sel.algo); }},
   {"count",            [](const View& v) { return double(v.s.total); }},
   {"recvcounts",       counts_hash},
