@@ -288,7 +288,7 @@ int main() {
       }
     }
   }
-  return zcoll_test::finish(
-      "zcoll in-process algorithm tests", zcoll_test::g_checks, zcoll_test::g_failures,
+  return zcoll_testing::finish(
+      "zcoll in-process algorithm tests", zcoll_testing::g_checks, zcoll_testing::g_failures,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
