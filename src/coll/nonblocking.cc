@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/comm.h"
 #include "core/error.h"
 #include "core/log.h"
 
@@ -211,6 +212,8 @@ zcoll_status start_job(zcoll_comm* zc, Job job, zcoll_request** out) {
   r->job = std::move(job);
   return start(zc, r, out);
 }
+
+MPI_Comm handle_comm(const zcoll_comm* zc) { return zc->tp->comm(); }
 
 void on_complete(zcoll_request* r, void (*fn)(void*), void* arg) {
   {

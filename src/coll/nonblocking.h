@@ -17,13 +17,15 @@
 // inline, SMPI builds) a nonblocking call runs to completion in its start.
 #pragma once
 
+#include <mpi.h>
+
 #include <functional>
 
-#include "coll/comm.h"
-
-struct zcoll_request;
+#include "zcoll_mpi.h"
 
 namespace zcoll::coll {
+
+struct Call;  // comm.h
 
 // Decide at zcoll_comm_create whether the handle's nonblocking calls get a
 // progress thread (MPI_Query_thread; progress: ZCOLL_PROGRESS's word, "thread"
@@ -39,8 +41,12 @@ zcoll_status start_call(zcoll_comm* zc, const Call& k, zcoll_request** out);
 // nonblocking data movement: its eligibility check, then the call). It runs on
 // the progress thread (or at once) with the handle; report starts zeroed (with
 // struct_size) and is the request's report; it returns the request's status.
+// A job may call the handle's blocking collectives and zcoll_comm_last_report
+// (on the progress thread they do not wait for the queue), and MPI on
+// handle_comm(zc), which only the handle's calls use.
 using Job = std::function<zcoll_status(zcoll_comm* zc, zcoll_report* report)>;
 zcoll_status start_job(zcoll_comm* zc, Job job, zcoll_request** out);
+MPI_Comm handle_comm(const zcoll_comm* zc);
 
 // Call fn(arg) once when r completes, from the thread that completes it (the
 // progress thread), or now, on this thread, if r is complete already. At most
