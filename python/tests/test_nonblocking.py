@@ -25,7 +25,7 @@ def data(count, dtype, rank=R, salt=0):
             ).astype(dtype)
 
 
-@pytest.fixture(scope="module", params=["hom", "doc", "mpi"])
+@pytest.fixture(scope="module", params=["hom", "mpi"])
 def twins(request):
     """Two handles with the same configuration: blocking calls on one,
     nonblocking ones on the other, in the same order."""
