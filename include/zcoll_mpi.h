@@ -54,7 +54,9 @@
  *
  * Threads: a zcoll_comm is used by one thread at a time (as an MPI communicator
  * in a collective). The codec runs an OpenMP team of `threads` threads inside
- * each call; only the calling thread calls MPI (MPI_THREAD_FUNNELED suffices).
+ * each call; only the calling thread calls MPI (MPI_THREAD_FUNNELED suffices)
+ * — except for the nonblocking calls (below), which run on a progress thread
+ * of the handle when MPI provides MPI_THREAD_MULTIPLE.
  *
  * Every function returns a zcoll_status; zcoll_last_error() (zcoll.h) gives the
  * detailed message of the last failure on the calling thread.
@@ -325,6 +327,93 @@ ZCOLL_API zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* r
  * root sendbuf may be MPI_IN_PLACE (root's block already in place). */
 ZCOLL_API zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                     size_t count, MPI_Datatype datatype, int root);
+
+/* ---- nonblocking collectives (Since 1.1) ----------------------------------------
+ * zcoll_iallreduce & co. start the collective of the same name and return at
+ * once with a request in *request; zcoll_test / zcoll_wait complete it. The
+ * arguments, modes, bounds, MPI fallback and MPI_IN_PLACE rules are those of
+ * the blocking call, and so are the results and the report: a nonblocking call
+ * gives the same bits as the blocking call in its place (docs/nonblocking.md).
+ *
+ * Order (as MPI's): every rank starts the calls of a handle, blocking and
+ * nonblocking, in the same order; they run, and complete, in that order. A
+ * blocking call, zcoll_comm_calibrate, zcoll_comm_last_report and
+ * zcoll_comm_get_model issued while requests are pending first wait for them.
+ * A per-call setting (zcoll_comm_set_mode, _algorithm, _error_bound, _average,
+ * zcoll_comm_set_model) applies to the calls started after it; the pending
+ * ones keep the settings they were started with.
+ *
+ * Buffers: sendbuf and recvbuf (buffer) belong to the library from the start
+ * until the request is complete (zcoll_test says done, or zcoll_wait has
+ * returned): do not change the input nor read the result before. recvcounts
+ * is copied at the start.
+ *
+ * Progress: when MPI provides MPI_THREAD_MULTIPLE (MPI_Query_thread at
+ * zcoll_comm_create) and ZCOLL_PROGRESS is `thread` (the default), each
+ * handle runs its nonblocking calls on a progress thread of its own, started
+ * at the first one: the calling thread computes, or calls MPI, meanwhile.
+ * Otherwise a nonblocking call runs to completion inside its start (the
+ * request is complete at once: correct, no overlap), and the first such call
+ * of the process says so in one line on stderr (not when ZCOLL_PROGRESS=inline
+ * asked for it). zcoll_comm_progress tells which applies.
+ *
+ * Threads: the handle is used by one thread at a time (starting calls,
+ * blocking calls, settings, zcoll_comm_free); zcoll_test, zcoll_wait and
+ * zcoll_request_free may be called from any thread, on one request by one
+ * thread at a time.
+ *
+ * Errors: a NULL handle or request pointer is returned by the start, with no
+ * request. Every other failure, including those a blocking call returns at
+ * once (a bad root, a settings mismatch), is the request's: zcoll_test (once
+ * done) and zcoll_wait return it and set the calling thread's
+ * zcoll_last_error() to the call's text. A call that fails, fails on every
+ * rank, and the handle's later calls run as usual (docs/reliability.md).
+ *
+ * Freeing: zcoll_request_free releases a request; one still pending runs to
+ * completion anyway (its buffers stay the library's until then: the
+ * completion of a later request of the handle, a later blocking call or
+ * zcoll_comm_free shows it has). zcoll_comm_free first waits for the handle's
+ * pending requests (they are collective: every rank must have started them),
+ * then stops its thread; the requests stay valid, complete, until freed. */
+typedef struct zcoll_request zcoll_request;
+
+ZCOLL_API zcoll_status zcoll_iallreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                        size_t count, MPI_Datatype datatype, MPI_Op op,
+                                        zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_ireduce_scatter_block(zcoll_comm* zc, const void* sendbuf,
+                                                   void* recvbuf, size_t recvcount,
+                                                   MPI_Datatype datatype, MPI_Op op,
+                                                   zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_ireduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                             const size_t* recvcounts, MPI_Datatype datatype,
+                                             MPI_Op op, zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_iallgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                        size_t count, MPI_Datatype datatype,
+                                        zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_ibcast(zcoll_comm* zc, void* buffer, size_t count,
+                                    MPI_Datatype datatype, int root, zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_iscatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                      size_t count, MPI_Datatype datatype, int root,
+                                      zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_ireduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                     size_t count, MPI_Datatype datatype, MPI_Op op, int root,
+                                     zcoll_request** request);
+ZCOLL_API zcoll_status zcoll_igather(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
+                                     size_t count, MPI_Datatype datatype, int root,
+                                     zcoll_request** request);
+
+/* *done = 1 when the request is complete (and then returns the call's status),
+ * 0 while it runs (returns ZCOLL_SUCCESS). Never blocks. */
+ZCOLL_API zcoll_status zcoll_test(zcoll_request* request, int* done);
+/* Block until the request is complete; returns the call's status and writes
+ * its report to *report (NULL: not wanted; struct_size set by the caller, as
+ * for zcoll_comm_last_report). May be called again on a complete request. */
+ZCOLL_API zcoll_status zcoll_wait(zcoll_request* request, zcoll_report* report);
+/* Release the request (NULL is a no-op); see "Freeing" above. */
+ZCOLL_API zcoll_status zcoll_request_free(zcoll_request* request);
+/* *threaded = 1 when the handle's nonblocking calls run on a progress thread
+ * (overlap), 0 when each runs to completion inside its start. */
+ZCOLL_API zcoll_status zcoll_comm_progress(const zcoll_comm* zc, int* threaded);
 
 #ifdef __cplusplus
 }

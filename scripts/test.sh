@@ -28,19 +28,23 @@ bash scripts/fuzz_smoke.sh
 asan="${ZCOLL_ASAN_BUILD_DIR:-build-asan}"
 cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
       -DZCOLL_BUILD_FUZZERS=OFF > /dev/null
-cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests
+cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests \
+  zcoll_nonblocking_tests
 # fast_unwind_on_malloc=0: full stacks, so that the MPI library's own allocations
 # (from modules it dlopens and unloads) match the suppressions
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
 OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
 OMP_NUM_THREADS=1 mpiexec -n 2 "$asan/tests/mpi/zcoll_lifecycle_test" 100
+# the nonblocking calls: requests in flight, errors, lifetimes (progress threads)
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tests/mpi/zcoll_nonblocking_tests" \
+  inflight errors lifetime
 # The seeds come from the commit (a new range for every commit, the same on every run
 # of one commit, so that a run before submitting checks exactly what CI will run);
 # ZCOLL_SOAK_SEED chooses another start.
 soak_seed=${ZCOLL_SOAK_SEED:-$((16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1)))}
 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/zcoll-soak" \
-  --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300
+  --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300 --nonblocking
 # and the recorded cases that once failed at 3 ranks (tools/zcoll_soak/regression_seeds.txt;
 # CTest replays the other rank counts' in the release build)
 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/zcoll-soak" \
@@ -72,6 +76,7 @@ run_pytest "$py" "${pytest_args[@]}" python/tests
 # one thread per rank, no spinning OpenMP workers: the ranks share the cores
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
 run_pytest timeout 600 mpirun -np 2 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
-  python/tests/test_torch_ddp.py
-run_pytest timeout 600 mpirun -np 3 "$py" "${pytest_args[@]}" python/tests/test_comm.py
+  python/tests/test_nonblocking.py python/tests/test_torch_ddp.py
+run_pytest timeout 600 mpirun -np 3 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
+  python/tests/test_nonblocking.py
 echo "test.sh: all tests passed"

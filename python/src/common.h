@@ -49,11 +49,16 @@ inline nb::object& error_class() {
 // Raise zcoll.ZcollError(status, status text, detailed message, operation).
 // The last error is per thread, and the GIL is taken back on the thread that
 // made the call, so it is still this call's message.
-[[noreturn]] inline void raise_status(zcoll_status s, const char* op) {
-  nb::object err = error_class()(static_cast<int>(s), zcoll_status_string(s),
-                                 std::string(zcoll_last_error()), op);
+// (raise_status_text: with the message given, e.g. one a nonblocking call's
+// request recorded on another thread.)
+[[noreturn]] inline void raise_status_text(zcoll_status s, const std::string& message,
+                                           const char* op) {
+  nb::object err = error_class()(static_cast<int>(s), zcoll_status_string(s), message, op);
   PyErr_SetObject(error_class().ptr(), err.ptr());
   throw nb::python_error();
+}
+[[noreturn]] inline void raise_status(zcoll_status s, const char* op) {
+  raise_status_text(s, std::string(zcoll_last_error()), op);
 }
 
 [[noreturn]] inline void raise(PyObject* type, const std::string& msg) {

@@ -3,7 +3,9 @@
 // Comm.py2f()) through MPI_Comm_f2c, which works whatever mpi4py's C layout;
 // zcoll/_comm.py checks first that mpi4py runs on the MPI this module was built
 // with. Buffers are checked here (common.h); collectives run with the GIL
-// released.
+// released. Each collective also has a nonblocking form (zcoll_i*): it returns
+// a Request that holds the buffers (their Py_buffer views) until the call is
+// complete, and whose wait() releases the GIL.
 #include <mpi.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -11,7 +13,7 @@
 
 #include <algorithm>
 #include <string>
-#include <vector>
+#include <utility>
 #include <vector>
 
 #include "common.h"
@@ -69,6 +71,104 @@ void same_dtype(const Arg& a, const Arg& b) {
   raise(PyExc_ValueError, std::string(what) + ": expected " + std::to_string(want) +
                               " values, got " + std::to_string(got));
 }
+
+nb::dict report_dict(const zcoll_report& r) {
+  nb::dict d;
+  d["collective"] = zcoll_collective_name(r.collective);
+  d["mode"] = zcoll_mode_name(r.mode);
+  d["algorithm"] = zcoll_algorithm_name(r.algorithm);
+  d["status"] = static_cast<int>(r.status);
+  d["comm_size"] = r.comm_size;
+  d["reason"] = std::string(r.reason);
+  d["count"] = r.count;
+  d["bytes_sent"] = r.bytes_sent;
+  d["bytes_uncompressed"] = r.bytes_uncompressed;
+  d["time_total"] = r.time_total;
+  d["time_compress"] = r.time_compress;
+  d["time_comm"] = r.time_comm;
+  d["time_reduce"] = r.time_reduce;
+  d["eb_per_compression"] = r.eb_per_compression;
+  d["error_bound"] = r.error_bound;
+  d["error_factor"] = r.error_factor;
+  d["compressions"] = r.compressions;
+  d["hom_adds"] = r.hom_adds;
+  d["time_predicted"] = r.time_predicted;
+  d["ratio_estimate"] = r.ratio_estimate;
+  d["time_range"] = r.time_range;
+  d["time_first_send"] = r.time_first_send;
+  d["time_after_recv"] = r.time_after_recv;
+  return d;
+}
+
+// A nonblocking call in flight (zcoll_request): it holds the views of the
+// call's buffers until the call is complete, so that neither the array nor its
+// memory goes while the library uses it. Dropping a pending Request waits for
+// the call first (with the GIL released).
+class Request {
+ public:
+  Request(zcoll_request* q, std::vector<View> views, std::string op)
+      : q_(q), views_(std::move(views)), op_(std::move(op)) {}
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request() {
+    if (!q_) return;
+    if (!done_) {
+      nb::gil_scoped_release unlocked;
+      zcoll_wait(q_, nullptr);
+    }
+    zcoll_request_free(q_);
+  }
+
+  // True once complete (raises ZcollError if the call failed); never blocks.
+  bool test() {
+    if (done_) return finish();
+    int done = 0;
+    const zcoll_status s = zcoll_test(q_, &done);
+    if (!done) return false;
+    done_ = true;
+    status_ = s;
+    zcoll_wait(q_, &rep_);  // complete: returns at once with the report
+    if (s != ZCOLL_SUCCESS) error_ = zcoll_last_error();
+    return finish();
+  }
+  // Block (GIL released) until complete; raises ZcollError if the call failed.
+  void wait() {
+    if (!done_) {
+      zcoll_status s;
+      std::string error;
+      {
+        nb::gil_scoped_release unlocked;
+        s = zcoll_wait(q_, &rep_);
+        if (s != ZCOLL_SUCCESS) error = zcoll_last_error();
+      }
+      done_ = true;
+      status_ = s;
+      error_ = error;
+    }
+    finish();
+  }
+  bool done() const { return done_; }
+  // The call's report (as Comm.last_report) once complete.
+  nb::dict report() const {
+    if (!done_) raise(PyExc_RuntimeError, "the request is not complete: wait() or test() first");
+    return report_dict(rep_);
+  }
+
+ private:
+  // Complete: the buffers go back to Python; a failure raises (every time asked).
+  bool finish() {
+    views_.clear();
+    if (status_ != ZCOLL_SUCCESS) raise_status_text(status_, error_, op_.c_str());
+    return true;
+  }
+  zcoll_request* q_;
+  std::vector<View> views_;
+  std::string op_;
+  bool done_ = false;
+  zcoll_status status_ = ZCOLL_SUCCESS;
+  std::string error_;
+  zcoll_report rep_ = ZCOLL_REPORT_INITIALIZER;
+};
 
 class Comm {
  public:
@@ -139,21 +239,47 @@ class Comm {
     if (s != ZCOLL_SUCCESS) raise_status(s, op);
   }
 
+  // A collective, blocking (returns None) or started (returns a Request that
+  // keeps the buffers): f(zc, q) runs the blocking call when q is nullptr and
+  // starts the nonblocking one into *q otherwise.
+  template <class F>
+  nb::object go(const char* op, bool nonblocking, std::initializer_list<Arg*> bufs, F&& f) {
+    if (!nonblocking) {
+      run(op, [&](zcoll_comm* zc) { return f(zc, nullptr); });
+      return nb::none();
+    }
+    zcoll_comm* zc = get();
+    zcoll_request* q = nullptr;
+    zcoll_status s;
+    {
+      nb::gil_scoped_release unlocked;
+      s = f(zc, &q);
+    }
+    if (s != ZCOLL_SUCCESS) raise_status(s, op);
+    std::vector<View> views;
+    for (Arg* a : bufs)
+      if (a->present) views.push_back(std::move(a->v));
+    return nb::cast(new Request(q, std::move(views), op), nb::rv_policy::take_ownership);
+  }
+
   // sendbuf None = MPI_IN_PLACE (input in recvbuf)
-  void allreduce(nb::handle send, nb::handle recv, int op) {
+  nb::object allreduce(nb::handle send, nb::handle recv, int op, bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     if (sb.present && sb.n != rb.n) size_error("recvbuf", sb.n, rb.n);
     MPI_Op o = mpi_op(op);
-    run("allreduce", [&](zcoll_comm* zc) {
-      return zcoll_allreduce(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), rb.n,
-                             mpi_type(rb.dtype), o);
+    return go("allreduce", nonblocking, {&sb, &rb}, [&](zcoll_comm* zc, zcoll_request** q) {
+      const void* s = sb.present ? sb.ptr() : MPI_IN_PLACE;
+      const MPI_Datatype t = mpi_type(rb.dtype);
+      return q ? zcoll_iallreduce(zc, s, rb.ptr(), rb.n, t, o, q)
+               : zcoll_allreduce(zc, s, rb.ptr(), rb.n, t, o);
     });
   }
 
   // recvbuf holds recvcount values; sendbuf size*recvcount (None: in place,
   // recvbuf then holds size*recvcount and the result lands at its start)
-  void reduce_scatter_block(nb::handle send, nb::handle recv, size_t recvcount, int op) {
+  nb::object reduce_scatter_block(nb::handle send, nb::handle recv, size_t recvcount, int op,
+                                  bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     const size_t total = recvcount * static_cast<size_t>(size());
@@ -164,13 +290,17 @@ class Comm {
       size_error("recvbuf (in place)", total, rb.n);
     }
     MPI_Op o = mpi_op(op);
-    run("reduce_scatter_block", [&](zcoll_comm* zc) {
-      return zcoll_reduce_scatter_block(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(),
-                                        recvcount, mpi_type(rb.dtype), o);
-    });
+    return go("reduce_scatter_block", nonblocking, {&sb, &rb},
+              [&](zcoll_comm* zc, zcoll_request** q) {
+                const void* s = sb.present ? sb.ptr() : MPI_IN_PLACE;
+                const MPI_Datatype t = mpi_type(rb.dtype);
+                return q ? zcoll_ireduce_scatter_block(zc, s, rb.ptr(), recvcount, t, o, q)
+                         : zcoll_reduce_scatter_block(zc, s, rb.ptr(), recvcount, t, o);
+              });
   }
 
-  void reduce_scatter(nb::handle send, nb::handle recv, std::vector<size_t> counts, int op) {
+  nb::object reduce_scatter(nb::handle send, nb::handle recv, std::vector<size_t> counts, int op,
+                            bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     const int p = size();
@@ -188,14 +318,16 @@ class Comm {
       size_error("recvbuf (in place)", total, rb.n);
     }
     MPI_Op o = mpi_op(op);
-    run("reduce_scatter", [&](zcoll_comm* zc) {
-      return zcoll_reduce_scatter(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), counts.data(),
-                                  mpi_type(rb.dtype), o);
+    return go("reduce_scatter", nonblocking, {&sb, &rb}, [&](zcoll_comm* zc, zcoll_request** q) {
+      const void* s = sb.present ? sb.ptr() : MPI_IN_PLACE;
+      const MPI_Datatype t = mpi_type(rb.dtype);
+      return q ? zcoll_ireduce_scatter(zc, s, rb.ptr(), counts.data(), t, o, q)
+               : zcoll_reduce_scatter(zc, s, rb.ptr(), counts.data(), t, o);
     });
   }
 
   // sendbuf None: each rank's block already at recvbuf[rank*count:]
-  void allgather(nb::handle send, nb::handle recv) {
+  nb::object allgather(nb::handle send, nb::handle recv, bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     const size_t p = static_cast<size_t>(size());
@@ -204,21 +336,26 @@ class Comm {
     }
     const size_t count = rb.n / p;
     if (sb.present && sb.n != count) size_error("sendbuf", count, sb.n);
-    run("allgather", [&](zcoll_comm* zc) {
-      return zcoll_allgather(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count,
-                             mpi_type(rb.dtype));
+    return go("allgather", nonblocking, {&sb, &rb}, [&](zcoll_comm* zc, zcoll_request** q) {
+      const void* s = sb.present ? sb.ptr() : MPI_IN_PLACE;
+      const MPI_Datatype t = mpi_type(rb.dtype);
+      return q ? zcoll_iallgather(zc, s, rb.ptr(), count, t, q)
+               : zcoll_allgather(zc, s, rb.ptr(), count, t);
     });
   }
 
-  void bcast(nb::handle buf, int root) {
+  nb::object bcast(nb::handle buf, int root, bool nonblocking) {
     Arg b = arg(buf, "buf", true);
     if (!b.present) raise(PyExc_TypeError, "buf: expected an array, got None");
-    run("bcast",
-        [&](zcoll_comm* zc) { return zcoll_bcast(zc, b.ptr(), b.n, mpi_type(b.dtype), root); });
+    return go("bcast", nonblocking, {&b}, [&](zcoll_comm* zc, zcoll_request** q) {
+      const MPI_Datatype t = mpi_type(b.dtype);
+      return q ? zcoll_ibcast(zc, b.ptr(), b.n, t, root, q)
+               : zcoll_bcast(zc, b.ptr(), b.n, t, root);
+    });
   }
 
   // At root sendbuf holds size*count values; recvbuf None at root = in place.
-  void scatter(nb::handle send, nb::handle recv, size_t count, int root) {
+  nb::object scatter(nb::handle send, nb::handle recv, size_t count, int root, bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     const bool is_root = rank() == root;
@@ -228,14 +365,15 @@ class Comm {
     if (!is_root && !rb.present) raise(PyExc_TypeError, "recvbuf: required on every non-root");
     if (rb.present && rb.n != count) size_error("recvbuf", count, rb.n);
     const zcoll_dtype dt = rb.present ? rb.dtype : sb.dtype;
-    run("scatter", [&](zcoll_comm* zc) {
-      return zcoll_scatter(zc, sb.ptr(), rb.present ? rb.ptr() : MPI_IN_PLACE, count, mpi_type(dt),
-                           root);
+    return go("scatter", nonblocking, {&sb, &rb}, [&](zcoll_comm* zc, zcoll_request** q) {
+      void* r = rb.present ? rb.ptr() : MPI_IN_PLACE;
+      return q ? zcoll_iscatter(zc, sb.ptr(), r, count, mpi_type(dt), root, q)
+               : zcoll_scatter(zc, sb.ptr(), r, count, mpi_type(dt), root);
     });
   }
 
   // recvbuf significant at root only; sendbuf None at root = in place.
-  void reduce(nb::handle send, nb::handle recv, int op, int root) {
+  nb::object reduce(nb::handle send, nb::handle recv, int op, int root, bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     const bool is_root = rank() == root;
@@ -245,14 +383,15 @@ class Comm {
     if (is_root && rb.n != count) size_error("recvbuf", count, rb.n);
     const zcoll_dtype dt = sb.present ? sb.dtype : rb.dtype;
     MPI_Op o = mpi_op(op);
-    run("reduce", [&](zcoll_comm* zc) {
-      return zcoll_reduce(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count, mpi_type(dt),
-                          o, root);
+    return go("reduce", nonblocking, {&sb, &rb}, [&](zcoll_comm* zc, zcoll_request** q) {
+      const void* s = sb.present ? sb.ptr() : MPI_IN_PLACE;
+      return q ? zcoll_ireduce(zc, s, rb.ptr(), count, mpi_type(dt), o, root, q)
+               : zcoll_reduce(zc, s, rb.ptr(), count, mpi_type(dt), o, root);
     });
   }
 
   // root's recvbuf holds size*count values; sendbuf None at root = in place.
-  void gather(nb::handle send, nb::handle recv, size_t count, int root) {
+  nb::object gather(nb::handle send, nb::handle recv, size_t count, int root, bool nonblocking) {
     Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
     same_dtype(sb, rb);
     const bool is_root = rank() == root;
@@ -262,9 +401,10 @@ class Comm {
     if (!is_root && !sb.present) raise(PyExc_TypeError, "sendbuf: required on every non-root");
     if (sb.present && sb.n != count) size_error("sendbuf", count, sb.n);
     const zcoll_dtype dt = sb.present ? sb.dtype : rb.dtype;
-    run("gather", [&](zcoll_comm* zc) {
-      return zcoll_gather(zc, sb.present ? sb.ptr() : MPI_IN_PLACE, rb.ptr(), count, mpi_type(dt),
-                          root);
+    return go("gather", nonblocking, {&sb, &rb}, [&](zcoll_comm* zc, zcoll_request** q) {
+      const void* s = sb.present ? sb.ptr() : MPI_IN_PLACE;
+      return q ? zcoll_igather(zc, s, rb.ptr(), count, mpi_type(dt), root, q)
+               : zcoll_gather(zc, s, rb.ptr(), count, mpi_type(dt), root);
     });
   }
 
@@ -305,33 +445,19 @@ class Comm {
 
   nb::dict last_report() const {
     zcoll_report r = ZCOLL_REPORT_INITIALIZER;
-    zcoll_status s = zcoll_comm_last_report(get(), &r);
+    zcoll_status s;
+    {
+      nb::gil_scoped_release unlocked;  // waits for pending nonblocking calls
+      s = zcoll_comm_last_report(get(), &r);
+    }
     if (s != ZCOLL_SUCCESS) raise_status(s, "last_report");
-    nb::dict d;
-    d["collective"] = zcoll_collective_name(r.collective);
-    d["mode"] = zcoll_mode_name(r.mode);
-    d["algorithm"] = zcoll_algorithm_name(r.algorithm);
-    d["status"] = static_cast<int>(r.status);
-    d["comm_size"] = r.comm_size;
-    d["reason"] = std::string(r.reason);
-    d["count"] = r.count;
-    d["bytes_sent"] = r.bytes_sent;
-    d["bytes_uncompressed"] = r.bytes_uncompressed;
-    d["time_total"] = r.time_total;
-    d["time_compress"] = r.time_compress;
-    d["time_comm"] = r.time_comm;
-    d["time_reduce"] = r.time_reduce;
-    d["eb_per_compression"] = r.eb_per_compression;
-    d["error_bound"] = r.error_bound;
-    d["error_factor"] = r.error_factor;
-    d["compressions"] = r.compressions;
-    d["hom_adds"] = r.hom_adds;
-    d["time_predicted"] = r.time_predicted;
-    d["ratio_estimate"] = r.ratio_estimate;
-    d["time_range"] = r.time_range;
-    d["time_first_send"] = r.time_first_send;
-    d["time_after_recv"] = r.time_after_recv;
-    return d;
+    return report_dict(r);
+  }
+
+  bool progress_thread() const {
+    int threaded = 0;
+    zcoll_comm_progress(get(), &threaded);
+    return threaded != 0;
   }
 
  private:
@@ -392,6 +518,11 @@ NB_MODULE(_mpi, m) {
     for (int i = 0; i < n; ++i) names.emplace_back(zcoll_algorithm_name(list[i]));
     return names;
   });
+  nb::class_<Request>(m, "Request")
+      .def("test", &Request::test)
+      .def("wait", &Request::wait)
+      .def_prop_ro("done", &Request::done)
+      .def("report", &Request::report);
   nb::class_<Comm>(m, "Comm")
       .def(nb::init<int64_t, int, int, double, int, int64_t, int64_t, int>(),
            nb::arg("fortran_handle"), nb::arg("mode"), nb::arg("eb_mode"), nb::arg("error_bound"),
@@ -400,19 +531,21 @@ NB_MODULE(_mpi, m) {
       .def_prop_ro("size", &Comm::size)
       .def_prop_ro("rank", &Comm::rank)
       .def("allreduce", &Comm::allreduce, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-           nb::arg("op"))
+           nb::arg("op"), nb::arg("nonblocking") = false)
       .def("reduce_scatter_block", &Comm::reduce_scatter_block, nb::arg("sendbuf").none(),
-           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"))
+           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"), nb::arg("nonblocking") = false)
       .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-           nb::arg("recvcounts"), nb::arg("op"))
-      .def("allgather", &Comm::allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"))
-      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"))
+           nb::arg("recvcounts"), nb::arg("op"), nb::arg("nonblocking") = false)
+      .def("allgather", &Comm::allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
+           nb::arg("nonblocking") = false)
+      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"), nb::arg("nonblocking") = false)
       .def("scatter", &Comm::scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("count"), nb::arg("root"))
+           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false)
       .def("reduce", &Comm::reduce, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("op"), nb::arg("root"))
+           nb::arg("op"), nb::arg("root"), nb::arg("nonblocking") = false)
       .def("gather", &Comm::gather, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("count"), nb::arg("root"))
+           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false)
+      .def_prop_ro("progress_thread", &Comm::progress_thread)
       .def("set_mode", &Comm::set_mode)
       .def("set_error_bound", &Comm::set_error_bound)
       .def("set_average", &Comm::set_average)

@@ -1,7 +1,8 @@
-"""zcoll.torch.allreduce_hook in DDP: two ranks (mpirun -np 2) train a small model
-on synthetic data with the default DDP allreduce and with zcoll's hook; the loss
-curves stay close, every bucket's error is within its reported bound, and mode
-"mpi" gives bit-identical parameters to the default."""
+"""zcoll.torch's DDP hooks: two ranks (mpirun -np 2) train a small model on
+synthetic data with the default DDP allreduce and with zcoll's hooks, the
+blocking allreduce_hook and nonblocking_allreduce_hook (which returns a pending
+future); the loss curves stay close, every bucket's error is within its
+reported bound, and mode "mpi" gives bit-identical parameters to the default."""
 
 import os
 
@@ -98,12 +99,21 @@ def checked_hook(state, bucket):
     return fut
 
 
-def test_ddp_hook(gloo, capsys):
+@pytest.fixture(scope="module")
+def reference(gloo):
+    """The default DDP allreduce (gloo): losses, parameters, seconds."""
     import time
 
     t0 = time.perf_counter()
-    ref_losses, ref_params = train()
-    t_ref = time.perf_counter() - t0
+    losses, params = train()
+    return losses, params, time.perf_counter() - t0
+
+
+def test_ddp_hook(reference, capsys):
+    import time
+
+    ref_losses, ref_params, t_ref = reference
+    t0 = time.perf_counter()
 
     mpi_state = zt.AllreduceState(W, mode="mpi")
     mpi_losses, mpi_params = train(zt.allreduce_hook, mpi_state)
@@ -111,7 +121,7 @@ def test_ddp_hook(gloo, capsys):
     assert np.array_equal(mpi_params, ref_params), "mode mpi must match the default bit for bit"
     assert np.array_equal(mpi_losses, ref_losses)
     mpi_state.free()
-    t_mpi = time.perf_counter() - t0 - t_ref
+    t_mpi = time.perf_counter() - t0
 
     eb = 1e-4
     hom = CheckedState(W, mode="hom", eb_mode="abs", error_bound=eb)
@@ -131,6 +141,67 @@ def test_ddp_hook(gloo, capsys):
             print(f"\nDDP {STEPS} steps, 2 ranks: loss {ref_losses[0]:.4f} -> {ref_losses[-1]:.6f}"
                   f" (default); zcoll hom abs {eb}: max |loss gap| {gap.max():.3g} "
                   f"(relative {rel.max():.3g}), final gap {gap[-1]:.3g}; "
+                  f"max |param diff| {np.abs(hom_params - ref_params).max():.3g}; "
+                  f"{len(hom.checks)} buckets within bound; "
+                  f"{t_ref:.1f} s default, {t_mpi:.1f} s mode mpi")
+    hom.free()
+
+
+def checked_nonblocking_hook(state, bucket):
+    """The exact mean first (mpi4py, blocking), then the nonblocking hook; the
+    check runs when the hook's future completes (on the waiter thread)."""
+    before = bucket.buffer().detach().numpy().astype(np.float64)
+    exact = np.empty_like(before)
+    W.Allreduce(before / W.size, exact, op=MPI.SUM)
+    absum = np.empty_like(before)
+    W.Allreduce(np.abs(before) / W.size, absum, op=MPI.SUM)
+    fut = zt.nonblocking_allreduce_hook(state, bucket)
+
+    def check(f):
+        t = f.value()
+        got = t.detach().numpy().astype(np.float64)
+        rep = state.last_report  # this bucket's: set just before the future completed
+        slack = (W.size + 2) * np.finfo(np.float32).eps / 2 * absum
+        state.checks.append((float(np.max(np.abs(got - exact) - slack)), rep["error_bound"],
+                             rep["mode"], got.size, rep["count"]))
+        return t
+
+    return fut.then(check)
+
+
+def test_ddp_nonblocking_hook(reference, capsys):
+    import time
+
+    ref_losses, ref_params, t_ref = reference
+
+    # mode mpi through the nonblocking hook: bit for bit the default
+    mpi_state = zt.AllreduceState(W, mode="mpi")
+    t0 = time.perf_counter()
+    mpi_losses, mpi_params = train(zt.nonblocking_allreduce_hook, mpi_state)
+    t_mpi = time.perf_counter() - t0
+    assert mpi_state.comm.progress_thread
+    assert mpi_state.buckets >= 2 * STEPS - 1
+    assert np.array_equal(mpi_params, ref_params), "mode mpi must match the default bit for bit"
+    assert np.array_equal(mpi_losses, ref_losses)
+    mpi_state.free()
+
+    # hom: every bucket within its reported bound, the loss follows the default
+    eb = 1e-4
+    hom = CheckedState(W, mode="hom", eb_mode="abs", error_bound=eb, record=True)
+    hom_losses, hom_params = train(checked_nonblocking_hook, hom)
+    assert len(hom.checks) == hom.buckets == len(hom.reports) >= 2 * STEPS - 1
+    for excess, bound, mode, n, count in hom.checks:
+        assert mode == "hom" and count == n
+        assert 0 < bound <= W.size * eb * (1 + 1e-9)
+        assert excess <= bound, f"bucket of {n} values: error {excess} over its bound {bound}"
+    gap = np.abs(hom_losses - ref_losses)
+    rel = gap / np.abs(ref_losses)
+    assert ref_losses[-1] < 0.5 * ref_losses[0] and hom_losses[-1] < 0.5 * hom_losses[0]
+    assert rel.max() < 0.02, f"loss gap {rel.max():.3g} (relative)"
+    if W.rank == 0:
+        with capsys.disabled():
+            print(f"\nDDP {STEPS} steps, 2 ranks, nonblocking hook: zcoll hom abs {eb}: max |loss "
+                  f"gap| {gap.max():.3g} (relative {rel.max():.3g}), final gap {gap[-1]:.3g}; "
                   f"max |param diff| {np.abs(hom_params - ref_params).max():.3g}; "
                   f"{len(hom.checks)} buckets within bound; "
                   f"{t_ref:.1f} s default, {t_mpi:.1f} s mode mpi")

@@ -30,12 +30,13 @@ __version__ = _version()
 __all__ = [
     "ZcollError", "STATUS", "DEFAULT_CHUNK_SIZE", "compress", "decompress", "info", "quality",
     "hom_add", "hom_sub", "hom_sum", "mean", "compress_bound", "Comm", "IN_PLACE", "algorithms",
+    "Request",
 ]
 
 
 def __getattr__(name):
     # the MPI part loads libmpi and mpi4py only when it is used
-    if name in ("Comm", "IN_PLACE", "algorithms"):
+    if name in ("Comm", "IN_PLACE", "algorithms", "Request"):
         from . import comm
 
         return getattr(comm, name)

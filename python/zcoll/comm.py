@@ -1,6 +1,8 @@
 """zcoll.Comm: the compressed collectives (include/zcoll_mpi.h) on numpy arrays
 over an mpi4py communicator. All ranks call with matching arguments, as in MPI;
-arrays must be float32/float64 and C-contiguous; every call releases the GIL."""
+arrays must be float32/float64 and C-contiguous; every call releases the GIL.
+Each collective has a nonblocking twin (``iallreduce`` & co.) that returns a
+:class:`Request` (docs/nonblocking.md)."""
 
 import numpy as np
 
@@ -101,6 +103,44 @@ def _send(x):
     return None if _is_in_place(x) else x
 
 
+class Request:
+    """A nonblocking collective in flight (``Comm.iallreduce`` & co.).
+
+    ``test()`` returns True once the call is complete (never blocks); ``wait()``
+    blocks, with the GIL released, and returns what the blocking call returns
+    (the result array). Both raise ZcollError if the call failed (on every rank,
+    as the blocking call). The request holds the call's arrays until it is
+    complete: do not change the input or read the result before. ``report()``
+    gives the call's report (as ``Comm.last_report()``) once complete. A pending
+    request that is dropped waits for its call first.
+    """
+
+    __slots__ = ("_r", "_result")
+
+    def __init__(self, req, result):
+        self._r = req
+        self._result = result
+
+    def test(self):
+        return self._r.test()
+
+    def wait(self):
+        self._r.wait()
+        return self._result
+
+    @property
+    def done(self):
+        """True once test() or wait() has seen the call complete."""
+        return self._r.done
+
+    def report(self):
+        return self._r.report()
+
+
+def _finish(req, result):
+    return result if req is None else Request(req, result)
+
+
 class Comm:
     """Compressed collectives over an mpi4py intra-communicator.
 
@@ -152,8 +192,16 @@ class Comm:
     def last_report(self):
         """The report of the last call on this handle as a dict: collective, mode,
         algorithm, status, reason, count, bytes_sent, bytes_uncompressed, times,
-        eb_per_compression, error_bound (guaranteed |result - exact|), ..."""
+        eb_per_compression, error_bound (guaranteed |result - exact|), ...
+        (waits for the handle's pending nonblocking calls first)."""
         return self._c.last_report()
+
+    @property
+    def progress_thread(self):
+        """True when nonblocking calls run on a progress thread of the handle
+        (MPI_THREAD_MULTIPLE, as mpi4py initializes MPI by default); False when
+        each runs to completion inside its start."""
+        return self._c.progress_thread
 
     def set_mode(self, mode):
         """Mode for the following calls (None: back to the configured one)."""
@@ -174,19 +222,34 @@ class Comm:
         self._c.set_algorithm(coll, m.algorithm_from_name(coll, algorithm))
 
     # -- collectives ----------------------------------------------------------
+    # Each has a nonblocking twin with the same arguments (iallreduce, ...)
+    # returning a Request whose wait() returns what the blocking call returns.
     def allreduce(self, sendbuf, recvbuf=None, op="sum"):
         """recvbuf = op over ranks of sendbuf; returns recvbuf (new if None).
         sendbuf may be IN_PLACE (input and result in recvbuf)."""
+        return self._allreduce(sendbuf, recvbuf, op, False)
+
+    def iallreduce(self, sendbuf, recvbuf=None, op="sum"):
+        """Nonblocking allreduce: a Request; wait() returns recvbuf."""
+        return self._allreduce(sendbuf, recvbuf, op, True)
+
+    def _allreduce(self, sendbuf, recvbuf, op, nb):
         if recvbuf is None:
             if _is_in_place(sendbuf):
                 raise TypeError("allreduce(IN_PLACE, recvbuf): recvbuf is required")
             recvbuf = np.empty_like(sendbuf)
-        self._c.allreduce(_send(sendbuf), recvbuf, _op(op))
-        return recvbuf
+        return _finish(self._c.allreduce(_send(sendbuf), recvbuf, _op(op), nb), recvbuf)
 
     def reduce_scatter_block(self, sendbuf, recvbuf=None, op="sum"):
         """sendbuf holds size*k values; this rank gets block rank (k values) of the
         reduction. IN_PLACE: recvbuf holds size*k values, the result lands in recvbuf[:k]."""
+        return self._reduce_scatter_block(sendbuf, recvbuf, op, False)
+
+    def ireduce_scatter_block(self, sendbuf, recvbuf=None, op="sum"):
+        """Nonblocking reduce_scatter_block: a Request; wait() returns recvbuf."""
+        return self._reduce_scatter_block(sendbuf, recvbuf, op, True)
+
+    def _reduce_scatter_block(self, sendbuf, recvbuf, op, nb):
         p = self.size
         if _is_in_place(sendbuf):
             if recvbuf is None:
@@ -196,11 +259,18 @@ class Comm:
             k = np.size(sendbuf) // p
             if recvbuf is None:
                 recvbuf = np.empty(k, dtype=np.asarray(sendbuf).dtype)
-        self._c.reduce_scatter_block(_send(sendbuf), recvbuf, int(k), _op(op))
-        return recvbuf
+        req = self._c.reduce_scatter_block(_send(sendbuf), recvbuf, int(k), _op(op), nb)
+        return _finish(req, recvbuf)
 
     def reduce_scatter(self, sendbuf, recvbuf=None, recvcounts=None, op="sum"):
         """MPI_Reduce_scatter with per-rank counts (identical on all ranks)."""
+        return self._reduce_scatter(sendbuf, recvbuf, recvcounts, op, False)
+
+    def ireduce_scatter(self, sendbuf, recvbuf=None, recvcounts=None, op="sum"):
+        """Nonblocking reduce_scatter: a Request; wait() returns recvbuf."""
+        return self._reduce_scatter(sendbuf, recvbuf, recvcounts, op, True)
+
+    def _reduce_scatter(self, sendbuf, recvbuf, recvcounts, op, nb):
         if recvcounts is None:
             raise TypeError("reduce_scatter: recvcounts is required")
         counts = [int(c) for c in recvcounts]
@@ -208,30 +278,46 @@ class Comm:
             if _is_in_place(sendbuf):
                 raise TypeError("reduce_scatter(IN_PLACE, recvbuf): recvbuf is required")
             recvbuf = np.empty(counts[self.rank], dtype=np.asarray(sendbuf).dtype)
-        self._c.reduce_scatter(_send(sendbuf), recvbuf, counts, _op(op))
-        return recvbuf
+        return _finish(self._c.reduce_scatter(_send(sendbuf), recvbuf, counts, _op(op), nb),
+                       recvbuf)
 
     def allgather(self, sendbuf, recvbuf=None):
         """recvbuf (size*count values) = every rank's sendbuf in rank order. IN_PLACE:
         each rank's block is already at recvbuf[rank*count:(rank+1)*count]."""
+        return self._allgather(sendbuf, recvbuf, False)
+
+    def iallgather(self, sendbuf, recvbuf=None):
+        """Nonblocking allgather: a Request; wait() returns recvbuf."""
+        return self._allgather(sendbuf, recvbuf, True)
+
+    def _allgather(self, sendbuf, recvbuf, nb):
         if recvbuf is None:
             if _is_in_place(sendbuf):
                 raise TypeError("allgather(IN_PLACE, recvbuf): recvbuf is required")
             a = np.asarray(sendbuf)
             recvbuf = np.empty((self.size,) + a.shape, dtype=a.dtype)
-        self._c.allgather(_send(sendbuf), recvbuf)
-        return recvbuf
+        return _finish(self._c.allgather(_send(sendbuf), recvbuf, nb), recvbuf)
 
     def bcast(self, buf, root=0):
         """buf of root to every rank (in place); returns buf."""
-        self._c.bcast(buf, int(root))
-        return buf
+        return _finish(self._c.bcast(buf, int(root), False), buf)
+
+    def ibcast(self, buf, root=0):
+        """Nonblocking bcast: a Request; wait() returns buf."""
+        return _finish(self._c.bcast(buf, int(root), True), buf)
 
     def scatter(self, sendbuf, recvbuf=None, root=0, count=None):
         """Block i of root's sendbuf (size*count values) to rank i; returns recvbuf.
         Non-roots pass sendbuf None and a recvbuf of count values; the root may
         omit recvbuf (a new one) or pass IN_PLACE (its block stays in sendbuf,
         which is returned). ``count``, if given, is checked against the buffers."""
+        return self._scatter(sendbuf, recvbuf, root, count, False)
+
+    def iscatter(self, sendbuf, recvbuf=None, root=0, count=None):
+        """Nonblocking scatter: a Request; wait() returns what scatter returns."""
+        return self._scatter(sendbuf, recvbuf, root, count, True)
+
+    def _scatter(self, sendbuf, recvbuf, root, count, nb):
         root = int(root)
         in_place = _is_in_place(recvbuf)
         if self.rank == root:
@@ -247,27 +333,39 @@ class Comm:
             sendbuf = None
         if count is not None and int(count) != n:
             raise ValueError(f"scatter: count {count} does not match the buffers ({n})")
-        self._c.scatter(sendbuf, None if in_place else recvbuf, int(n), root)
-        return sendbuf if in_place else recvbuf
+        req = self._c.scatter(sendbuf, None if in_place else recvbuf, int(n), root, nb)
+        return _finish(req, sendbuf if in_place else recvbuf)
 
     def reduce(self, sendbuf, recvbuf=None, op="sum", root=0):
         """recvbuf at root = op over ranks of sendbuf; returns recvbuf at the root,
         None elsewhere. At the root sendbuf may be IN_PLACE (input in recvbuf)."""
+        return self._reduce(sendbuf, recvbuf, op, root, False)
+
+    def ireduce(self, sendbuf, recvbuf=None, op="sum", root=0):
+        """Nonblocking reduce: a Request; wait() returns what reduce returns."""
+        return self._reduce(sendbuf, recvbuf, op, root, True)
+
+    def _reduce(self, sendbuf, recvbuf, op, root, nb):
         root = int(root)
         if self.rank == root:
             if recvbuf is None:
                 if _is_in_place(sendbuf):
                     raise TypeError("reduce(IN_PLACE, recvbuf): recvbuf is required")
                 recvbuf = np.empty_like(sendbuf)
-            self._c.reduce(_send(sendbuf), recvbuf, _op(op), root)
-            return recvbuf
-        self._c.reduce(_send(sendbuf), None, _op(op), root)
-        return None
+            return _finish(self._c.reduce(_send(sendbuf), recvbuf, _op(op), root, nb), recvbuf)
+        return _finish(self._c.reduce(_send(sendbuf), None, _op(op), root, nb), None)
 
     def gather(self, sendbuf, recvbuf=None, root=0):
         """root's recvbuf (size*count values) = every rank's sendbuf in rank order;
         returns recvbuf at the root, None elsewhere. At the root sendbuf may be
         IN_PLACE (root's block already in place)."""
+        return self._gather(sendbuf, recvbuf, root, False)
+
+    def igather(self, sendbuf, recvbuf=None, root=0):
+        """Nonblocking gather: a Request; wait() returns what gather returns."""
+        return self._gather(sendbuf, recvbuf, root, True)
+
+    def _gather(self, sendbuf, recvbuf, root, nb):
         root = int(root)
         if self.rank == root:
             if recvbuf is None:
@@ -276,7 +374,6 @@ class Comm:
                 a = np.asarray(sendbuf)
                 recvbuf = np.empty((self.size,) + a.shape, dtype=a.dtype)
             count = np.size(recvbuf) // self.size
-            self._c.gather(_send(sendbuf), recvbuf, int(count), root)
-            return recvbuf
-        self._c.gather(_send(sendbuf), None, int(np.size(sendbuf)), root)
-        return None
+            return _finish(self._c.gather(_send(sendbuf), recvbuf, int(count), root, nb), recvbuf)
+        req = self._c.gather(_send(sendbuf), None, int(np.size(sendbuf)), root, nb)
+        return _finish(req, None)

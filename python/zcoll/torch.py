@@ -1,19 +1,37 @@
-"""A PyTorch DDP communication hook that averages gradient buckets with zcoll's
+"""PyTorch DDP communication hooks that average gradient buckets with zcoll's
 compressed Allreduce over an mpi4py communicator.
 
     from mpi4py import MPI
     import zcoll.torch
     state = zcoll.torch.AllreduceState(MPI.COMM_WORLD, mode="hom", eb_mode="abs",
                                        error_bound=1e-4)
-    ddp_model.register_comm_hook(state, zcoll.torch.allreduce_hook)
+    ddp_model.register_comm_hook(state, zcoll.torch.nonblocking_allreduce_hook)
 
 As torch's default hook, each bucket is divided by the world size and then
 summed, in place, on a zero-copy numpy view of the bucket (a flat CPU tensor,
-float32 or float64); the returned future is already completed. The process
-group DDP runs on (e.g. gloo) is not used by the hook: the mpi4py communicator
-must hold the same processes in the same order. ``state.last_report`` holds the
-report of the last bucket (``record=True`` keeps them all in ``state.reports``).
+float32 or float64). The process group DDP runs on (e.g. gloo) is not used by
+the hooks: the mpi4py communicator must hold the same processes in the same
+order.
+
+Two hooks (docs/python.md, docs/nonblocking.md):
+
+* ``nonblocking_allreduce_hook`` starts the bucket's Allreduce
+  (``Comm.iallreduce``) and returns a ``torch.futures.Future`` that the state's
+  waiter thread completes when the call has run, so that the backward pass
+  goes on computing the next buckets' gradients meanwhile, as with DDP's own
+  hook. It needs MPI_THREAD_MULTIPLE (mpi4py's default) for the overlap;
+  without it each call runs at its start.
+* ``allreduce_hook`` runs the whole Allreduce inside the hook and returns an
+  already-completed future (no overlap with the backward pass).
+
+``state.last_report`` holds the report of the last bucket completed (with its
+``error_bound``); ``record=True`` keeps them all, in bucket order, in
+``state.reports``. ``state.free()`` (collective) ends the waiter thread and
+frees the handle.
 """
+
+import queue
+import threading
 
 import torch
 
@@ -21,7 +39,7 @@ from .comm import IN_PLACE, Comm
 
 
 class AllreduceState:
-    """The hook's state: a zcoll.Comm over ``comm`` (an mpi4py communicator) with
+    """The hooks' state: a zcoll.Comm over ``comm`` (an mpi4py communicator) with
     the given settings (as zcoll.Comm; min_bytes defaults to 0 here so that every
     bucket is compressed)."""
 
@@ -35,27 +53,80 @@ class AllreduceState:
         self.reports = []
         self.last_report = None
         self.buckets = 0
+        self._pending = None  # the waiter's queue, made at the first nonblocking bucket
+        self._waiter = None
+
+    def _report(self, rep):
+        self.last_report = rep
+        if self.record:
+            self.reports.append(rep)
+
+    def _submit(self, req, fut, tensor):
+        if self._waiter is None:
+            self._pending = queue.Queue()
+            self._waiter = threading.Thread(target=self._wait_loop, name="zcoll-ddp-waiter",
+                                            daemon=True)
+            self._waiter.start()
+        self._pending.put((req, fut, tensor))
+
+    def _wait_loop(self):
+        # requests complete in the order they started: wait for them in that order
+        while True:
+            item = self._pending.get()
+            if item is None:
+                return
+            req, fut, tensor = item
+            try:
+                req.wait()  # the GIL is released while waiting
+                self._report(req.report())
+            except Exception as e:  # noqa: BLE001 - handed to DDP through the future
+                fut.set_exception(e)
+            else:
+                fut.set_result(tensor)
 
     def free(self):
+        """Wait for the pending buckets, end the waiter thread, free the handle
+        (collective over the communicator)."""
+        if self._waiter is not None:
+            self._pending.put(None)
+            self._waiter.join()
+            self._waiter = None
         self.comm.free()
 
 
-def allreduce_hook(state, bucket):
-    """DDP communication hook: the bucket's mean over ranks through zcoll."""
+def _bucket_view(bucket, hook, size):
+    """The bucket, divided by the world size first (as torch's allreduce_hook),
+    and a numpy view of its memory."""
     t = bucket.buffer()
     if t.device.type != "cpu":
-        raise TypeError(f"zcoll.torch.allreduce_hook: the bucket is on {t.device}, not the CPU")
+        raise TypeError(f"zcoll.torch.{hook}: the bucket is on {t.device}, not the CPU")
     if t.dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"zcoll.torch.allreduce_hook: bucket dtype {t.dtype} (float32/float64 only)")
+        raise TypeError(f"zcoll.torch.{hook}: bucket dtype {t.dtype} (float32/float64 only)")
     if not t.is_contiguous():
-        raise ValueError("zcoll.torch.allreduce_hook: the bucket is not contiguous")
-    t.div_(state.size)  # as torch's allreduce_hook: divide first, then sum
-    view = t.detach().numpy()  # shares the bucket's memory
+        raise ValueError(f"zcoll.torch.{hook}: the bucket is not contiguous")
+    t.div_(size)
+    return t, t.detach().numpy()  # the view shares the bucket's memory
+
+
+def allreduce_hook(state, bucket):
+    """DDP communication hook: the bucket's mean over ranks through zcoll,
+    complete when the hook returns."""
+    t, view = _bucket_view(bucket, "allreduce_hook", state.size)
     state.comm.allreduce(IN_PLACE, view)
     state.buckets += 1
-    state.last_report = state.comm.last_report()
-    if state.record:
-        state.reports.append(state.last_report)
+    state._report(state.comm.last_report())
     fut = torch.futures.Future()
     fut.set_result(t)
+    return fut
+
+
+def nonblocking_allreduce_hook(state, bucket):
+    """DDP communication hook: starts the bucket's mean over ranks through zcoll
+    and returns a future that completes when it has run (the backward pass
+    goes on meanwhile)."""
+    t, view = _bucket_view(bucket, "nonblocking_allreduce_hook", state.size)
+    req = state.comm.iallreduce(IN_PLACE, view)  # the request holds the bucket's memory
+    state.buckets += 1
+    fut = torch.futures.Future()
+    state._submit(req, fut, t)
     return fut

@@ -14,6 +14,7 @@
 #include "coll/comm.h"
 #include "coll/collective.h"
 #include "coll/comm_config.h"
+#include "coll/nonblocking.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/struct_io.h"
@@ -31,9 +32,13 @@ using zcoll::coll::Call;
 
 namespace {
 // Every collective enters here: no exception crosses the C API (bad_alloc ->
-// ZCOLL_ERR_NO_MEMORY, anything else -> ZCOLL_ERR_INTERNAL; core/error.h).
+// ZCOLL_ERR_NO_MEMORY, anything else -> ZCOLL_ERR_INTERNAL; core/error.h). A
+// blocking call runs after the handle's pending nonblocking ones (nonblocking.h).
 zcoll_status guarded_call(zcoll_comm* zc, const Call& call) noexcept {
-  return zcoll::guarded("zcoll collective", [&] { return zcoll::coll::run_call(zc, call); });
+  return zcoll::guarded("zcoll collective", [&] {
+    zcoll::coll::drain(zc);
+    return zcoll::coll::run_call(zc, call);
+  });
 }
 }  // namespace
 
@@ -165,6 +170,9 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   if (local == ZCOLL_SUCCESS)
     local = zcoll::config::get_choice(zcoll::config::kRelRange, &rel_range);
   if (local == ZCOLL_SUCCESS) local = zcoll::transport::MpiTransport::check_node_map();
+  const char* progress = "thread";  // ZCOLL_PROGRESS (nonblocking.h)
+  if (local == ZCOLL_SUCCESS)
+    local = zcoll::config::get_choice(zcoll::config::kProgress, &progress);
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -194,6 +202,7 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
   zc->local_model = zcoll::coll::auto_local_model();
   zc->rel_range_sampled = rel_range && (rel_range[0] == 's' || rel_range[0] == 'S');
   zc->report.struct_size = sizeof zc->report;
+  zcoll::coll::init_progress(zc, progress);
   {  // ZCOLL_TEST_FAIL_ALLOC=RANK:K (tests): this rank's K-th scratch allocation fails
     const char* spec = nullptr;
     int fr = -1, fk = 0;
@@ -215,6 +224,7 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
 zcoll_status zcoll_comm_free(zcoll_comm* zc) {
   zcoll::clear_error();
   if (!zc) return ZCOLL_SUCCESS;
+  zcoll::coll::stop_progress(zc);  // the pending nonblocking calls run first
   zcoll_status s = zc->tp->release();
   delete zc;
   return s;
@@ -233,7 +243,7 @@ zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode) {
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
   if (mode < ZCOLL_MODE_DEFAULT || mode > ZCOLL_MODE_AUTO)
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown mode %d", static_cast<int>(mode));
-  zc->mode = mode;
+  zcoll::coll::apply_setting(zc, [mode](zcoll_comm* z) { z->mode = mode; });
   return ZCOLL_SUCCESS;
 }
 
@@ -242,7 +252,8 @@ zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collectiv
   zcoll::clear_error();
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
   ZCOLL_CHECK(zcoll::coll::check_algorithm(collective, algorithm));
-  zc->algorithm[collective] = algorithm;
+  zcoll::coll::apply_setting(
+      zc, [collective, algorithm](zcoll_comm* z) { z->algorithm[collective] = algorithm; });
   return ZCOLL_SUCCESS;
 }
 
@@ -252,16 +263,19 @@ zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode, d
   if (eb_mode != ZCOLL_EB_ABS && eb_mode != ZCOLL_EB_REL)
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown error-bound mode %d", static_cast<int>(eb_mode));
   if (!(eb > 0 && eb < 1e300)) return fail(ZCOLL_ERR_INVALID_ARG, "error bound %g must be > 0", eb);
-  zc->eb_set = true;
-  zc->eb_mode = eb_mode;
-  zc->error_bound = eb;
+  zcoll::coll::apply_setting(zc, [eb_mode, eb](zcoll_comm* z) {
+    z->eb_set = true;
+    z->eb_mode = eb_mode;
+    z->error_bound = eb;
+  });
   return ZCOLL_SUCCESS;
 }
 
 zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average) {
   zcoll::clear_error();
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
-  zc->average = average != 0;
+  const bool on = average != 0;
+  zcoll::coll::apply_setting(zc, [on](zcoll_comm* z) { z->average = on; });
   return ZCOLL_SUCCESS;
 }
 
@@ -281,6 +295,7 @@ zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report) 
   zcoll::clear_error();
   if (!zc || !report) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
   ZCOLL_CHECK(zcoll::check_out_struct(report, kReportV1, "zcoll_report"));
+  zcoll::coll::drain(const_cast<zcoll_comm*>(zc));  // the last call that ran, pending ones included
   zcoll::write_struct(report, zc->report);
   return ZCOLL_SUCCESS;
 }
@@ -288,12 +303,14 @@ zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report) 
 static zcoll_status zcoll_comm_calibrate_unguarded(zcoll_comm* zc) {
   zcoll::clear_error();
   if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  zcoll::coll::drain(zc);  // collective: after the pending calls
   return zcoll::coll::calibrate(zc);
 }
 
 zcoll_status zcoll_comm_get_model(const zcoll_comm* zc, zcoll_model* model) {
   zcoll::clear_error();
   if (!zc || !model) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
+  zcoll::coll::drain(const_cast<zcoll_comm*>(zc));  // AUTO's calls may set it
   if (!zc->model_ready)
     return fail(ZCOLL_ERR_INVALID_ARG,
                 "no model yet: call zcoll_comm_calibrate or run a collective in mode auto");
@@ -313,9 +330,12 @@ zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* model) {
     return fail(ZCOLL_ERR_INVALID_ARG,
                 "model: latency >= 0, positive finite bandwidths, overlap in [0, 1] and "
                 "growth_bits >= 0 are required");
-  zc->model = *model;
-  zc->model.source = ZCOLL_MODEL_SOURCE_SET;
-  zc->model_ready = true;
+  zcoll_model set = *model;
+  set.source = ZCOLL_MODEL_SOURCE_SET;
+  zcoll::coll::apply_setting(zc, [set](zcoll_comm* z) {
+    z->model = set;
+    z->model_ready = true;
+  });
   return ZCOLL_SUCCESS;
 }
 

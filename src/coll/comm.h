@@ -12,6 +12,12 @@
 #include "transport/mpi_transport.h"
 #include "zcoll_tuner.h"
 
+namespace zcoll::coll {
+class Progress;  // the nonblocking calls' queue and thread (nonblocking.cc)
+struct ProgressDeleter {
+  void operator()(Progress* p) const;
+};
+}  // namespace zcoll::coll
 
 struct zcoll_comm {
   std::unique_ptr<zcoll::transport::MpiTransport> tp;
@@ -56,6 +62,12 @@ struct zcoll_comm {
   zcoll::coll::DeviceBackend* device = nullptr;
   // calls made on the handle (the same count on every rank): the tag epoch
   uint64_t calls = 0;
+  // Nonblocking calls (nonblocking.h): whether they get a progress thread
+  // (MPI_THREAD_MULTIPLE and ZCOLL_PROGRESS=thread, decided at creation), and
+  // the queue and thread, made at the first one.
+  bool progress_thread = false;
+  bool progress_inline_asked = false;  // ZCOLL_PROGRESS=inline (no notice)
+  std::unique_ptr<zcoll::coll::Progress, zcoll::coll::ProgressDeleter> progress;
 };
 
 namespace zcoll::coll {

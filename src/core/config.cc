@@ -75,6 +75,10 @@ const Decl kTable[kVarCount] = {
    "compression; `sampled` reads one 64-byte line in 16 (inputs of 64 Ki values or more): a "
    "range at most the exact one, so a bound at most the requested one (reported per call), "
    "and ~16x less to read before the first send; ranks must agree"},
+  {kProgress, "ZCOLL_PROGRESS", Kind::kChoice, "thread|inline", 0, 0, "thread", nullptr, kMpi,
+   "nonblocking calls (`zcoll_iallreduce` & co., docs/nonblocking.md): `thread` runs them on a "
+   "progress thread of the handle (with `MPI_THREAD_MULTIPLE`; otherwise as `inline`, said "
+   "once on stderr); `inline` runs each to completion inside its start call (no overlap)"},
   // ---- algorithm per collective (the words: "auto" and the algorithm table's, set_words)
   {kAllreduceAlgo, "ZCOLL_ALLREDUCE_ALGO", Kind::kChoice, "auto", 0, 0,
    "auto", nullptr, kMpi,

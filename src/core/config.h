@@ -31,6 +31,7 @@ enum Var {
   kChecksum,
   kWaitSleep,
   kRelRange,
+  kProgress,
   kAllreduceAlgo,
   kReduceScatterAlgo,
   kAllgatherAlgo,

@@ -18,6 +18,7 @@ namespace {
 struct Entry {
   MPI_Comm comm;
   zcoll_comm* zc;
+  bool overlap = false;  // a progress thread on every rank (handle_overlaps)
 };
 
 int g_keyval = MPI_KEYVAL_INVALID;
@@ -78,11 +79,25 @@ zcoll_comm* handle_for(MPI_Comm comm) {
       e->zc = nullptr;
     } else {
       ++g_created;
+      // nonblocking calls go to zcoll only where every rank has a progress
+      // thread (MPI_THREAD_MULTIPLE): agreed, so that all ranks route alike
+      int threaded = 0;
+      zcoll_comm_progress(e->zc, &threaded);
+      int both[2] = {threaded, -threaded};
+      PMPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MAX, comm);
+      e->overlap = both[0] == 1 && both[1] == -1;
     }
   }
   PMPI_Comm_set_attr(comm, g_keyval, e);
   g_live.push_back(e);
   return e->zc;
+}
+
+bool handle_overlaps(MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
+  return found && static_cast<Entry*>(value)->zc && static_cast<Entry*>(value)->overlap;
 }
 
 void release_handles() {

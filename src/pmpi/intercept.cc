@@ -1,6 +1,8 @@
 // intercept.cc — the MPI_* entry points that libzcoll_pmpi.so defines (and so
 // takes from the MPI library when preloaded or linked before it): the eight
-// collectives zcoll has (and their MPI-4 `_c` forms), MPI_Init / _thread /
+// collectives zcoll has (and their MPI-4 `_c` forms), six of their
+// nonblocking forms (MPI_Iallreduce, _Ireduce_scatter_block, _Ireduce_scatter,
+// _Ireduce, _Iallgather, _Ibcast, and `_c`), MPI_Init / _thread /
 // MPI_Finalize for setup and the report, and MPI_Pcontrol. Each one passes
 // straight to its PMPI_* twin unless the shim is on and the call is eligible
 // (docs/pmpi.md, "What is compressed"): then zcoll's collective runs instead.
@@ -26,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "coll/nonblocking.h"
 #include "pmpi/shim.h"
 
 #define ZCOLL_PMPI_EXPORT __attribute__((visibility("default")))
@@ -85,6 +88,7 @@ struct Call {
   MPI_Datatype zdt = MPI_DATATYPE_NULL;  // this rank's datatype for zcoll (NULL: not eligible)
   MPI_Count count = 0;                   // this rank's count for zcoll
   bool agree = false;                    // data movement: check zdt and count across ranks
+  bool agree_later = false;              // the same, done by the nonblocking call's job
 };
 
 template <typename Pass, typename Run>
@@ -95,7 +99,7 @@ int route(const Call& c, Pass& pass, Run& run) {
   int inter = 0;
   if (PMPI_Comm_test_inter(c.comm, &inter) != MPI_SUCCESS || inter) return pass();
   if (comm_size(c.comm) < 2) return pass();
-  if (!c.agree && c.zdt == MPI_DATATYPE_NULL) return pass();
+  if (!c.agree && !c.agree_later && c.zdt == MPI_DATATYPE_NULL) return pass();
   zcoll_comm* zc = handle_for(c.comm);
   if (!zc) return pass();
   if (c.agree) {
@@ -455,6 +459,253 @@ int gather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_C
       });
 }
 
+// ---- the nonblocking collectives -------------------------------------------------
+// An eligible MPI_I<coll> (the blocking call's rules, and a handle whose ranks
+// all run nonblocking calls on a progress thread, i.e. MPI_THREAD_MULTIPLE:
+// handle_overlaps) starts zcoll's nonblocking call; the application gets an
+// MPI generalized request, which the progress thread completes
+// (MPI_Grequest_complete) when zcoll's call has run, so that MPI_Wait, _Test,
+// _Waitall & co. work on it as on any request. Otherwise the call passes
+// through (PMPI_I<coll>): it never becomes blocking.
+//
+// Data movement (MPI_Iallgather, MPI_Ibcast) decides like the blocking call,
+// on the equal byte count first; the check that every rank has the same
+// eligible datatype and count (a small allreduce) is made by the call's job on
+// the progress thread, over the handle's own communicator, in the handle's
+// order; when it fails the job runs the MPI library's collective there.
+// ZCOLL_PMPI_VERIFY checks the blocking calls only.
+
+// One intercepted nonblocking call: zcoll's request and the application's.
+struct NbCall {
+  Coll coll;
+  MPI_Comm comm;
+  zcoll_request* zr = nullptr;
+  MPI_Request greq = MPI_REQUEST_NULL;
+};
+
+int nb_query(void*, MPI_Status* st) {
+  PMPI_Status_set_elements(st, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(st, 0);
+  st->MPI_SOURCE = MPI_UNDEFINED;
+  st->MPI_TAG = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+// MPI frees the generalized request (completed, and waited for or freed).
+int nb_free(void* extra) {
+  NbCall* c = static_cast<NbCall*>(extra);
+  zcoll_request_free(c->zr);
+  delete c;
+  return MPI_SUCCESS;
+}
+int nb_cancel(void*, int) { return MPI_SUCCESS; }  // a started collective runs to its end
+
+// zcoll's request is complete: on the progress thread (or on the caller's, at
+// the start, if it already was). Like a blocking call, a failure ends the job.
+void nb_done(void* extra) {
+  NbCall* c = static_cast<NbCall*>(extra);
+  zcoll_report r = ZCOLL_REPORT_INITIALIZER;
+  const zcoll_status st = zcoll_wait(c->zr, &r);  // complete: returns at once
+  if (st != ZCOLL_SUCCESS)
+    die(c->comm, "zcoll nonblocking %s failed (%s): %s", coll_word(c->coll),
+        zcoll_status_string(st), zcoll_last_error());
+  count_compressed(c->coll, r);
+  const MPI_Request g = c->greq;
+  PMPI_Grequest_complete(g);  // c may be gone from here on (nb_free)
+}
+
+// The application's request first, then zcoll's call (start(&zr)).
+template <typename Start>
+int start_nb(Coll coll, MPI_Comm comm, MPI_Request* request, Start&& start) {
+  NbCall* c = new NbCall{coll, comm};
+  if (PMPI_Grequest_start(nb_query, nb_free, nb_cancel, c, &c->greq) != MPI_SUCCESS)
+    die(comm, "MPI_Grequest_start failed");
+  *request = c->greq;
+  const zcoll_status st = start(&c->zr);
+  if (st != ZCOLL_SUCCESS)
+    die(comm, "zcoll nonblocking %s did not start (%s): %s", coll_word(coll),
+        zcoll_status_string(st), zcoll_last_error());
+  zcoll::coll::on_complete(c->zr, nb_done, c);
+  return MPI_SUCCESS;
+}
+
+// A reduction's eligibility (count, datatype, op: equal on every rank).
+Call reduction_call(Coll coll, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                    double values) {
+  Call c{coll, comm};
+  c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+  c.count = count;
+  if (c.zdt != MPI_DATATYPE_NULL) c.bytes = values * esize(c.zdt);
+  return c;
+}
+
+template <typename Pass>
+int iallreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+               MPI_Request* req, Pass&& pass) {
+  return intercept(
+      ZCOLL_COLL_ALLREDUCE,
+      [&] { return reduction_call(ZCOLL_COLL_ALLREDUCE, comm, count, dt, op, count); }, pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        if (!handle_overlaps(comm)) return pass();
+        return start_nb(ZCOLL_COLL_ALLREDUCE, comm, req, [&](zcoll_request** q) {
+          return zcoll_iallreduce(zc, sb, rb, static_cast<size_t>(count), zdt, op, q);
+        });
+      });
+}
+
+template <typename Pass>
+int ireduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
+            MPI_Comm comm, MPI_Request* req, Pass&& pass) {
+  return intercept(
+      ZCOLL_COLL_REDUCE,
+      [&] { return reduction_call(ZCOLL_COLL_REDUCE, comm, count, dt, op, count); }, pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        if (!handle_overlaps(comm)) return pass();
+        return start_nb(ZCOLL_COLL_REDUCE, comm, req, [&](zcoll_request** q) {
+          return zcoll_ireduce(zc, sb, rb, static_cast<size_t>(count), zdt, op, root, q);
+        });
+      });
+}
+
+template <typename Pass>
+int ireduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                          MPI_Comm comm, MPI_Request* req, Pass&& pass) {
+  return intercept(
+      ZCOLL_COLL_REDUCE_SCATTER,
+      [&] {
+        return reduction_call(ZCOLL_COLL_REDUCE_SCATTER, comm, count, dt, op,
+                              static_cast<double>(count) * comm_size(comm));
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        if (!handle_overlaps(comm)) return pass();
+        return start_nb(ZCOLL_COLL_REDUCE_SCATTER, comm, req, [&](zcoll_request** q) {
+          return zcoll_ireduce_scatter_block(zc, sb, rb, static_cast<size_t>(count), zdt, op, q);
+        });
+      });
+}
+
+template <typename Count, typename Pass>
+int ireduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm, MPI_Request* req, Pass&& pass) {
+  std::vector<size_t> counts;
+  return intercept(
+      ZCOLL_COLL_REDUCE_SCATTER,
+      [&] {
+        Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter || !op_allowed(op) || !recvcounts) return c;  // passes through
+        const int size = comm_size(comm);
+        double total = 0;
+        bool ok = true;
+        counts.resize(static_cast<size_t>(size));
+        for (int i = 0; i < size; ++i) {
+          ok = ok && recvcounts[i] >= 0;
+          counts[i] = static_cast<size_t>(recvcounts[i] < 0 ? 0 : recvcounts[i]);
+          total += static_cast<double>(counts[i]);
+        }
+        c.zdt = ok && total > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = static_cast<MPI_Count>(total);
+        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = total * esize(c.zdt);
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        if (!handle_overlaps(comm)) return pass();
+        return start_nb(ZCOLL_COLL_REDUCE_SCATTER, comm, req, [&](zcoll_request** q) {
+          return zcoll_ireduce_scatter(zc, sb, rb, counts.data(), zdt, op, q);  // counts copied
+        });
+      });
+}
+
+// The job of a nonblocking data-movement call: the eligibility check across
+// the ranks (on the handle's communicator), then zcoll's call or, when a rank
+// differs, the MPI library's (run).
+template <typename Zcall, typename Native>
+zcoll::coll::Job movement_job(MPI_Datatype zdt, MPI_Count count, Zcall zcall, Native native) {
+  return [=](zcoll_comm* z, zcoll_report* rep) -> zcoll_status {
+    MPI_Comm hc = zcoll::coll::handle_comm(z);
+    const long long code = zdt == MPI_FLOAT ? 1 : zdt == MPI_DOUBLE ? 2 : 0;
+    long long v[4] = {code, -code, static_cast<long long>(count), -static_cast<long long>(count)};
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_LONG_LONG, MPI_MAX, hc) != MPI_SUCCESS)
+      return ZCOLL_ERR_MPI;
+    if (v[0] == -v[1] && v[2] == -v[3] && v[0] > 0) {
+      const zcoll_status st = zcall(z);  // blocking: on the progress thread it runs now
+      zcoll_comm_last_report(z, rep);
+      return st;
+    }
+    rep->mode = ZCOLL_MODE_MPI;
+    return native(hc) == MPI_SUCCESS ? ZCOLL_SUCCESS : ZCOLL_ERR_MPI;
+  };
+}
+
+template <typename Pass>
+int iallgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_Count rcount,
+               MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req, Pass&& pass) {
+  return intercept(
+      ZCOLL_COLL_ALLGATHER,
+      [&] {
+        Call c{ZCOLL_COLL_ALLGATHER, comm};
+        c.agree_later = true;
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        if (inter) return c;
+        c.bytes = type_bytes(rcount, rtype) * comm_size(comm);
+        const bool same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
+        c.zdt = same && rcount > 0 ? zcoll_type(rtype) : MPI_DATATYPE_NULL;
+        c.count = rcount;
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        if (!handle_overlaps(comm)) return pass();
+        const size_t n = static_cast<size_t>(rcount);
+        auto job = movement_job(
+            zdt, rcount, [=](zcoll_comm* z) { return zcoll_allgather(z, sb, rb, n, zdt); },
+            [=](MPI_Comm hc) {
+#if MPI_VERSION >= 4
+              return PMPI_Allgather_c(sb, scount, stype, rb, rcount, rtype, hc);
+#else
+              return PMPI_Allgather(sb, static_cast<int>(scount), stype, rb,
+                                    static_cast<int>(rcount), rtype, hc);
+#endif
+            });
+        return start_nb(ZCOLL_COLL_ALLGATHER, comm, req,
+                        [&](zcoll_request** q) { return zcoll::coll::start_job(zc, job, q); });
+      });
+}
+
+template <typename Pass>
+int ibcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req,
+           Pass&& pass) {
+  return intercept(
+      ZCOLL_COLL_BCAST,
+      [&] {
+        Call c{ZCOLL_COLL_BCAST, comm};
+        c.agree_later = true;
+        c.bytes = type_bytes(count, dt);
+        c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+        c.count = count;
+        return c;
+      },
+      pass,
+      [&](zcoll_comm* zc, MPI_Datatype zdt) {
+        if (!handle_overlaps(comm)) return pass();
+        const size_t n = static_cast<size_t>(count);
+        auto job = movement_job(
+            zdt, count, [=](zcoll_comm* z) { return zcoll_bcast(z, buf, n, zdt, root); },
+            [=](MPI_Comm hc) {
+#if MPI_VERSION >= 4
+              return PMPI_Bcast_c(buf, count, dt, root, hc);
+#else
+              return PMPI_Bcast(buf, static_cast<int>(count), dt, root, hc);
+#endif
+            });
+        return start_nb(ZCOLL_COLL_BCAST, comm, req,
+                        [&](zcoll_request** q) { return zcoll::coll::start_job(zc, job, q); });
+      });
+}
+
 }  // namespace
 
 bool active() {
@@ -569,8 +820,93 @@ ZCOLL_PMPI_EXPORT int MPI_Gather(const void* sb, int scount, MPI_Datatype stype,
                     [&] { return PMPI_Gather(sb, scount, stype, rb, rcount, rtype, root, comm); });
 }
 
+// ---- nonblocking ----
+ZCOLL_PMPI_EXPORT int MPI_Iallreduce(const void* sb, void* rb, int count, MPI_Datatype dt,
+                                     MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  return zp::iallreduce(sb, rb, count, dt, op, comm, req,
+                        [&] { return PMPI_Iallreduce(sb, rb, count, dt, op, comm, req); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ireduce(const void* sb, void* rb, int count, MPI_Datatype dt, MPI_Op op,
+                                  int root, MPI_Comm comm, MPI_Request* req) {
+  return zp::ireduce(sb, rb, count, dt, op, root, comm, req,
+                     [&] { return PMPI_Ireduce(sb, rb, count, dt, op, root, comm, req); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ireduce_scatter_block(const void* sb, void* rb, int count,
+                                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                                MPI_Request* req) {
+  return zp::ireduce_scatter_block(sb, rb, count, dt, op, comm, req, [&] {
+    return PMPI_Ireduce_scatter_block(sb, rb, count, dt, op, comm, req);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ireduce_scatter(const void* sb, void* rb, const int recvcounts[],
+                                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                          MPI_Request* req) {
+  return zp::ireduce_scatter(sb, rb, recvcounts, dt, op, comm, req, [&] {
+    return PMPI_Ireduce_scatter(sb, rb, recvcounts, dt, op, comm, req);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Iallgather(const void* sb, int scount, MPI_Datatype stype, void* rb,
+                                     int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                                     MPI_Request* req) {
+  return zp::iallgather(sb, scount, stype, rb, rcount, rtype, comm, req, [&] {
+    return PMPI_Iallgather(sb, scount, stype, rb, rcount, rtype, comm, req);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ibcast(void* buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                                 MPI_Request* req) {
+  return zp::ibcast(buf, count, dt, root, comm, req,
+                    [&] { return PMPI_Ibcast(buf, count, dt, root, comm, req); });
+}
+
 #if MPI_VERSION >= 4
 // The MPI-4 large-count forms (MPICH 4; Open MPI 4.1 has none).
+ZCOLL_PMPI_EXPORT int MPI_Iallreduce_c(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt,
+                                       MPI_Op op, MPI_Comm comm, MPI_Request* req) {
+  return zp::iallreduce(sb, rb, count, dt, op, comm, req,
+                        [&] { return PMPI_Iallreduce_c(sb, rb, count, dt, op, comm, req); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ireduce_c(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt,
+                                    MPI_Op op, int root, MPI_Comm comm, MPI_Request* req) {
+  return zp::ireduce(sb, rb, count, dt, op, root, comm, req,
+                     [&] { return PMPI_Ireduce_c(sb, rb, count, dt, op, root, comm, req); });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ireduce_scatter_block_c(const void* sb, void* rb, MPI_Count count,
+                                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                                  MPI_Request* req) {
+  return zp::ireduce_scatter_block(sb, rb, count, dt, op, comm, req, [&] {
+    return PMPI_Ireduce_scatter_block_c(sb, rb, count, dt, op, comm, req);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ireduce_scatter_c(const void* sb, void* rb, const MPI_Count recvcounts[],
+                                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                            MPI_Request* req) {
+  return zp::ireduce_scatter(sb, rb, recvcounts, dt, op, comm, req, [&] {
+    return PMPI_Ireduce_scatter_c(sb, rb, recvcounts, dt, op, comm, req);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Iallgather_c(const void* sb, MPI_Count scount, MPI_Datatype stype,
+                                       void* rb, MPI_Count rcount, MPI_Datatype rtype,
+                                       MPI_Comm comm, MPI_Request* req) {
+  return zp::iallgather(sb, scount, stype, rb, rcount, rtype, comm, req, [&] {
+    return PMPI_Iallgather_c(sb, scount, stype, rb, rcount, rtype, comm, req);
+  });
+}
+
+ZCOLL_PMPI_EXPORT int MPI_Ibcast_c(void* buf, MPI_Count count, MPI_Datatype dt, int root,
+                                   MPI_Comm comm, MPI_Request* req) {
+  return zp::ibcast(buf, count, dt, root, comm, req,
+                    [&] { return PMPI_Ibcast_c(buf, count, dt, root, comm, req); });
+}
+
 ZCOLL_PMPI_EXPORT int MPI_Allreduce_c(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt,
                                       MPI_Op op, MPI_Comm comm) {
   return zp::allreduce(sb, rb, count, dt, op, comm,

@@ -43,6 +43,7 @@
 #define MPI_Irecv_c PMPI_Irecv_c
 #define MPI_Isend PMPI_Isend
 #define MPI_Isend_c PMPI_Isend_c
+#define MPI_Query_thread PMPI_Query_thread
 #define MPI_Recv PMPI_Recv
 #define MPI_Reduce PMPI_Reduce
 #define MPI_Reduce_c PMPI_Reduce_c

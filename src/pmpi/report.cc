@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "coll/collective.h"
 #include "pmpi/shim.h"
@@ -27,25 +28,32 @@ struct Counters {
   double worst = 0;     // the largest |error| / allowed of those
 };
 Counters g_count;
+// count_compressed of a nonblocking call runs on the handle's progress thread
+std::mutex g_count_mutex;
 
 const char* mpi_name(int c) { return coll::traits(static_cast<zcoll_collective>(c)).mpi_name; }
 
 }  // namespace
 
 void count_call(Coll c, double seconds) {
+  std::lock_guard<std::mutex> lk(g_count_mutex);
   g_count.seen[c] += 1;
   g_count.seconds[c] += seconds;
 }
 
 void count_compressed(Coll c, const zcoll_report& r) {
   if (r.mode == ZCOLL_MODE_MPI) return;  // AUTO chose the MPI library's collective
+  std::lock_guard<std::mutex> lk(g_count_mutex);
   g_count.compressed[c] += 1;
   g_count.bytes_before[c] += static_cast<double>(r.bytes_uncompressed);
   g_count.bytes_after[c] += static_cast<double>(r.bytes_sent);
   g_count.max_bound[c] = std::max(g_count.max_bound[c], r.error_bound);
 }
 
-void count_nested() { g_count.nested += 1; }
+void count_nested() {
+  std::lock_guard<std::mutex> lk(g_count_mutex);
+  g_count.nested += 1;
+}
 
 void print_report() {
   // calls and seconds: the largest over ranks; bytes: summed over ranks

@@ -67,13 +67,17 @@ void init_cache();
 // through (its name does not match ZCOLL_PMPI_COMMS, or the handle could not be
 // made).
 zcoll_comm* handle_for(MPI_Comm comm);
+// Whether comm's handle runs nonblocking calls on a progress thread on every
+// rank of comm (agreed when the handle was made); false without a handle. The
+// nonblocking calls (MPI_Iallreduce & co.) go to zcoll only then.
+bool handle_overlaps(MPI_Comm comm);
 // MPI_Finalize: free every live handle in the order they were created, then the keyval.
 void release_handles();
 int handles_created();
 
 // ---- counters, report, verification (report.cc) ---------------------------------
 void count_call(Coll c, double seconds);
-void count_compressed(Coll c, const zcoll_report& r);
+void count_compressed(Coll c, const zcoll_report& r);  // also from a progress thread
 void count_nested();
 // Collective over MPI_COMM_WORLD: rank 0 prints the table to stderr.
 void print_report();

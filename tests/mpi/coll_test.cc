@@ -27,7 +27,7 @@
 
 namespace {
 
-using zcoll_test::g_rank;
+using zcoll_testing::g_rank;
 int g_size = 1;
 
 uint64_t mix(uint64_t x) {
@@ -1237,7 +1237,7 @@ int main(int argc, char** argv) {
       groups.emplace_back(argv[i]);
   }
   const double t0 = MPI_Wtime();
-  if (!zcoll_test::check_group_names(groups, kGroups)) {
+  if (!zcoll_testing::check_group_names(groups, kGroups)) {
     MPI_Finalize();
     return 2;
   }
@@ -1254,7 +1254,7 @@ int main(int argc, char** argv) {
     free_env(e);
     MPI_Comm_free(&sub);
   }
-  long mine[2] = {zcoll_test::g_checks.load(), zcoll_test::g_failures.load()}, all[2] = {0, 0};
+  long mine[2] = {zcoll_testing::g_checks.load(), zcoll_testing::g_failures.load()}, all[2] = {0, 0};
   MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   std::string what = "zcoll mpi tests (" + std::to_string(g_size) + " ranks" +
                      (subcomm ? ", split communicators" : "") + "):";
@@ -1263,7 +1263,7 @@ int main(int argc, char** argv) {
   const double seconds = MPI_Wtime() - t0;
   int rc = 0;
   if (g_rank == 0)
-    rc = zcoll_test::finish(what.c_str(), all[0], all[1], seconds);
+    rc = zcoll_testing::finish(what.c_str(), all[0], all[1], seconds);
   else
     rc = all[0] > 0 && all[1] == 0 ? 0 : 1;
   MPI_Finalize();

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "transport/transport.h"
 
-namespace zcoll_test {
+namespace zcoll_testing {
 
 class FailingTransport final : public zcoll::transport::Transport {
  public:
@@ -40,4 +40,4 @@ class FailingTransport final : public zcoll::transport::Transport {
   int nth_, sends_ = 0;
 };
 
-}  // namespace zcoll_test
+}  // namespace zcoll_testing

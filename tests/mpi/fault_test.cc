@@ -486,7 +486,7 @@ int main() {
   failed_transfers();
   bit_flips();
   scratch_oom();
-  return zcoll_test::finish(
-      "zcoll fault injection tests", zcoll_test::g_checks, zcoll_test::g_failures,
+  return zcoll_testing::finish(
+      "zcoll fault injection tests", zcoll_testing::g_checks, zcoll_testing::g_failures,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }

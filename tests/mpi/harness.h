@@ -11,21 +11,21 @@
 #include <string>
 #include <vector>
 
-namespace zcoll_test {
+namespace zcoll_testing {
 
 inline std::atomic<long> g_checks{0}, g_failures{0};
 inline int g_rank = 0;  // printed with each failure (MPI programs set it)
 
 // Count a check; print the first 30 failures with this rank, file and line.
-#define EXPECT(cond, ...)                                                                        \
-  do {                                                                                           \
-    ++zcoll_test::g_checks;                                                                      \
-    if (!(cond) && ++zcoll_test::g_failures <= 30) {                                             \
-      std::fprintf(stderr, "[rank %d] FAIL %s:%d: %s: ", zcoll_test::g_rank, __FILE__, __LINE__, \
-                   #cond);                                                                       \
-      std::fprintf(stderr, __VA_ARGS__);                                                         \
-      std::fprintf(stderr, "\n");                                                                \
-    }                                                                                            \
+#define EXPECT(cond, ...)                                                                 \
+  do {                                                                                    \
+    ++zcoll_testing::g_checks;                                                            \
+    if (!(cond) && ++zcoll_testing::g_failures <= 30) {                                   \
+      std::fprintf(stderr, "[rank %d] FAIL %s:%d: %s: ", zcoll_testing::g_rank, __FILE__, \
+                   __LINE__, #cond);                                                      \
+      std::fprintf(stderr, __VA_ARGS__);                                                  \
+      std::fprintf(stderr, "\n");                                                         \
+    }                                                                                     \
   } while (0)
 
 // False (with a message naming the known groups) if a requested group is not
@@ -53,4 +53,4 @@ inline int finish(const char* what, long checks, long failures, double seconds) 
   return checks > 0 && failures == 0 ? 0 : 1;
 }
 
-}  // namespace zcoll_test
+}  // namespace zcoll_testing

@@ -19,7 +19,7 @@
 #include "harness.h"
 #include "transport/transport.h"
 
-namespace zcoll_test {
+namespace zcoll_testing {
 
 struct Setup {
   zcoll_collective coll;
@@ -269,4 +269,4 @@ class Case {
   char what_[200];
 };
 
-}  // namespace zcoll_test
+}  // namespace zcoll_testing

@@ -17,8 +17,8 @@
 
 using namespace zcoll;
 using namespace zcoll::coll;
-using zcoll_test::is_reduction;
-using zcoll_test::Setup;
+using zcoll_testing::is_reduction;
+using zcoll_testing::Setup;
 
 namespace {
 
@@ -29,7 +29,7 @@ void run(int N, Setup s) {
     EXPECT(false, "no algorithm");
     return;
   }
-  zcoll_test::Case<T> c(*alg, N, s);
+  zcoll_testing::Case<T> c(*alg, N, s);
   auto fabric = std::make_shared<transport::ThreadFabric>(N);
   std::vector<size_t> peak(N, 0);  // each rank's most requests in flight
   std::vector<std::thread> threads;
@@ -105,7 +105,7 @@ int main() {
       }
     }
   }
-  return zcoll_test::finish(
-      "zcoll in-process algorithm tests", zcoll_test::g_checks, zcoll_test::g_failures,
+  return zcoll_testing::finish(
+      "zcoll in-process algorithm tests", zcoll_testing::g_checks, zcoll_testing::g_failures,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }

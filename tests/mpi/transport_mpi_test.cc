@@ -43,8 +43,8 @@ using namespace zcoll::coll;
 using transport::Locality;
 using transport::MpiTransport;
 using transport::Transport;
-using zcoll_test::Case;
-using zcoll_test::Setup;
+using zcoll_testing::Case;
+using zcoll_testing::Setup;
 
 namespace {
 
@@ -205,7 +205,7 @@ void test_fault(Transport& tp) {
   for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_HOM}) {
     Setup s{al->coll, al->algo, m, ZCOLL_OP_SUM, 5000, 0, false};
     Case<float> first(*al, node->size(), s);
-    zcoll_test::FailingTransport faulty(node, tp.rank() == victim ? 1 : -1);
+    zcoll_testing::FailingTransport faulty(node, tp.rank() == victim ? 1 : -1);
     first.run_rank(faulty, node->rank(), true);
     const bool hit = l.node == l.node_of_rank[victim] && node->size() > 1;
     EXPECT((first.status(node->rank()) != ZCOLL_SUCCESS) == hit,
@@ -266,7 +266,7 @@ void test_probe(Transport& tp) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &zcoll_test::g_rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &zcoll_testing::g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   const auto t0 = std::chrono::steady_clock::now();
   if (argc != 2) {
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
   {
     std::unique_ptr<MpiTransport> tp = world_transport();
     auto lap = [&](const char* what) {
-      if (zcoll_test::g_rank == 0)
+      if (zcoll_testing::g_rank == 0)
         std::printf("  %-24s %.1f s\n", what,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     };
@@ -294,13 +294,13 @@ int main(int argc, char** argv) {
       EXPECT(tp->release() == ZCOLL_SUCCESS, "release");
     }
   }
-  long counts[2] = {zcoll_test::g_checks, zcoll_test::g_failures}, sums[2];
+  long counts[2] = {zcoll_testing::g_checks, zcoll_testing::g_failures}, sums[2];
   MPI_Allreduce(counts, sums, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   int rc = 0;
-  if (zcoll_test::g_rank == 0) {
+  if (zcoll_testing::g_rank == 0) {
     const std::string what = std::string("zcoll transport MPI tests, ") + argv[1];
-    rc = zcoll_test::finish(what.c_str(), sums[0], sums[1], s);
+    rc = zcoll_testing::finish(what.c_str(), sums[0], sums[1], s);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();

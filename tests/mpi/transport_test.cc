@@ -47,9 +47,9 @@ using transport::Req;
 using transport::ThreadFabric;
 using transport::ThreadTransport;
 using transport::Transport;
-using zcoll_test::Case;
-using zcoll_test::FailingTransport;
-using zcoll_test::Setup;
+using zcoll_testing::Case;
+using zcoll_testing::FailingTransport;
+using zcoll_testing::Setup;
 
 namespace {
 
@@ -348,7 +348,7 @@ void test_algorithms_on_subgroups() {
         }
   // the other ops once per algorithm, on the uneven layout's rails
   for (size_t ai = 0; ai < n_algos; ++ai)
-    if (zcoll_test::is_reduction(algs[ai].coll))
+    if (zcoll_testing::is_reduction(algs[ai].coll))
       for (zcoll_op op : {ZCOLL_OP_MAX, ZCOLL_OP_MIN, ZCOLL_OP_PROD})
         run_groups<double>(layouts()[4], Kind::kNode, algs[ai], ZCOLL_MODE_DOC, 2000, op, {},
                            plain);
@@ -702,7 +702,7 @@ int main() {
   lap("size-prefixed");
   test_probe();
   lap("probe");
-  return zcoll_test::finish(
-      "zcoll transport tests", zcoll_test::g_checks, zcoll_test::g_failures,
+  return zcoll_testing::finish(
+      "zcoll transport tests", zcoll_testing::g_checks, zcoll_testing::g_failures,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }

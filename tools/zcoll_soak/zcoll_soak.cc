@@ -15,6 +15,10 @@
 // tools/zcoll_soak/regression_seeds.txt), those recorded for this world size;
 // --subgroups draws, for half of the world cases, a group of the first k world
 // ranks (k = 1..world size), so that one run at 8 ranks covers groups of 1-8.
+// --nonblocking (MPI_THREAD_MULTIPLE: the handles' progress threads) runs three
+// cases in four through the nonblocking call (zcoll_iallreduce & co.): waited
+// at once, or with a blocking call on the same handle before the wait, or with
+// a second request started behind it and waited first.
 #include <mpi.h>
 
 #include <algorithm>
@@ -76,6 +80,7 @@ struct Options {
   bool keep_going = true;
   bool verbose = false;
   bool subgroups = false;  // half of the world cases on the first k ranks
+  bool nonblocking = false;  // three cases in four through the nonblocking call
   std::string seeds_file;  // run these recorded cases instead of drawing
   std::string data_dir = ZCOLL_SOAK_DATA_DIR;
 };
@@ -96,9 +101,10 @@ double now() {
 
 void replay_line(uint64_t seed, char* out, size_t cap) {
   std::snprintf(out, cap,
-                "mpiexec -n %d %s --seed %" PRIu64 " --iterations 1 --max-mib %g --max-count %zu%s",
+                "mpiexec -n %d %s --seed %" PRIu64
+                " --iterations 1 --max-mib %g --max-count %zu%s%s",
                 g_wsize, g_argv0.c_str(), seed, g_opt.max_mib, g_opt.max_count,
-                g_opt.subgroups ? " --subgroups" : "");
+                g_opt.subgroups ? " --subgroups" : "", g_opt.nonblocking ? " --nonblocking" : "");
 }
 
 void watchdog() {
@@ -171,6 +177,9 @@ struct Case {
   int special_ranks = 0;  // ...on rank 0 only (1) or on every rank (2)
   int mismatch = kNoMismatch;
   int mismatch_rank = 0;
+  // --nonblocking: 0 the blocking call; 1 started and waited; 2 a blocking call
+  // on the handle before the wait; 3 a second request started behind it, waited first
+  int nb = 0;
   // group
   int N = 1, rank = 0;
 };
@@ -248,6 +257,10 @@ Case draw_case(uint64_t seed) {
       k.prefix = 1 + gs.pick(g_wsize);
       k.pool = -1;
     }
+  }
+  if (g_opt.nonblocking) {  // its own stream too
+    Rng gn(mix(seed, 8000));
+    k.nb = gn.pick(4);
   }
   k.cfg = draw_config(g);
   k.auto_local_model = g.chance(0.8);
@@ -369,7 +382,7 @@ void describe(const Case& k, char* out, size_t cap) {
       "seed=%" PRIu64
       " N=%d comm=%s handle=%s coll=%s%s%s root=%d mode=%s(cfg %s) algo=%s dt=%s op=%s count=%zu "
       "rc=[%s] eb=%s:%g(%s) bound=%s threads=%d min_bytes=%zu chunk=%u pipe=%zu avg=%d data=%s "
-      "scale=%g shift=%g special=%g/%d mismatch=%s@%d auto_local=%s net=%d",
+      "scale=%g shift=%g special=%g/%d mismatch=%s@%d auto_local=%s net=%d%s",
       k.seed, k.N,
       k.comm_kind == 0   ? "world"
       : k.comm_kind == 1 ? "split"
@@ -383,7 +396,11 @@ void describe(const Case& k, char* out, size_t cap) {
       k.cfg.bound == ZCOLL_BOUND_RESULT ? "result" : "per_compression", k.cfg.threads,
       k.cfg.min_bytes, k.cfg.chunk_size, k.cfg.pipeline_values, k.average, kDataNames[k.data],
       k.scale, k.shift, k.special_p, k.special_ranks, kMmNames[k.mismatch], k.mismatch_rank,
-      k.auto_local_model ? "model" : "mpi", k.net);
+      k.auto_local_model ? "model" : "mpi", k.net,
+      k.nb == 0   ? ""
+      : k.nb == 1 ? " nonblocking"
+      : k.nb == 2 ? " nonblocking+blocking"
+                  : " nonblocking+request");
 }
 
 // ---- data ----------------------------------------------------------------------------
@@ -956,28 +973,81 @@ bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, St
   g_case_seed = k.seed;
   const double t0 = now();
   g_deadline = t0 + g_opt.timeout;
-  zcoll_status s = ZCOLL_SUCCESS;
   std::vector<size_t> rcs = k.recvcounts;
-  switch (k.coll) {
-    case ZCOLL_COLL_ALLREDUCE: s = zcoll_allreduce(zc, sb, rb, me.count, dt, op); break;
-    case ZCOLL_COLL_REDUCE_SCATTER:
-      s = (k.variant & 2) ? zcoll_reduce_scatter(zc, sb, rb, rcs.data(), dt, op)
-                          : zcoll_reduce_scatter_block(zc, sb, rb, me.count, dt, op);
-      break;
-    case ZCOLL_COLL_ALLGATHER: s = zcoll_allgather(zc, sb, rb, me.count, dt); break;
-    case ZCOLL_COLL_BCAST: s = zcoll_bcast(zc, rb, me.count, dt, me.root); break;
-    case ZCOLL_COLL_SCATTER:
-      s = zcoll_scatter(zc, r == me.root ? send.data() : nullptr, scatter_rb, me.count, dt,
-                        me.root);
-      break;
-    case ZCOLL_COLL_REDUCE: s = zcoll_reduce(zc, sb, rb, me.count, dt, op, me.root); break;
-    case ZCOLL_COLL_GATHER: s = zcoll_gather(zc, sb, rb, me.count, dt, me.root); break;
-    default: break;
+  // the call: blocking (q nullptr) or started into *q
+  auto issue = [&](zcoll_request** q) -> zcoll_status {
+    switch (k.coll) {
+      case ZCOLL_COLL_ALLREDUCE:
+        return q ? zcoll_iallreduce(zc, sb, rb, me.count, dt, op, q)
+                 : zcoll_allreduce(zc, sb, rb, me.count, dt, op);
+      case ZCOLL_COLL_REDUCE_SCATTER:
+        if (k.variant & 2)
+          return q ? zcoll_ireduce_scatter(zc, sb, rb, rcs.data(), dt, op, q)
+                   : zcoll_reduce_scatter(zc, sb, rb, rcs.data(), dt, op);
+        return q ? zcoll_ireduce_scatter_block(zc, sb, rb, me.count, dt, op, q)
+                 : zcoll_reduce_scatter_block(zc, sb, rb, me.count, dt, op);
+      case ZCOLL_COLL_ALLGATHER:
+        return q ? zcoll_iallgather(zc, sb, rb, me.count, dt, q)
+                 : zcoll_allgather(zc, sb, rb, me.count, dt);
+      case ZCOLL_COLL_BCAST:
+        return q ? zcoll_ibcast(zc, rb, me.count, dt, me.root, q)
+                 : zcoll_bcast(zc, rb, me.count, dt, me.root);
+      case ZCOLL_COLL_SCATTER: {
+        const void* ssb = r == me.root ? send.data() : nullptr;
+        return q ? zcoll_iscatter(zc, ssb, scatter_rb, me.count, dt, me.root, q)
+                 : zcoll_scatter(zc, ssb, scatter_rb, me.count, dt, me.root);
+      }
+      case ZCOLL_COLL_REDUCE:
+        return q ? zcoll_ireduce(zc, sb, rb, me.count, dt, op, me.root, q)
+                 : zcoll_reduce(zc, sb, rb, me.count, dt, op, me.root);
+      case ZCOLL_COLL_GATHER:
+        return q ? zcoll_igather(zc, sb, rb, me.count, dt, me.root, q)
+                 : zcoll_gather(zc, sb, rb, me.count, dt, me.root);
+      default: return ZCOLL_SUCCESS;
+    }
+  };
+  // the companion of nb 2 and 3: a small MPI_INT Allreduce on the same handle
+  // (the MPI fallback on every rank, whatever the case's settings), exact
+  int comp_in[5], comp_out[5] = {0, 0, 0, 0, 0};
+  for (int i = 0; i < 5; ++i) comp_in[i] = (r + 1) * (i + 1);
+  auto check_companion = [&](zcoll_status cs) {
+    if (cs != ZCOLL_SUCCESS) o.bad("the companion Allreduce returned %s", zcoll_status_string(cs));
+    for (int i = 0; i < 5; ++i)
+      if (comp_out[i] != N * (N + 1) / 2 * (i + 1)) {
+        o.bad("the companion Allreduce is wrong: %d at %d", comp_out[i], i);
+        break;
+      }
+  };
+  zcoll_status s = ZCOLL_SUCCESS;
+  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+  if (k.nb == 0) {
+    s = issue(nullptr);
+  } else {
+    zcoll_request* q = nullptr;
+    s = issue(&q);
+    if (s != ZCOLL_SUCCESS || !q) o.bad("start returned %s", zcoll_status_string(s));
+    if (q && k.nb == 2) {  // a blocking call first: it runs after the request
+      check_companion(zcoll_allreduce(zc, comp_in, comp_out, 5, MPI_INT, MPI_SUM));
+      int done = 0;
+      zcoll_test(q, &done);
+      if (!done) o.bad("the request is not complete after a later blocking call");
+    }
+    zcoll_request* q2 = nullptr;
+    if (q && k.nb == 3) {  // a second request behind it, waited first
+      const zcoll_status s2 = zcoll_iallreduce(zc, comp_in, comp_out, 5, MPI_INT, MPI_SUM, &q2);
+      if (s2 != ZCOLL_SUCCESS) o.bad("the second start returned %s", zcoll_status_string(s2));
+      check_companion(zcoll_wait(q2, nullptr));
+      int done = 0;
+      zcoll_test(q, &done);
+      if (!done) o.bad("the request is not complete after a later one completed");
+    }
+    if (q) s = zcoll_wait(q, &rep);
+    zcoll_request_free(q);
+    zcoll_request_free(q2);
   }
   const std::string err = s ? zcoll_last_error() : "";
   g_deadline = 0;
-  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
-  zcoll_comm_last_report(zc, &rep);
+  if (k.nb == 0) zcoll_comm_last_report(zc, &rep);
   ++st.calls;
 
   // scatter in place at root: the root's block stays in sendbuf
@@ -1163,9 +1233,11 @@ struct Recorded {
   double max_mib = 24;
   size_t max_count = 300000;
   bool subgroups = false;
+  bool nonblocking = false;
 };
 
-// Lines "RANKS SEED [MAX_MIB MAX_COUNT] [subgroups]  # why"; keeps this world size's.
+// Lines "RANKS SEED [MAX_MIB MAX_COUNT] [subgroups] [nonblocking]  # why"; keeps
+// this world size's.
 bool read_seeds_file(const std::string& path, std::vector<Recorded>* out) {
   FILE* f = std::fopen(path.c_str(), "r");
   if (!f) return false;
@@ -1174,15 +1246,31 @@ bool read_seeds_file(const std::string& path, std::vector<Recorded>* out) {
     if (char* hash = std::strchr(line, '#')) *hash = 0;
     int ranks = 0;
     Recorded rc;
-    char flag[32] = "";
-    const int got = std::sscanf(line, "%d %" SCNu64 " %lf %zu %31s", &ranks, &rc.seed,
-                                &rc.max_mib, &rc.max_count, flag);
+    char flag[32] = "", flag2[32] = "";
+    const int got = std::sscanf(line, "%d %" SCNu64 " %lf %zu %31s %31s", &ranks, &rc.seed,
+                                &rc.max_mib, &rc.max_count, flag, flag2);
     if (got < 2) continue;  // blank or comment
-    rc.subgroups = std::strcmp(flag, "subgroups") == 0;
+    rc.subgroups = std::strcmp(flag, "subgroups") == 0 || std::strcmp(flag2, "subgroups") == 0;
+    rc.nonblocking = std::strcmp(flag, "nonblocking") == 0 ||
+                     std::strcmp(flag2, "nonblocking") == 0;
     if (ranks == g_wsize) out->push_back(rc);
   }
   std::fclose(f);
   return true;
+}
+
+// Whether any line of a seeds file (any world size) is a nonblocking case.
+bool seeds_file_has_nonblocking(const char* path) {
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[512];
+  bool any = false;
+  while (std::fgets(line, sizeof line, f)) {
+    if (char* hash = std::strchr(line, '#')) *hash = 0;
+    any = any || std::strstr(line, "nonblocking") != nullptr;
+  }
+  std::fclose(f);
+  return any;
 }
 
 void usage() {
@@ -1190,17 +1278,32 @@ void usage() {
                "usage: zcoll-soak [--seed S] [--iterations N | --seconds T] [--timeout T]\n"
                "                  [--max-mib M] [--max-count C] [--data DIR] [--stop-on-failure] "
                "[--verbose]\n"
-               "                  [--subgroups] [--seeds-file FILE]\n"
+               "                  [--subgroups] [--nonblocking] [--seeds-file FILE]\n"
                "Each iteration i draws case seed S+i; a failing case prints its replay command.\n"
                "--subgroups: half of the world cases run on the first k ranks (k = 1..size).\n"
+               "--nonblocking: 3 cases in 4 run the nonblocking call (MPI_THREAD_MULTIPLE).\n"
                "--seeds-file: the cases FILE lists for this world size (lines\n"
-               "  'RANKS SEED [MAX_MIB MAX_COUNT] [SUBGROUPS]  # why'), instead of drawing.\n");
+               "  'RANKS SEED [MAX_MIB MAX_COUNT] [subgroups] [nonblocking]  # why'), instead of\n"
+               "  drawing.\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // --nonblocking needs the progress threads: MPI_THREAD_MULTIPLE (decided
+  // before MPI_Init; a seeds file with a nonblocking case asks for it too)
+  bool want_threads = false;
+  for (int i = 1; i < argc; ++i) {
+    want_threads = want_threads || std::strcmp(argv[i], "--nonblocking") == 0;
+    if (std::strcmp(argv[i], "--seeds-file") == 0 && i + 1 < argc)
+      want_threads = want_threads || seeds_file_has_nonblocking(argv[i + 1]);
+  }
+  if (want_threads) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &g_wrank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_wsize);
   g_argv0 = argv[0];
@@ -1233,6 +1336,8 @@ int main(int argc, char** argv) {
       g_opt.verbose = true;
     else if (a == "--subgroups")
       g_opt.subgroups = true;
+    else if (a == "--nonblocking")
+      g_opt.nonblocking = true;
     else if (a == "--seeds-file")
       g_opt.seeds_file = val();
     else {
@@ -1293,6 +1398,7 @@ int main(int argc, char** argv) {
       g_opt.max_mib = rc.max_mib;
       g_opt.max_count = rc.max_count;
       g_opt.subgroups = rc.subgroups;
+      g_opt.nonblocking = rc.nonblocking;
     }
     Case k = draw_case(seed);
     last_seed = k.seed;
