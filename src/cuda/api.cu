@@ -10,6 +10,7 @@
 #include "core/params.h"
 #include "core/struct_io.h"
 #include "cuda/kernels.cuh"
+#include "cuda/launch.cuh"
 #include "zcoll_cuda.h"
 
 static_assert(sizeof(zcoll_cuda_result) == sizeof(zcoll::cuda::Result), "zcoll_cuda_result layout");
@@ -85,10 +86,17 @@ class Workspace {
   size_t total_ = 0;
 };
 
+// The first failure of a sequence of launches.
+struct Launches {
+  cudaError_t first = cudaSuccess;
+  void operator()(cudaError_t e) {
+    if (first == cudaSuccess) first = e;
+  }
+};
+
 // After the launches: report a launch failure.
-zcoll_status launched(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? ZCOLL_SUCCESS : cuda_fail(e, what);
+zcoll_status launched(const Launches& ls, const char* what) {
+  return ls.first == cudaSuccess ? ZCOLL_SUCCESS : cuda_fail(ls.first, what);
 }
 
 // Upper bound of the chunk count of a stream of `bytes` bytes (its index fits).
@@ -96,27 +104,28 @@ size_t max_chunks(size_t bytes) { return bytes / 4 + 2; }
 
 // Open a stream: header, checksum and index (offsets), optionally the framing of
 // every chunk.
-void open_stream(DevState* st, const void* s, size_t size, int slot, uint64_t* offsets,
-                 bool validate, cudaStream_t stream, int grid) {
+void open_stream(Launches& ls, DevState* st, const void* s, size_t size, int slot,
+                 uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
   const auto* p = static_cast<const uint8_t*>(s);
-  k_open<<<1, 1, 0, stream>>>(st, p, size, slot);
-  k_index<<<1, 1024, 0, stream>>>(st, p, size, slot, offsets);
-  if (validate) k_validate<<<grid, kThreads, 0, stream>>>(st, p, slot, offsets);
+  ls(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
+  ls(ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets));
+  if (validate) ls(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
 }
 
 template <typename T>
-void launch_compress(DevState* st, const zcoll_params& p, const T* src, size_t n, uint32_t cs,
-                     Workspace& ws, size_t off_lo, size_t off_hi, int parts, uint8_t* scratch,
-                     uint32_t* sizes, uint64_t* offsets, uint8_t* dst, cudaStream_t s, int grid) {
+void launch_compress(Launches& ls, DevState* st, const zcoll_params& p, const T* src, size_t n,
+                     uint32_t cs, Workspace& ws, size_t off_lo, size_t off_hi, int parts,
+                     uint8_t* scratch, uint32_t* sizes, uint64_t* offsets, uint8_t* dst,
+                     cudaStream_t s, int grid) {
   const bool rel = p.eb_mode == ZCOLL_EB_REL;
   double* lo = ws.at<double>(off_lo);
   double* hi = ws.at<double>(off_hi);
-  if (rel) k_minmax<T><<<parts, 256, 0, s>>>(src, n, lo, hi);
-  k_setup_compress<T><<<1, 1, 0, s>>>(st, rel, p.error_bound, lo, hi, parts, n, cs);
-  k_compress<T><<<grid, kThreads, 0, s>>>(st, src, scratch, sizes);
-  k_scan_sizes<<<1, 1024, 0, s>>>(st, sizes, offsets);
-  k_pack<<<grid, kThreads, 0, s>>>(st, scratch, sizes, offsets, dst);
-  k_write_header<<<1, 256, 0, s>>>(st, dst);
+  if (rel) ls(ZCOLL_LAUNCH(k_minmax<T>, parts, 256, s, src, n, lo, hi));
+  ls(ZCOLL_LAUNCH(k_setup_compress<T>, 1, 1, s, st, rel, p.error_bound, lo, hi, parts, n, cs));
+  ls(ZCOLL_LAUNCH(k_compress<T>, grid, kThreads, s, st, src, scratch, sizes));
+  ls(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, offsets));
+  ls(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, offsets, dst));
+  ls(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, dst));
 }
 
 zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void* src, size_t n,
@@ -154,16 +163,17 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   DevState* st = ws.at<DevState>(o_st);
   cudaMemsetAsync(st, 0, sizeof(DevState), s);
   auto* d = static_cast<uint8_t*>(dst);
+  Launches ls;
   if (dtype == ZCOLL_FLOAT32)
-    launch_compress<float>(st, p, static_cast<const float*>(src), n, cs, ws, o_lo, o_hi, parts,
+    launch_compress<float>(ls, st, p, static_cast<const float*>(src), n, cs, ws, o_lo, o_hi, parts,
                            ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off),
                            d, s, grid);
   else
-    launch_compress<double>(st, p, static_cast<const double*>(src), n, cs, ws, o_lo, o_hi, parts,
-                            ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off),
-                            d, s, grid);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda_compress");
+    launch_compress<double>(ls, st, p, static_cast<const double*>(src), n, cs, ws, o_lo, o_hi,
+                            parts, ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes),
+                            ws.at<uint64_t>(o_off), d, s, grid);
+  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return launched(ls, "zcoll_cuda_compress");
 }
 
 zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_count,
@@ -182,14 +192,17 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   cudaMemsetAsync(st, 0, sizeof(DevState), s);
   // check_dst comes after the index and before the chunks, as on the CPU
   const auto* p = static_cast<const uint8_t*>(src);
-  k_open<<<1, 1, 0, s>>>(st, p, src_size, 0);
-  k_index<<<1, 1024, 0, s>>>(st, p, src_size, 0, off);
-  k_check_dst<<<1, 1, 0, s>>>(st, dst_count, dst);
-  k_validate<<<grid, kThreads, 0, s>>>(st, p, 0, off);
-  k_decompress<float><<<grid, kThreads, 0, s>>>(st, p, off, static_cast<float*>(dst), accumulate);
-  k_decompress<double><<<grid, kThreads, 0, s>>>(st, p, off, static_cast<double*>(dst), accumulate);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda_decompress");
+  Launches ls;
+  ls(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
+  ls(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off));
+  ls(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
+  ls(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
+  ls(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off, static_cast<float*>(dst),
+                  accumulate));
+  ls(ZCOLL_LAUNCH(k_decompress<double>, grid, kThreads, s, st, p, off, static_cast<double*>(dst),
+                  accumulate));
+  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return launched(ls, "zcoll_cuda_decompress");
 }
 
 // a op b (op: kHomAdd, kHomSub, kHomNegate with b unused), or DOC (doc_op >= 0).
@@ -218,28 +231,29 @@ zcoll_status binary(const void* a, size_t a_size, const void* b, size_t b_size, 
   uint64_t* offb = ws.at<uint64_t>(o_offb);
   uint8_t* scratch = ws.at<uint8_t>(o_scr);
   uint32_t* sizes = ws.at<uint32_t>(o_sizes);
-  open_stream(st, pa, a_size, 0, offa, true, s, grid);
-  if (!unary) open_stream(st, pb, b_size, 1, offb, true, s, grid);
-  k_pair<<<1, 1, 0, s>>>(st, op, cap, doc_op >= 0);
+  Launches ls;
+  open_stream(ls, st, pa, a_size, 0, offa, true, s, grid);
+  if (!unary) open_stream(ls, st, pb, b_size, 1, offb, true, s, grid);
+  ls(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, doc_op >= 0));
   if (doc_op >= 0) {
     double* prod = ws.at<double>(o_prod);
-    k_doc<float><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, doc_op, ws.at<float>(o_tmp),
-                                           scratch, sizes, prod);
-    k_doc<double><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, doc_op, ws.at<double>(o_tmp),
-                                            scratch, sizes, prod);
-    k_doc_bound<<<1, 1, 0, s>>>(st, doc_op, prod);
+    ls(ZCOLL_LAUNCH(k_doc<float>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
+                    ws.at<float>(o_tmp), scratch, sizes, prod));
+    ls(ZCOLL_LAUNCH(k_doc<double>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
+                    ws.at<double>(o_tmp), scratch, sizes, prod));
+    ls(ZCOLL_LAUNCH(k_doc_bound, 1, 1, s, st, doc_op, prod));
   } else {
-    k_hom<float><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, op, scratch, sizes);
-    k_hom<double><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, op, scratch, sizes);
+    ls(ZCOLL_LAUNCH(k_hom<float>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
+    ls(ZCOLL_LAUNCH(k_hom<double>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
   }
   uint64_t* off = ws.at<uint64_t>(o_off);
   auto* d = static_cast<uint8_t*>(out);
-  k_scan_sizes<<<1, 1024, 0, s>>>(st, sizes, off);
-  k_pack<<<grid, kThreads, 0, s>>>(st, scratch, sizes, off, d);
-  k_write_header<<<1, 256, 0, s>>>(st, d);
-  if (acc) k_copy_back<<<grid, kThreads, 0, s>>>(st, d, acc, acc_cap);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda hom");
+  ls(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, off));
+  ls(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, off, d));
+  ls(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, d));
+  if (acc) ls(ZCOLL_LAUNCH(k_copy_back, grid, kThreads, s, st, d, acc, acc_cap));
+  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return launched(ls, "zcoll_cuda hom");
 }
 
 zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
@@ -253,11 +267,12 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   DevState* st = ws.at<DevState>(o_st);
   cudaMemsetAsync(st, 0, sizeof(DevState), s);
   auto* p = static_cast<uint8_t*>(stream_bytes);
-  open_stream(st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1);
-  k_set_divisor<<<1, 1, 0, s>>>(st, divisor);
-  k_write_header<<<1, 256, 0, s>>>(st, p);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda_hom_set_divisor");
+  Launches ls;
+  open_stream(ls, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1);
+  ls(ZCOLL_LAUNCH(k_set_divisor, 1, 1, s, st, divisor));
+  ls(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, p));
+  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return launched(ls, "zcoll_cuda_hom_set_divisor");
 }
 
 const char* reason_text(uint32_t r) {
