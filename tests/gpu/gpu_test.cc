@@ -1,11 +1,20 @@
 // gpu_test.cc — libzcoll_cuda against the CPU library: the GPU must write and read
 // exactly the bytes and values of zcoll.h (format v1). Every test skips, with the
-// reason printed, when cudaGetDeviceCount reports no device.
+// reason printed, when cudaGetDeviceCount reports no device. The same program
+// runs on zcoll's CUDA emulation (zcoll_gpu_tests_emu, label gpu_emu).
+//
+// Data: every .f32 file of data/, and every .f32 / .f64 file (the type from the
+// suffix) of the directories listed in ZCOLL_GPU_TEST_DATA (colon-separated).
+// ZCOLL_GPU_TEST_SAMPLE=N takes N values from the middle of each file (0: the
+// whole file); the default is the whole file on a GPU and 65536 values on the
+// emulation, whose kernels run about a million times slower.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -67,19 +76,55 @@ struct Gpu {
 
 std::string data_dir() { return ZCOLL_GPU_TEST_DATA_DIR; }
 
-std::vector<std::filesystem::path> data_files() {
+// The directories named by ZCOLL_GPU_TEST_DATA (colon-separated).
+std::vector<std::filesystem::path> extra_dirs() {
   std::vector<std::filesystem::path> v;
-  for (auto& e : std::filesystem::directory_iterator(data_dir()))
-    if (e.path().extension() == ".f32") v.push_back(e.path());
+  const char* e = std::getenv("ZCOLL_GPU_TEST_DATA");
+  std::string list = e ? e : "";
+  size_t i = 0;
+  while (i <= list.size()) {
+    size_t j = list.find(':', i);
+    if (j == std::string::npos) j = list.size();
+    if (j > i) v.emplace_back(list.substr(i, j - i));
+    i = j + 1;
+  }
+  return v;
+}
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, bool f64_too) {
+  std::vector<std::filesystem::path> v;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".f32" || (f64_too && e.path().extension() == ".f64"))
+      v.push_back(e.path());
   std::sort(v.begin(), v.end());
   return v;
 }
 
-std::vector<float> read_f32(const std::filesystem::path& p) {
+std::vector<std::filesystem::path> data_files() { return files_in(data_dir(), false); }
+
+// Values per file the data tests take (0: all), from the middle of the file.
+size_t sample_values() {
+  if (const char* e = std::getenv("ZCOLL_GPU_TEST_SAMPLE")) return std::strtoull(e, nullptr, 10);
+#if defined(ZCOLL_CUDA_EMU)
+  return size_t{1} << 16;
+#else
+  return 0;
+#endif
+}
+
+template <typename T>
+std::vector<T> read_values(const std::filesystem::path& p, size_t sample) {
+  const size_t all = std::filesystem::file_size(p) / sizeof(T);
+  const size_t n = sample && sample < all ? sample : all;
   std::ifstream f(p, std::ios::binary);
-  std::vector<float> v(std::filesystem::file_size(p) / 4);
-  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
+  f.seekg(static_cast<std::streamoff>((all - n) / 2 * sizeof(T)));
+  std::vector<T> v(n);
+  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * sizeof(T)));
+  EXPECT_TRUE(f.good()) << "cannot read " << p;
   return v;
+}
+std::vector<float> read_f32(const std::filesystem::path& p) {
+  return read_values<float>(p, sample_values());
 }
 
 template <typename T>
@@ -153,8 +198,8 @@ zcoll_params params(zcoll_eb_mode mode, double eb, uint32_t cs) {
   return p;
 }
 
-template <typename T>
-std::vector<T> as(const std::vector<float>& x) {
+template <typename T, typename U>
+std::vector<T> as(const std::vector<U>& x) {
   return std::vector<T>(x.begin(), x.end());
 }
 
@@ -179,23 +224,46 @@ class GpuCodec : public ::testing::Test {
   void SetUp() override { REQUIRE_GPU(); }
 };
 
+// Every bound, chunk size and length of one file's values (f32 and f64: both;
+// else the file's own type).
+template <typename T>
+void check_file(const std::string& name, const std::vector<T>& x, bool f64_too) {
+  for (zcoll_eb_mode mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL})
+    for (double eb : {1e-2, 1e-3, 1e-4})
+      for (uint32_t cs : {1024u, 16384u, 262144u})
+        for (size_t n : {x.size(), x.size() - 1, size_t{1025}}) {
+          if (n > x.size()) continue;
+          const auto p = params(mode, eb, cs);
+          const std::string what = name + (mode == ZCOLL_EB_ABS ? " abs " : " rel ") +
+                                   std::to_string(eb) + " cs " + std::to_string(cs) + " n " +
+                                   std::to_string(n);
+          check_identical<T>(x, n, p, what + (sizeof(T) == 4 ? " f32" : " f64"));
+          if (f64_too) check_identical<double>(as<double>(x), n, p, what + " f64");
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+}
+
 TEST_F(GpuCodec, BytesIdenticalOnEveryDataFile) {
   const auto files = data_files();
   ASSERT_FALSE(files.empty()) << "no .f32 files in " << data_dir();
+  const size_t sample = sample_values();
   for (const auto& f : files) {
-    const auto x = read_f32(f);
-    const auto xd = as<double>(x);
-    for (zcoll_eb_mode mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL})
-      for (double eb : {1e-2, 1e-3, 1e-4})
-        for (uint32_t cs : {1024u, 16384u, 262144u})
-          for (size_t n : {x.size(), x.size() - 1, size_t{1025}}) {
-            const auto p = params(mode, eb, cs);
-            const std::string what =
-                f.filename().string() + (mode == ZCOLL_EB_ABS ? " abs " : " rel ") +
-                std::to_string(eb) + " cs " + std::to_string(cs) + " n " + std::to_string(n);
-            check_identical<float>(x, n, p, what + " f32");
-            check_identical<double>(xd, n, p, what + " f64");
-          }
+    check_file<float>(f.filename().string(), read_values<float>(f, sample), true);
+    if (HasFatalFailure()) return;
+  }
+  // ZCOLL_GPU_TEST_DATA: .f32 as f32 and f64, .f64 as f64
+  for (const auto& dir : extra_dirs()) {
+    const auto more = files_in(dir, true);
+    EXPECT_FALSE(more.empty()) << "ZCOLL_GPU_TEST_DATA: no .f32 or .f64 files in " << dir;
+    for (const auto& f : more) {
+      const std::string name = f.string();
+      std::printf("[ data     ] %s\n", name.c_str());
+      if (f.extension() == ".f64")
+        check_file<double>(name, read_values<double>(f, sample), false);
+      else
+        check_file<float>(name, read_values<float>(f, sample), true);
+      if (HasFatalFailure()) return;
+    }
   }
 }
 
