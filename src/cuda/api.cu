@@ -86,50 +86,54 @@ class Workspace {
   size_t total_ = 0;
 };
 
-// The first failure of a sequence of launches.
-struct Launches {
-  cudaError_t first = cudaSuccess;
-  void operator()(cudaError_t e) {
-    if (first == cudaSuccess) first = e;
-  }
-};
-
-// After the launches: report a launch failure.
-zcoll_status launched(const Launches& ls, const char* what) {
-  return ls.first == cudaSuccess ? ZCOLL_SUCCESS : cuda_fail(ls.first, what);
-}
+// One step of an operation's sequence (a kernel launch, the memset of its
+// state): the first that fails ends the operation with its error. A later
+// kernel would read the state (DevState, offsets, sizes) the failed one never
+// wrote. `what` names the operation.
+#define ZCOLL_STEP(expr)                                           \
+  do {                                                             \
+    const cudaError_t zcoll_step_e_ = (expr);                      \
+    if (zcoll_step_e_ != cudaSuccess) {                            \
+      cudaGetLastError(); /* reported here, not by a later call */ \
+      return cuda_fail(zcoll_step_e_, what);                       \
+    }                                                              \
+  } while (0)
 
 // Upper bound of the chunk count of a stream of `bytes` bytes (its index fits).
 size_t max_chunks(size_t bytes) { return bytes / 4 + 2; }
 
 // Open a stream: header, checksum and index (offsets), optionally the framing of
 // every chunk.
-void open_stream(Launches& ls, DevState* st, const void* s, size_t size, int slot,
-                 uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
+zcoll_status open_stream(const char* what, DevState* st, const void* s, size_t size, int slot,
+                         uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
   const auto* p = static_cast<const uint8_t*>(s);
-  ls(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
-  ls(ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets));
-  if (validate) ls(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets));
+  if (validate) ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
+  return ZCOLL_SUCCESS;
 }
 
 template <typename T>
-void launch_compress(Launches& ls, DevState* st, const zcoll_params& p, const T* src, size_t n,
-                     uint32_t cs, Workspace& ws, size_t off_lo, size_t off_hi, int parts,
-                     uint8_t* scratch, uint32_t* sizes, uint64_t* offsets, uint8_t* dst,
-                     cudaStream_t s, int grid) {
+zcoll_status launch_compress(const char* what, DevState* st, const zcoll_params& p, const T* src,
+                             size_t n, uint32_t cs, Workspace& ws, size_t off_lo, size_t off_hi,
+                             int parts, uint8_t* scratch, uint32_t* sizes, uint64_t* offsets,
+                             uint8_t* dst, cudaStream_t s, int grid) {
   const bool rel = p.eb_mode == ZCOLL_EB_REL;
   double* lo = ws.at<double>(off_lo);
   double* hi = ws.at<double>(off_hi);
-  if (rel) ls(ZCOLL_LAUNCH(k_minmax<T>, parts, 256, s, src, n, lo, hi));
-  ls(ZCOLL_LAUNCH(k_setup_compress<T>, 1, 1, s, st, rel, p.error_bound, lo, hi, parts, n, cs));
-  ls(ZCOLL_LAUNCH(k_compress<T>, grid, kThreads, s, st, src, scratch, sizes));
-  ls(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, offsets));
-  ls(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, offsets, dst));
-  ls(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, dst));
+  if (rel) ZCOLL_STEP(ZCOLL_LAUNCH(k_minmax<T>, parts, 256, s, src, n, lo, hi));
+  ZCOLL_STEP(
+      ZCOLL_LAUNCH(k_setup_compress<T>, 1, 1, s, st, rel, p.error_bound, lo, hi, parts, n, cs));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_compress<T>, grid, kThreads, s, st, src, scratch, sizes));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, offsets));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, offsets, dst));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, dst));
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void* src, size_t n,
                       void* dst, size_t cap, zcoll_cuda_result* result, cudaStream_t s) {
+  const char* what = "zcoll_cuda_compress";
   zcoll_params p;
   uint32_t cs = 0;
   ZCOLL_CHECK(check_params(params, &p, &cs));
@@ -161,23 +165,23 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
                o_lo = ws.add(8 * parts), o_hi = ws.add(8 * parts);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   auto* d = static_cast<uint8_t*>(dst);
-  Launches ls;
   if (dtype == ZCOLL_FLOAT32)
-    launch_compress<float>(ls, st, p, static_cast<const float*>(src), n, cs, ws, o_lo, o_hi, parts,
-                           ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off),
-                           d, s, grid);
+    ZCOLL_CHECK(launch_compress<float>(what, st, p, static_cast<const float*>(src), n, cs, ws, o_lo,
+                                       o_hi, parts, ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes),
+                                       ws.at<uint64_t>(o_off), d, s, grid));
   else
-    launch_compress<double>(ls, st, p, static_cast<const double*>(src), n, cs, ws, o_lo, o_hi,
-                            parts, ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes),
-                            ws.at<uint64_t>(o_off), d, s, grid);
-  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
-  return launched(ls, "zcoll_cuda_compress");
+    ZCOLL_CHECK(launch_compress<double>(
+        what, st, p, static_cast<const double*>(src), n, cs, ws, o_lo, o_hi, parts,
+        ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off), d, s, grid));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_count,
                         zcoll_cuda_result* result, cudaStream_t s, bool accumulate) {
+  const char* what = accumulate ? "zcoll_cuda_decompress_accumulate" : "zcoll_cuda_decompress";
   ZCOLL_CHECK(check_device_ptr(src, "src"));
   if (dst) ZCOLL_CHECK(check_device_ptr(dst, "dst"));
   if (dst && reinterpret_cast<uintptr_t>(dst) % 4 != 0)
@@ -189,27 +193,26 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   uint64_t* off = ws.at<uint64_t>(o_off);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   // check_dst comes after the index and before the chunks, as on the CPU
   const auto* p = static_cast<const uint8_t*>(src);
-  Launches ls;
-  ls(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
-  ls(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off));
-  ls(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
-  ls(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
-  ls(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off, static_cast<float*>(dst),
-                  accumulate));
-  ls(ZCOLL_LAUNCH(k_decompress<double>, grid, kThreads, s, st, p, off, static_cast<double*>(dst),
-                  accumulate));
-  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
-  return launched(ls, "zcoll_cuda_decompress");
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off,
+                          static_cast<float*>(dst), accumulate));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<double>, grid, kThreads, s, st, p, off,
+                          static_cast<double*>(dst), accumulate));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 // a op b (op: kHomAdd, kHomSub, kHomNegate with b unused), or DOC (doc_op >= 0).
 // With acc: the result goes to work (cap = work_size) and is copied back to acc.
-zcoll_status binary(const void* a, size_t a_size, const void* b, size_t b_size, int op, int doc_op,
-                    void* out, size_t cap, uint8_t* acc, size_t acc_cap, zcoll_cuda_result* result,
-                    cudaStream_t s) {
+zcoll_status binary(const char* what, const void* a, size_t a_size, const void* b, size_t b_size,
+                    int op, int doc_op, void* out, size_t cap, uint8_t* acc, size_t acc_cap,
+                    zcoll_cuda_result* result, cudaStream_t s) {
   const bool unary = op == kHomNegate;
   ZCOLL_CHECK(check_device_ptr(a, unary ? "in" : "a"));
   if (!unary) ZCOLL_CHECK(check_device_ptr(b, "b"));
@@ -224,40 +227,42 @@ zcoll_status binary(const void* a, size_t a_size, const void* b, size_t b_size, 
                o_prod = ws.add(doc_op >= 0 ? 8 * mc : 0);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   const auto* pa = static_cast<const uint8_t*>(a);
   const auto* pb = static_cast<const uint8_t*>(b);
   uint64_t* offa = ws.at<uint64_t>(o_offa);
   uint64_t* offb = ws.at<uint64_t>(o_offb);
   uint8_t* scratch = ws.at<uint8_t>(o_scr);
   uint32_t* sizes = ws.at<uint32_t>(o_sizes);
-  Launches ls;
-  open_stream(ls, st, pa, a_size, 0, offa, true, s, grid);
-  if (!unary) open_stream(ls, st, pb, b_size, 1, offb, true, s, grid);
-  ls(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, doc_op >= 0));
+  ZCOLL_CHECK(open_stream(what, st, pa, a_size, 0, offa, true, s, grid));
+  if (!unary) ZCOLL_CHECK(open_stream(what, st, pb, b_size, 1, offb, true, s, grid));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, doc_op >= 0));
   if (doc_op >= 0) {
     double* prod = ws.at<double>(o_prod);
-    ls(ZCOLL_LAUNCH(k_doc<float>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
-                    ws.at<float>(o_tmp), scratch, sizes, prod));
-    ls(ZCOLL_LAUNCH(k_doc<double>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
-                    ws.at<double>(o_tmp), scratch, sizes, prod));
-    ls(ZCOLL_LAUNCH(k_doc_bound, 1, 1, s, st, doc_op, prod));
+    ZCOLL_STEP(ZCOLL_LAUNCH(k_doc<float>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
+                            ws.at<float>(o_tmp), scratch, sizes, prod));
+    ZCOLL_STEP(ZCOLL_LAUNCH(k_doc<double>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
+                            ws.at<double>(o_tmp), scratch, sizes, prod));
+    ZCOLL_STEP(ZCOLL_LAUNCH(k_doc_bound, 1, 1, s, st, doc_op, prod));
   } else {
-    ls(ZCOLL_LAUNCH(k_hom<float>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
-    ls(ZCOLL_LAUNCH(k_hom<double>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
+    ZCOLL_STEP(
+        ZCOLL_LAUNCH(k_hom<float>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
+    ZCOLL_STEP(
+        ZCOLL_LAUNCH(k_hom<double>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
   }
   uint64_t* off = ws.at<uint64_t>(o_off);
   auto* d = static_cast<uint8_t*>(out);
-  ls(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, off));
-  ls(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, off, d));
-  ls(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, d));
-  if (acc) ls(ZCOLL_LAUNCH(k_copy_back, grid, kThreads, s, st, d, acc, acc_cap));
-  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
-  return launched(ls, "zcoll_cuda hom");
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, off, d));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, d));
+  if (acc) ZCOLL_STEP(ZCOLL_LAUNCH(k_copy_back, grid, kThreads, s, st, d, acc, acc_cap));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
                          zcoll_cuda_result* result, cudaStream_t s) {
+  const char* what = "zcoll_cuda_hom_set_divisor";
   if (divisor == 0) return fail(ZCOLL_ERR_INVALID_ARG, "divisor must be >= 1");
   ZCOLL_CHECK(check_device_ptr(stream_bytes, "stream"));
   ZCOLL_CHECK(check_device_ptr(result, "result"));
@@ -265,14 +270,13 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(size));
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   auto* p = static_cast<uint8_t*>(stream_bytes);
-  Launches ls;
-  open_stream(ls, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1);
-  ls(ZCOLL_LAUNCH(k_set_divisor, 1, 1, s, st, divisor));
-  ls(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, p));
-  ls(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
-  return launched(ls, "zcoll_cuda_hom_set_divisor");
+  ZCOLL_CHECK(open_stream(what, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_set_divisor, 1, 1, s, st, divisor));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, p));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 const char* reason_text(uint32_t r) {
@@ -365,7 +369,8 @@ zcoll_status zcoll_cuda_hom_add(const void* a, size_t a_size, const void* b, siz
                                 cudaStream_t stream) {
   return guarded("zcoll_cuda_hom_add", [&] {
     clear_error();
-    return binary(a, a_size, b, b_size, kHomAdd, -1, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_hom_add", a, a_size, b, b_size, kHomAdd, -1, out, cap, nullptr, 0,
+                  result, stream);
   });
 }
 
@@ -374,7 +379,8 @@ zcoll_status zcoll_cuda_hom_sub(const void* a, size_t a_size, const void* b, siz
                                 cudaStream_t stream) {
   return guarded("zcoll_cuda_hom_sub", [&] {
     clear_error();
-    return binary(a, a_size, b, b_size, kHomSub, -1, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_hom_sub", a, a_size, b, b_size, kHomSub, -1, out, cap, nullptr, 0,
+                  result, stream);
   });
 }
 
@@ -382,7 +388,8 @@ zcoll_status zcoll_cuda_hom_negate(const void* in, size_t in_size, void* out, si
                                    zcoll_cuda_result* result, cudaStream_t stream) {
   return guarded("zcoll_cuda_hom_negate", [&] {
     clear_error();
-    return binary(in, in_size, nullptr, 0, kHomNegate, -1, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_hom_negate", in, in_size, nullptr, 0, kHomNegate, -1, out, cap,
+                  nullptr, 0, result, stream);
   });
 }
 
@@ -392,8 +399,8 @@ zcoll_status zcoll_cuda_hom_accumulate(void* acc, size_t acc_size, size_t acc_ca
   return guarded("zcoll_cuda_hom_accumulate", [&] {
     clear_error();
     if (acc == work) return fail(ZCOLL_ERR_INVALID_ARG, "work must not be the accumulator");
-    return binary(acc, acc_size, b, b_size, kHomAdd, -1, work, work_size,
-                  static_cast<uint8_t*>(acc), acc_cap, result, stream);
+    return binary("zcoll_cuda_hom_accumulate", acc, acc_size, b, b_size, kHomAdd, -1, work,
+                  work_size, static_cast<uint8_t*>(acc), acc_cap, result, stream);
   });
 }
 
@@ -414,7 +421,8 @@ zcoll_status zcoll_cuda_doc_combine(const void* a, size_t a_size, const void* b,
     std::memcpy(&o, &op, sizeof o);
     if (o != ZCOLL_OP_SUM && o != ZCOLL_OP_PROD && o != ZCOLL_OP_MAX && o != ZCOLL_OP_MIN)
       return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", o);
-    return binary(a, a_size, b, b_size, kHomAdd, o, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_doc_combine", a, a_size, b, b_size, kHomAdd, o, out, cap, nullptr, 0,
+                  result, stream);
   });
 }
 

@@ -25,6 +25,11 @@
 
 #include "zcoll.h"
 #include "zcoll_cuda.h"
+#if defined(ZCOLL_CUDA_EMU)
+#include <functional>
+
+#include "cuda/emu/emu.h"
+#endif
 
 namespace {
 
@@ -566,5 +571,70 @@ TEST(GpuNoDevice, CallsReturnStatuses) {
   EXPECT_NE(zcoll_cuda_result_get(r, nullptr, nullptr), ZCOLL_SUCCESS);
   EXPECT_NE(zcoll_last_error()[0], '\0');
 }
+
+#if defined(ZCOLL_CUDA_EMU)
+// ---- on the CUDA emulation only: injected faults and allocation counts ---------
+// (src/cuda/emu/emu.h: zcoll::emu::fail_*_after, zcoll::emu::stats)
+
+// Each operation of zcoll_cuda.h on small valid inputs; returns the status of
+// the call (what the device reports is waited for only when it succeeded).
+struct Operations {
+  Gpu g;
+  std::vector<float> x = special_data<float>(5000, 3);
+  zcoll_params p = params(ZCOLL_EB_ABS, 1e-3, 1024);
+  std::vector<uint8_t> s = cpu_compress(x, x.size(), p);
+  size_t cap = zcoll_compress_bound(x.size(), ZCOLL_FLOAT32);
+  Dev src{x.size() * 4}, a{s.size()}, out{cap}, vals{x.size() * 4}, div{s.size()};
+  Operations() {
+    upload(src.p, x.data(), x.size() * 4);
+    upload(a.p, s.data(), s.size());
+  }
+  std::vector<std::pair<std::string, std::function<zcoll_status()>>> all() {
+    return {
+        {"compress",
+         [&] {
+           return zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, x.size(), out.p, cap, g.r(),
+                                      nullptr);
+         }},
+        {"decompress",
+         [&] { return zcoll_cuda_decompress(a.p, s.size(), vals.p, x.size(), g.r(), nullptr); }},
+        {"hom_add",
+         [&] {
+           return zcoll_cuda_hom_add(a.p, s.size(), a.p, s.size(), out.p, cap, g.r(), nullptr);
+         }},
+        {"doc_combine",
+         [&] {
+           return zcoll_cuda_doc_combine(a.p, s.size(), a.p, s.size(), ZCOLL_OP_MAX, out.p, cap,
+                                         g.r(), nullptr);
+         }},
+        {"hom_set_divisor", [&] {
+           upload(div.p, s.data(), s.size());
+           return zcoll_cuda_hom_set_divisor(div.p, s.size(), 3, g.r(), nullptr);
+         }}};
+  }
+};
+
+// A launch that fails ends the operation: a kernel launched after it would read
+// the state the failed one never wrote (issue 25, defect 8).
+TEST_F(GpuCodec, ALaunchFailureEndsTheKernelSequence) {
+  Operations ops;
+  for (auto& [name, run] : ops.all()) {
+    SCOPED_TRACE(name);
+    const uint64_t l0 = zcoll::emu::stats().launches;
+    ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    const uint64_t launches = zcoll::emu::stats().launches - l0;
+    ASSERT_GT(launches, 2u);
+    for (uint64_t k = 1; k <= launches; ++k) {
+      zcoll::emu::fail_launch_after(static_cast<int>(k));
+      const uint64_t before = zcoll::emu::stats().launches;
+      EXPECT_EQ(run(), ZCOLL_ERR_INTERNAL) << "launch " << k << " failed";
+      EXPECT_EQ(zcoll::emu::stats().launches - before, k - 1)
+          << "kernels were launched after launch " << k << " failed";
+      zcoll::emu::fail_launch_after(0);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+  }
+}
+#endif
 
 }  // namespace
