@@ -681,19 +681,21 @@ __global__ void k_pair(DevState* st, int op, uint64_t cap, int doc) {
                      compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4));
   if (doc) {
     o.divisor = 1;
-    double eb_single = 0;
+    double eb_single = 0, inv = 0, eb_check = 0;
     bool ok;
     if (a.dtype == ZCOLL_FLOAT32) {
-      Quantizer<float> q;
+      Quantizer<float> q{};
       ok = make_quantizer_for_quantum_hd<float>(a.quantum, &q, &eb_single);
-      st->inv = q.inv, st->eb_check = q.eb_check;
+      inv = q.inv, eb_check = q.eb_check;
     } else {
-      Quantizer<double> q;
+      Quantizer<double> q{};
       ok = make_quantizer_for_quantum_hd<double>(a.quantum, &q, &eb_single);
-      st->inv = q.inv, st->eb_check = q.eb_check;
+      inv = q.inv, eb_check = q.eb_check;
     }
-    if (!ok) return set_error(st, ZCOLL_ERR_CORRUPT, kBadField);
+    if (!ok) return set_error(st, ZCOLL_ERR_CORRUPT, kBadField);  // nothing of q stored
     st->quantum = a.quantum;
+    st->inv = inv;
+    st->eb_check = eb_check;
     st->eb_single = eb_single;
   }
   st->out = o;
