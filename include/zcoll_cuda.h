@@ -7,6 +7,7 @@
  * Conventions (like NCCL and cuSZp):
  *  - every pointer except `params` is device memory (cudaMalloc or managed
  *    memory); a host pointer or an unknown pointer is ZCOLL_ERR_INVALID_ARG;
+ *    `result` is aligned to 8 bytes (as cudaMalloc's memory is);
  *  - every call is stream-ordered and asynchronous: it enqueues work on
  *    `stream` and returns. The returned status covers what the host can check at
  *    once (arguments, pointers, capacities known on the host, launch failures).

@@ -39,6 +39,16 @@ zcoll_status check_device_ptr(const void* p, const char* name) {
   return ZCOLL_SUCCESS;
 }
 
+// The result, which k_result writes with 8-byte stores: device memory aligned
+// to 8 bytes.
+zcoll_status check_result_ptr(const zcoll_cuda_result* r) {
+  ZCOLL_CHECK(check_device_ptr(r, "result"));
+  if (reinterpret_cast<uintptr_t>(r) % alignof(zcoll_cuda_result) != 0)
+    return fail(ZCOLL_ERR_INVALID_ARG, "result (%p) is not aligned to %zu bytes",
+                static_cast<const void*>(r), alignof(zcoll_cuda_result));
+  return ZCOLL_SUCCESS;
+}
+
 // Blocks of the chunk kernels: enough to fill the device; blocks loop over chunks.
 int chunk_grid() {
   int dev = 0, sms = 0;
@@ -150,7 +160,7 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   if (n && reinterpret_cast<uintptr_t>(src) % vb != 0)
     return fail(ZCOLL_ERR_INVALID_ARG, "src is not aligned to %zu bytes", vb);
   ZCOLL_CHECK(check_device_ptr(dst, "dst"));
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   const uint64_t chunks = (n + cs - 1) / cs;
   const size_t slot = raw_bytes(cs, static_cast<uint32_t>(vb));
   const size_t scratch_bytes = chunks ? (chunks - 1) * slot +
@@ -186,7 +196,7 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   if (dst) ZCOLL_CHECK(check_device_ptr(dst, "dst"));
   if (dst && reinterpret_cast<uintptr_t>(dst) % 4 != 0)
     return fail(ZCOLL_ERR_INVALID_ARG, "dst is not aligned to its values");
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   Workspace ws(s);
   const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(src_size));
@@ -217,7 +227,7 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   ZCOLL_CHECK(check_device_ptr(a, unary ? "in" : "a"));
   if (!unary) ZCOLL_CHECK(check_device_ptr(b, "b"));
   ZCOLL_CHECK(check_device_ptr(out, acc ? "work" : "out"));
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   const size_t mc = max_chunks(a_size);
   Workspace ws(s);
@@ -265,7 +275,7 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   const char* what = "zcoll_cuda_hom_set_divisor";
   if (divisor == 0) return fail(ZCOLL_ERR_INVALID_ARG, "divisor must be >= 1");
   ZCOLL_CHECK(check_device_ptr(stream_bytes, "stream"));
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   Workspace ws(s);
   const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(size));
   ZCOLL_CHECK(ws.allocate());
@@ -325,7 +335,7 @@ zcoll_status zcoll_cuda_result_get(const zcoll_cuda_result* result, size_t* size
                                    cudaStream_t stream) {
   return guarded("zcoll_cuda_result_get", [&] {
     clear_error();
-    ZCOLL_CHECK(check_device_ptr(result, "result"));
+    ZCOLL_CHECK(check_result_ptr(result));
     zcoll_cuda_result r;
     cudaError_t e = cudaMemcpyAsync(&r, result, sizeof r, cudaMemcpyDeviceToHost, stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(stream);

@@ -556,6 +556,22 @@ TEST_F(GpuCodec, HostSideArgumentErrors) {
   EXPECT_EQ(zcoll_cuda_doc_combine(dst.p, 100, dst.p, 100, static_cast<zcoll_op>(42), dst.p,
                                    dst.bytes, g.r(), nullptr),
             ZCOLL_ERR_UNSUPPORTED);
+  // the result is written with 8-byte stores: a result not aligned to 8 bytes
+  // is an argument error, not a misaligned store on the device
+  Dev results(4 * sizeof(zcoll_cuda_result));
+  auto* odd = reinterpret_cast<zcoll_cuda_result*>(results.u8() + 4);
+  const auto s = cpu_compress(host, host.size(), p);
+  Dev z(s.size());
+  upload(z.p, s.data(), s.size());
+  EXPECT_EQ(zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, 1000, dst.p, dst.bytes, odd, nullptr),
+            ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_decompress(z.p, s.size(), src.p, 1000, odd, nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_hom_add(z.p, s.size(), z.p, s.size(), dst.p, dst.bytes, odd, nullptr),
+            ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_hom_set_divisor(z.p, s.size(), 2, odd, nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_result_get(odd, nullptr, nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_NE(std::strstr(zcoll_last_error(), "aligned"), nullptr) << zcoll_last_error();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 // Without a device every call is an error status, never an abort (runs in CI).
