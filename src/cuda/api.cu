@@ -3,6 +3,7 @@
 // sequence of each operation (kernels.cuh). The only CUDA translation unit.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -61,7 +62,9 @@ int chunk_grid() {
   return sms * 8;
 }
 
-// One stream-ordered allocation carved into 256-byte aligned pieces.
+// One stream-ordered allocation carved into 256-byte aligned pieces. A total
+// that does not fit in size_t makes allocate() fail instead of wrapping round
+// to a small allocation the kernels would write past.
 class Workspace {
  public:
   explicit Workspace(cudaStream_t s) : stream_(s) {}
@@ -70,12 +73,24 @@ class Workspace {
   }
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
-  size_t add(size_t bytes) {  // returns the piece's offset
+  // A piece of count * size bytes; returns its offset.
+  size_t add(size_t count, size_t size = 1) {
     const size_t at = total_;
-    total_ += (bytes + 255) & ~size_t{255};
+    if (size && count > (SIZE_MAX - 255) / size) {
+      too_large_ = true;
+      return at;
+    }
+    const size_t rounded = (count * size + 255) & ~size_t{255};
+    if (rounded > SIZE_MAX - total_)
+      too_large_ = true;
+    else
+      total_ += rounded;
     return at;
   }
   zcoll_status allocate() {
+    if (too_large_)
+      return fail(ZCOLL_ERR_NO_MEMORY,
+                  "the temporary device memory of this operation exceeds %zu bytes", SIZE_MAX);
     const cudaError_t e = cudaMallocAsync(&base_, total_ ? total_ : 256, stream_);
     if (e != cudaSuccess) {
       cudaGetLastError();
@@ -94,7 +109,26 @@ class Workspace {
   cudaStream_t stream_;
   void* base_ = nullptr;
   size_t total_ = 0;
+  bool too_large_ = false;
 };
+
+// The most values a valid stream of `bytes` bytes can hold: a chunk of len
+// values takes at least 12 + ceil(len / 32) bytes (zero-width blocks), so at
+// most 32 values per byte after the header (saturating).
+uint64_t max_values(size_t bytes) {
+  if (bytes <= 48) return 0;
+  const uint64_t b = bytes - 48;
+  return b > UINT64_MAX / 32 ? UINT64_MAX : 32 * b;
+}
+// The largest result (a stream, or DOC's values) an operation on a stream of
+// `bytes` bytes can produce: zcoll_compress_bound of max_values at 8 bytes a
+// value. What a homomorphic operation's temporary memory needs at most, however
+// large the caller's output is.
+size_t largest_result(size_t bytes) {
+  const uint64_t n = max_values(bytes);
+  const size_t bound = n > SIZE_MAX ? 0 : compress_bound_hd(static_cast<size_t>(n), 8);
+  return bound ? bound : SIZE_MAX;
+}
 
 // One step of an operation's sequence (a kernel launch, the memset of its
 // state): the first that fails ends the operation with its error. A later
@@ -171,8 +205,8 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   const int parts = grid;
   Workspace ws(s);
   const size_t o_st = ws.add(sizeof(DevState)), o_scr = ws.add(scratch_bytes),
-               o_sizes = ws.add(4 * chunks), o_off = ws.add(8 * (chunks + 1)),
-               o_lo = ws.add(8 * parts), o_hi = ws.add(8 * parts);
+               o_sizes = ws.add(chunks, 4), o_off = ws.add(chunks + 1, 8), o_lo = ws.add(parts, 8),
+               o_hi = ws.add(parts, 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
@@ -199,7 +233,7 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(src_size));
+  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(max_chunks(src_size), 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   uint64_t* off = ws.at<uint64_t>(o_off);
@@ -230,11 +264,15 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   const size_t mc = max_chunks(a_size);
+  // the chunks' results before packing (and DOC's values): what the stream can
+  // produce, and no more than the output holds (k_pair checks the output)
+  const size_t scratch_bytes = std::min(cap, largest_result(a_size));
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_offa = ws.add(8 * mc),
-               o_offb = ws.add(unary ? 0 : 8 * max_chunks(b_size)), o_sizes = ws.add(4 * mc),
-               o_off = ws.add(8 * mc), o_scr = ws.add(cap), o_tmp = ws.add(doc_op >= 0 ? cap : 0),
-               o_prod = ws.add(doc_op >= 0 ? 8 * mc : 0);
+  const size_t o_st = ws.add(sizeof(DevState)), o_offa = ws.add(mc, 8),
+               o_offb = ws.add(unary ? 0 : max_chunks(b_size), 8), o_sizes = ws.add(mc, 4),
+               o_off = ws.add(mc, 8), o_scr = ws.add(scratch_bytes),
+               o_tmp = ws.add(doc_op >= 0 ? scratch_bytes : 0),
+               o_prod = ws.add(doc_op >= 0 ? mc : 0, 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
@@ -246,7 +284,7 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   uint32_t* sizes = ws.at<uint32_t>(o_sizes);
   ZCOLL_CHECK(open_stream(what, st, pa, a_size, 0, offa, true, s, grid));
   if (!unary) ZCOLL_CHECK(open_stream(what, st, pb, b_size, 1, offb, true, s, grid));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, doc_op >= 0));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, scratch_bytes, doc_op >= 0));
   if (doc_op >= 0) {
     double* prod = ws.at<double>(o_prod);
     ZCOLL_STEP(ZCOLL_LAUNCH(k_doc<float>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
@@ -277,7 +315,7 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   ZCOLL_CHECK(check_device_ptr(stream_bytes, "stream"));
   ZCOLL_CHECK(check_result_ptr(result));
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(size));
+  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(max_chunks(size), 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
@@ -309,6 +347,7 @@ const char* reason_text(uint32_t r) {
     case kAccumulatorTooSmall: return "the sum does not fit in the accumulator (left unchanged)";
     case kDstTooSmall: return "the output holds fewer values than the stream, or is NULL";
     case kDstMisaligned: return "dst is not aligned to 8 bytes for a float64 stream";
+    case kScratchTooSmall: return "the result exceeds the temporary memory sized for it";
     default: return "device-side check failed";
   }
 }

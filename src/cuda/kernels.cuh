@@ -47,6 +47,7 @@ enum Reason : uint32_t {
   kAccumulatorTooSmall,
   kDstTooSmall,
   kDstMisaligned,
+  kScratchTooSmall,
   kReasonCount
 };
 
@@ -568,8 +569,8 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void k_scan_sizes(DevState* st, const uint32_t* sizes, uint64_t* offsets) {
   if (st->status) return;
   const DevHeader h = st->out;
-  const uint64_t end =
-      block_offsets(h.chunks, h.data_begin, [&](uint64_t c) { return uint64_t{sizes[c]}; }, offsets);
+  const uint64_t end = block_offsets(
+      h.chunks, h.data_begin, [&](uint64_t c) { return uint64_t{sizes[c]}; }, offsets);
   if (threadIdx.x == 0) st->out_size = end;
 }
 
@@ -661,8 +662,11 @@ __global__ void __launch_bounds__(kThreads)
 enum HomOp : int { kHomAdd = 0, kHomSub = 1, kHomNegate = 2 };
 
 // The two streams can be combined, and the output capacity suffices; the result
-// header goes to st->out (one thread). negate: only in[0] exists.
-__global__ void k_pair(DevState* st, int op, uint64_t cap, int doc) {
+// header goes to st->out (one thread). negate: only in[0] exists. scratch: the
+// bytes of the temporary memory sized for the result (the host's bound from the
+// stream sizes): a result that would not fit is an internal error, never a
+// write past it.
+__global__ void k_pair(DevState* st, int op, uint64_t cap, uint64_t scratch, int doc) {
   if (st->status) return;
   const DevHeader a = st->in[0];
   DevHeader o = a;
@@ -676,9 +680,9 @@ __global__ void k_pair(DevState* st, int op, uint64_t cap, int doc) {
     const uint64_t t = uint64_t{a.terms} + b.terms;
     o.terms = t > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(t);
   }
-  if (cap < compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4))
-    return set_error(st, ZCOLL_ERR_BUFFER_TOO_SMALL, kOutputTooSmall,
-                     compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4));
+  const uint64_t need = compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4);
+  if (cap < need) return set_error(st, ZCOLL_ERR_BUFFER_TOO_SMALL, kOutputTooSmall, need);
+  if (scratch < need) return set_error(st, ZCOLL_ERR_INTERNAL, kScratchTooSmall, need);
   if (doc) {
     o.divisor = 1;
     double eb_single = 0, inv = 0, eb_check = 0;

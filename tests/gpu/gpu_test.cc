@@ -574,6 +574,55 @@ TEST_F(GpuCodec, HostSideArgumentErrors) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// Capacities and sizes near SIZE_MAX: the homomorphic operations only need
+// what the streams can produce (an output buffer may be larger than needed);
+// a size that would need more temporary memory than exists is an error, not a
+// wrapped size and writes past the temporary memory (issue 25, defect 3).
+TEST_F(GpuCodec, HugeCapacitiesAndSizes) {
+  const auto x = special_data<float>(20000, 11), y = special_data<float>(20000, 12);
+  const auto p = params(ZCOLL_EB_ABS, 1e-3, 1024);
+  const auto a = cpu_compress(x, x.size(), p), b = cpu_compress(y, y.size(), p);
+  const size_t need = zcoll_compress_bound(x.size(), ZCOLL_FLOAT32);
+  Gpu g;
+  Dev da(a.size()), db(b.size()), out(need), acc(need);
+  upload(da.p, a.data(), a.size());
+  upload(db.p, b.data(), b.size());
+  for (size_t cap : {SIZE_MAX, SIZE_MAX - 100, SIZE_MAX / 2 + 1}) {
+    SCOPED_TRACE("capacity " + std::to_string(cap));
+    for (Op op : {Op::kAdd, Op::kSub, Op::kNegate, Op::kDocSum, Op::kAccumulate}) {
+      SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)));
+      std::vector<uint8_t> want;
+      ASSERT_EQ(cpu_op(op, a, b, x.size(), ZCOLL_FLOAT32, &want, need), ZCOLL_SUCCESS);
+      zcoll_status st;
+      size_t size = 0;
+      if (op == Op::kAccumulate) {
+        upload(acc.p, a.data(), a.size());
+        st = zcoll_cuda_hom_accumulate(acc.p, a.size(), need, db.p, b.size(), out.p, cap, g.r(),
+                                       nullptr);
+      } else if (op == Op::kNegate) {
+        st = zcoll_cuda_hom_negate(da.p, a.size(), out.p, cap, g.r(), nullptr);
+      } else if (op == Op::kDocSum) {
+        st = zcoll_cuda_doc_combine(da.p, a.size(), db.p, b.size(), ZCOLL_OP_SUM, out.p, cap, g.r(),
+                                    nullptr);
+      } else {
+        st = op == Op::kAdd
+                 ? zcoll_cuda_hom_add(da.p, a.size(), db.p, b.size(), out.p, cap, g.r(), nullptr)
+                 : zcoll_cuda_hom_sub(da.p, a.size(), db.p, b.size(), out.p, cap, g.r(), nullptr);
+      }
+      ASSERT_EQ(g.finish(st, &size), ZCOLL_SUCCESS) << zcoll_last_error();
+      ASSERT_TRUE(download(op == Op::kAccumulate ? acc.p : out.p, size) == want);
+    }
+  }
+  // sizes whose offset tables do not fit in memory
+  Dev vals(x.size() * 4);
+  EXPECT_EQ(zcoll_cuda_decompress(da.p, SIZE_MAX, vals.p, x.size(), g.r(), nullptr),
+            ZCOLL_ERR_NO_MEMORY);
+  EXPECT_EQ(zcoll_cuda_hom_set_divisor(da.p, SIZE_MAX - 7, 3, g.r(), nullptr), ZCOLL_ERR_NO_MEMORY);
+  EXPECT_EQ(zcoll_cuda_hom_add(da.p, SIZE_MAX, db.p, b.size(), out.p, need, g.r(), nullptr),
+            ZCOLL_ERR_NO_MEMORY);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
 // Without a device every call is an error status, never an abort (runs in CI).
 TEST(GpuNoDevice, CallsReturnStatuses) {
   if (zcoll_cuda_device_count() != 0) GTEST_SKIP() << "a CUDA device is present";
@@ -649,6 +698,23 @@ TEST_F(GpuCodec, ALaunchFailureEndsTheKernelSequence) {
       zcoll::emu::fail_launch_after(0);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     }
+  }
+}
+
+// The temporary memory of a homomorphic operation follows its streams, not the
+// capacity of its output (issue 25, defect 3).
+TEST_F(GpuCodec, TemporaryMemoryFollowsTheStreams) {
+  Operations ops;
+  const size_t huge = size_t{1} << 34;
+  for (int doc = 0; doc < 2; ++doc) {
+    const zcoll_status st = doc ? zcoll_cuda_doc_combine(ops.a.p, ops.s.size(), ops.a.p,
+                                                         ops.s.size(), ZCOLL_OP_SUM, ops.out.p,
+                                                         huge, ops.g.r(), nullptr)
+                                : zcoll_cuda_hom_add(ops.a.p, ops.s.size(), ops.a.p, ops.s.size(),
+                                                     ops.out.p, huge, ops.g.r(), nullptr);
+    ASSERT_EQ(ops.g.finish(st, nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    EXPECT_LT(zcoll::emu::stats().last_async_request, size_t{64} << 20)
+        << (doc ? "doc_combine" : "hom_add") << " of " << ops.s.size() << "-byte streams";
   }
 }
 #endif

@@ -14,14 +14,14 @@ namespace {
 
 using zcoll::cuda::DevState;
 
-DevState run_pair(const zcoll::cuda::DevHeader& h, int doc) {
+DevState run_pair(const zcoll::cuda::DevHeader& h, int doc, uint64_t scratch = uint64_t{1} << 30) {
   DevState s{};
   s.in[0] = s.in[1] = h;
   DevState* d = nullptr;
   EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), sizeof s), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(d, &s, sizeof s, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(ZCOLL_LAUNCH(zcoll::cuda::k_pair, 1, 1, nullptr, d, zcoll::cuda::kHomAdd,
-                         uint64_t{1} << 30, doc),
+                         uint64_t{1} << 30, scratch, doc),
             cudaSuccess);
   EXPECT_EQ(cudaMemcpy(&s, d, sizeof s, cudaMemcpyDeviceToHost), cudaSuccess);
   cudaFree(d);
@@ -63,6 +63,26 @@ TEST(GpuKernels, PairStoresNoQuantizerItCouldNotMake) {
   EXPECT_EQ(s.status, 0);
   EXPECT_EQ(s.quantum, 2e-3);
   EXPECT_EQ(s.inv, 1.0 / 2e-3);
+}
+
+// A result larger than the temporary memory the host sized for it is an
+// internal error before any kernel writes it (api.cu sizes that memory from the
+// streams' sizes: issue 25, defect 3).
+TEST(GpuKernels, PairChecksTheScratchSize) {
+  zcoll::cuda::DevHeader h{};
+  h.dtype = ZCOLL_FLOAT32;
+  h.chunk_size = 1024;
+  h.divisor = h.terms = 1;
+  h.n = 5000;
+  h.chunks = 5;
+  h.eb = 1e-3;
+  h.quantum = 2e-3;
+  const uint64_t need = zcoll::compress_bound_hd(h.n, 4);
+  EXPECT_EQ(run_pair(h, 0, need).status, 0);
+  const DevState s = run_pair(h, 0, need - 1);
+  EXPECT_EQ(s.status, ZCOLL_ERR_INTERNAL);
+  EXPECT_EQ(s.reason, zcoll::cuda::kScratchTooSmall);
+  EXPECT_EQ(s.detail, need);
 }
 
 }  // namespace
