@@ -143,8 +143,12 @@ size_t largest_result(size_t bytes) {
     }                                                              \
   } while (0)
 
-// Upper bound of the chunk count of a stream of `bytes` bytes (its index fits).
-size_t max_chunks(size_t bytes) { return bytes / 4 + 2; }
+// The most chunks a stream of `bytes` bytes can have: each takes a 4-byte index
+// entry and at least 8 bytes (docs/format.md), after the 48-byte header. An
+// offset table has one entry more; k_index writes no more entries than that (a
+// stream with more chunks than its size allows is truncated).
+size_t max_chunks(size_t bytes) { return bytes > 48 ? (bytes - 48) / 12 : 0; }
+size_t offset_entries(size_t bytes) { return max_chunks(bytes) + 1; }
 
 // Open a stream: header, checksum and index (offsets), optionally the framing of
 // every chunk.
@@ -152,7 +156,8 @@ zcoll_status open_stream(const char* what, DevState* st, const void* s, size_t s
                          uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
   const auto* p = static_cast<const uint8_t*>(s);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets));
+  ZCOLL_STEP(
+      ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets, offset_entries(size)));
   if (validate) ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
   return ZCOLL_SUCCESS;
 }
@@ -233,7 +238,7 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(max_chunks(src_size), 8);
+  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(offset_entries(src_size), 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   uint64_t* off = ws.at<uint64_t>(o_off);
@@ -241,7 +246,7 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   // check_dst comes after the index and before the chunks, as on the CPU
   const auto* p = static_cast<const uint8_t*>(src);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off, offset_entries(src_size)));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off,
@@ -268,9 +273,10 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   // produce, and no more than the output holds (k_pair checks the output)
   const size_t scratch_bytes = std::min(cap, largest_result(a_size));
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_offa = ws.add(mc, 8),
-               o_offb = ws.add(unary ? 0 : max_chunks(b_size), 8), o_sizes = ws.add(mc, 4),
-               o_off = ws.add(mc, 8), o_scr = ws.add(scratch_bytes),
+  // a's chunks are the result's (k_pair: b has as many)
+  const size_t o_st = ws.add(sizeof(DevState)), o_offa = ws.add(mc + 1, 8),
+               o_offb = ws.add(unary ? 0 : offset_entries(b_size), 8), o_sizes = ws.add(mc, 4),
+               o_off = ws.add(mc + 1, 8), o_scr = ws.add(scratch_bytes),
                o_tmp = ws.add(doc_op >= 0 ? scratch_bytes : 0),
                o_prod = ws.add(doc_op >= 0 ? mc : 0, 8);
   ZCOLL_CHECK(ws.allocate());
@@ -315,7 +321,7 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   ZCOLL_CHECK(check_device_ptr(stream_bytes, "stream"));
   ZCOLL_CHECK(check_result_ptr(result));
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(max_chunks(size), 8);
+  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(offset_entries(size), 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));

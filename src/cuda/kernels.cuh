@@ -199,19 +199,21 @@ __device__ inline V block_excl_scan(V v, V* total) {
 }
 
 // Offsets of n consecutive pieces of size_of(c) bytes laid out from base, by one
-// block: offsets[c] for c < n, offsets[n] = the end, which is also returned.
-// size_of is called once for each c < n. Every thread must call it.
+// block: offsets[c] for c < n, offsets[n] = the end, which is also returned;
+// entries below `limit` only. size_of is called once for each c < n. Every
+// thread must call it.
 template <typename SizeOf>
-__device__ uint64_t block_offsets(uint64_t n, uint64_t base, SizeOf size_of, uint64_t* offsets) {
+__device__ uint64_t block_offsets(uint64_t n, uint64_t base, SizeOf size_of, uint64_t* offsets,
+                                  uint64_t limit = ~uint64_t{0}) {
   for (uint64_t first = 0; first < n; first += blockDim.x) {
     const uint64_t c = first + threadIdx.x;
     const uint64_t v = c < n ? size_of(c) : 0;
     uint64_t total;
     const uint64_t before = block_excl_scan(v, &total);
-    if (c < n) offsets[c] = base + before;
+    if (c < n && c < limit) offsets[c] = base + before;
     base += total;
   }
-  if (threadIdx.x == 0) offsets[n] = base;
+  if (threadIdx.x == 0 && n < limit) offsets[n] = base;
   return base;
 }
 
@@ -271,9 +273,11 @@ __global__ void k_open(DevState* st, const uint8_t* s, uint64_t src_size, int sl
 
 // Checksum and index of an opened stream (one block of 1024 threads): validates
 // every entry and writes offsets[c] (from the stream start), offsets[chunks] =
-// the stream size.
+// the stream size, at most `entries` of them (the table's size: a stream whose
+// chunks need more is shorter than its index says, every chunk taking 8 bytes
+// or more, and fails as truncated).
 __global__ void k_index(DevState* st, const uint8_t* s, uint64_t src_size, int slot,
-                        uint64_t* offsets) {
+                        uint64_t* offsets, uint64_t entries) {
   if (st->status) return;
   __shared__ uint32_t table[256];
   __shared__ int bad;
@@ -294,10 +298,11 @@ __global__ void k_index(DevState* st, const uint8_t* s, uint64_t src_size, int s
           set_error(st, ZCOLL_ERR_CORRUPT, kBadIndexEntry, c);
         return v;
       },
-      offsets);
+      offsets, entries);
   if (threadIdx.x == 0) {
     h.stream_size = end;
-    if (end > src_size) set_error(st, ZCOLL_ERR_TRUNCATED, kShortStream, end);
+    if (end > src_size || h.chunks >= entries)
+      set_error(st, ZCOLL_ERR_TRUNCATED, kShortStream, end);
   }
 }
 

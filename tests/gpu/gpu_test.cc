@@ -517,6 +517,10 @@ TEST_F(GpuCodec, CorruptStreamsAreErrors) {
     bad[first + 12] = 40;
     EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
   }
+  // cut after the index and one chunk: more chunks than the bytes can hold
+  bad.assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(first + 8));
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_TRUNCATED);
+  EXPECT_EQ(zcoll_decompress(bad.data(), bad.size(), out.data(), x.size(), 1), ZCOLL_ERR_TRUNCATED);
   bad = s;
   bad[first] = 7;  // unknown chunk kind
   EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
@@ -716,6 +720,26 @@ TEST_F(GpuCodec, TemporaryMemoryFollowsTheStreams) {
     EXPECT_LT(zcoll::emu::stats().last_async_request, size_t{64} << 20)
         << (doc ? "doc_combine" : "hom_add") << " of " << ops.s.size() << "-byte streams";
   }
+}
+
+// A stream's offset table has an entry per chunk (+1) and each chunk takes at
+// least 12 bytes of the stream (a 4-byte index entry and 8 bytes or more):
+// the temporary memory of an operation is about 8/12 of its streams' bytes per
+// table, not 2x (issue 25, defect 7).
+TEST_F(GpuCodec, OffsetTablesFollowTheChunkCount) {
+  Operations ops;
+  const size_t S = ops.s.size();
+  ASSERT_EQ(
+      ops.g.finish(zcoll_cuda_decompress(ops.a.p, S, ops.vals.p, ops.x.size(), ops.g.r(), nullptr),
+                   nullptr),
+      ZCOLL_SUCCESS);
+  EXPECT_LE(zcoll::emu::stats().last_async_request, 1024 + S * 8 / 12) << S << "-byte stream";
+  // hom_add: two tables in, one out, the sizes, and the scratch (the output's bound)
+  ASSERT_EQ(ops.g.finish(
+                zcoll_cuda_hom_add(ops.a.p, S, ops.a.p, S, ops.out.p, ops.cap, ops.g.r(), nullptr),
+                nullptr),
+            ZCOLL_SUCCESS);
+  EXPECT_LE(zcoll::emu::stats().last_async_request, 2048 + ops.cap + S * 28 / 12);
 }
 #endif
 
