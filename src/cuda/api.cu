@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "core/error.h"
 #include "core/params.h"
@@ -62,6 +63,41 @@ int chunk_grid() {
   return sms * 8;
 }
 
+// The pool of the operations' temporary memory on the current device. It keeps
+// what it holds (release threshold: no limit), so that a call reuses the memory
+// of the calls before it even after the host synchronized: CUDA's default pool
+// gives everything back to the driver at each synchronization (threshold 0),
+// such as the one in zcoll_cuda_result_get. One per device, made at first use;
+// the application's default pool is left as it is.
+cudaError_t workspace_pool(cudaMemPool_t* pool) {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mu;
+  static cudaMemPool_t pools[kMaxDevices] = {};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!pools[dev]) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t p = nullptr;
+    e = cudaMemPoolCreate(&p, &props);
+    if (e != cudaSuccess) return e;
+    uint64_t keep = UINT64_MAX;
+    e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e != cudaSuccess) {
+      cudaMemPoolDestroy(p);
+      return e;
+    }
+    pools[dev] = p;
+  }
+  *pool = pools[dev];
+  return cudaSuccess;
+}
+
 // One stream-ordered allocation carved into 256-byte aligned pieces. A total
 // that does not fit in size_t makes allocate() fail instead of wrapping round
 // to a small allocation the kernels would write past.
@@ -91,7 +127,9 @@ class Workspace {
     if (too_large_)
       return fail(ZCOLL_ERR_NO_MEMORY,
                   "the temporary device memory of this operation exceeds %zu bytes", SIZE_MAX);
-    const cudaError_t e = cudaMallocAsync(&base_, total_ ? total_ : 256, stream_);
+    cudaMemPool_t pool = nullptr;
+    cudaError_t e = workspace_pool(&pool);
+    if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&base_, total_ ? total_ : 256, pool, stream_);
     if (e != cudaSuccess) {
       cudaGetLastError();
       base_ = nullptr;

@@ -741,6 +741,23 @@ TEST_F(GpuCodec, OffsetTablesFollowTheChunkCount) {
             ZCOLL_SUCCESS);
   EXPECT_LE(zcoll::emu::stats().last_async_request, 2048 + ops.cap + S * 28 / 12);
 }
+
+// The temporary memory of each call comes from a pool that keeps it for the
+// next call (zcoll_cuda.h), also across the synchronization of
+// zcoll_cuda_result_get: CUDA's default pool gives everything back there
+// (release threshold 0), so every call went to the driver (issue 25, defect 6).
+TEST_F(GpuCodec, TemporaryMemoryIsReusedAcrossCalls) {
+  Operations ops;
+  for (auto& [name, run] : ops.all()) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    const auto before = zcoll::emu::stats();
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS);
+    const auto after = zcoll::emu::stats();
+    EXPECT_EQ(after.driver_allocations, before.driver_allocations) << "allocations from the driver";
+    EXPECT_EQ(after.pool_reuses - before.pool_reuses, 3u);
+  }
+}
 #endif
 
 }  // namespace
