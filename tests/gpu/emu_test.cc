@@ -224,6 +224,17 @@ TEST_F(Emu, LaunchConfigurationAndInjectedFailures) {
   EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
   EXPECT_EQ(cudaMalloc(&p, 64), cudaSuccess);
   cudaFree(p);
+  // of one kind only: the second pinned allocation
+  zcoll::emu::fail_malloc_after(2, zcoll::emu::Alloc::kHost);
+  void *d1 = nullptr, *a1 = nullptr, *h1 = nullptr, *h2 = nullptr;
+  EXPECT_EQ(cudaMalloc(&d1, 64), cudaSuccess);
+  EXPECT_EQ(cudaMallocHost(&h1, 64), cudaSuccess);
+  EXPECT_EQ(cudaMallocAsync(&a1, 64, nullptr), cudaSuccess);
+  EXPECT_EQ(cudaMallocHost(&h2, 64), cudaErrorMemoryAllocation);
+  cudaGetLastError();
+  cudaFreeAsync(a1, nullptr);
+  cudaFree(d1);
+  cudaFreeHost(h1);
 }
 
 TEST_F(Emu, PointerKinds) {

@@ -94,11 +94,13 @@ ZCOLL_EMU_API void set_schedule(Schedule s);  // default: ZCOLL_EMU_SCHEDULE, el
 ZCOLL_EMU_API Schedule schedule();
 
 // Fault injection: the k-th call from now (k >= 1) of the kind fails; 0 disarms.
-//   mallocs:  cudaMalloc, cudaMallocAsync, cudaMallocFromPoolAsync, cudaMallocHost
-//             fail with cudaErrorMemoryAllocation
+//   allocations: of `kind` (any: cudaMalloc, cudaMallocAsync,
+//             cudaMallocFromPoolAsync, cudaMallocHost) fail with
+//             cudaErrorMemoryAllocation
 //   launches: a kernel launch fails with cudaErrorLaunchOutOfResources (the grid
 //             does not run)
-ZCOLL_EMU_API void fail_malloc_after(int k);
+enum class Alloc { kAny, kDevice /* cudaMalloc */, kPool /* cudaMalloc*Async */, kHost };
+ZCOLL_EMU_API void fail_malloc_after(int k, Alloc kind = Alloc::kAny);
 ZCOLL_EMU_API void fail_launch_after(int k);
 
 // ---- device side (called by the intrinsics of cuda_runtime.h) ----------------

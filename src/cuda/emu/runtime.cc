@@ -88,6 +88,7 @@ struct Device {
   std::set<Event*> events;
   uint64_t seq = 0;
   int fail_malloc = 0, fail_launch = 0;
+  Alloc fail_kind = Alloc::kAny;
   Stats stats;
   Device() {
     legacy.legacy = true;
@@ -181,8 +182,9 @@ Mem* find(const void* p) {
   return a < it->first + (m->size ? m->size : 1) ? m : nullptr;
 }
 
-bool injected_malloc_failure() {
+bool injected_malloc_failure(Alloc kind) {
   Device& d = dev();
+  if (d.fail_kind != Alloc::kAny && d.fail_kind != kind) return false;
   return d.fail_malloc > 0 && --d.fail_malloc == 0;
 }
 
@@ -321,7 +323,7 @@ cudaError_t alloc_async(void** ptr, size_t size, Pool* pool, cudaStream_t h) {
   Device& d = dev();
   d.stats.async_bytes_requested += size;
   d.stats.last_async_request = size;
-  if (injected_malloc_failure()) return ret(cudaErrorMemoryAllocation);
+  if (injected_malloc_failure(Alloc::kPool)) return ret(cudaErrorMemoryAllocation);
   Mem* m = nullptr;
   auto it = pool->cache.find(round256(size));
   if (it != pool->cache.end()) {
@@ -384,9 +386,10 @@ Schedule schedule() {
   ZCOLL_EMU_LOCKED;
   return internal::dev().schedule;
 }
-void fail_malloc_after(int k) {
+void fail_malloc_after(int k, Alloc kind) {
   ZCOLL_EMU_LOCKED;
   internal::dev().fail_malloc = k;
+  internal::dev().fail_kind = kind;
 }
 void fail_launch_after(int k) {
   ZCOLL_EMU_LOCKED;
@@ -547,7 +550,8 @@ cudaError_t plain_alloc(void** ptr, size_t size, cudaMemoryType type) {
   if (internal::no_device()) return ret(cudaErrorNoDevice);
   if (!ptr) return ret(cudaErrorInvalidValue);
   *ptr = nullptr;
-  if (internal::injected_malloc_failure()) return ret(cudaErrorMemoryAllocation);
+  if (internal::injected_malloc_failure(type == cudaMemoryTypeHost ? Alloc::kHost : Alloc::kDevice))
+    return ret(cudaErrorMemoryAllocation);
   internal::Mem* m = internal::driver_alloc(size, type);
   if (!m) return ret(cudaErrorMemoryAllocation);
   internal::poison(m);
