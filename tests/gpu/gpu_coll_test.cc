@@ -12,6 +12,12 @@
 //           4096-value pipeline segments (several chunks and segments at sizes
 //           zcoll's CUDA emulation runs in seconds; label gpu_emu)
 //   cuda_aware  "all" over the CUDA-aware MPI transport (needs such an MPI)
+//   emu_cuda_aware  "emu" over the CUDA-aware transport (the emulation's device
+//           memory is host memory: any MPI reads it)
+//   faults  (emulation only: injected allocation failures) one rank fails at
+//           its first device allocation: every rank returns an error, none
+//           waits for ever; the handle works afterwards, with the report's
+//           timeline set
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
@@ -23,6 +29,9 @@
 #include <vector>
 
 #include "zcoll_cuda_mpi.h"
+#if defined(ZCOLL_CUDA_EMU)
+#include "cuda/emu/emu.h"
+#endif
 
 namespace {
 
@@ -316,7 +325,8 @@ int run_all(bool cuda_aware, const std::string& group) {
   zcoll_comm_config cfg;
   zcoll_comm_config_init(&cfg);
   cfg.min_bytes = 0;  // small counts run the algorithms too
-  if (group == "emu") {
+  const bool emu = group == "emu" || group == "emu_cuda_aware";
+  if (emu) {
     cfg.chunk_size = 1024;
     cfg.pipeline_values = 4096;
   }
@@ -333,7 +343,7 @@ int run_all(bool cuda_aware, const std::string& group) {
   const char* modes[] = {"mpi", "raw", "cpr_p2p", "doc", "hom", "auto"};
   // quick (under compute-sanitizer, which slows kernels 10-100x): fewer counts
   const std::vector<size_t> counts = group == "quick" ? std::vector<size_t>{1, 4099}
-                                     : group == "emu" ? std::vector<size_t>{0, 1, 777, 9001}
+                                     : emu            ? std::vector<size_t>{0, 1, 777, 9001}
                                                       : std::vector<size_t>{0, 1, 777, 70001};
   for (const char* m : modes) {
     zcoll_mode mode;
@@ -364,6 +374,68 @@ int run_all(bool cuda_aware, const std::string& group) {
   return 0;
 }
 
+// Issue 25, defect 1: the staging transport did not pass begin/abort/end_call
+// on to the MPI transport, so a rank that failed early (a cudaMalloc) sent no
+// abort notice and its peers waited for its messages for ever; after a failed
+// call its pinned buffers stayed taken, and the report's first-send and
+// after-last-receive times were 0.
+int run_faults() {
+#if !defined(ZCOLL_CUDA_EMU)
+  if (g_rank == 0) std::printf("SKIP: the faults group injects failures into the CUDA emulation\n");
+  return 77;
+#else
+  zcoll_comm_config cfg;
+  zcoll_comm_config_init(&cfg);
+  cfg.min_bytes = 0;
+  cfg.chunk_size = 1024;
+  cfg.pipeline_values = 4096;
+  zcoll_cuda_comm* zcc = nullptr;
+  zcoll_status s =
+      zcoll_cuda_comm_create(MPI_COMM_WORLD, &cfg, ZCOLL_CUDA_TRANSPORT_MPI_STAGED, &zcc);
+  CHECK(s == ZCOLL_SUCCESS, "create: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+  if (s != ZCOLL_SUCCESS) return 1;
+  cudaStream_t st;
+  cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+  g_stream = st;
+  zcoll_cuda_comm_set_error_bound(zcc, ZCOLL_EB_ABS, 1e-3);
+  zcoll_cuda_comm_set_mode(zcc, ZCOLL_MODE_CPR_P2P);
+  zcoll_cuda_comm_set_algorithm(zcc, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING);
+  const size_t n = 9001;
+  Dev a(n * sizeof(float)), b(n * sizeof(float));
+  up(a.p, inputs<float>(g_rank, 0, n, false));
+  size_t pinned_after_first = 0;
+  for (int round = 0; round < 3; ++round) {
+    // the last rank's first cudaMalloc of the call (its work buffers) fails
+    if (g_rank == g_size - 1) zcoll::emu::fail_malloc_after(1, zcoll::emu::Alloc::kDevice);
+    zcoll_report rep;
+    s = zcoll_cuda_allreduce(zcc, a.p, b.p, n, MPI_FLOAT, MPI_SUM, st, &rep);
+    zcoll::emu::fail_malloc_after(0);
+    CHECK(s != ZCOLL_SUCCESS, "round %d: the allreduce succeeded with a failed allocation", round);
+    if (round == 0) pinned_after_first = zcoll::emu::stats().pinned_bytes_live;
+    CHECK(zcoll::emu::stats().pinned_bytes_live == pinned_after_first,
+          "round %d: %zu bytes of pinned memory, %zu after the first failed call (buffers of "
+          "failed calls stay taken)",
+          round, zcoll::emu::stats().pinned_bytes_live, pinned_after_first);
+  }
+  zcoll_report rep;
+  s = zcoll_cuda_allreduce(zcc, a.p, b.p, n, MPI_FLOAT, MPI_SUM, st, &rep);
+  CHECK(s == ZCOLL_SUCCESS, "the allreduce after the failures: %s (%s)", zcoll_status_string(s),
+        zcoll_last_error());
+  if (s == ZCOLL_SUCCESS) {
+    std::vector<double> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = reference<float>(ZCOLL_OP_SUM, i, false);
+    compare("allreduce after failures", down<float>(b.p, n), want, rep);
+    CHECK(rep.time_first_send > 0 && rep.time_after_recv > 0,
+          "the report's timeline: first send %g s, after the last receive %g s",
+          rep.time_first_send, rep.time_after_recv);
+  }
+  g_stream = nullptr;
+  cudaStreamDestroy(st);
+  CHECK(zcoll_cuda_comm_free(zcc) == ZCOLL_SUCCESS, "free");
+  return 0;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -374,10 +446,15 @@ int main(int argc, char** argv) {
   int rc = 0;
   if (group == "errors")
     rc = run_errors();
-  else if (group == "all" || group == "cuda_aware" || group == "quick" || group == "emu")
-    rc = run_all(group == "cuda_aware", group);
+  else if (group == "faults")
+    rc = run_faults();
+  else if (group == "all" || group == "cuda_aware" || group == "quick" || group == "emu" ||
+           group == "emu_cuda_aware")
+    rc = run_all(group == "cuda_aware" || group == "emu_cuda_aware", group);
   else {
-    if (g_rank == 0) std::fprintf(stderr, "usage: %s errors|all|quick|emu|cuda_aware\n", argv[0]);
+    if (g_rank == 0)
+      std::fprintf(stderr, "usage: %s errors|all|quick|emu|cuda_aware|emu_cuda_aware|faults\n",
+                   argv[0]);
     rc = 2;
   }
   int fails = g_failures, total = 0;

@@ -36,6 +36,13 @@ class StagingTransport final : public transport::Transport {
   void progress() override;
   zcoll_status allreduce_max(double* values, int n) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
+  // The failure handling of the MPI transport (transport.h): passed on, so that
+  // a rank that fails early tells its peers instead of leaving them waiting.
+  // end_call also frees the pinned buffers of requests the call left (the
+  // inner transport cancelled them after a failure).
+  zcoll_status begin_call(int data_tag, int notice_tag) override;
+  void abort_call(zcoll_status status) override;
+  zcoll_status end_call(bool failed) override;
 
   // Bytes copied through pinned memory, both directions (accounting).
   uint64_t staged_bytes = 0;
@@ -49,9 +56,11 @@ class StagingTransport final : public transport::Transport {
   struct Pending {
     int pinned = -1;      // index in pinned_, -1 for none
     void* dev = nullptr;  // receive: the device buffer to fill at wait()
+    bool recv = false;
   };
   struct Account;
   int take_pinned(size_t bytes);  // index of a free pinned buffer of >= bytes
+  void remember(transport::Req req, Pending p);
 
   transport::Transport* inner_;
   bool cuda_aware_;
