@@ -61,6 +61,10 @@ zcoll_status run(zcoll_cuda_comm* zcc, const Call& k, cudaStream_t stream, zcoll
   ZCOLL_CHECK(check_handle(zcc));
   ZCOLL_CHECK(check_buffer(k.sendbuf, "sendbuf", send_null_ok || k.count == 0));
   ZCOLL_CHECK(check_buffer(k.recvbuf, "recvbuf", recv_null_ok || k.count == 0));
+  // The caller's work on `stream` (its inputs) is ordered before the call's:
+  // every device step runs on `stream`, and the transport waits for `stream`
+  // before MPI touches a device buffer (the staging copies run on it; with
+  // CUDA-aware MPI, a synchronization before each send and receive).
   zcc->ops.set_stream(stream);
   zcc->tp->set_stream(stream);
   zcc->ops.t_kernels = 0;

@@ -68,7 +68,13 @@ zcoll_status StagingTransport::isend(const void* buf, size_t bytes, int peer, in
   Account acct(*this);
   bytes_sent += bytes;
   if (first_send_at == 0) first_send_at = now_seconds();
-  if (cuda_aware_) return inner_->isend(buf, bytes, peer, tag, req);
+  if (cuda_aware_) {
+    // MPI reads buf from the host side: the work on the stream that writes it
+    // (a compression, a reduction, a copy; the caller's own work on its
+    // inputs) must be complete first
+    ZCOLL_CHECK(cuda_status(cudaStreamSynchronize(stream_), "ordering a send after its stream"));
+    return inner_->isend(buf, bytes, peer, tag, req);
+  }
   const double t0 = now_seconds();
   const int k = take_pinned(bytes);
   if (k < 0) return fail(ZCOLL_ERR_NO_MEMORY, "cudaMallocHost of %zu bytes failed", bytes);
@@ -98,6 +104,9 @@ zcoll_status StagingTransport::irecv(void* buf, size_t capacity, int peer, int t
                                      transport::Req* req) {
   Account acct(*this);
   if (cuda_aware_) {
+    // MPI writes buf from the host side: work on the stream that still reads
+    // (or writes) it must be complete first
+    ZCOLL_CHECK(cuda_status(cudaStreamSynchronize(stream_), "ordering a receive after its stream"));
     const zcoll_status s = inner_->irecv(buf, capacity, peer, tag, req);
     if (s == ZCOLL_SUCCESS && *req >= 0) remember(*req, {-1, nullptr, true});
     return s;

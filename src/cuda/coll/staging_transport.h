@@ -2,7 +2,9 @@
 // each message goes through a pinned host buffer (device -> pinned -> MPI ->
 // pinned -> device), so it works with any MPI library and with several ranks
 // sharing one GPU. With cuda_aware set, device pointers go to MPI directly
-// (CUDA-aware MPI: Open MPI/MVAPICH2/Cray MPICH built with CUDA support).
+// (CUDA-aware MPI: Open MPI/MVAPICH2/Cray MPICH built with CUDA support), each
+// after the stream's work is complete: MPI does not order itself after work on
+// the caller's stream.
 #pragma once
 
 #include <cuda_runtime_api.h>
