@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -270,7 +271,8 @@ void run_movement(zcoll_cuda_comm* zcc, const char* mode, size_t n, cudaStream_t
 }
 
 // The checks that need no device: creation fails on every rank with a clear
-// status; with a device, the NCCL transport and host pointers are errors.
+// status; with a device, the NCCL transport, chunk checksums and host pointers
+// are errors.
 int run_errors() {
   zcoll_cuda_comm* zcc = nullptr;
   const bool device = zcoll_cuda_device_count() > 0;
@@ -293,6 +295,24 @@ int run_errors() {
       CHECK(zcoll_cuda_comm_free(zcc) == ZCOLL_SUCCESS, "free");
       zcc = nullptr;
     }
+    // chunk checksums (format 1.1) are not written by the GPU codec: a handle
+    // with them is refused at creation, on every rank, whether they come from
+    // the configuration or from ZCOLL_CHECKSUM (on one rank only, here)
+    zcoll_comm_config cfg;
+    zcoll_comm_config_init(&cfg);
+    cfg.codec_flags = ZCOLL_FLAG_CHECKSUM;
+    s = zcoll_cuda_comm_create(MPI_COMM_WORLD, &cfg, ZCOLL_CUDA_TRANSPORT_MPI_STAGED, &zcc);
+    CHECK(s == ZCOLL_ERR_UNSUPPORTED && zcc == nullptr, "checksum in the config: %s (%s)",
+          zcoll_status_string(s), zcoll_last_error());
+    CHECK(std::strstr(zcoll_last_error(), "ZCOLL_CHECKSUM") != nullptr, "message: %s",
+          zcoll_last_error());
+    if (zcc) zcoll_cuda_comm_free(zcc), zcc = nullptr;
+    if (g_rank == 0) setenv("ZCOLL_CHECKSUM", "1", 1);
+    s = zcoll_cuda_comm_create(MPI_COMM_WORLD, nullptr, ZCOLL_CUDA_TRANSPORT_MPI_STAGED, &zcc);
+    unsetenv("ZCOLL_CHECKSUM");
+    CHECK(s == ZCOLL_ERR_UNSUPPORTED && zcc == nullptr, "ZCOLL_CHECKSUM=1 on rank 0: %s (%s)",
+          zcoll_status_string(s), zcoll_last_error());
+    if (zcc) zcoll_cuda_comm_free(zcc), zcc = nullptr;
   }
   s = zcoll_cuda_comm_create(MPI_COMM_WORLD, nullptr, ZCOLL_CUDA_TRANSPORT_NCCL, &zcc);
   CHECK(s == ZCOLL_ERR_UNSUPPORTED && zcc == nullptr, "NCCL transport: %s", zcoll_status_string(s));

@@ -134,6 +134,21 @@ zcoll_status create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_cuda_t
     return fail(ZCOLL_ERR_NO_MEMORY, "zcoll_cuda_comm_create: device memory on %s rank",
                 ok ? "another" : "this");
   ZCOLL_CHECK(zcoll_comm_create(comm, config, &zcc->zc));
+  // The GPU codec writes no chunk checksums (format 1.1): a handle that asks for
+  // them (ZCOLL_CHECKSUM=1, or ZCOLL_FLAG_CHECKSUM in codec_flags) on any rank
+  // is refused on every rank, instead of failing each compressed call.
+  const int mine = (zcc->zc->cfg.codec_flags & ZCOLL_FLAG_CHECKSUM) != 0;
+  int any = mine;
+  const int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS || any) {
+    zcoll_comm_free(zcc->zc);
+    if (rc != MPI_SUCCESS)
+      return fail(ZCOLL_ERR_MPI, "MPI_Allreduce in zcoll_cuda_comm_create failed");
+    return fail(ZCOLL_ERR_UNSUPPORTED,
+                "zcoll_cuda_comm_create: chunk checksums (ZCOLL_CHECKSUM=1, ZCOLL_FLAG_CHECKSUM) "
+                "are not implemented by the GPU codec%s",
+                mine ? "" : " (asked for on another rank)");
+  }
   zcc->tp = std::make_unique<StagingTransport>(zcc->zc->tp.get(),
                                                transport == ZCOLL_CUDA_TRANSPORT_MPI_CUDA_AWARE);
   zcc->zc->ws.set_source(std::make_unique<DeviceBufferSource>());
