@@ -15,6 +15,7 @@
 #endif
 #endif
 #if defined(ZCOLL_EMU_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -80,6 +81,19 @@ bool fiber_make_stack(Fiber* f, size_t bytes) {
 }
 
 void fiber_prepare(Fiber* f, void (*entry)(void*), void* arg) {
+#if defined(ZCOLL_EMU_ASAN)
+  // a stack used before keeps the redzones of the frames its fiber was in when
+  // it ended (it never returned through them; returned frames clear their own):
+  // clear them, from a little below the last frame to the top
+  if (f->exit_sp) {
+    const auto lo = reinterpret_cast<uintptr_t>(f->stack_lo);
+    const auto hi = lo + f->stack_size;
+    uintptr_t from = reinterpret_cast<uintptr_t>(f->exit_sp) - 1024;
+    if (from < lo) from = lo;
+    __asan_unpoison_memory_region(reinterpret_cast<void*>(from), hi - from);
+    f->exit_sp = nullptr;
+  }
+#endif
 #if defined(__x86_64__)
   auto top = reinterpret_cast<uintptr_t>(f->stack_lo) + f->stack_size;
   top &= ~uintptr_t{15};
@@ -116,6 +130,7 @@ void fiber_prepare(Fiber* f, void (*entry)(void*), void* arg) {
 void fiber_switch(Fiber* from, Fiber* to, bool exiting) {
 #if defined(ZCOLL_EMU_ASAN)
   void* fake = nullptr;
+  if (exiting) from->exit_sp = static_cast<char*>(__builtin_frame_address(0));
   __sanitizer_start_switch_fiber(exiting ? nullptr : &fake, to->stack_lo, to->stack_size);
 #else
   (void)exiting;
@@ -134,12 +149,14 @@ void fiber_switch(Fiber* from, Fiber* to, bool exiting) {
 
 void fiber_init_main(Fiber* main) {
 #if defined(ZCOLL_EMU_ASAN)
-  pthread_attr_t a;
-  void* lo = nullptr;
-  size_t size = 0;
-  if (pthread_getattr_np(pthread_self(), &a) == 0) {
-    pthread_attr_getstack(&a, &lo, &size);
-    pthread_attr_destroy(&a);
+  thread_local void* lo = nullptr;  // the thread's stack, read once
+  thread_local size_t size = 0;
+  if (!lo) {
+    pthread_attr_t a;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+      pthread_attr_getstack(&a, &lo, &size);
+      pthread_attr_destroy(&a);
+    }
   }
   main->stack_lo = lo;
   main->stack_size = size;

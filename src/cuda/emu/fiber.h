@@ -22,6 +22,7 @@ struct Fiber {
   size_t map_size = 0;
   const void* stack_lo = nullptr;  // the usable stack
   size_t stack_size = 0;
+  char* exit_sp = nullptr;  // where it ended (sanitizer: its frames' redzones above)
 };
 
 // Give f a stack of `bytes` (once; false when the memory is not there).

@@ -114,7 +114,12 @@ cudaError_t ret(cudaError_t e) {
 // ---- allocation ----------------------------------------------------------------
 size_t round256(size_t n) { return ((n ? n : 1) + 255) / 256 * 256; }
 
+// The emulated device's memory (cudaGetDeviceProperties' totalGlobalMem): no
+// single allocation may be larger.
+constexpr size_t kDeviceBytes = size_t{16} << 30;
+
 Mem* driver_alloc(size_t size, cudaMemoryType type) {
+  if (size > kDeviceBytes) return nullptr;
   auto m = std::make_unique<Mem>();
   m->size = size;
   m->usable = round256(size);
@@ -521,7 +526,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   if (device != 0) return ret(cudaErrorInvalidDevice);
   std::memset(p, 0, sizeof *p);
   std::snprintf(p->name, sizeof p->name, "zcoll CUDA emulation (CPU)");
-  p->totalGlobalMem = size_t{16} << 30;
+  p->totalGlobalMem = internal::kDeviceBytes;
   p->sharedMemPerBlock = 48 * 1024;
   p->warpSize = 32;
   p->maxThreadsPerBlock = 1024;
