@@ -79,15 +79,17 @@ void upload(void* d, const void* h, size_t bytes, cudaStream_t st) {
   CK(cudaStreamSynchronize(st));
 }
 
-// Values of got farther from want than bound (plus the rounding of a float
-// result); non-finite results count. *worst = max |got - want| / bound.
+// Values of got farther from want than bound plus the rounding of a float sum
+// of `terms` values whose magnitudes add up to mag[i] (want[i]'s own when mag is
+// empty); non-finite results count. *worst = max |got - want| / bound.
 size_t count_wrong(const std::vector<float>& got, const std::vector<double>& want, double bound,
-                   double* worst) {
+                   double* worst, const std::vector<double>& mag = {}, int terms = 1) {
   size_t wrong = 0;
   *worst = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
-    const double slack = 2.5e-7 * std::max(1.0, std::fabs(want[i]));
+    const double m = mag.empty() ? std::fabs(want[i]) : mag[i];
+    const double slack = 1.2e-7 * (terms + 1) * std::max(1e-30, m);
     if (!(err <= bound + slack)) ++wrong;
     if (bound > 0 && err / bound > *worst) *worst = err / bound;
   }
@@ -396,9 +398,14 @@ int coll(const std::map<std::string, std::string>& o) {
     };
     std::vector<float> h(n * N);
     for (size_t i = 0; i < h.size(); ++i) h[i] = value(rank, i);
-    std::vector<double> sum(n, 0.0);  // the exact Allreduce result
+    // the exact Allreduce result, and the sum of magnitudes that bounds the
+    // rounding of adding N floats (partial sums may be larger than the result)
+    std::vector<double> sum(n, 0.0), mag(n, 0.0);
     for (int r = 0; r < N; ++r)
-      for (size_t i = 0; i < n; ++i) sum[i] += static_cast<double>(value(r, i));
+      for (size_t i = 0; i < n; ++i) {
+        sum[i] += static_cast<double>(value(r, i));
+        mag[i] += std::fabs(static_cast<double>(value(r, i)));
+      }
     float *a, *b;
     CK(cudaMalloc(reinterpret_cast<void**>(&a), h.size() * 4));
     CK(cudaMalloc(reinterpret_cast<void**>(&b), h.size() * 4));
@@ -463,7 +470,7 @@ int coll(const std::map<std::string, std::string>& o) {
           CK(cudaMemcpyAsync(got.data(), b, n * 4, cudaMemcpyDeviceToHost, st));
           CK(cudaStreamSynchronize(st));
           double worst = 0;
-          row.wrong = static_cast<long>(count_wrong(got, sum, rep.error_bound, &worst));
+          row.wrong = static_cast<long>(count_wrong(got, sum, rep.error_bound, &worst, mag, N));
         }
         long wrong_all = row.wrong;
         MPI_Allreduce(MPI_IN_PLACE, &wrong_all, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
