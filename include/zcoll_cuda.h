@@ -7,6 +7,7 @@
  * Conventions (like NCCL and cuSZp):
  *  - every pointer except `params` is device memory (cudaMalloc or managed
  *    memory); a host pointer or an unknown pointer is ZCOLL_ERR_INVALID_ARG;
+ *    `result` is aligned to 8 bytes (as cudaMalloc's memory is);
  *  - every call is stream-ordered and asynchronous: it enqueues work on
  *    `stream` and returns. The returned status covers what the host can check at
  *    once (arguments, pointers, capacities known on the host, launch failures).
@@ -16,8 +17,11 @@
  *    zcoll_cuda_result_get() waits for the stream and returns both to the host.
  *    A failed operation leaves its outputs unwritten (a failed compression may
  *    leave partial bytes in dst);
- *  - temporary device memory is taken with cudaMallocAsync on `stream` and given
- *    back with cudaFreeAsync (the device's default memory pool caches it);
+ *  - temporary device memory is taken stream-ordered on `stream` from a memory
+ *    pool of libzcoll_cuda (one per device, made at the first call; the
+ *    application's default pool is not touched) and given back to it with
+ *    cudaFreeAsync: the pool keeps it for later calls (no release threshold),
+ *    so it holds the most that one call needed until the process ends;
  *  - size output buffers with zcoll_compress_bound() (zcoll.h, shared with the
  *    CPU library);
  *  - statuses are zcoll_status values; nothing aborts or throws.

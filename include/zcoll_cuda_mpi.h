@@ -54,7 +54,10 @@ typedef struct zcoll_cuda_comm zcoll_cuda_comm;
 
 /* Collective over comm. Every rank must see a CUDA device (the current one is
  * used); otherwise every rank returns ZCOLL_ERR_UNSUPPORTED ("no CUDA device").
- * config may be NULL (defaults and ZCOLL_* environment, as zcoll_comm_create). */
+ * config may be NULL (defaults and ZCOLL_* environment, as zcoll_comm_create).
+ * Chunk checksums (ZCOLL_CHECKSUM=1 or ZCOLL_FLAG_CHECKSUM in codec_flags, on
+ * any rank) are not implemented by the GPU codec: every rank returns
+ * ZCOLL_ERR_UNSUPPORTED. */
 ZCOLL_API zcoll_status zcoll_cuda_comm_create(MPI_Comm comm, const zcoll_comm_config* config,
                                               zcoll_cuda_transport transport,
                                               zcoll_cuda_comm** out);

@@ -23,18 +23,25 @@ ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
 bash scripts/fuzz_smoke.sh
 
 # ---- reliability (issue 11, docs/reliability.md): the soak and the fault tests
-# under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer. Only the
-# targets it needs, in their own build directory; a 60 s soak at 3 ranks.
+# under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, and the GPU
+# codec on the CUDA emulation (issue 25). Only the targets it needs, in their own
+# build directory; a 60 s soak at 3 ranks.
 asan="${ZCOLL_ASAN_BUILD_DIR:-build-asan}"
 cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
       -DZCOLL_BUILD_FUZZERS=OFF > /dev/null
 cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests \
-  zcoll_nonblocking_tests
+  zcoll_nonblocking_tests zcoll_gpu_tests_emu zcoll_emu_tests zcoll_gpu_kernels_emu_tests
 # fast_unwind_on_malloc=0: full stacks, so that the MPI library's own allocations
 # (from modules it dlopens and unloads) match the suppressions
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
 OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
+# the CUDA code on the CPU (issue 25, docs/gpu.md): the GPU codec tests, the
+# emulation's own and single kernels, on zcoll's CUDA emulation (4096-value
+# samples of the data files; about 1 minute on 2 cores)
+ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu"
+"$asan/tests/gpu/zcoll_emu_tests"
+"$asan/tests/gpu/zcoll_gpu_kernels_emu_tests"
 OMP_NUM_THREADS=1 mpiexec -n 2 "$asan/tests/mpi/zcoll_lifecycle_test" 100
 # the nonblocking calls: requests in flight, errors, lifetimes (progress threads)
 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tests/mpi/zcoll_nonblocking_tests" \

@@ -10,6 +10,8 @@
 //     (sizes go back to the host after each operation), and "async" = all segments
 //     enqueued, one wait (the kernels' own rate). GB/s of uncompressed bytes.
 //     tools/simscale/gpu_profile.py turns the JSON into a SimGrid profile.
+//     Also a check: the decompressed sum of k inputs against the exact sum,
+//     within the k compressions' bounds ("check" in the JSON).
 //
 //   mpirun -np N zcoll-gpu-coll-bench coll [--data FILE.f32] [--mb 1,16,64]
 //       [--modes mpi,raw,cpr_p2p,doc,hom] [--colls all] [--rel 1e-4] [--repeat 5]
@@ -18,8 +20,11 @@
 //     median wall time over --repeat calls and, from rank 0, the report's codec /
 //     reduce / communication times and the device time of its kernels
 //     (zcoll_cuda_comm_device_stats), next to the baseline MPI_Allreduce on the
-//     same device buffers.
-// Exit status 4 when there is no CUDA device.
+//     same device buffers. Also a check: each Allreduce's result against the
+//     exact sum within the reported bound ("wrong" values per row).
+// Every upload goes to the stream the work runs on (a cudaMemcpy goes to the
+// legacy default stream, which the cudaStreamNonBlocking stream does not wait
+// for). Exit status 4 when there is no CUDA device, 5 when a check failed.
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
@@ -66,6 +71,29 @@ std::vector<float> read_f32(const std::string& path) {
   std::vector<float> v(b.size() / 4);
   std::memcpy(v.data(), b.data(), v.size() * 4);
   return v;
+}
+
+// Host -> device on stream st, complete on return (h may be reused at once).
+void upload(void* d, const void* h, size_t bytes, cudaStream_t st) {
+  CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, st));
+  CK(cudaStreamSynchronize(st));
+}
+
+// Values of got farther from want than bound plus the rounding of a float sum
+// of `terms` values whose magnitudes add up to mag[i] (want[i]'s own when mag is
+// empty); non-finite results count. *worst = max |got - want| / bound.
+size_t count_wrong(const std::vector<float>& got, const std::vector<double>& want, double bound,
+                   double* worst, const std::vector<double>& mag = {}, int terms = 1) {
+  size_t wrong = 0;
+  *worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
+    const double m = mag.empty() ? std::fabs(want[i]) : mag[i];
+    const double slack = 1.2e-7 * (terms + 1) * std::max(1e-30, m);
+    if (!(err <= bound + slack)) ++wrong;
+    if (bound > 0 && err / bound > *worst) *worst = err / bound;
+  }
+  return wrong;
 }
 
 // ---- calibrate ---------------------------------------------------------------------
@@ -188,14 +216,18 @@ int calibrate(const std::map<std::string, std::string>& o) {
         &s.size);
   };
   input(K - 1);
-  CK(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice));
+  upload(dx, x.data(), n * 4, st);
   compress_into(dx, one, cs);
+  std::vector<double> exact(n, 0.0);  // the sum of the inputs so far
+  size_t wrong = 0;
+  double worst = 0;
   std::map<std::string, std::map<std::string, std::map<int, double>>> g;  // way -> kind -> k
   std::map<int, double> ratio;
   size_t ti = 0;
   for (int k = 1; k <= K; ++k) {
     input(k - 1);
-    CK(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice));
+    upload(dx, x.data(), n * 4, st);
+    for (size_t i = 0; i < n; ++i) exact[i] += static_cast<double>(x[i]);
     if (k == 1) {
       compress_into(dx, sum, cs);
     } else {
@@ -218,6 +250,17 @@ int calibrate(const std::map<std::string, std::string>& o) {
                                        seglen(n, s), r, st);
         },
         nullptr);
+    {  // the sum of k inputs, each within eb: within k * eb of the exact sum
+      std::vector<float> got(n);
+      CK(cudaMemcpyAsync(got.data(), vals, n * 4, cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+      double w = 0;
+      const size_t bad = count_wrong(got, exact, k * eb, &w);
+      if (bad)
+        std::fprintf(stderr, "check: %zu of %zu values of the sum of %d inputs wrong\n", bad, n, k);
+      wrong += bad;
+      worst = std::max(worst, w);
+    }
     for (int way = 0; way < 2; ++way) {
       Cal c{st, res, n, way == 0};
       auto& T = g[way == 0 ? "synced" : "async"];
@@ -304,9 +347,11 @@ int calibrate(const std::map<std::string, std::string>& o) {
     std::fprintf(f, "%s\"%d\": %.6g", fr ? "" : ", ", k, r);
     fr = false;
   }
-  std::fprintf(f, "}\n}\n");
+  std::fprintf(f, "},\n \"check\": {\"wrong\": %zu, \"max_error_over_bound\": %.6g}\n}\n", wrong,
+               worst);
   std::fclose(f);
-  return 0;
+  std::fprintf(stderr, "check: %zu wrong values, max |error| / bound %.3g\n", wrong, worst);
+  return wrong ? 5 : 0;
 }
 
 // ---- coll --------------------------------------------------------------------------
@@ -316,6 +361,7 @@ struct CollRow {
   double t_median, t_min, compress, reduce, comm, kernel, staging, ratio, bound;
   uint64_t sent, kernels;
   int status;
+  long wrong;  // Allreduce: values outside the bound (-1: not checked)
 };
 
 int coll(const std::map<std::string, std::string>& o) {
@@ -342,17 +388,28 @@ int coll(const std::map<std::string, std::string>& o) {
   std::vector<std::string> modes =
       split(o.count("modes") ? o.at("modes") : "mpi,raw,cpr_p2p,doc,hom", ',');
   std::vector<CollRow> rows;
+  bool failed_checks = false;
   for (auto& mbs : split(o.count("mb") ? o.at("mb") : "1,16,64", ',')) {
     // the message: MB per rank of floats (the total for scatter/gather blocks: / N)
     const size_t n = static_cast<size_t>(std::atof(mbs.c_str()) * 1e6 / 4);
+    auto value = [&](int r, size_t i) {
+      return src.empty() ? static_cast<float>(std::sin(1e-4 * i + r))
+                         : src[(i + static_cast<size_t>(r) * 7919) % src.size()];
+    };
     std::vector<float> h(n * N);
-    for (size_t i = 0; i < h.size(); ++i)
-      h[i] = src.empty() ? static_cast<float>(std::sin(1e-4 * i + rank))
-                         : src[(i + static_cast<size_t>(rank) * 7919) % src.size()];
+    for (size_t i = 0; i < h.size(); ++i) h[i] = value(rank, i);
+    // the exact Allreduce result, and the sum of magnitudes that bounds the
+    // rounding of adding N floats (partial sums may be larger than the result)
+    std::vector<double> sum(n, 0.0), mag(n, 0.0);
+    for (int r = 0; r < N; ++r)
+      for (size_t i = 0; i < n; ++i) {
+        sum[i] += static_cast<double>(value(r, i));
+        mag[i] += std::fabs(static_cast<double>(value(r, i)));
+      }
     float *a, *b;
     CK(cudaMalloc(reinterpret_cast<void**>(&a), h.size() * 4));
     CK(cudaMalloc(reinterpret_cast<void**>(&b), h.size() * 4));
-    CK(cudaMemcpy(a, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+    upload(a, h.data(), h.size() * 4, st);
     for (auto& cname : colls) {
       for (auto& mname : modes) {
         zcoll_mode mode;
@@ -375,7 +432,10 @@ int coll(const std::map<std::string, std::string>& o) {
           if (cname == "gather") return zcoll_cuda_gather(zcc, a, b, blk, MPI_FLOAT, 0, st, rep);
           return ZCOLL_ERR_INVALID_ARG;
         };
-        if (cname == "bcast") CK(cudaMemcpy(b, a, n * 4, cudaMemcpyDeviceToDevice));
+        if (cname == "bcast") {
+          CK(cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice, st));
+          CK(cudaStreamSynchronize(st));
+        }
         zcoll_report rep{};
         std::vector<double> ts;
         zcoll_status s = ZCOLL_SUCCESS;
@@ -404,16 +464,28 @@ int coll(const std::map<std::string, std::string>& o) {
         row.ratio = rep.bytes_sent ? static_cast<double>(rep.bytes_uncompressed) / rep.bytes_sent
                                    : 0;
         row.bound = rep.error_bound;
+        row.wrong = -1;
+        if (s == ZCOLL_SUCCESS && (cname == "allreduce" || cname == "allreduce_rd")) {
+          std::vector<float> got(n);
+          CK(cudaMemcpyAsync(got.data(), b, n * 4, cudaMemcpyDeviceToHost, st));
+          CK(cudaStreamSynchronize(st));
+          double worst = 0;
+          row.wrong = static_cast<long>(count_wrong(got, sum, rep.error_bound, &worst, mag, N));
+        }
+        long wrong_all = row.wrong;
+        MPI_Allreduce(MPI_IN_PLACE, &wrong_all, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+        if (wrong_all > 0) failed_checks = true;
         uint64_t staged = 0;
         ZK(zcoll_cuda_comm_device_stats(zcc, &row.kernel, &row.kernels, &staged, &row.staging));
         rows.push_back(row);
         if (rank == 0)
           std::printf(
               "%-15s %-8s %9.1f MB  %9.3f ms (min %.3f)  kernels %.3f ms (%llu)  "
-              "staging %.3f ms  ratio %.2f  %s\n",
+              "staging %.3f ms  ratio %.2f  %s%s\n",
               cname.c_str(), mname.c_str(), n * 4 / 1e6, row.t_median * 1e3, row.t_min * 1e3,
               row.kernel * 1e3, static_cast<unsigned long long>(row.kernels), row.staging * 1e3,
-              row.ratio, zcoll_status_string(s));
+              row.ratio, zcoll_status_string(s),
+              wrong_all > 0 ? "  WRONG (values outside the bound)" : "");
       }
     }
     {  // the baseline: MPI_Allreduce on the device buffers
@@ -428,6 +500,7 @@ int coll(const std::map<std::string, std::string>& o) {
       }
       std::sort(ts.begin(), ts.end());
       CollRow row{};
+      row.wrong = -1;
       row.coll = "allreduce";
       row.mode = "baseline_mpi";
       row.bytes = n * 4;
@@ -460,18 +533,20 @@ int coll(const std::map<std::string, std::string>& o) {
                    "\"status\": %d, \"t_median\": %.6g, \"t_min\": %.6g, \"rank0\": "
                    "{\"time_compress\": %.6g, \"time_reduce\": %.6g, \"time_comm\": %.6g, "
                    "\"device_kernel_seconds\": %.6g, \"device_ops\": %llu, \"staging_seconds\": "
-                   "%.6g, \"bytes_sent\": %llu, \"ratio\": %.6g, \"error_bound\": %.6g}}",
+                   "%.6g, \"bytes_sent\": %llu, \"ratio\": %.6g, \"error_bound\": %.6g}, "
+                   "\"wrong\": %ld}",
                    i ? "," : "", r.coll.c_str(), r.mode.c_str(), r.bytes, r.status, r.t_median,
                    r.t_min, r.compress, r.reduce, r.comm, r.kernel,
                    static_cast<unsigned long long>(r.kernels), r.staging,
-                   static_cast<unsigned long long>(r.sent), r.ratio, r.bound);
+                   static_cast<unsigned long long>(r.sent), r.ratio, r.bound, r.wrong);
     }
     std::fprintf(f, "\n]}\n");
     std::fclose(f);
   }
   cudaStreamDestroy(st);
   ZK(zcoll_cuda_comm_free(zcc));
-  return 0;
+  if (failed_checks && rank == 0) std::fprintf(stderr, "check: some Allreduce results are wrong\n");
+  return failed_checks ? 5 : 0;
 }
 
 }  // namespace

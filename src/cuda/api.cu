@@ -3,13 +3,16 @@
 // sequence of each operation (kernels.cuh). The only CUDA translation unit.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "core/error.h"
 #include "core/params.h"
 #include "core/struct_io.h"
 #include "cuda/kernels.cuh"
+#include "cuda/launch.cuh"
 #include "zcoll_cuda.h"
 
 static_assert(sizeof(zcoll_cuda_result) == sizeof(zcoll::cuda::Result), "zcoll_cuda_result layout");
@@ -38,6 +41,16 @@ zcoll_status check_device_ptr(const void* p, const char* name) {
   return ZCOLL_SUCCESS;
 }
 
+// The result, which k_result writes with 8-byte stores: device memory aligned
+// to 8 bytes.
+zcoll_status check_result_ptr(const zcoll_cuda_result* r) {
+  ZCOLL_CHECK(check_device_ptr(r, "result"));
+  if (reinterpret_cast<uintptr_t>(r) % alignof(zcoll_cuda_result) != 0)
+    return fail(ZCOLL_ERR_INVALID_ARG, "result (%p) is not aligned to %zu bytes",
+                static_cast<const void*>(r), alignof(zcoll_cuda_result));
+  return ZCOLL_SUCCESS;
+}
+
 // Blocks of the chunk kernels: enough to fill the device; blocks loop over chunks.
 int chunk_grid() {
   int dev = 0, sms = 0;
@@ -50,7 +63,44 @@ int chunk_grid() {
   return sms * 8;
 }
 
-// One stream-ordered allocation carved into 256-byte aligned pieces.
+// The pool of the operations' temporary memory on the current device. It keeps
+// what it holds (release threshold: no limit), so that a call reuses the memory
+// of the calls before it even after the host synchronized: CUDA's default pool
+// gives everything back to the driver at each synchronization (threshold 0),
+// such as the one in zcoll_cuda_result_get. One per device, made at first use;
+// the application's default pool is left as it is.
+cudaError_t workspace_pool(cudaMemPool_t* pool) {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mu;
+  static cudaMemPool_t pools[kMaxDevices] = {};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!pools[dev]) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t p = nullptr;
+    e = cudaMemPoolCreate(&p, &props);
+    if (e != cudaSuccess) return e;
+    uint64_t keep = UINT64_MAX;
+    e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e != cudaSuccess) {
+      cudaMemPoolDestroy(p);
+      return e;
+    }
+    pools[dev] = p;
+  }
+  *pool = pools[dev];
+  return cudaSuccess;
+}
+
+// One stream-ordered allocation carved into 256-byte aligned pieces. A total
+// that does not fit in size_t makes allocate() fail instead of wrapping round
+// to a small allocation the kernels would write past.
 class Workspace {
  public:
   explicit Workspace(cudaStream_t s) : stream_(s) {}
@@ -59,13 +109,27 @@ class Workspace {
   }
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
-  size_t add(size_t bytes) {  // returns the piece's offset
+  // A piece of count * size bytes; returns its offset.
+  size_t add(size_t count, size_t size = 1) {
     const size_t at = total_;
-    total_ += (bytes + 255) & ~size_t{255};
+    if (size && count > (SIZE_MAX - 255) / size) {
+      too_large_ = true;
+      return at;
+    }
+    const size_t rounded = (count * size + 255) & ~size_t{255};
+    if (rounded > SIZE_MAX - total_)
+      too_large_ = true;
+    else
+      total_ += rounded;
     return at;
   }
   zcoll_status allocate() {
-    const cudaError_t e = cudaMallocAsync(&base_, total_ ? total_ : 256, stream_);
+    if (too_large_)
+      return fail(ZCOLL_ERR_NO_MEMORY,
+                  "the temporary device memory of this operation exceeds %zu bytes", SIZE_MAX);
+    cudaMemPool_t pool = nullptr;
+    cudaError_t e = workspace_pool(&pool);
+    if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&base_, total_ ? total_ : 256, pool, stream_);
     if (e != cudaSuccess) {
       cudaGetLastError();
       base_ = nullptr;
@@ -83,44 +147,80 @@ class Workspace {
   cudaStream_t stream_;
   void* base_ = nullptr;
   size_t total_ = 0;
+  bool too_large_ = false;
 };
 
-// After the launches: report a launch failure.
-zcoll_status launched(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? ZCOLL_SUCCESS : cuda_fail(e, what);
+// The most values a valid stream of `bytes` bytes can hold: a chunk of len
+// values takes at least 12 + ceil(len / 32) bytes (zero-width blocks), so at
+// most 32 values per byte after the header (saturating).
+uint64_t max_values(size_t bytes) {
+  if (bytes <= 48) return 0;
+  const uint64_t b = bytes - 48;
+  return b > UINT64_MAX / 32 ? UINT64_MAX : 32 * b;
+}
+// The largest result (a stream, or DOC's values) an operation on a stream of
+// `bytes` bytes can produce: zcoll_compress_bound of max_values at 8 bytes a
+// value. What a homomorphic operation's temporary memory needs at most, however
+// large the caller's output is.
+size_t largest_result(size_t bytes) {
+  const uint64_t n = max_values(bytes);
+  const size_t bound = n > SIZE_MAX ? 0 : compress_bound_hd(static_cast<size_t>(n), 8);
+  return bound ? bound : SIZE_MAX;
 }
 
-// Upper bound of the chunk count of a stream of `bytes` bytes (its index fits).
-size_t max_chunks(size_t bytes) { return bytes / 4 + 2; }
+// One step of an operation's sequence (a kernel launch, the memset of its
+// state): the first that fails ends the operation with its error. A later
+// kernel would read the state (DevState, offsets, sizes) the failed one never
+// wrote. `what` names the operation.
+#define ZCOLL_STEP(expr)                                           \
+  do {                                                             \
+    const cudaError_t zcoll_step_e_ = (expr);                      \
+    if (zcoll_step_e_ != cudaSuccess) {                            \
+      cudaGetLastError(); /* reported here, not by a later call */ \
+      return cuda_fail(zcoll_step_e_, what);                       \
+    }                                                              \
+  } while (0)
+
+// The most chunks a stream of `bytes` bytes can have: each takes a 4-byte index
+// entry and at least 8 bytes (docs/format.md), after the 48-byte header. An
+// offset table has one entry more; k_index writes no more entries than that (a
+// stream with more chunks than its size allows is truncated).
+size_t max_chunks(size_t bytes) { return bytes > 48 ? (bytes - 48) / 12 : 0; }
+size_t offset_entries(size_t bytes) { return max_chunks(bytes) + 1; }
 
 // Open a stream: header, checksum and index (offsets), optionally the framing of
 // every chunk.
-void open_stream(DevState* st, const void* s, size_t size, int slot, uint64_t* offsets,
-                 bool validate, cudaStream_t stream, int grid) {
+zcoll_status open_stream(const char* what, DevState* st, const void* s, size_t size, int slot,
+                         uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
   const auto* p = static_cast<const uint8_t*>(s);
-  k_open<<<1, 1, 0, stream>>>(st, p, size, slot);
-  k_index<<<1, 1024, 0, stream>>>(st, p, size, slot, offsets);
-  if (validate) k_validate<<<grid, kThreads, 0, stream>>>(st, p, slot, offsets);
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
+  ZCOLL_STEP(
+      ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets, offset_entries(size)));
+  if (validate) ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
+  return ZCOLL_SUCCESS;
 }
 
 template <typename T>
-void launch_compress(DevState* st, const zcoll_params& p, const T* src, size_t n, uint32_t cs,
-                     Workspace& ws, size_t off_lo, size_t off_hi, int parts, uint8_t* scratch,
-                     uint32_t* sizes, uint64_t* offsets, uint8_t* dst, cudaStream_t s, int grid) {
+zcoll_status launch_compress(const char* what, DevState* st, const zcoll_params& p, const T* src,
+                             size_t n, uint32_t cs, Workspace& ws, size_t off_lo, size_t off_hi,
+                             int parts, uint8_t* scratch, uint32_t* sizes, uint64_t* offsets,
+                             uint8_t* dst, cudaStream_t s, int grid) {
   const bool rel = p.eb_mode == ZCOLL_EB_REL;
   double* lo = ws.at<double>(off_lo);
   double* hi = ws.at<double>(off_hi);
-  if (rel) k_minmax<T><<<parts, 256, 0, s>>>(src, n, lo, hi);
-  k_setup_compress<T><<<1, 1, 0, s>>>(st, rel, p.error_bound, lo, hi, parts, n, cs);
-  k_compress<T><<<grid, kThreads, 0, s>>>(st, src, scratch, sizes);
-  k_scan_sizes<<<1, 1024, 0, s>>>(st, sizes, offsets);
-  k_pack<<<grid, kThreads, 0, s>>>(st, scratch, sizes, offsets, dst);
-  k_write_header<<<1, 256, 0, s>>>(st, dst);
+  if (rel) ZCOLL_STEP(ZCOLL_LAUNCH(k_minmax<T>, parts, 256, s, src, n, lo, hi));
+  ZCOLL_STEP(
+      ZCOLL_LAUNCH(k_setup_compress<T>, 1, 1, s, st, rel, p.error_bound, lo, hi, parts, n, cs));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_compress<T>, grid, kThreads, s, st, src, scratch, sizes));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, offsets));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, offsets, dst));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, dst));
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void* src, size_t n,
                       void* dst, size_t cap, zcoll_cuda_result* result, cudaStream_t s) {
+  const char* what = "zcoll_cuda_compress";
   zcoll_params p;
   uint32_t cs = 0;
   ZCOLL_CHECK(check_params(params, &p, &cs));
@@ -137,7 +237,7 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   if (n && reinterpret_cast<uintptr_t>(src) % vb != 0)
     return fail(ZCOLL_ERR_INVALID_ARG, "src is not aligned to %zu bytes", vb);
   ZCOLL_CHECK(check_device_ptr(dst, "dst"));
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   const uint64_t chunks = (n + cs - 1) / cs;
   const size_t slot = raw_bytes(cs, static_cast<uint32_t>(vb));
   const size_t scratch_bytes = chunks ? (chunks - 1) * slot +
@@ -148,116 +248,127 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   const int parts = grid;
   Workspace ws(s);
   const size_t o_st = ws.add(sizeof(DevState)), o_scr = ws.add(scratch_bytes),
-               o_sizes = ws.add(4 * chunks), o_off = ws.add(8 * (chunks + 1)),
-               o_lo = ws.add(8 * parts), o_hi = ws.add(8 * parts);
+               o_sizes = ws.add(chunks, 4), o_off = ws.add(chunks + 1, 8), o_lo = ws.add(parts, 8),
+               o_hi = ws.add(parts, 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   auto* d = static_cast<uint8_t*>(dst);
   if (dtype == ZCOLL_FLOAT32)
-    launch_compress<float>(st, p, static_cast<const float*>(src), n, cs, ws, o_lo, o_hi, parts,
-                           ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off),
-                           d, s, grid);
+    ZCOLL_CHECK(launch_compress<float>(what, st, p, static_cast<const float*>(src), n, cs, ws, o_lo,
+                                       o_hi, parts, ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes),
+                                       ws.at<uint64_t>(o_off), d, s, grid));
   else
-    launch_compress<double>(st, p, static_cast<const double*>(src), n, cs, ws, o_lo, o_hi, parts,
-                            ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off),
-                            d, s, grid);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda_compress");
+    ZCOLL_CHECK(launch_compress<double>(
+        what, st, p, static_cast<const double*>(src), n, cs, ws, o_lo, o_hi, parts,
+        ws.at<uint8_t>(o_scr), ws.at<uint32_t>(o_sizes), ws.at<uint64_t>(o_off), d, s, grid));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_count,
                         zcoll_cuda_result* result, cudaStream_t s, bool accumulate) {
+  const char* what = accumulate ? "zcoll_cuda_decompress_accumulate" : "zcoll_cuda_decompress";
   ZCOLL_CHECK(check_device_ptr(src, "src"));
   if (dst) ZCOLL_CHECK(check_device_ptr(dst, "dst"));
   if (dst && reinterpret_cast<uintptr_t>(dst) % 4 != 0)
     return fail(ZCOLL_ERR_INVALID_ARG, "dst is not aligned to its values");
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(src_size));
+  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(offset_entries(src_size), 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
   uint64_t* off = ws.at<uint64_t>(o_off);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   // check_dst comes after the index and before the chunks, as on the CPU
   const auto* p = static_cast<const uint8_t*>(src);
-  k_open<<<1, 1, 0, s>>>(st, p, src_size, 0);
-  k_index<<<1, 1024, 0, s>>>(st, p, src_size, 0, off);
-  k_check_dst<<<1, 1, 0, s>>>(st, dst_count, dst);
-  k_validate<<<grid, kThreads, 0, s>>>(st, p, 0, off);
-  k_decompress<float><<<grid, kThreads, 0, s>>>(st, p, off, static_cast<float*>(dst), accumulate);
-  k_decompress<double><<<grid, kThreads, 0, s>>>(st, p, off, static_cast<double*>(dst), accumulate);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda_decompress");
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off, offset_entries(src_size)));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off,
+                          static_cast<float*>(dst), accumulate));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<double>, grid, kThreads, s, st, p, off,
+                          static_cast<double*>(dst), accumulate));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 // a op b (op: kHomAdd, kHomSub, kHomNegate with b unused), or DOC (doc_op >= 0).
 // With acc: the result goes to work (cap = work_size) and is copied back to acc.
-zcoll_status binary(const void* a, size_t a_size, const void* b, size_t b_size, int op, int doc_op,
-                    void* out, size_t cap, uint8_t* acc, size_t acc_cap, zcoll_cuda_result* result,
-                    cudaStream_t s) {
+zcoll_status binary(const char* what, const void* a, size_t a_size, const void* b, size_t b_size,
+                    int op, int doc_op, void* out, size_t cap, uint8_t* acc, size_t acc_cap,
+                    zcoll_cuda_result* result, cudaStream_t s) {
   const bool unary = op == kHomNegate;
   ZCOLL_CHECK(check_device_ptr(a, unary ? "in" : "a"));
   if (!unary) ZCOLL_CHECK(check_device_ptr(b, "b"));
   ZCOLL_CHECK(check_device_ptr(out, acc ? "work" : "out"));
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   const int grid = chunk_grid();
   const size_t mc = max_chunks(a_size);
+  // the chunks' results before packing (and DOC's values): what the stream can
+  // produce, and no more than the output holds (k_pair checks the output)
+  const size_t scratch_bytes = std::min(cap, largest_result(a_size));
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_offa = ws.add(8 * mc),
-               o_offb = ws.add(unary ? 0 : 8 * max_chunks(b_size)), o_sizes = ws.add(4 * mc),
-               o_off = ws.add(8 * mc), o_scr = ws.add(cap), o_tmp = ws.add(doc_op >= 0 ? cap : 0),
-               o_prod = ws.add(doc_op >= 0 ? 8 * mc : 0);
+  // a's chunks are the result's (k_pair: b has as many)
+  const size_t o_st = ws.add(sizeof(DevState)), o_offa = ws.add(mc + 1, 8),
+               o_offb = ws.add(unary ? 0 : offset_entries(b_size), 8), o_sizes = ws.add(mc, 4),
+               o_off = ws.add(mc + 1, 8), o_scr = ws.add(scratch_bytes),
+               o_tmp = ws.add(doc_op >= 0 ? scratch_bytes : 0),
+               o_prod = ws.add(doc_op >= 0 ? mc : 0, 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   const auto* pa = static_cast<const uint8_t*>(a);
   const auto* pb = static_cast<const uint8_t*>(b);
   uint64_t* offa = ws.at<uint64_t>(o_offa);
   uint64_t* offb = ws.at<uint64_t>(o_offb);
   uint8_t* scratch = ws.at<uint8_t>(o_scr);
   uint32_t* sizes = ws.at<uint32_t>(o_sizes);
-  open_stream(st, pa, a_size, 0, offa, true, s, grid);
-  if (!unary) open_stream(st, pb, b_size, 1, offb, true, s, grid);
-  k_pair<<<1, 1, 0, s>>>(st, op, cap, doc_op >= 0);
+  ZCOLL_CHECK(open_stream(what, st, pa, a_size, 0, offa, true, s, grid));
+  if (!unary) ZCOLL_CHECK(open_stream(what, st, pb, b_size, 1, offb, true, s, grid));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, scratch_bytes, doc_op >= 0));
   if (doc_op >= 0) {
     double* prod = ws.at<double>(o_prod);
-    k_doc<float><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, doc_op, ws.at<float>(o_tmp),
-                                           scratch, sizes, prod);
-    k_doc<double><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, doc_op, ws.at<double>(o_tmp),
-                                            scratch, sizes, prod);
-    k_doc_bound<<<1, 1, 0, s>>>(st, doc_op, prod);
+    ZCOLL_STEP(ZCOLL_LAUNCH(k_doc<float>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
+                            ws.at<float>(o_tmp), scratch, sizes, prod));
+    ZCOLL_STEP(ZCOLL_LAUNCH(k_doc<double>, grid, kThreads, s, st, pa, offa, pb, offb, doc_op,
+                            ws.at<double>(o_tmp), scratch, sizes, prod));
+    ZCOLL_STEP(ZCOLL_LAUNCH(k_doc_bound, 1, 1, s, st, doc_op, prod));
   } else {
-    k_hom<float><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, op, scratch, sizes);
-    k_hom<double><<<grid, kThreads, 0, s>>>(st, pa, offa, pb, offb, op, scratch, sizes);
+    ZCOLL_STEP(
+        ZCOLL_LAUNCH(k_hom<float>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
+    ZCOLL_STEP(
+        ZCOLL_LAUNCH(k_hom<double>, grid, kThreads, s, st, pa, offa, pb, offb, op, scratch, sizes));
   }
   uint64_t* off = ws.at<uint64_t>(o_off);
   auto* d = static_cast<uint8_t*>(out);
-  k_scan_sizes<<<1, 1024, 0, s>>>(st, sizes, off);
-  k_pack<<<grid, kThreads, 0, s>>>(st, scratch, sizes, off, d);
-  k_write_header<<<1, 256, 0, s>>>(st, d);
-  if (acc) k_copy_back<<<grid, kThreads, 0, s>>>(st, d, acc, acc_cap);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda hom");
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, off, d));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, d));
+  if (acc) ZCOLL_STEP(ZCOLL_LAUNCH(k_copy_back, grid, kThreads, s, st, d, acc, acc_cap));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
                          zcoll_cuda_result* result, cudaStream_t s) {
+  const char* what = "zcoll_cuda_hom_set_divisor";
   if (divisor == 0) return fail(ZCOLL_ERR_INVALID_ARG, "divisor must be >= 1");
   ZCOLL_CHECK(check_device_ptr(stream_bytes, "stream"));
-  ZCOLL_CHECK(check_device_ptr(result, "result"));
+  ZCOLL_CHECK(check_result_ptr(result));
   Workspace ws(s);
-  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(8 * max_chunks(size));
+  const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(offset_entries(size), 8);
   ZCOLL_CHECK(ws.allocate());
   DevState* st = ws.at<DevState>(o_st);
-  cudaMemsetAsync(st, 0, sizeof(DevState), s);
+  ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   auto* p = static_cast<uint8_t*>(stream_bytes);
-  open_stream(st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1);
-  k_set_divisor<<<1, 1, 0, s>>>(st, divisor);
-  k_write_header<<<1, 256, 0, s>>>(st, p);
-  k_result<<<1, 1, 0, s>>>(st, reinterpret_cast<Result*>(result));
-  return launched("zcoll_cuda_hom_set_divisor");
+  ZCOLL_CHECK(open_stream(what, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_set_divisor, 1, 1, s, st, divisor));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, p));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
+  return ZCOLL_SUCCESS;
 }
 
 const char* reason_text(uint32_t r) {
@@ -280,6 +391,7 @@ const char* reason_text(uint32_t r) {
     case kAccumulatorTooSmall: return "the sum does not fit in the accumulator (left unchanged)";
     case kDstTooSmall: return "the output holds fewer values than the stream, or is NULL";
     case kDstMisaligned: return "dst is not aligned to 8 bytes for a float64 stream";
+    case kScratchTooSmall: return "the result exceeds the temporary memory sized for it";
     default: return "device-side check failed";
   }
 }
@@ -306,7 +418,7 @@ zcoll_status zcoll_cuda_result_get(const zcoll_cuda_result* result, size_t* size
                                    cudaStream_t stream) {
   return guarded("zcoll_cuda_result_get", [&] {
     clear_error();
-    ZCOLL_CHECK(check_device_ptr(result, "result"));
+    ZCOLL_CHECK(check_result_ptr(result));
     zcoll_cuda_result r;
     cudaError_t e = cudaMemcpyAsync(&r, result, sizeof r, cudaMemcpyDeviceToHost, stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
@@ -350,7 +462,8 @@ zcoll_status zcoll_cuda_hom_add(const void* a, size_t a_size, const void* b, siz
                                 cudaStream_t stream) {
   return guarded("zcoll_cuda_hom_add", [&] {
     clear_error();
-    return binary(a, a_size, b, b_size, kHomAdd, -1, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_hom_add", a, a_size, b, b_size, kHomAdd, -1, out, cap, nullptr, 0,
+                  result, stream);
   });
 }
 
@@ -359,7 +472,8 @@ zcoll_status zcoll_cuda_hom_sub(const void* a, size_t a_size, const void* b, siz
                                 cudaStream_t stream) {
   return guarded("zcoll_cuda_hom_sub", [&] {
     clear_error();
-    return binary(a, a_size, b, b_size, kHomSub, -1, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_hom_sub", a, a_size, b, b_size, kHomSub, -1, out, cap, nullptr, 0,
+                  result, stream);
   });
 }
 
@@ -367,7 +481,8 @@ zcoll_status zcoll_cuda_hom_negate(const void* in, size_t in_size, void* out, si
                                    zcoll_cuda_result* result, cudaStream_t stream) {
   return guarded("zcoll_cuda_hom_negate", [&] {
     clear_error();
-    return binary(in, in_size, nullptr, 0, kHomNegate, -1, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_hom_negate", in, in_size, nullptr, 0, kHomNegate, -1, out, cap,
+                  nullptr, 0, result, stream);
   });
 }
 
@@ -377,8 +492,8 @@ zcoll_status zcoll_cuda_hom_accumulate(void* acc, size_t acc_size, size_t acc_ca
   return guarded("zcoll_cuda_hom_accumulate", [&] {
     clear_error();
     if (acc == work) return fail(ZCOLL_ERR_INVALID_ARG, "work must not be the accumulator");
-    return binary(acc, acc_size, b, b_size, kHomAdd, -1, work, work_size,
-                  static_cast<uint8_t*>(acc), acc_cap, result, stream);
+    return binary("zcoll_cuda_hom_accumulate", acc, acc_size, b, b_size, kHomAdd, -1, work,
+                  work_size, static_cast<uint8_t*>(acc), acc_cap, result, stream);
   });
 }
 
@@ -399,7 +514,8 @@ zcoll_status zcoll_cuda_doc_combine(const void* a, size_t a_size, const void* b,
     std::memcpy(&o, &op, sizeof o);
     if (o != ZCOLL_OP_SUM && o != ZCOLL_OP_PROD && o != ZCOLL_OP_MAX && o != ZCOLL_OP_MIN)
       return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", o);
-    return binary(a, a_size, b, b_size, kHomAdd, o, out, cap, nullptr, 0, result, stream);
+    return binary("zcoll_cuda_doc_combine", a, a_size, b, b_size, kHomAdd, o, out, cap, nullptr, 0,
+                  result, stream);
   });
 }
 

@@ -47,6 +47,7 @@ enum Reason : uint32_t {
   kAccumulatorTooSmall,
   kDstTooSmall,
   kDstMisaligned,
+  kScratchTooSmall,
   kReasonCount
 };
 
@@ -198,19 +199,21 @@ __device__ inline V block_excl_scan(V v, V* total) {
 }
 
 // Offsets of n consecutive pieces of size_of(c) bytes laid out from base, by one
-// block: offsets[c] for c < n, offsets[n] = the end, which is also returned.
-// size_of is called once for each c < n. Every thread must call it.
+// block: offsets[c] for c < n, offsets[n] = the end, which is also returned;
+// entries below `limit` only. size_of is called once for each c < n. Every
+// thread must call it.
 template <typename SizeOf>
-__device__ uint64_t block_offsets(uint64_t n, uint64_t base, SizeOf size_of, uint64_t* offsets) {
+__device__ uint64_t block_offsets(uint64_t n, uint64_t base, SizeOf size_of, uint64_t* offsets,
+                                  uint64_t limit = ~uint64_t{0}) {
   for (uint64_t first = 0; first < n; first += blockDim.x) {
     const uint64_t c = first + threadIdx.x;
     const uint64_t v = c < n ? size_of(c) : 0;
     uint64_t total;
     const uint64_t before = block_excl_scan(v, &total);
-    if (c < n) offsets[c] = base + before;
+    if (c < n && c < limit) offsets[c] = base + before;
     base += total;
   }
-  if (threadIdx.x == 0) offsets[n] = base;
+  if (threadIdx.x == 0 && n < limit) offsets[n] = base;
   return base;
 }
 
@@ -270,9 +273,11 @@ __global__ void k_open(DevState* st, const uint8_t* s, uint64_t src_size, int sl
 
 // Checksum and index of an opened stream (one block of 1024 threads): validates
 // every entry and writes offsets[c] (from the stream start), offsets[chunks] =
-// the stream size.
+// the stream size, at most `entries` of them (the table's size: a stream whose
+// chunks need more is shorter than its index says, every chunk taking 8 bytes
+// or more, and fails as truncated).
 __global__ void k_index(DevState* st, const uint8_t* s, uint64_t src_size, int slot,
-                        uint64_t* offsets) {
+                        uint64_t* offsets, uint64_t entries) {
   if (st->status) return;
   __shared__ uint32_t table[256];
   __shared__ int bad;
@@ -293,10 +298,11 @@ __global__ void k_index(DevState* st, const uint8_t* s, uint64_t src_size, int s
           set_error(st, ZCOLL_ERR_CORRUPT, kBadIndexEntry, c);
         return v;
       },
-      offsets);
+      offsets, entries);
   if (threadIdx.x == 0) {
     h.stream_size = end;
-    if (end > src_size) set_error(st, ZCOLL_ERR_TRUNCATED, kShortStream, end);
+    if (end > src_size || h.chunks >= entries)
+      set_error(st, ZCOLL_ERR_TRUNCATED, kShortStream, end);
   }
 }
 
@@ -568,8 +574,8 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void k_scan_sizes(DevState* st, const uint32_t* sizes, uint64_t* offsets) {
   if (st->status) return;
   const DevHeader h = st->out;
-  const uint64_t end =
-      block_offsets(h.chunks, h.data_begin, [&](uint64_t c) { return uint64_t{sizes[c]}; }, offsets);
+  const uint64_t end = block_offsets(
+      h.chunks, h.data_begin, [&](uint64_t c) { return uint64_t{sizes[c]}; }, offsets);
   if (threadIdx.x == 0) st->out_size = end;
 }
 
@@ -661,8 +667,11 @@ __global__ void __launch_bounds__(kThreads)
 enum HomOp : int { kHomAdd = 0, kHomSub = 1, kHomNegate = 2 };
 
 // The two streams can be combined, and the output capacity suffices; the result
-// header goes to st->out (one thread). negate: only in[0] exists.
-__global__ void k_pair(DevState* st, int op, uint64_t cap, int doc) {
+// header goes to st->out (one thread). negate: only in[0] exists. scratch: the
+// bytes of the temporary memory sized for the result (the host's bound from the
+// stream sizes): a result that would not fit is an internal error, never a
+// write past it.
+__global__ void k_pair(DevState* st, int op, uint64_t cap, uint64_t scratch, int doc) {
   if (st->status) return;
   const DevHeader a = st->in[0];
   DevHeader o = a;
@@ -676,24 +685,26 @@ __global__ void k_pair(DevState* st, int op, uint64_t cap, int doc) {
     const uint64_t t = uint64_t{a.terms} + b.terms;
     o.terms = t > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(t);
   }
-  if (cap < compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4))
-    return set_error(st, ZCOLL_ERR_BUFFER_TOO_SMALL, kOutputTooSmall,
-                     compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4));
+  const uint64_t need = compress_bound_hd(a.n, a.dtype == ZCOLL_FLOAT64 ? 8 : 4);
+  if (cap < need) return set_error(st, ZCOLL_ERR_BUFFER_TOO_SMALL, kOutputTooSmall, need);
+  if (scratch < need) return set_error(st, ZCOLL_ERR_INTERNAL, kScratchTooSmall, need);
   if (doc) {
     o.divisor = 1;
-    double eb_single = 0;
+    double eb_single = 0, inv = 0, eb_check = 0;
     bool ok;
     if (a.dtype == ZCOLL_FLOAT32) {
-      Quantizer<float> q;
+      Quantizer<float> q{};
       ok = make_quantizer_for_quantum_hd<float>(a.quantum, &q, &eb_single);
-      st->inv = q.inv, st->eb_check = q.eb_check;
+      inv = q.inv, eb_check = q.eb_check;
     } else {
-      Quantizer<double> q;
+      Quantizer<double> q{};
       ok = make_quantizer_for_quantum_hd<double>(a.quantum, &q, &eb_single);
-      st->inv = q.inv, st->eb_check = q.eb_check;
+      inv = q.inv, eb_check = q.eb_check;
     }
-    if (!ok) return set_error(st, ZCOLL_ERR_CORRUPT, kBadField);
+    if (!ok) return set_error(st, ZCOLL_ERR_CORRUPT, kBadField);  // nothing of q stored
     st->quantum = a.quantum;
+    st->inv = inv;
+    st->eb_check = eb_check;
     st->eb_single = eb_single;
   }
   st->out = o;

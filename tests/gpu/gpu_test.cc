@@ -1,11 +1,20 @@
 // gpu_test.cc — libzcoll_cuda against the CPU library: the GPU must write and read
 // exactly the bytes and values of zcoll.h (format v1). Every test skips, with the
-// reason printed, when cudaGetDeviceCount reports no device.
+// reason printed, when cudaGetDeviceCount reports no device. The same program
+// runs on zcoll's CUDA emulation (zcoll_gpu_tests_emu, label gpu_emu).
+//
+// Data: every .f32 file of data/, and every .f32 / .f64 file (the type from the
+// suffix) of the directories listed in ZCOLL_GPU_TEST_DATA (colon-separated).
+// ZCOLL_GPU_TEST_SAMPLE=N takes N values from the middle of each file (0: the
+// whole file); the default is the whole file on a GPU and 65536 values on the
+// emulation, whose kernels run about a million times slower.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +25,11 @@
 
 #include "zcoll.h"
 #include "zcoll_cuda.h"
+#if defined(ZCOLL_CUDA_EMU)
+#include <functional>
+
+#include "cuda/emu/emu.h"
+#endif
 
 namespace {
 
@@ -67,19 +81,55 @@ struct Gpu {
 
 std::string data_dir() { return ZCOLL_GPU_TEST_DATA_DIR; }
 
-std::vector<std::filesystem::path> data_files() {
+// The directories named by ZCOLL_GPU_TEST_DATA (colon-separated).
+std::vector<std::filesystem::path> extra_dirs() {
   std::vector<std::filesystem::path> v;
-  for (auto& e : std::filesystem::directory_iterator(data_dir()))
-    if (e.path().extension() == ".f32") v.push_back(e.path());
+  const char* e = std::getenv("ZCOLL_GPU_TEST_DATA");
+  std::string list = e ? e : "";
+  size_t i = 0;
+  while (i <= list.size()) {
+    size_t j = list.find(':', i);
+    if (j == std::string::npos) j = list.size();
+    if (j > i) v.emplace_back(list.substr(i, j - i));
+    i = j + 1;
+  }
+  return v;
+}
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, bool f64_too) {
+  std::vector<std::filesystem::path> v;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".f32" || (f64_too && e.path().extension() == ".f64"))
+      v.push_back(e.path());
   std::sort(v.begin(), v.end());
   return v;
 }
 
-std::vector<float> read_f32(const std::filesystem::path& p) {
+std::vector<std::filesystem::path> data_files() { return files_in(data_dir(), false); }
+
+// Values per file the data tests take (0: all), from the middle of the file.
+size_t sample_values() {
+  if (const char* e = std::getenv("ZCOLL_GPU_TEST_SAMPLE")) return std::strtoull(e, nullptr, 10);
+#if defined(ZCOLL_CUDA_EMU)
+  return size_t{1} << 16;
+#else
+  return 0;
+#endif
+}
+
+template <typename T>
+std::vector<T> read_values(const std::filesystem::path& p, size_t sample) {
+  const size_t all = std::filesystem::file_size(p) / sizeof(T);
+  const size_t n = sample && sample < all ? sample : all;
   std::ifstream f(p, std::ios::binary);
-  std::vector<float> v(std::filesystem::file_size(p) / 4);
-  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
+  f.seekg(static_cast<std::streamoff>((all - n) / 2 * sizeof(T)));
+  std::vector<T> v(n);
+  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * sizeof(T)));
+  EXPECT_TRUE(f.good()) << "cannot read " << p;
   return v;
+}
+std::vector<float> read_f32(const std::filesystem::path& p) {
+  return read_values<float>(p, sample_values());
 }
 
 template <typename T>
@@ -136,13 +186,14 @@ zcoll_status gpu_decompress(const std::vector<uint8_t>& s, std::vector<T>* out, 
   EXPECT_EQ(got, n);
   out->resize(n);
   auto h = download(dst.p, n * sizeof(T));
-  std::memcpy(out->data(), h.data(), h.size());
+  if (n) std::memcpy(out->data(), h.data(), h.size());
   return st;
 }
 
 template <typename T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 zcoll_params params(zcoll_eb_mode mode, double eb, uint32_t cs) {
@@ -153,8 +204,8 @@ zcoll_params params(zcoll_eb_mode mode, double eb, uint32_t cs) {
   return p;
 }
 
-template <typename T>
-std::vector<T> as(const std::vector<float>& x) {
+template <typename T, typename U>
+std::vector<T> as(const std::vector<U>& x) {
   return std::vector<T>(x.begin(), x.end());
 }
 
@@ -179,23 +230,46 @@ class GpuCodec : public ::testing::Test {
   void SetUp() override { REQUIRE_GPU(); }
 };
 
+// Every bound, chunk size and length of one file's values (f32 and f64: both;
+// else the file's own type).
+template <typename T>
+void check_file(const std::string& name, const std::vector<T>& x, bool f64_too) {
+  for (zcoll_eb_mode mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL})
+    for (double eb : {1e-2, 1e-3, 1e-4})
+      for (uint32_t cs : {1024u, 16384u, 262144u})
+        for (size_t n : {x.size(), x.size() - 1, size_t{1025}}) {
+          if (n > x.size()) continue;
+          const auto p = params(mode, eb, cs);
+          const std::string what = name + (mode == ZCOLL_EB_ABS ? " abs " : " rel ") +
+                                   std::to_string(eb) + " cs " + std::to_string(cs) + " n " +
+                                   std::to_string(n);
+          check_identical<T>(x, n, p, what + (sizeof(T) == 4 ? " f32" : " f64"));
+          if (f64_too) check_identical<double>(as<double>(x), n, p, what + " f64");
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+}
+
 TEST_F(GpuCodec, BytesIdenticalOnEveryDataFile) {
   const auto files = data_files();
   ASSERT_FALSE(files.empty()) << "no .f32 files in " << data_dir();
+  const size_t sample = sample_values();
   for (const auto& f : files) {
-    const auto x = read_f32(f);
-    const auto xd = as<double>(x);
-    for (zcoll_eb_mode mode : {ZCOLL_EB_ABS, ZCOLL_EB_REL})
-      for (double eb : {1e-2, 1e-3, 1e-4})
-        for (uint32_t cs : {1024u, 16384u, 262144u})
-          for (size_t n : {x.size(), x.size() - 1, size_t{1025}}) {
-            const auto p = params(mode, eb, cs);
-            const std::string what =
-                f.filename().string() + (mode == ZCOLL_EB_ABS ? " abs " : " rel ") +
-                std::to_string(eb) + " cs " + std::to_string(cs) + " n " + std::to_string(n);
-            check_identical<float>(x, n, p, what + " f32");
-            check_identical<double>(xd, n, p, what + " f64");
-          }
+    check_file<float>(f.filename().string(), read_values<float>(f, sample), true);
+    if (HasFatalFailure()) return;
+  }
+  // ZCOLL_GPU_TEST_DATA: .f32 as f32 and f64, .f64 as f64
+  for (const auto& dir : extra_dirs()) {
+    const auto more = files_in(dir, true);
+    EXPECT_FALSE(more.empty()) << "ZCOLL_GPU_TEST_DATA: no .f32 or .f64 files in " << dir;
+    for (const auto& f : more) {
+      const std::string name = f.string();
+      std::printf("[ data     ] %s\n", name.c_str());
+      if (f.extension() == ".f64")
+        check_file<double>(name, read_values<double>(f, sample), false);
+      else
+        check_file<float>(name, read_values<float>(f, sample), true);
+      if (HasFatalFailure()) return;
+    }
   }
 }
 
@@ -444,6 +518,10 @@ TEST_F(GpuCodec, CorruptStreamsAreErrors) {
     bad[first + 12] = 40;
     EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
   }
+  // cut after the index and one chunk: more chunks than the bytes can hold
+  bad.assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(first + 8));
+  EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_TRUNCATED);
+  EXPECT_EQ(zcoll_decompress(bad.data(), bad.size(), out.data(), x.size(), 1), ZCOLL_ERR_TRUNCATED);
   bad = s;
   bad[first] = 7;  // unknown chunk kind
   EXPECT_EQ(gpu_decompress<float>(bad, &out, x.size()), ZCOLL_ERR_CORRUPT);
@@ -483,6 +561,71 @@ TEST_F(GpuCodec, HostSideArgumentErrors) {
   EXPECT_EQ(zcoll_cuda_doc_combine(dst.p, 100, dst.p, 100, static_cast<zcoll_op>(42), dst.p,
                                    dst.bytes, g.r(), nullptr),
             ZCOLL_ERR_UNSUPPORTED);
+  // the result is written with 8-byte stores: a result not aligned to 8 bytes
+  // is an argument error, not a misaligned store on the device
+  Dev results(4 * sizeof(zcoll_cuda_result));
+  auto* odd = reinterpret_cast<zcoll_cuda_result*>(results.u8() + 4);
+  const auto s = cpu_compress(host, host.size(), p);
+  Dev z(s.size());
+  upload(z.p, s.data(), s.size());
+  EXPECT_EQ(zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, 1000, dst.p, dst.bytes, odd, nullptr),
+            ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_decompress(z.p, s.size(), src.p, 1000, odd, nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_hom_add(z.p, s.size(), z.p, s.size(), dst.p, dst.bytes, odd, nullptr),
+            ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_hom_set_divisor(z.p, s.size(), 2, odd, nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_EQ(zcoll_cuda_result_get(odd, nullptr, nullptr), ZCOLL_ERR_INVALID_ARG);
+  EXPECT_NE(std::strstr(zcoll_last_error(), "aligned"), nullptr) << zcoll_last_error();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+// Capacities and sizes near SIZE_MAX: the homomorphic operations only need
+// what the streams can produce (an output buffer may be larger than needed);
+// a size that would need more temporary memory than exists is an error, not a
+// wrapped size and writes past the temporary memory (issue 25, defect 3).
+TEST_F(GpuCodec, HugeCapacitiesAndSizes) {
+  const auto x = special_data<float>(20000, 11), y = special_data<float>(20000, 12);
+  const auto p = params(ZCOLL_EB_ABS, 1e-3, 1024);
+  const auto a = cpu_compress(x, x.size(), p), b = cpu_compress(y, y.size(), p);
+  const size_t need = zcoll_compress_bound(x.size(), ZCOLL_FLOAT32);
+  Gpu g;
+  Dev da(a.size()), db(b.size()), out(need), acc(need);
+  upload(da.p, a.data(), a.size());
+  upload(db.p, b.data(), b.size());
+  for (size_t cap : {SIZE_MAX, SIZE_MAX - 100, SIZE_MAX / 2 + 1}) {
+    SCOPED_TRACE("capacity " + std::to_string(cap));
+    for (Op op : {Op::kAdd, Op::kSub, Op::kNegate, Op::kDocSum, Op::kAccumulate}) {
+      SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)));
+      std::vector<uint8_t> want;
+      ASSERT_EQ(cpu_op(op, a, b, x.size(), ZCOLL_FLOAT32, &want, need), ZCOLL_SUCCESS);
+      zcoll_status st;
+      size_t size = 0;
+      if (op == Op::kAccumulate) {
+        upload(acc.p, a.data(), a.size());
+        st = zcoll_cuda_hom_accumulate(acc.p, a.size(), need, db.p, b.size(), out.p, cap, g.r(),
+                                       nullptr);
+      } else if (op == Op::kNegate) {
+        st = zcoll_cuda_hom_negate(da.p, a.size(), out.p, cap, g.r(), nullptr);
+      } else if (op == Op::kDocSum) {
+        st = zcoll_cuda_doc_combine(da.p, a.size(), db.p, b.size(), ZCOLL_OP_SUM, out.p, cap, g.r(),
+                                    nullptr);
+      } else {
+        st = op == Op::kAdd
+                 ? zcoll_cuda_hom_add(da.p, a.size(), db.p, b.size(), out.p, cap, g.r(), nullptr)
+                 : zcoll_cuda_hom_sub(da.p, a.size(), db.p, b.size(), out.p, cap, g.r(), nullptr);
+      }
+      ASSERT_EQ(g.finish(st, &size), ZCOLL_SUCCESS) << zcoll_last_error();
+      ASSERT_TRUE(download(op == Op::kAccumulate ? acc.p : out.p, size) == want);
+    }
+  }
+  // sizes whose offset tables do not fit in memory
+  Dev vals(x.size() * 4);
+  EXPECT_EQ(zcoll_cuda_decompress(da.p, SIZE_MAX, vals.p, x.size(), g.r(), nullptr),
+            ZCOLL_ERR_NO_MEMORY);
+  EXPECT_EQ(zcoll_cuda_hom_set_divisor(da.p, SIZE_MAX - 7, 3, g.r(), nullptr), ZCOLL_ERR_NO_MEMORY);
+  EXPECT_EQ(zcoll_cuda_hom_add(da.p, SIZE_MAX, db.p, b.size(), out.p, need, g.r(), nullptr),
+            ZCOLL_ERR_NO_MEMORY);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 // Without a device every call is an error status, never an abort (runs in CI).
@@ -498,5 +641,124 @@ TEST(GpuNoDevice, CallsReturnStatuses) {
   EXPECT_NE(zcoll_cuda_result_get(r, nullptr, nullptr), ZCOLL_SUCCESS);
   EXPECT_NE(zcoll_last_error()[0], '\0');
 }
+
+#if defined(ZCOLL_CUDA_EMU)
+// ---- on the CUDA emulation only: injected faults and allocation counts ---------
+// (src/cuda/emu/emu.h: zcoll::emu::fail_*_after, zcoll::emu::stats)
+
+// Each operation of zcoll_cuda.h on small valid inputs; returns the status of
+// the call (what the device reports is waited for only when it succeeded).
+struct Operations {
+  Gpu g;
+  std::vector<float> x = special_data<float>(5000, 3);
+  zcoll_params p = params(ZCOLL_EB_ABS, 1e-3, 1024);
+  std::vector<uint8_t> s = cpu_compress(x, x.size(), p);
+  size_t cap = zcoll_compress_bound(x.size(), ZCOLL_FLOAT32);
+  Dev src{x.size() * 4}, a{s.size()}, out{cap}, vals{x.size() * 4}, div{s.size()};
+  Operations() {
+    upload(src.p, x.data(), x.size() * 4);
+    upload(a.p, s.data(), s.size());
+  }
+  std::vector<std::pair<std::string, std::function<zcoll_status()>>> all() {
+    return {
+        {"compress",
+         [&] {
+           return zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, x.size(), out.p, cap, g.r(),
+                                      nullptr);
+         }},
+        {"decompress",
+         [&] { return zcoll_cuda_decompress(a.p, s.size(), vals.p, x.size(), g.r(), nullptr); }},
+        {"hom_add",
+         [&] {
+           return zcoll_cuda_hom_add(a.p, s.size(), a.p, s.size(), out.p, cap, g.r(), nullptr);
+         }},
+        {"doc_combine",
+         [&] {
+           return zcoll_cuda_doc_combine(a.p, s.size(), a.p, s.size(), ZCOLL_OP_MAX, out.p, cap,
+                                         g.r(), nullptr);
+         }},
+        {"hom_set_divisor", [&] {
+           upload(div.p, s.data(), s.size());
+           return zcoll_cuda_hom_set_divisor(div.p, s.size(), 3, g.r(), nullptr);
+         }}};
+  }
+};
+
+// A launch that fails ends the operation: a kernel launched after it would read
+// the state the failed one never wrote (issue 25, defect 8).
+TEST_F(GpuCodec, ALaunchFailureEndsTheKernelSequence) {
+  Operations ops;
+  for (auto& [name, run] : ops.all()) {
+    SCOPED_TRACE(name);
+    const uint64_t l0 = zcoll::emu::stats().launches;
+    ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    const uint64_t launches = zcoll::emu::stats().launches - l0;
+    ASSERT_GT(launches, 2u);
+    for (uint64_t k = 1; k <= launches; ++k) {
+      zcoll::emu::fail_launch_after(static_cast<int>(k));
+      const uint64_t before = zcoll::emu::stats().launches;
+      EXPECT_EQ(run(), ZCOLL_ERR_INTERNAL) << "launch " << k << " failed";
+      EXPECT_EQ(zcoll::emu::stats().launches - before, k - 1)
+          << "kernels were launched after launch " << k << " failed";
+      zcoll::emu::fail_launch_after(0);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+  }
+}
+
+// The temporary memory of a homomorphic operation follows its streams, not the
+// capacity of its output (issue 25, defect 3).
+TEST_F(GpuCodec, TemporaryMemoryFollowsTheStreams) {
+  Operations ops;
+  const size_t huge = size_t{1} << 34;
+  for (int doc = 0; doc < 2; ++doc) {
+    const zcoll_status st = doc ? zcoll_cuda_doc_combine(ops.a.p, ops.s.size(), ops.a.p,
+                                                         ops.s.size(), ZCOLL_OP_SUM, ops.out.p,
+                                                         huge, ops.g.r(), nullptr)
+                                : zcoll_cuda_hom_add(ops.a.p, ops.s.size(), ops.a.p, ops.s.size(),
+                                                     ops.out.p, huge, ops.g.r(), nullptr);
+    ASSERT_EQ(ops.g.finish(st, nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    EXPECT_LT(zcoll::emu::stats().last_async_request, size_t{64} << 20)
+        << (doc ? "doc_combine" : "hom_add") << " of " << ops.s.size() << "-byte streams";
+  }
+}
+
+// A stream's offset table has an entry per chunk (+1) and each chunk takes at
+// least 12 bytes of the stream (a 4-byte index entry and 8 bytes or more):
+// the temporary memory of an operation is about 8/12 of its streams' bytes per
+// table, not 2x (issue 25, defect 7).
+TEST_F(GpuCodec, OffsetTablesFollowTheChunkCount) {
+  Operations ops;
+  const size_t S = ops.s.size();
+  ASSERT_EQ(
+      ops.g.finish(zcoll_cuda_decompress(ops.a.p, S, ops.vals.p, ops.x.size(), ops.g.r(), nullptr),
+                   nullptr),
+      ZCOLL_SUCCESS);
+  EXPECT_LE(zcoll::emu::stats().last_async_request, 1024 + S * 8 / 12) << S << "-byte stream";
+  // hom_add: two tables in, one out, the sizes, and the scratch (the output's bound)
+  ASSERT_EQ(ops.g.finish(
+                zcoll_cuda_hom_add(ops.a.p, S, ops.a.p, S, ops.out.p, ops.cap, ops.g.r(), nullptr),
+                nullptr),
+            ZCOLL_SUCCESS);
+  EXPECT_LE(zcoll::emu::stats().last_async_request, 2048 + ops.cap + S * 28 / 12);
+}
+
+// The temporary memory of each call comes from a pool that keeps it for the
+// next call (zcoll_cuda.h), also across the synchronization of
+// zcoll_cuda_result_get: CUDA's default pool gives everything back there
+// (release threshold 0), so every call went to the driver (issue 25, defect 6).
+TEST_F(GpuCodec, TemporaryMemoryIsReusedAcrossCalls) {
+  Operations ops;
+  for (auto& [name, run] : ops.all()) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    const auto before = zcoll::emu::stats();
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS);
+    const auto after = zcoll::emu::stats();
+    EXPECT_EQ(after.driver_allocations, before.driver_allocations) << "allocations from the driver";
+    EXPECT_EQ(after.pool_reuses - before.pool_reuses, 3u);
+  }
+}
+#endif
 
 }  // namespace

@@ -61,6 +61,10 @@ zcoll_status run(zcoll_cuda_comm* zcc, const Call& k, cudaStream_t stream, zcoll
   ZCOLL_CHECK(check_handle(zcc));
   ZCOLL_CHECK(check_buffer(k.sendbuf, "sendbuf", send_null_ok || k.count == 0));
   ZCOLL_CHECK(check_buffer(k.recvbuf, "recvbuf", recv_null_ok || k.count == 0));
+  // The caller's work on `stream` (its inputs) is ordered before the call's:
+  // every device step runs on `stream`, and the transport waits for `stream`
+  // before MPI touches a device buffer (the staging copies run on it; with
+  // CUDA-aware MPI, a synchronization before each send and receive).
   zcc->ops.set_stream(stream);
   zcc->tp->set_stream(stream);
   zcc->ops.t_kernels = 0;
@@ -130,6 +134,21 @@ zcoll_status create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_cuda_t
     return fail(ZCOLL_ERR_NO_MEMORY, "zcoll_cuda_comm_create: device memory on %s rank",
                 ok ? "another" : "this");
   ZCOLL_CHECK(zcoll_comm_create(comm, config, &zcc->zc));
+  // The GPU codec writes no chunk checksums (format 1.1): a handle that asks for
+  // them (ZCOLL_CHECKSUM=1, or ZCOLL_FLAG_CHECKSUM in codec_flags) on any rank
+  // is refused on every rank, instead of failing each compressed call.
+  const int mine = (zcc->zc->cfg.codec_flags & ZCOLL_FLAG_CHECKSUM) != 0;
+  int any = mine;
+  const int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS || any) {
+    zcoll_comm_free(zcc->zc);
+    if (rc != MPI_SUCCESS)
+      return fail(ZCOLL_ERR_MPI, "MPI_Allreduce in zcoll_cuda_comm_create failed");
+    return fail(ZCOLL_ERR_UNSUPPORTED,
+                "zcoll_cuda_comm_create: chunk checksums (ZCOLL_CHECKSUM=1, ZCOLL_FLAG_CHECKSUM) "
+                "are not implemented by the GPU codec%s",
+                mine ? "" : " (asked for on another rank)");
+  }
   zcc->tp = std::make_unique<StagingTransport>(zcc->zc->tp.get(),
                                                transport == ZCOLL_CUDA_TRANSPORT_MPI_CUDA_AWARE);
   zcc->zc->ws.set_source(std::make_unique<DeviceBufferSource>());

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "cuda/coll/kernels.h"
+#include "cuda/launch.cuh"
 
 namespace zcoll::cuda::coll {
 namespace {
@@ -56,7 +57,7 @@ __global__ void k_stats(const T* x, size_t n, double* partial) {
   s_hi[threadIdx.x] = hi;
   s_ma[threadIdx.x] = ma;
   __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
+  for (unsigned s = kThreads / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       s_lo[threadIdx.x] = fmin(s_lo[threadIdx.x], s_lo[threadIdx.x + s]);
       s_hi[threadIdx.x] = fmax(s_hi[threadIdx.x], s_hi[threadIdx.x + s]);
@@ -72,14 +73,19 @@ __global__ void k_stats(const T* x, size_t n, double* partial) {
 }
 
 template <typename T>
-void reduce_typed(zcoll_op op, T* out, const T* lo, const T* hi, size_t n, cudaStream_t st) {
+cudaError_t reduce_typed(zcoll_op op, T* out, const T* lo, const T* hi, size_t n, cudaStream_t st) {
   const int g = grid_for(n);
   switch (op) {
-    case ZCOLL_OP_SUM: k_reduce<T, ZCOLL_OP_SUM><<<g, kThreads, 0, st>>>(out, lo, hi, n); break;
-    case ZCOLL_OP_PROD: k_reduce<T, ZCOLL_OP_PROD><<<g, kThreads, 0, st>>>(out, lo, hi, n); break;
-    case ZCOLL_OP_MAX: k_reduce<T, ZCOLL_OP_MAX><<<g, kThreads, 0, st>>>(out, lo, hi, n); break;
-    case ZCOLL_OP_MIN: k_reduce<T, ZCOLL_OP_MIN><<<g, kThreads, 0, st>>>(out, lo, hi, n); break;
+    case ZCOLL_OP_SUM:
+      return ZCOLL_LAUNCH((k_reduce<T, ZCOLL_OP_SUM>), g, kThreads, st, out, lo, hi, n);
+    case ZCOLL_OP_PROD:
+      return ZCOLL_LAUNCH((k_reduce<T, ZCOLL_OP_PROD>), g, kThreads, st, out, lo, hi, n);
+    case ZCOLL_OP_MAX:
+      return ZCOLL_LAUNCH((k_reduce<T, ZCOLL_OP_MAX>), g, kThreads, st, out, lo, hi, n);
+    case ZCOLL_OP_MIN:
+      return ZCOLL_LAUNCH((k_reduce<T, ZCOLL_OP_MIN>), g, kThreads, st, out, lo, hi, n);
   }
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace
@@ -88,23 +94,20 @@ cudaError_t launch_reduce(zcoll_dtype dtype, zcoll_op op, void* out, const void*
                           size_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (dtype == ZCOLL_FLOAT32)
-    reduce_typed(op, static_cast<float*>(out), static_cast<const float*>(lo),
-                 static_cast<const float*>(hi), n, stream);
-  else
-    reduce_typed(op, static_cast<double*>(out), static_cast<const double*>(lo),
-                 static_cast<const double*>(hi), n, stream);
-  return cudaGetLastError();
+    return reduce_typed(op, static_cast<float*>(out), static_cast<const float*>(lo),
+                        static_cast<const float*>(hi), n, stream);
+  return reduce_typed(op, static_cast<double*>(out), static_cast<const double*>(lo),
+                      static_cast<const double*>(hi), n, stream);
 }
 
 cudaError_t launch_scale(zcoll_dtype dtype, void* data, size_t n, double divisor,
                          cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (dtype == ZCOLL_FLOAT32)
-    k_scale<float><<<grid_for(n), kThreads, 0, stream>>>(static_cast<float*>(data), n,
-                                                         static_cast<float>(divisor));
-  else
-    k_scale<double><<<grid_for(n), kThreads, 0, stream>>>(static_cast<double*>(data), n, divisor);
-  return cudaGetLastError();
+    return ZCOLL_LAUNCH(k_scale<float>, grid_for(n), kThreads, stream, static_cast<float*>(data), n,
+                        static_cast<float>(divisor));
+  return ZCOLL_LAUNCH(k_scale<double>, grid_for(n), kThreads, stream, static_cast<double*>(data), n,
+                      divisor);
 }
 
 cudaError_t launch_stats(zcoll_dtype dtype, const void* data, size_t n, double* partial,
@@ -112,10 +115,10 @@ cudaError_t launch_stats(zcoll_dtype dtype, const void* data, size_t n, double* 
   size_t b = (n + kThreads - 1) / kThreads;
   *blocks = static_cast<int>(b < kStatsBlocks ? (b == 0 ? 1 : b) : kStatsBlocks);
   if (dtype == ZCOLL_FLOAT32)
-    k_stats<float><<<*blocks, kThreads, 0, stream>>>(static_cast<const float*>(data), n, partial);
-  else
-    k_stats<double><<<*blocks, kThreads, 0, stream>>>(static_cast<const double*>(data), n, partial);
-  return cudaGetLastError();
+    return ZCOLL_LAUNCH(k_stats<float>, *blocks, kThreads, stream, static_cast<const float*>(data),
+                        n, partial);
+  return ZCOLL_LAUNCH(k_stats<double>, *blocks, kThreads, stream, static_cast<const double*>(data),
+                      n, partial);
 }
 
 }  // namespace zcoll::cuda::coll

@@ -30,6 +30,11 @@ StagingTransport::~StagingTransport() {
     if (p.p) cudaFreeHost(p.p);
 }
 
+void StagingTransport::remember(transport::Req req, Pending p) {
+  if (pending_.size() <= static_cast<size_t>(req)) pending_.resize(req + 1);
+  pending_[req] = p;
+}
+
 int StagingTransport::take_pinned(size_t bytes) {
   int best = -1;
   for (size_t i = 0; i < pinned_.size(); ++i) {
@@ -62,7 +67,14 @@ zcoll_status StagingTransport::isend(const void* buf, size_t bytes, int peer, in
                                      transport::Req* req) {
   Account acct(*this);
   bytes_sent += bytes;
-  if (cuda_aware_) return inner_->isend(buf, bytes, peer, tag, req);
+  if (first_send_at == 0) first_send_at = now_seconds();
+  if (cuda_aware_) {
+    // MPI reads buf from the host side: the work on the stream that writes it
+    // (a compression, a reduction, a copy; the caller's own work on its
+    // inputs) must be complete first
+    ZCOLL_CHECK(cuda_status(cudaStreamSynchronize(stream_), "ordering a send after its stream"));
+    return inner_->isend(buf, bytes, peer, tag, req);
+  }
   const double t0 = now_seconds();
   const int k = take_pinned(bytes);
   if (k < 0) return fail(ZCOLL_ERR_NO_MEMORY, "cudaMallocHost of %zu bytes failed", bytes);
@@ -81,19 +93,24 @@ zcoll_status StagingTransport::isend(const void* buf, size_t bytes, int peer, in
     pinned_busy_[k] = false;
     return s;
   }
-  if (*req >= 0) {
-    if (pending_.size() <= static_cast<size_t>(*req)) pending_.resize(*req + 1);
-    pending_[*req] = {k, nullptr};
-  } else {
+  if (*req >= 0)
+    remember(*req, {k, nullptr, false});
+  else
     pinned_busy_[k] = false;
-  }
   return ZCOLL_SUCCESS;
 }
 
 zcoll_status StagingTransport::irecv(void* buf, size_t capacity, int peer, int tag,
                                      transport::Req* req) {
   Account acct(*this);
-  if (cuda_aware_) return inner_->irecv(buf, capacity, peer, tag, req);
+  if (cuda_aware_) {
+    // MPI writes buf from the host side: work on the stream that still reads
+    // (or writes) it must be complete first
+    ZCOLL_CHECK(cuda_status(cudaStreamSynchronize(stream_), "ordering a receive after its stream"));
+    const zcoll_status s = inner_->irecv(buf, capacity, peer, tag, req);
+    if (s == ZCOLL_SUCCESS && *req >= 0) remember(*req, {-1, nullptr, true});
+    return s;
+  }
   const int k = take_pinned(capacity);
   if (k < 0) return fail(ZCOLL_ERR_NO_MEMORY, "cudaMallocHost of %zu bytes failed", capacity);
   zcoll_status s = inner_->irecv(pinned_[k].p, capacity, peer, tag, req);
@@ -101,12 +118,10 @@ zcoll_status StagingTransport::irecv(void* buf, size_t capacity, int peer, int t
     pinned_busy_[k] = false;
     return s;
   }
-  if (*req >= 0) {
-    if (pending_.size() <= static_cast<size_t>(*req)) pending_.resize(*req + 1);
-    pending_[*req] = {k, buf};
-  } else {
+  if (*req >= 0)
+    remember(*req, {k, buf, true});
+  else
     pinned_busy_[k] = false;
-  }
   return ZCOLL_SUCCESS;
 }
 
@@ -115,9 +130,10 @@ zcoll_status StagingTransport::wait(transport::Req req, size_t* bytes) {
   size_t got = 0;
   zcoll_status s = inner_->wait(req, &got);
   if (bytes) *bytes = got;
-  if (cuda_aware_ || req < 0 || static_cast<size_t>(req) >= pending_.size()) return s;
+  if (req < 0 || static_cast<size_t>(req) >= pending_.size()) return s;
   Pending p = pending_[req];
   pending_[req] = {};
+  if (p.recv && s == ZCOLL_SUCCESS) last_recv_at = now_seconds();
   if (p.pinned < 0) return s;
   if (s == ZCOLL_SUCCESS && p.dev && got > 0) {
     const double t0 = now_seconds();
@@ -150,6 +166,22 @@ zcoll_status StagingTransport::allreduce_max(double* values, int n) {
 zcoll_status StagingTransport::allgather_u64(const uint64_t* mine, int k, uint64_t* all) {
   Account acct(*this);
   return inner_->allgather_u64(mine, k, all);
+}
+
+zcoll_status StagingTransport::begin_call(int data_tag, int notice_tag) {
+  return inner_->begin_call(data_tag, notice_tag);
+}
+
+void StagingTransport::abort_call(zcoll_status status) { inner_->abort_call(status); }
+
+zcoll_status StagingTransport::end_call(bool failed) {
+  const zcoll_status s = inner_->end_call(failed);
+  // every request of the call is complete or cancelled now: its buffers are free
+  for (Pending& p : pending_) {
+    if (p.pinned >= 0) pinned_busy_[p.pinned] = false;
+    p = {};
+  }
+  return s;
 }
 
 }  // namespace zcoll::cuda::coll

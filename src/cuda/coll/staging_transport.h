@@ -2,7 +2,9 @@
 // each message goes through a pinned host buffer (device -> pinned -> MPI ->
 // pinned -> device), so it works with any MPI library and with several ranks
 // sharing one GPU. With cuda_aware set, device pointers go to MPI directly
-// (CUDA-aware MPI: Open MPI/MVAPICH2/Cray MPICH built with CUDA support).
+// (CUDA-aware MPI: Open MPI/MVAPICH2/Cray MPICH built with CUDA support), each
+// after the stream's work is complete: MPI does not order itself after work on
+// the caller's stream.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -36,6 +38,13 @@ class StagingTransport final : public transport::Transport {
   void progress() override;
   zcoll_status allreduce_max(double* values, int n) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
+  // The failure handling of the MPI transport (transport.h): passed on, so that
+  // a rank that fails early tells its peers instead of leaving them waiting.
+  // end_call also frees the pinned buffers of requests the call left (the
+  // inner transport cancelled them after a failure).
+  zcoll_status begin_call(int data_tag, int notice_tag) override;
+  void abort_call(zcoll_status status) override;
+  zcoll_status end_call(bool failed) override;
 
   // Bytes copied through pinned memory, both directions (accounting).
   uint64_t staged_bytes = 0;
@@ -49,9 +58,11 @@ class StagingTransport final : public transport::Transport {
   struct Pending {
     int pinned = -1;      // index in pinned_, -1 for none
     void* dev = nullptr;  // receive: the device buffer to fill at wait()
+    bool recv = false;
   };
   struct Account;
   int take_pinned(size_t bytes);  // index of a free pinned buffer of >= bytes
+  void remember(transport::Req req, Pending p);
 
   transport::Transport* inner_;
   bool cuda_aware_;
