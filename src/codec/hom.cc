@@ -145,7 +145,12 @@ zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_siz
                 static_cast<unsigned long long>(x.n), static_cast<unsigned long long>(y.n));
   if (x.chunk_size != y.chunk_size)
     return fail(ZCOLL_ERR_MISMATCH, "chunk size differs (%u vs %u)", x.chunk_size, y.chunk_size);
-  if (std::memcmp(&x.quantum, &y.quantum, sizeof(double)) != 0)
+  // the same bits, not only the same value: both streams' quanta come from one
+  // bound (a -0.0 or NaN step cannot occur; a bitwise test says so plainly)
+  uint64_t qx = 0, qy = 0;
+  std::memcpy(&qx, &x.quantum, sizeof qx);
+  std::memcpy(&qy, &y.quantum, sizeof qy);
+  if (qx != qy)
     return fail(ZCOLL_ERR_MISMATCH,
                 "quantization step differs (%.17g vs %.17g): compress with the same absolute "
                 "error bound",

@@ -256,9 +256,10 @@ zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
   if (h.checksummed()) {  // the trailer after the chunks, which are in place
     uint64_t end = header_and_index_bytes(chunks);
     for (uint64_t c = 0; c < chunks; ++c) end += sizes[c];
-    if (cap < end + trailer_bytes(chunks))
+    const uint64_t need = end + trailer_bytes(chunks);
+    if (cap < need)
       return fail(ZCOLL_ERR_BUFFER_TOO_SMALL, "the stream with its checksums needs %llu bytes",
-                  static_cast<unsigned long long>(end + trailer_bytes(chunks)));
+                  static_cast<unsigned long long>(need));
     append_trailer(h, d + header_and_index_bytes(chunks), sizes);
   }
   for (uint64_t c = 0; c < chunks; ++c) store_u32(d + kHeaderBytes + 4 * c, sizes[c]);

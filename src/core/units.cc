@@ -142,9 +142,7 @@ bool parse_rate(const char* t, double* out) {
     if (*s == 'i' || *s == 'I') ++s, binary = true;
   }
   double per_unit = 0;  // bytes per unit
-  if (*s == '\0' && !power)
-    per_unit = 1;
-  else if (std::strcmp(s, "B") == 0)
+  if ((*s == '\0' && !power) || std::strcmp(s, "B") == 0)  // "", "B", "KB", "KiB"
     per_unit = 1;
   else if (iequal(s, "bit") || iequal(s, "bits"))
     per_unit = 1.0 / 8;
