@@ -29,7 +29,14 @@ bool mpi_usable() {
   return init && !fin;
 }
 
-MPI_Datatype mpi_type(zcoll_dtype d) { return d == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE; }
+// MPI_FLOAT, MPI_DOUBLE, or zcoll's float16 datatype (zcoll_mpi.h; created
+// with the first Comm, which checks that MPI is initialized). Runs without the
+// GIL: never raises.
+MPI_Datatype mpi_type(zcoll_dtype d) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  if (zcoll_mpi_datatype(d, &t) != ZCOLL_SUCCESS) return MPI_DATATYPE_NULL;
+  return t;
+}
 
 MPI_Op mpi_op(int op) {
   switch (op) {
@@ -53,7 +60,7 @@ struct Arg {
 Arg arg(nb::handle h, const char* name, bool writable) {
   Arg a;
   if (h.is_none()) return a;
-  a.v = float_array(h, name, writable, &a.dtype, &a.n);
+  a.v = float_array(h, name, writable, &a.dtype, &a.n, /*half=*/true);
   a.present = true;
   return a;
 }
@@ -75,6 +82,8 @@ class Comm {
   Comm(int64_t fortran_handle, int mode, int eb_mode, double error_bound, int threads,
        int64_t min_bytes, int64_t chunk_size, int bound) {
     if (!mpi_usable()) raise(PyExc_RuntimeError, "MPI is not initialized (import mpi4py.MPI)");
+    MPI_Datatype f16 = MPI_DATATYPE_NULL;  // created here, with the GIL held
+    if (zcoll_status s = zcoll_mpi_datatype(ZCOLL_FLOAT16, &f16)) raise_status(s, "Comm");
     MPI_Comm comm = MPI_Comm_f2c(static_cast<MPI_Fint>(fortran_handle));
     zcoll_comm_config cfg;
     zcoll_comm_config_init(&cfg);

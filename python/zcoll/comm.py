@@ -1,6 +1,8 @@
 """zcoll.Comm: the compressed collectives (include/zcoll_mpi.h) on numpy arrays
 over an mpi4py communicator. All ranks call with matching arguments, as in MPI;
-arrays must be float32/float64 and C-contiguous; every call releases the GIL."""
+arrays must be float32/float64 (or float16: accumulated in float32, rounded once,
+the rounding counted in the reported bound) and C-contiguous; every call releases
+the GIL."""
 
 import numpy as np
 

@@ -9,7 +9,8 @@ compressed Allreduce over an mpi4py communicator.
 
 As torch's default hook, each bucket is divided by the world size and then
 summed, in place, on a zero-copy numpy view of the bucket (a flat CPU tensor,
-float32 or float64); the returned future is already completed. The process
+float32, float64 or float16; float16 accumulates in float32, docs/python.md);
+the returned future is already completed. The process
 group DDP runs on (e.g. gloo) is not used by the hook: the mpi4py communicator
 must hold the same processes in the same order. ``state.last_report`` holds the
 report of the last bucket (``record=True`` keeps them all in ``state.reports``).
@@ -45,8 +46,9 @@ def allreduce_hook(state, bucket):
     t = bucket.buffer()
     if t.device.type != "cpu":
         raise TypeError(f"zcoll.torch.allreduce_hook: the bucket is on {t.device}, not the CPU")
-    if t.dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"zcoll.torch.allreduce_hook: bucket dtype {t.dtype} (float32/float64 only)")
+    if t.dtype not in (torch.float32, torch.float64, torch.float16):
+        raise TypeError(f"zcoll.torch.allreduce_hook: bucket dtype {t.dtype} "
+                        "(float32/float64/float16; bfloat16 not yet)")
     if not t.is_contiguous():
         raise ValueError("zcoll.torch.allreduce_hook: the bucket is not contiguous")
     t.div_(state.size)  # as torch's allreduce_hook: divide first, then sum
