@@ -306,6 +306,13 @@ def test_float16_other_collectives(comms, mode):
     full = exact_reduce(x, "sum")
     check16(y, full[R * k:(R + 1) * k], c.last_report(),
             (P + 1) * 2.0**-24 * abs_sum(x)[R * k:(R + 1) * k])
+    counts = [300 + 17 * i for i in range(P)]
+    off = sum(counts[:R])
+    v = x[:sum(counts)].copy()
+    y = c.reduce_scatter(v, recvcounts=counts)
+    full = exact_reduce(v, "sum")
+    check16(y, full[off:off + counts[R]], c.last_report(),
+            (P + 1) * 2.0**-24 * abs_sum(v)[off:off + counts[R]])
     g = c.allgather(x[:k])
     want = np.stack([data(k * P, np.float32, rank=r, salt=8).astype(np.float16)[:k]
                      for r in range(P)])
