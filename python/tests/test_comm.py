@@ -297,6 +297,52 @@ def test_float16_allreduce(comms, mode, count, op):
     assert np.array_equal(z.view(np.uint16), y.view(np.uint16)) or mode == "cpr_p2p"
 
 
+def to_bf16_bits(x):
+    """float32 -> bfloat16 bits (round to nearest even; finite inputs)."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(b):
+    return (np.asarray(b, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("op", ["sum", "max", "prod"])
+def test_bfloat16_allreduce(comms, mode, count, op):
+    """dtype="bfloat16": bfloat16 bits in uint16 arrays, summed in float32, rounded once."""
+    c = comms[mode]
+    x = data(count, np.float32, salt=9)
+    if op == "prod":
+        x = 1 + x / 640
+    bits = to_bf16_bits(x)
+    y = c.allreduce(bits, op=op, dtype="bfloat16")
+    assert y.dtype == np.uint16
+    rep = c.last_report()
+    assert rep["status"] == 0 and "bfloat16 via float32" in rep["reason"]
+    xv = bf16_value(bits)
+    want = exact_reduce(xv, op)
+    u = 2.0**-24
+    slack = ((P + 1) * u * abs_sum(xv) if op == "sum"
+             else (P + 1) * u * np.abs(want) if op == "prod" else 0.0)
+    if count:
+        err = np.abs(bf16_value(y) - want)
+        bound = rep["error_bound"] + slack
+        assert np.all(err <= bound * (1 + 1e-12) + 1e-300), f"max error {err.max()} > {bound}"
+    z = bits.copy()
+    c.allreduce(IN_PLACE, z, op=op, dtype="bfloat16")
+    assert np.array_equal(z, y) or mode == "cpr_p2p"
+
+
+def test_bfloat16_bad_input(comms):
+    c = comms["hom"]
+    with pytest.raises(TypeError, match="uint16, int16 or float16"):
+        c.allreduce(np.zeros(10, np.float32), dtype="bfloat16")
+    with pytest.raises(ValueError, match="dtype must be"):
+        c.allreduce(np.zeros(10, np.uint16), dtype="int16")
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_float16_other_collectives(comms, mode):
     c = comms[mode]

@@ -164,7 +164,28 @@ def test_hook_takes_float16_buckets():
         rep = state.last_report
         err = np.abs(out.numpy().astype(np.float64) - exact)
         assert np.all(err <= rep["error_bound"] + (W.size + 1) * 2.0**-24 * absum)
-        with pytest.raises(TypeError, match="bfloat16"):
-            zt.allreduce_hook(state, _Bucket(torch.zeros(8, dtype=torch.bfloat16)))
+    finally:
+        state.free()
+
+
+def test_hook_takes_bfloat16_buckets():
+    """As float16, on bfloat16 buckets (their bits go through a zero-copy int16 view)."""
+    state = zt.AllreduceState(W, mode="hom", eb_mode="abs", error_bound=1e-3)
+    try:
+        rng = np.random.default_rng(60 + W.rank)
+        x = torch.from_numpy(rng.standard_normal(30_001).astype(np.float32)).to(torch.bfloat16)
+        divided = (x / W.size).float().numpy().astype(np.float64)  # what the hook sums
+        exact = np.empty_like(divided)
+        W.Allreduce(divided, exact, op=MPI.SUM)
+        absum = np.empty_like(divided)
+        W.Allreduce(np.abs(divided), absum, op=MPI.SUM)
+        out = zt.allreduce_hook(state, _Bucket(x)).value()
+        assert out.dtype == torch.bfloat16 and out.data_ptr() == x.data_ptr()
+        rep = state.last_report
+        assert "bfloat16 via float32" in rep["reason"]
+        err = np.abs(out.float().numpy().astype(np.float64) - exact)
+        assert np.all(err <= rep["error_bound"] + (W.size + 1) * 2.0**-24 * absum)
+        with pytest.raises(TypeError, match="bucket dtype"):
+            zt.allreduce_hook(state, _Bucket(torch.zeros(8, dtype=torch.int32)))
     finally:
         state.free()

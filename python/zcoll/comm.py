@@ -176,14 +176,19 @@ class Comm:
         self._c.set_algorithm(coll, m.algorithm_from_name(coll, algorithm))
 
     # -- collectives ----------------------------------------------------------
-    def allreduce(self, sendbuf, recvbuf=None, op="sum"):
+    def allreduce(self, sendbuf, recvbuf=None, op="sum", dtype=None):
         """recvbuf = op over ranks of sendbuf; returns recvbuf (new if None).
-        sendbuf may be IN_PLACE (input and result in recvbuf)."""
+        sendbuf may be IN_PLACE (input and result in recvbuf). dtype="bfloat16":
+        the arrays hold bfloat16 bits in 2-byte items (numpy has no bfloat16: a
+        uint16/int16 view, e.g. ``tensor.view(torch.int16).numpy()``), summed in
+        float32 and rounded once like float16 arrays."""
+        if dtype not in (None, "bfloat16"):
+            raise ValueError(f"dtype must be None (the arrays' own) or 'bfloat16', got {dtype!r}")
         if recvbuf is None:
             if _is_in_place(sendbuf):
                 raise TypeError("allreduce(IN_PLACE, recvbuf): recvbuf is required")
             recvbuf = np.empty_like(sendbuf)
-        self._c.allreduce(_send(sendbuf), recvbuf, _op(op))
+        self._c.allreduce(_send(sendbuf), recvbuf, _op(op), dtype == "bfloat16")
         return recvbuf
 
     def reduce_scatter_block(self, sendbuf, recvbuf=None, op="sum"):

@@ -9,7 +9,8 @@ compressed Allreduce over an mpi4py communicator.
 
 As torch's default hook, each bucket is divided by the world size and then
 summed, in place, on a zero-copy numpy view of the bucket (a flat CPU tensor,
-float32, float64 or float16; float16 accumulates in float32, docs/python.md);
+float32, float64, float16 or bfloat16, the 16-bit ones accumulated in float32,
+docs/python.md);
 the returned future is already completed. The process
 group DDP runs on (e.g. gloo) is not used by the hook: the mpi4py communicator
 must hold the same processes in the same order. ``state.last_report`` holds the
@@ -46,14 +47,17 @@ def allreduce_hook(state, bucket):
     t = bucket.buffer()
     if t.device.type != "cpu":
         raise TypeError(f"zcoll.torch.allreduce_hook: the bucket is on {t.device}, not the CPU")
-    if t.dtype not in (torch.float32, torch.float64, torch.float16):
+    if t.dtype not in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
         raise TypeError(f"zcoll.torch.allreduce_hook: bucket dtype {t.dtype} "
-                        "(float32/float64/float16; bfloat16 not yet)")
+                        "(float32/float64/float16/bfloat16)")
     if not t.is_contiguous():
         raise ValueError("zcoll.torch.allreduce_hook: the bucket is not contiguous")
     t.div_(state.size)  # as torch's allreduce_hook: divide first, then sum
-    view = t.detach().numpy()  # shares the bucket's memory
-    state.comm.allreduce(IN_PLACE, view)
+    if t.dtype == torch.bfloat16:  # numpy has no bfloat16: the bits, shared
+        state.comm.allreduce(IN_PLACE, t.detach().view(torch.int16).numpy(), dtype="bfloat16")
+    else:
+        view = t.detach().numpy()  # shares the bucket's memory
+        state.comm.allreduce(IN_PLACE, view)
     state.buckets += 1
     state.last_report = state.comm.last_report()
     if state.record:
