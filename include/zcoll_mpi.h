@@ -291,7 +291,8 @@ ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report
  * float32 call runs in the configured mode and algorithm (compressed streams
  * are float32 streams; sums accumulate in float32, homomorphically on the
  * integer codes in mode hom; the MPI fallback runs MPI_FLOAT), and the result
- * is rounded once to 16 bits (to nearest, ties to even). zcoll_report is the
+ * is rounded once to 16 bits (to nearest, ties to even; NaNs arrive quiet;
+ * Bcast leaves the root's buffer untouched). zcoll_report is the
  * float32 call's (sizes, bytes and the size threshold count float32 values),
  * with error_bound raised by the largest rounding error of this rank's result
  * values: error_bound = (the float32 call's bound, exact arithmetic on the

@@ -132,8 +132,11 @@ Staged stage(zcoll_comm* zc, const Call& k, zcoll_dtype half) {
   s.out_dst = out_n ? k.recvbuf : nullptr;
   s.out_n = out_n;
   switch (t.in_place) {
-    case InPlace::kNone:  // Bcast: the root's buffer is the input
-      if (r == k.root) s.in_src = k.recvbuf, s.in_dst = rb, s.in_n = k.count;
+    case InPlace::kNone:  // Bcast: the root's buffer is the input, left as it is
+      if (r == k.root) {
+        s.in_src = k.recvbuf, s.in_dst = rb, s.in_n = k.count;
+        s.out_dst = nullptr;
+      }
       return s;
     case InPlace::kRecvbuf:
       if (may && k.sendbuf == MPI_IN_PLACE) {

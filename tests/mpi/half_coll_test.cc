@@ -460,6 +460,22 @@ void check_edges(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf, MPI_Datat
                   std::string(what) + " bcast");
       EXPECT(y[n] == 0x1234, "%s bcast: wrote past the end", what);
     }
+  // Bcast leaves the root's buffer bit for bit (a signaling NaN, -0.0); the
+  // others get a NaN and a zero
+  for (zcoll_mode m : kModes) {
+    zcoll_comm_set_mode(zc, m);
+    const uint16_t snan = bf ? 0x7F81 : 0x7C01;
+    std::vector<uint16_t> b(4096, bf ? 0x3F80 : 0x3C00);
+    if (r == 0) b[0] = snan, b[1] = 0x8000;
+    EXPECT(zcoll_bcast(zc, b.data(), b.size(), dt, 0) == ZCOLL_SUCCESS, "%s bcast snan: %s", tn,
+           zcoll_last_error());
+    if (r == 0)
+      EXPECT(b[0] == snan && b[1] == 0x8000, "%s bcast mode %s: root's buffer changed (0x%04x)", tn,
+             zcoll_mode_name(m), b[0]);
+    else
+      EXPECT(std::isnan(value16(b[0], bf)) && value16(b[1], bf) == 0,
+             "%s bcast mode %s: 0x%04x 0x%04x", tn, zcoll_mode_name(m), b[0], b[1]);
+  }
   zcoll_comm_set_mode(zc, ZCOLL_MODE_DEFAULT);
 
   // MPI's other predefined ops are refused on every rank, before any MPI call
