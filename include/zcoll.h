@@ -1,8 +1,9 @@
 /*
  * zcoll.h — the error-bounded float compressor of zcoll (no MPI here).
  *
- * Streams produced by this API follow docs/format.md (format version 1.1:
- * version byte 1; a stream without header flags is a 1.0 stream).
+ * Streams produced by this API follow docs/format.md (format version 1.2:
+ * version byte 1; a float32/float64 stream without header flags is a 1.0
+ * stream; 1.2 adds the bfloat16 and float16 dtypes).
  * Every function returns a zcoll_status; zcoll_status_string() names a code and
  * zcoll_last_error() gives the detailed message of the last failure on the calling
  * thread. No function aborts or exits.
@@ -46,9 +47,11 @@ extern "C" {
 
 /* Version of the compressed format written by this library (docs/format.md):
  * the version byte of every stream. Minor 1 (zcoll 1.1) defines the header
- * flag ZCOLL_FLAG_CHECKSUM; a stream without flags is byte-identical to 1.0. */
+ * flag ZCOLL_FLAG_CHECKSUM; a stream without flags is byte-identical to 1.0.
+ * Minor 2 (zcoll 1.2) adds the dtype codes 3 (bfloat16) and 4 (float16);
+ * float32/float64 streams are unchanged. */
 #define ZCOLL_FORMAT_VERSION 1
-#define ZCOLL_FORMAT_VERSION_MINOR 1
+#define ZCOLL_FORMAT_VERSION_MINOR 2
 
 /* zcoll_params.flags (and the stream header's flags byte, zcoll_info.format_flags).
  * ZCOLL_FLAG_CHECKSUM: a CRC-32C of every chunk, in a trailer after the chunks
@@ -86,7 +89,21 @@ ZCOLL_API zcoll_status zcoll_get_version(int* version);
 ZCOLL_API const char* zcoll_version_string(void);
 
 /* ---- data types and error-bound modes ------------------------------------ */
-typedef enum zcoll_dtype { ZCOLL_FLOAT32 = 1, ZCOLL_FLOAT64 = 2 } zcoll_dtype;
+/* ZCOLL_BFLOAT16 and ZCOLL_FLOAT16 (library since 1.1, stream format 1.2): 16-bit values stored
+ * as their IEEE bits (2 bytes, little-endian; bfloat16 = the top half of a
+ * float32, float16 = IEEE-754 binary16). The codec quantizes each value
+ * converted to float32 (exactly), and guarantees the bound against the 16-bit
+ * input for the decoded 16-bit values (docs/format.md §6-7); NaN, +-Inf and
+ * -0.0 travel bit for bit as for float32. Arithmetic on them (accumulate, the
+ * homomorphic float paths, DOC) is done in float32 and rounded once to 16 bits
+ * (round to nearest, ties to even). The GPU codec (zcoll_cuda.h) has no 16-bit
+ * kernels: it returns ZCOLL_ERR_UNSUPPORTED for them. */
+typedef enum zcoll_dtype {
+  ZCOLL_FLOAT32 = 1,
+  ZCOLL_FLOAT64 = 2,
+  ZCOLL_BFLOAT16 = 3, /* since 1.1 */
+  ZCOLL_FLOAT16 = 4   /* since 1.1 */
+} zcoll_dtype;
 
 typedef enum zcoll_eb_mode {
   ZCOLL_EB_ABS = 0, /* |x - x'| <= error_bound                                    */
@@ -115,7 +132,8 @@ typedef struct zcoll_params {
 ZCOLL_API void zcoll_params_init(zcoll_params* params);
 
 /* ---- sizes ---------------------------------------------------------------- */
-/* Bytes of a single value of dtype (4 or 8; 0 for an unknown dtype). */
+/* Bytes of a single value of dtype (4, 8, or 2 for the 16-bit types; 0 for an
+ * unknown dtype). */
 ZCOLL_API size_t zcoll_dtype_size(zcoll_dtype dtype);
 /* Upper bound on the compressed size of n values of dtype, valid for every
  * allowed chunk size: 64 + 16*ceil(n/1024) + n*sizeof(value). */
@@ -157,7 +175,13 @@ ZCOLL_API zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dt
 ZCOLL_API zcoll_status zcoll_decompress(const void* src, size_t src_size, void* dst,
                                         size_t dst_count, int threads);
 
-/* Fused decompress-and-accumulate: dst[i] += x'[i] in one pass. */
+/* Fused decompress-and-accumulate: dst[i] += x'[i] in one pass, in the stream's
+ * dtype. For bfloat16/float16, dst holds 16-bit values and each sum is computed
+ * in float32 and rounded once to 16 bits: dst[i] = to16(float(dst[i]) +
+ * float(x'[i])), so |result - (dst[i] + x[i])| <= error_bound + half a 16-bit
+ * ulp of the result (at most 2^-8 |result| for bfloat16, 2^-11 |result| for
+ * float16 in the normal range). To accumulate in float32, decompress into a 16-bit
+ * buffer and add it to a float32 one yourself. */
 ZCOLL_API zcoll_status zcoll_decompress_accumulate(const void* src, size_t src_size, void* dst,
                                                    size_t dst_count, int threads);
 

@@ -23,8 +23,9 @@
  * docs/algorithms.md for phases, cost and error propagation).
  *
  * A call goes to the plain MPI collective (always correct) when the datatype is
- * not MPI_FLOAT / MPI_DOUBLE, the op is not MPI_SUM / MAX / MIN / PROD, the
- * message is below the size threshold (min_bytes), or the mode is MPI.
+ * not MPI_FLOAT / MPI_DOUBLE (or zcoll's bfloat16/float16 datatypes, below),
+ * the op is not MPI_SUM / MAX / MIN / PROD, the message is below the size
+ * threshold (min_bytes), or the mode is MPI.
  *
  * Error bounds. The configured bound is turned into one absolute bound `eb`
  * agreed on by all ranks (for ZCOLL_EB_REL: error_bound * (max - min) over the
@@ -275,9 +276,45 @@ ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report
  * call's time, are in the experimental header zcoll_tuner.h.               */
 
 /* ---- collectives --------------------------------------------------------------
- * datatype: any MPI datatype (MPI_FLOAT and MPI_DOUBLE are compressed, others
- * go to MPI). op: any MPI_Op (SUM/MAX/MIN/PROD are ours, others go to MPI).
+ * datatype: any MPI datatype (MPI_FLOAT and MPI_DOUBLE are compressed, and
+ * zcoll's bfloat16/float16 datatypes through float32; others go to MPI).
+ * op: any MPI_Op (SUM/MAX/MIN/PROD are ours, others go to MPI).
  * All ranks call with matching arguments, as in MPI.                         */
+
+/* ---- bfloat16 and float16 (since 1.1) -------------------------------------------
+ * MPI has no bfloat16 datatype. zcoll_mpi_datatype(ZCOLL_BFLOAT16 or
+ * ZCOLL_FLOAT16, &dt) gives zcoll's: a committed contiguous datatype of 2
+ * bytes (named "ZCOLL_BFLOAT16" / "ZCOLL_FLOAT16"), created on the first call
+ * (MPI must be initialized), the same handle on every later call, freed by
+ * MPI_Finalize; ZCOLL_FLOAT32 / ZCOLL_FLOAT64 give MPI_FLOAT / MPI_DOUBLE.
+ * Pass it as the datatype of any collective below, with buffers of 16-bit
+ * values (their IEEE bits). The call runs as the same call on float32: the
+ * inputs are widened exactly into float32 copies owned by the handle, the
+ * float32 call runs in the configured mode and algorithm (compressed streams
+ * are float32 streams; sums accumulate in float32, homomorphically on the
+ * integer codes in mode hom; the MPI fallback runs MPI_FLOAT), and the result
+ * is rounded once to 16 bits (to nearest, ties to even; NaNs arrive quiet;
+ * Bcast leaves the root's buffer untouched). zcoll_report is the
+ * float32 call's (sizes, bytes and the size threshold count float32 values),
+ * with error_bound raised by the largest rounding error of this rank's result
+ * values: error_bound = (the float32 call's bound, exact arithmetic on the
+ * widened inputs) + max_i |to16(r_i) - r_i| over this rank's finite float32
+ * results r_i. It bounds |result - exact result of the 16-bit inputs| up to
+ * the float32 arithmetic's own rounding, which comes on top as for float32
+ * (above: (N+1)*2^-24*sum|x| for SUM). A finite result beyond float16's range
+ * rounds to Inf and the bound is Inf; bfloat16 has float32's range, so a sum
+ * that overflows float32 is Inf as in float32. Ops other than SUM/PROD/MAX/MIN:
+ * a user-defined op goes to MPI on the 16-bit datatype itself (it sees the
+ * 16-bit values); MPI's other predefined ops (MPI_BAND, MPI_LAND, MPI_MAXLOC,
+ * ...) are not defined on it and return ZCOLL_ERR_UNSUPPORTED on every rank,
+ * before any MPI call. A 16-bit datatype that differs across ranks (bfloat16
+ * vs float16, or vs MPI_FLOAT) is ZCOLL_ERR_MISMATCH on every rank in the
+ * zcoll modes (raw, cpr_p2p, doc, hom, AUTO when it runs one); in mode mpi
+ * and below the size threshold, as with MPI itself, it is not detected. With
+ * MPI itself the datatype only moves bytes: MPI_Allreduce(..., MPI_SUM) on it
+ * fails rather than summing integers. Device handles (zcoll_cuda_mpi.h)
+ * refuse it (ZCOLL_ERR_UNSUPPORTED). */
+ZCOLL_API zcoll_status zcoll_mpi_datatype(zcoll_dtype dtype, MPI_Datatype* datatype);
 
 /* recvbuf = op over ranks of sendbuf (count values). sendbuf may be
  * MPI_IN_PLACE (input taken from recvbuf). Every rank gets a bit-identical

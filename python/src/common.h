@@ -68,9 +68,10 @@ inline nb::object& error_class() {
 
 inline std::string py_type_name(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
 
-// The dtype of a buffer format string: "f"/"d" with an optional native or
-// little-endian prefix ('@', '=', '<' on a little-endian host); 0 if neither.
-inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize) {
+// The dtype of a buffer format string: "f"/"d" (and "e", float16, with half)
+// with an optional native or little-endian prefix ('@', '=', '<' on a
+// little-endian host); 0 if none.
+inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize, bool half = false) {
   if (!fmt) return static_cast<zcoll_dtype>(0);
   const bool little = [] {
     const uint16_t one = 1;
@@ -81,30 +82,36 @@ inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize) {
   if (*fmt == '@' || *fmt == '=' || (*fmt == '<' && little)) ++fmt;
   if (std::strcmp(fmt, "f") == 0 && itemsize == 4) return ZCOLL_FLOAT32;
   if (std::strcmp(fmt, "d") == 0 && itemsize == 8) return ZCOLL_FLOAT64;
+  if (half && std::strcmp(fmt, "e") == 0 && itemsize == 2) return ZCOLL_FLOAT16;
   return static_cast<zcoll_dtype>(0);
 }
 
 inline const char* dtype_name(zcoll_dtype d) {
-  return d == ZCOLL_FLOAT32 ? "float32" : d == ZCOLL_FLOAT64 ? "float64" : "?";
+  return d == ZCOLL_FLOAT32    ? "float32"
+         : d == ZCOLL_FLOAT64  ? "float64"
+         : d == ZCOLL_FLOAT16  ? "float16"
+         : d == ZCOLL_BFLOAT16 ? "bfloat16"
+                               : "?";
 }
 
-// A float32/float64 C-contiguous array (anything with the buffer protocol:
-// numpy arrays, memoryviews, array.array). TypeError for another type or dtype,
-// ValueError for a non-contiguous or (with writable) read-only one.
+// A float32/float64 (with half: or float16) C-contiguous array (anything with
+// the buffer protocol: numpy arrays, memoryviews, array.array). TypeError for
+// another type or dtype, ValueError for a non-contiguous or (with writable)
+// read-only one.
 inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_dtype* dtype,
-                        size_t* n) {
+                        size_t* n, bool half = false) {
+  const char* kinds = half ? "float32, float64 or float16" : "float32 or float64";
   View v;
   if (PyObject_GetBuffer(obj.ptr(), &v.view, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
-    raise(PyExc_TypeError, std::string(name) +
-                               ": expected a numpy array of float32 or float64, got " +
+    raise(PyExc_TypeError, std::string(name) + ": expected a numpy array of " + kinds + ", got " +
                                py_type_name(obj));
   }
   v.held = true;
-  zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize);
+  zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize, half);
   if (d == 0) {
-    raise(PyExc_TypeError, std::string(name) +
-                               ": dtype must be float32 or float64 (native byte "
+    raise(PyExc_TypeError, std::string(name) + ": dtype must be " + kinds +
+                               " (native byte "
                                "order), got buffer format '" +
                                (v.view.format ? v.view.format : "B") +
                                "'; convert explicitly, "

@@ -12,6 +12,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +32,14 @@ bool mpi_usable() {
   return init && !fin;
 }
 
-MPI_Datatype mpi_type(zcoll_dtype d) { return d == ZCOLL_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE; }
+// MPI_FLOAT, MPI_DOUBLE, or zcoll's float16 datatype (zcoll_mpi.h; created
+// with the first Comm, which checks that MPI is initialized). Runs without the
+// GIL: never raises.
+MPI_Datatype mpi_type(zcoll_dtype d) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  if (zcoll_mpi_datatype(d, &t) != ZCOLL_SUCCESS) return MPI_DATATYPE_NULL;
+  return t;
+}
 
 MPI_Op mpi_op(int op) {
   switch (op) {
@@ -52,10 +60,41 @@ struct Arg {
   void* ptr() const { return present ? v.data() : nullptr; }
 };
 
-Arg arg(nb::handle h, const char* name, bool writable) {
+// bfloat16 values in a buffer of 2-byte items (uint16, int16 or float16 views
+// of the bits: numpy has no bfloat16 buffer format), C-contiguous.
+Arg bf16_arg(nb::handle h, const char* name, bool writable) {
   Arg a;
   if (h.is_none()) return a;
-  a.v = float_array(h, name, writable, &a.dtype, &a.n);
+  if (PyObject_GetBuffer(h.ptr(), &a.v.view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    raise(PyExc_TypeError,
+          std::string(name) + ": expected an array of bfloat16 bits, got " + py_type_name(h));
+  }
+  a.v.held = true;
+  const char* f = a.v.view.format ? a.v.view.format : "B";
+  if (*f == '@' || *f == '=') ++f;
+  if (a.v.view.itemsize != 2 ||
+      (std::strcmp(f, "H") != 0 && std::strcmp(f, "h") != 0 && std::strcmp(f, "e") != 0))
+    raise(PyExc_TypeError, std::string(name) +
+                               ": dtype='bfloat16' takes the bits in a uint16, int16 or float16 "
+                               "array (e.g. a.view(numpy.uint16)), got buffer format '" +
+                               f + "'");
+  if (!PyBuffer_IsContiguous(&a.v.view, 'C'))
+    raise(PyExc_ValueError,
+          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
+  if (writable && a.v.view.readonly)
+    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
+  a.dtype = ZCOLL_BFLOAT16;
+  a.n = a.v.bytes() / 2;
+  a.present = true;
+  return a;
+}
+
+Arg arg(nb::handle h, const char* name, bool writable, bool bfloat16 = false) {
+  if (bfloat16) return bf16_arg(h, name, writable);
+  Arg a;
+  if (h.is_none()) return a;
+  a.v = float_array(h, name, writable, &a.dtype, &a.n, /*half=*/true);
   a.present = true;
   return a;
 }
@@ -175,6 +214,8 @@ class Comm {
   Comm(int64_t fortran_handle, int mode, int eb_mode, double error_bound, int threads,
        int64_t min_bytes, int64_t chunk_size, int bound) {
     if (!mpi_usable()) raise(PyExc_RuntimeError, "MPI is not initialized (import mpi4py.MPI)");
+    MPI_Datatype t16 = MPI_DATATYPE_NULL;  // the 16-bit types, created here with the GIL held
+    if (zcoll_status s = zcoll_mpi_datatype(ZCOLL_FLOAT16, &t16)) raise_status(s, "Comm");
     MPI_Comm comm = MPI_Comm_f2c(static_cast<MPI_Fint>(fortran_handle));
     zcoll_comm_config cfg;
     zcoll_comm_config_init(&cfg);
@@ -262,9 +303,11 @@ class Comm {
     return nb::cast(new Request(q, std::move(views), op), nb::rv_policy::take_ownership);
   }
 
-  // sendbuf None = MPI_IN_PLACE (input in recvbuf)
-  nb::object allreduce(nb::handle send, nb::handle recv, int op, bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+  // sendbuf None = MPI_IN_PLACE (input in recvbuf); bfloat16: the buffers hold
+  // bfloat16 bits (bf16_arg)
+  nb::object allreduce(nb::handle send, nb::handle recv, int op, bool nonblocking,
+                       bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     if (sb.present && sb.n != rb.n) size_error("recvbuf", sb.n, rb.n);
     MPI_Op o = mpi_op(op);
@@ -531,7 +574,7 @@ NB_MODULE(_mpi, m) {
       .def_prop_ro("size", &Comm::size)
       .def_prop_ro("rank", &Comm::rank)
       .def("allreduce", &Comm::allreduce, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-           nb::arg("op"), nb::arg("nonblocking") = false)
+           nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("reduce_scatter_block", &Comm::reduce_scatter_block, nb::arg("sendbuf").none(),
            nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"), nb::arg("nonblocking") = false)
       .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf"),

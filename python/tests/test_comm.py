@@ -1,5 +1,5 @@
 """zcoll.Comm: the seven collectives on numpy arrays, every mode, in place, bad
-input. Runs on one process and under `mpirun -np 2` / `-np 3`
+input, float16. Runs on one process and under `mpirun -np 2` / `-np 3`
 (conftest.py makes a failure on any rank fail all)."""
 
 import numpy as np
@@ -16,7 +16,7 @@ EXACT = ("mpi", "raw")
 DTYPES = [np.float32, np.float64]
 COUNTS = [0, 1, 1001, 40_001]
 EB = 1e-3
-OPS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
+OPS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +243,7 @@ def test_average(comms):
 def test_bad_input_is_local_and_clear(comms):
     # checked before any communication, so every rank raises and none blocks
     c = comms["hom"]
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(TypeError, match="float32, float64 or float16"):
         c.allreduce(np.zeros(10, np.int32))
     with pytest.raises(ValueError, match="C-contiguous"):
         c.allreduce(np.zeros((10, 10), np.float32)[:, ::2])
@@ -259,6 +259,123 @@ def test_bad_input_is_local_and_clear(comms):
         c.allreduce(np.zeros(10, np.float32), op="xor")
     with pytest.raises(ValueError, match="mode must be"):
         zcoll.Comm(W, mode="fast")
+
+
+def check16(got, want, rep, slack=0.0):
+    """float16 results: within the reported bound (which counts the final
+    rounding to 16 bits) plus float32's own arithmetic (zcoll_mpi.h)."""
+    assert got.dtype == np.float16
+    got = np.asarray(got, np.float64)
+    if got.size == 0:
+        return
+    err = np.abs(got - want)
+    bound = rep["error_bound"] + slack
+    assert np.all(err <= bound * (1 + 1e-12) + 1e-300), (
+        f"max error {err.max()} > bound {bound} (mode {rep['mode']}, {rep['algorithm']})")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("op", ["sum", "max", "min", "prod"])
+def test_float16_allreduce(comms, mode, count, op):
+    """numpy float16: the call runs on float32 copies and rounds once to 16 bits."""
+    c = comms[mode]
+    x = data(count, np.float32)
+    if op == "prod":
+        x = 1 + x / 640
+    x = x.astype(np.float16)
+    y = c.allreduce(x, op=op)
+    rep = c.last_report()
+    assert rep["status"] == 0 and "float16 via float32" in rep["reason"]
+    want = exact_reduce(x, op)
+    u = 2.0**-24
+    slack = ((P + 1) * u * abs_sum(x) if op == "sum"
+             else (P + 1) * u * np.abs(want) if op == "prod" else 0.0)
+    check16(y, want, rep, slack)
+    z = x.copy()
+    c.allreduce(IN_PLACE, z, op=op)
+    assert np.array_equal(z.view(np.uint16), y.view(np.uint16)) or mode == "cpr_p2p"
+
+
+def to_bf16_bits(x):
+    """float32 -> bfloat16 bits (round to nearest even; finite inputs)."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(b):
+    return (np.asarray(b, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("op", ["sum", "max", "prod"])
+def test_bfloat16_allreduce(comms, mode, count, op):
+    """dtype="bfloat16": bfloat16 bits in uint16 arrays, summed in float32, rounded once."""
+    c = comms[mode]
+    x = data(count, np.float32, salt=9)
+    if op == "prod":
+        x = 1 + x / 640
+    bits = to_bf16_bits(x)
+    y = c.allreduce(bits, op=op, dtype="bfloat16")
+    assert y.dtype == np.uint16
+    rep = c.last_report()
+    assert rep["status"] == 0 and "bfloat16 via float32" in rep["reason"]
+    xv = bf16_value(bits)
+    want = exact_reduce(xv, op)
+    u = 2.0**-24
+    slack = ((P + 1) * u * abs_sum(xv) if op == "sum"
+             else (P + 1) * u * np.abs(want) if op == "prod" else 0.0)
+    if count:
+        err = np.abs(bf16_value(y) - want)
+        bound = rep["error_bound"] + slack
+        assert np.all(err <= bound * (1 + 1e-12) + 1e-300), f"max error {err.max()} > {bound}"
+    z = bits.copy()
+    c.allreduce(IN_PLACE, z, op=op, dtype="bfloat16")
+    assert np.array_equal(z, y) or mode == "cpr_p2p"
+
+
+def test_bfloat16_bad_input(comms):
+    c = comms["hom"]
+    with pytest.raises(TypeError, match="uint16, int16 or float16"):
+        c.allreduce(np.zeros(10, np.float32), dtype="bfloat16")
+    with pytest.raises(ValueError, match="dtype must be"):
+        c.allreduce(np.zeros(10, np.uint16), dtype="int16")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_float16_other_collectives(comms, mode):
+    c = comms[mode]
+    k = 1001
+    x = data(k * P, np.float32, salt=8).astype(np.float16)
+    y = c.reduce_scatter_block(x)
+    full = exact_reduce(x, "sum")
+    check16(y, full[R * k:(R + 1) * k], c.last_report(),
+            (P + 1) * 2.0**-24 * abs_sum(x)[R * k:(R + 1) * k])
+    counts = [300 + 17 * i for i in range(P)]
+    off = sum(counts[:R])
+    v = x[:sum(counts)].copy()
+    y = c.reduce_scatter(v, recvcounts=counts)
+    full = exact_reduce(v, "sum")
+    check16(y, full[off:off + counts[R]], c.last_report(),
+            (P + 1) * 2.0**-24 * abs_sum(v)[off:off + counts[R]])
+    g = c.allgather(x[:k])
+    want = np.stack([data(k * P, np.float32, rank=r, salt=8).astype(np.float16)[:k]
+                     for r in range(P)])
+    check16(g, np.asarray(want, np.float64), c.last_report())
+    root = P - 1
+    b = x.copy() if R == root else np.zeros(k * P, np.float16)
+    c.bcast(b, root=root)
+    want = data(k * P, np.float32, rank=root, salt=8).astype(np.float16)
+    check16(b, np.asarray(want, np.float64), c.last_report())
+
+
+@pytest.mark.skipif(P < 2, reason="needs two ranks")
+def test_float16_against_float32_is_a_mismatch_on_every_rank(comms):
+    x = data(10_000, np.float16 if R == 0 else np.float32)
+    with pytest.raises(zcoll.ZcollError) as e:
+        comms["hom"].allreduce(x)
+    assert e.value.status == zcoll.STATUS["MISMATCH"]
 
 
 @pytest.mark.skipif(P < 2, reason="needs two ranks")

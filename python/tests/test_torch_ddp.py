@@ -206,3 +206,78 @@ def test_ddp_nonblocking_hook(reference, capsys):
                   f"{len(hom.checks)} buckets within bound; "
                   f"{t_ref:.1f} s default, {t_mpi:.1f} s mode mpi")
     hom.free()
+
+
+class _Bucket:
+    """The one thing the hook uses of a torch.distributed.GradBucket."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def buffer(self):
+        return self._t
+
+
+def test_hook_takes_float16_buckets():
+    """A float16 bucket: divided in float16 (as torch's hook), summed in float32, rounded
+    once; within the reported bound (which counts that rounding) plus float32's own."""
+    state = zt.AllreduceState(W, mode="hom", eb_mode="abs", error_bound=1e-3)
+    try:
+        rng = np.random.default_rng(50 + W.rank)
+        x = torch.from_numpy(rng.standard_normal(30_001).astype(np.float16))
+        divided = (x / W.size).numpy().astype(np.float64)  # what the hook sums
+        exact = np.empty_like(divided)
+        W.Allreduce(divided, exact, op=MPI.SUM)
+        absum = np.empty_like(divided)
+        W.Allreduce(np.abs(divided), absum, op=MPI.SUM)
+        out = zt.allreduce_hook(state, _Bucket(x)).value()
+        assert out.dtype == torch.float16
+        rep = state.last_report
+        err = np.abs(out.numpy().astype(np.float64) - exact)
+        assert np.all(err <= rep["error_bound"] + (W.size + 1) * 2.0**-24 * absum)
+    finally:
+        state.free()
+
+
+def test_hook_takes_bfloat16_buckets():
+    """As float16, on bfloat16 buckets (their bits go through a zero-copy int16 view)."""
+    state = zt.AllreduceState(W, mode="hom", eb_mode="abs", error_bound=1e-3)
+    try:
+        rng = np.random.default_rng(60 + W.rank)
+        x = torch.from_numpy(rng.standard_normal(30_001).astype(np.float32)).to(torch.bfloat16)
+        divided = (x / W.size).float().numpy().astype(np.float64)  # what the hook sums
+        exact = np.empty_like(divided)
+        W.Allreduce(divided, exact, op=MPI.SUM)
+        absum = np.empty_like(divided)
+        W.Allreduce(np.abs(divided), absum, op=MPI.SUM)
+        out = zt.allreduce_hook(state, _Bucket(x)).value()
+        assert out.dtype == torch.bfloat16 and out.data_ptr() == x.data_ptr()
+        rep = state.last_report
+        assert "bfloat16 via float32" in rep["reason"]
+        err = np.abs(out.float().numpy().astype(np.float64) - exact)
+        assert np.all(err <= rep["error_bound"] + (W.size + 1) * 2.0**-24 * absum)
+        with pytest.raises(TypeError, match="bucket dtype"):
+            zt.allreduce_hook(state, _Bucket(torch.zeros(8, dtype=torch.int32)))
+    finally:
+        state.free()
+
+
+def test_nonblocking_hook_takes_bfloat16_buckets():
+    """The nonblocking hook on a bfloat16 bucket: the future's tensor is the bucket,
+    within the reported bound (with float32's own rounding) once it completes."""
+    state = zt.AllreduceState(W, mode="hom", eb_mode="abs", error_bound=1e-3)
+    try:
+        rng = np.random.default_rng(70 + W.rank)
+        x = torch.from_numpy(rng.standard_normal(20_001).astype(np.float32)).to(torch.bfloat16)
+        divided = (x / W.size).float().numpy().astype(np.float64)
+        exact = np.empty_like(divided)
+        W.Allreduce(divided, exact, op=MPI.SUM)
+        absum = np.empty_like(divided)
+        W.Allreduce(np.abs(divided), absum, op=MPI.SUM)
+        out = zt.nonblocking_allreduce_hook(state, _Bucket(x)).wait()
+        assert out.dtype == torch.bfloat16 and out.data_ptr() == x.data_ptr()
+        rep = state.last_report
+        err = np.abs(out.float().numpy().astype(np.float64) - exact)
+        assert np.all(err <= rep["error_bound"] + (W.size + 1) * 2.0**-24 * absum)
+    finally:
+        state.free()

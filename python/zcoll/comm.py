@@ -1,8 +1,9 @@
 """zcoll.Comm: the compressed collectives (include/zcoll_mpi.h) on numpy arrays
 over an mpi4py communicator. All ranks call with matching arguments, as in MPI;
-arrays must be float32/float64 and C-contiguous; every call releases the GIL.
-Each collective has a nonblocking twin (``iallreduce`` & co.) that returns a
-:class:`Request` (docs/nonblocking.md)."""
+arrays must be float32/float64 (or float16: accumulated in float32, rounded once,
+the rounding counted in the reported bound) and C-contiguous; every call releases
+the GIL. Each collective has a nonblocking twin (``iallreduce`` & co.) that
+returns a :class:`Request` (docs/nonblocking.md)."""
 
 import numpy as np
 
@@ -224,21 +225,27 @@ class Comm:
     # -- collectives ----------------------------------------------------------
     # Each has a nonblocking twin with the same arguments (iallreduce, ...)
     # returning a Request whose wait() returns what the blocking call returns.
-    def allreduce(self, sendbuf, recvbuf=None, op="sum"):
+    def allreduce(self, sendbuf, recvbuf=None, op="sum", dtype=None):
         """recvbuf = op over ranks of sendbuf; returns recvbuf (new if None).
-        sendbuf may be IN_PLACE (input and result in recvbuf)."""
-        return self._allreduce(sendbuf, recvbuf, op, False)
+        sendbuf may be IN_PLACE (input and result in recvbuf). dtype="bfloat16":
+        the arrays hold bfloat16 bits in 2-byte items (numpy has no bfloat16: a
+        uint16/int16 view, e.g. ``tensor.view(torch.int16).numpy()``), summed in
+        float32 and rounded once like float16 arrays."""
+        return self._allreduce(sendbuf, recvbuf, op, False, dtype)
 
-    def iallreduce(self, sendbuf, recvbuf=None, op="sum"):
+    def iallreduce(self, sendbuf, recvbuf=None, op="sum", dtype=None):
         """Nonblocking allreduce: a Request; wait() returns recvbuf."""
-        return self._allreduce(sendbuf, recvbuf, op, True)
+        return self._allreduce(sendbuf, recvbuf, op, True, dtype)
 
-    def _allreduce(self, sendbuf, recvbuf, op, nb):
+    def _allreduce(self, sendbuf, recvbuf, op, nb, dtype):
+        if dtype not in (None, "bfloat16"):
+            raise ValueError(f"dtype must be None (the arrays' own) or 'bfloat16', got {dtype!r}")
         if recvbuf is None:
             if _is_in_place(sendbuf):
                 raise TypeError("allreduce(IN_PLACE, recvbuf): recvbuf is required")
             recvbuf = np.empty_like(sendbuf)
-        return _finish(self._c.allreduce(_send(sendbuf), recvbuf, _op(op), nb), recvbuf)
+        return _finish(self._c.allreduce(_send(sendbuf), recvbuf, _op(op), nb,
+                                         dtype == "bfloat16"), recvbuf)
 
     def reduce_scatter_block(self, sendbuf, recvbuf=None, op="sum"):
         """sendbuf holds size*k values; this rank gets block rank (k values) of the

@@ -9,7 +9,8 @@ compressed Allreduce over an mpi4py communicator.
 
 As torch's default hook, each bucket is divided by the world size and then
 summed, in place, on a zero-copy numpy view of the bucket (a flat CPU tensor,
-float32 or float64). The process group DDP runs on (e.g. gloo) is not used by
+float32, float64, float16 or bfloat16, the 16-bit ones accumulated in float32,
+docs/python.md). The process group DDP runs on (e.g. gloo) is not used by
 the hooks: the mpi4py communicator must hold the same processes in the same
 order.
 
@@ -96,23 +97,27 @@ class AllreduceState:
 
 def _bucket_view(bucket, hook, size):
     """The bucket, divided by the world size first (as torch's allreduce_hook),
-    and a numpy view of its memory."""
+    a numpy view of its memory and the dtype argument of the call (bfloat16:
+    the bits as int16)."""
     t = bucket.buffer()
     if t.device.type != "cpu":
         raise TypeError(f"zcoll.torch.{hook}: the bucket is on {t.device}, not the CPU")
-    if t.dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"zcoll.torch.{hook}: bucket dtype {t.dtype} (float32/float64 only)")
+    if t.dtype not in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        raise TypeError(f"zcoll.torch.{hook}: bucket dtype {t.dtype} "
+                        "(float32/float64/float16/bfloat16)")
     if not t.is_contiguous():
         raise ValueError(f"zcoll.torch.{hook}: the bucket is not contiguous")
-    t.div_(size)
-    return t, t.detach().numpy()  # the view shares the bucket's memory
+    t.div_(size)  # as torch's allreduce_hook: divide first, then sum
+    if t.dtype == torch.bfloat16:  # numpy has no bfloat16: the bits, shared
+        return t, t.detach().view(torch.int16).numpy(), "bfloat16"
+    return t, t.detach().numpy(), None  # the view shares the bucket's memory
 
 
 def allreduce_hook(state, bucket):
     """DDP communication hook: the bucket's mean over ranks through zcoll,
     complete when the hook returns."""
-    t, view = _bucket_view(bucket, "allreduce_hook", state.size)
-    state.comm.allreduce(IN_PLACE, view)
+    t, view, dtype = _bucket_view(bucket, "allreduce_hook", state.size)
+    state.comm.allreduce(IN_PLACE, view, dtype=dtype)
     state.buckets += 1
     state._report(state.comm.last_report())
     fut = torch.futures.Future()
@@ -124,8 +129,8 @@ def nonblocking_allreduce_hook(state, bucket):
     """DDP communication hook: starts the bucket's mean over ranks through zcoll
     and returns a future that completes when it has run (the backward pass
     goes on meanwhile)."""
-    t, view = _bucket_view(bucket, "nonblocking_allreduce_hook", state.size)
-    req = state.comm.iallreduce(IN_PLACE, view)  # the request holds the bucket's memory
+    t, view, dtype = _bucket_view(bucket, "nonblocking_allreduce_hook", state.size)
+    req = state.comm.iallreduce(IN_PLACE, view, dtype=dtype)  # the request holds the bucket's memory
     state.buckets += 1
     fut = torch.futures.Future()
     state._submit(req, fut, t)

@@ -373,9 +373,19 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
   return decompress_chunk_avx2(in, bytes, len, factor, out, acc);
 }
 
-const ChunkKernels kAvx2 = {
-    "avx2",         avx2_compress_f32, avx2_compress_f64,  avx2_decompress_f32, avx2_decompress_f64,
-    range_avx2_f32, range_avx2_f64,    combine_blocks_avx2};
+// The 16-bit types run the scalar kernels (chunk_codec.h): not vectorized yet.
+const ChunkKernels kAvx2 = {"avx2",
+                            avx2_compress_f32,
+                            avx2_compress_f64,
+                            avx2_decompress_f32,
+                            avx2_decompress_f64,
+                            compress_bf16_scalar,
+                            compress_f16_scalar,
+                            decompress_bf16_scalar,
+                            decompress_f16_scalar,
+                            range_avx2_f32,
+                            range_avx2_f64,
+                            combine_blocks_avx2};
 
 }  // namespace
 

@@ -36,6 +36,13 @@ struct ChunkKernels {
                                  float* out, bool accumulate);
   zcoll_status (*decompress_f64)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                  double* out, bool accumulate);
+  // The 16-bit types (format 1.2): the same, on values widened to float.
+  size_t (*compress_bf16)(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out);
+  size_t (*compress_f16)(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out);
+  zcoll_status (*decompress_bf16)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                  Bf16* out, bool accumulate);
+  zcoll_status (*decompress_f16)(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                 Fp16* out, bool accumulate);
   // Min and max of the finite values of x[0, n) (+inf and -inf if there is none): the
   // range pass of REL bounds, with exactly the result of range_scalar (chunk_scalar.h).
   void (*range_f32)(const float* x, size_t n, float* lo, float* hi);
@@ -51,6 +58,14 @@ struct ChunkKernels {
 };
 
 const ChunkKernels& scalar_kernels();
+// The scalar 16-bit entries (chunk_scalar.cc), which the AVX2 set uses as well:
+// one implementation, so the two sets agree byte for byte by construction.
+size_t compress_bf16_scalar(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out);
+size_t compress_f16_scalar(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out);
+zcoll_status decompress_bf16_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                    Bf16* out, bool accumulate);
+zcoll_status decompress_f16_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                   Fp16* out, bool accumulate);
 const ChunkKernels* avx2_kernels();  // nullptr when not compiled in
 // The kernels in use: AVX2 when the CPU has AVX2+BMI2 and ZCOLL_SIMD is not "scalar".
 const ChunkKernels& active_kernels();
@@ -68,6 +83,16 @@ inline size_t compress_chunk<double>(const ChunkKernels& k, const double* x, uin
                                      const Quantizer<double>& qz, uint8_t* out) {
   return k.compress_f64(x, len, qz, out);
 }
+template <>
+inline size_t compress_chunk<Bf16>(const ChunkKernels& k, const Bf16* x, uint32_t len,
+                                   const Quantizer<Bf16>& qz, uint8_t* out) {
+  return k.compress_bf16(x, len, qz, out);
+}
+template <>
+inline size_t compress_chunk<Fp16>(const ChunkKernels& k, const Fp16* x, uint32_t len,
+                                   const Quantizer<Fp16>& qz, uint8_t* out) {
+  return k.compress_f16(x, len, qz, out);
+}
 template <typename T>
 inline zcoll_status decompress_chunk(const ChunkKernels& k, const uint8_t* in, size_t bytes,
                                      uint32_t len, double factor, T* out, bool acc);
@@ -80,6 +105,17 @@ template <>
 inline zcoll_status decompress_chunk<double>(const ChunkKernels& k, const uint8_t* in, size_t bytes,
                                              uint32_t len, double factor, double* out, bool acc) {
   return k.decompress_f64(in, bytes, len, factor, out, acc);
+}
+
+template <>
+inline zcoll_status decompress_chunk<Bf16>(const ChunkKernels& k, const uint8_t* in, size_t bytes,
+                                           uint32_t len, double factor, Bf16* out, bool acc) {
+  return k.decompress_bf16(in, bytes, len, factor, out, acc);
+}
+template <>
+inline zcoll_status decompress_chunk<Fp16>(const ChunkKernels& k, const uint8_t* in, size_t bytes,
+                                           uint32_t len, double factor, Fp16* out, bool acc) {
+  return k.decompress_f16(in, bytes, len, factor, out, acc);
 }
 
 template <typename T>

@@ -19,6 +19,8 @@ bool make_quantizer(double eb, Quantizer<T>* qz) {
 }
 template bool make_quantizer<float>(double, Quantizer<float>*);
 template bool make_quantizer<double>(double, Quantizer<double>*);
+template bool make_quantizer<Bf16>(double, Quantizer<Bf16>*);
+template bool make_quantizer<Fp16>(double, Quantizer<Fp16>*);
 
 template <typename T>
 bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_single) {
@@ -26,6 +28,8 @@ bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_sin
 }
 template bool make_quantizer_for_quantum<float>(double, Quantizer<float>*, double*);
 template bool make_quantizer_for_quantum<double>(double, Quantizer<double>*, double*);
+template bool make_quantizer_for_quantum<Bf16>(double, Quantizer<Bf16>*, double*);
+template bool make_quantizer_for_quantum<Fp16>(double, Quantizer<Fp16>*, double*);
 
 size_t validate_quantized_chunk(const uint8_t* in, size_t bytes, uint32_t len) {
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
@@ -82,6 +86,10 @@ const ChunkKernels kScalar = {"scalar",
                               scalar_compress_f64,
                               scalar_decompress_f32,
                               scalar_decompress_f64,
+                              compress_bf16_scalar,
+                              compress_f16_scalar,
+                              decompress_bf16_scalar,
+                              decompress_f16_scalar,
                               range_scalar<float>,
                               range_scalar<double>,
                               scalar_combine_blocks};
@@ -102,6 +110,21 @@ const ChunkKernels& choose_kernels() {
 }  // namespace
 
 const ChunkKernels& scalar_kernels() { return kScalar; }
+
+size_t compress_bf16_scalar(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out) {
+  return compress_chunk_scalar(x, len, qz, out);
+}
+size_t compress_f16_scalar(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out) {
+  return compress_chunk_scalar(x, len, qz, out);
+}
+zcoll_status decompress_bf16_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                    Bf16* out, bool acc) {
+  return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
+}
+zcoll_status decompress_f16_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                   Fp16* out, bool acc) {
+  return decompress_chunk_scalar(in, bytes, len, factor, out, acc);
+}
 
 const ChunkKernels& active_kernels() {
   static const ChunkKernels& k = choose_kernels();

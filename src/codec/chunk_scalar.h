@@ -109,10 +109,7 @@ size_t compress_chunk_scalar(const T* x, uint32_t len, const Quantizer<T>& qz, u
 
 template <typename T>
 inline void emit(T* out, T v, bool accumulate) {
-  if (accumulate)
-    *out += v;
-  else
-    *out = v;
+  *out = accumulate ? add_values(*out, v) : v;  // 16-bit: the sum in float, rounded once
 }
 
 template <typename T>
@@ -127,7 +124,7 @@ zcoll_status decompress_raw_chunk(const uint8_t* in, size_t bytes, uint32_t len,
     for (uint32_t i = 0; i < len; ++i) {
       T v;
       std::memcpy(&v, p + size_t{i} * sizeof(T), sizeof(T));
-      out[i] += v;
+      out[i] = add_values(out[i], v);
     }
   }
   return ZCOLL_SUCCESS;
@@ -157,7 +154,7 @@ zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t l
     T* o = out + size_t{b} * 32;
     for (uint32_t i = 0; i < n_here; ++i) {
       carry += d[i];
-      T v = static_cast<T>(static_cast<double>(static_cast<int32_t>(carry)) * factor);
+      T v = ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(carry)) * factor);
       emit(o + i, v, accumulate);
     }
   }

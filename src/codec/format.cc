@@ -116,7 +116,7 @@ zcoll_status parse_header(const void* src, size_t src_size, Header* h) {
   if (s[kOffVersion] != ZCOLL_FORMAT_VERSION)
     return fail(ZCOLL_ERR_UNSUPPORTED, "format version %u is not supported (this library reads %d)",
                 s[kOffVersion], ZCOLL_FORMAT_VERSION);
-  if (s[kOffDtype] != ZCOLL_FLOAT32 && s[kOffDtype] != ZCOLL_FLOAT64)
+  if (value_bytes_of(static_cast<zcoll_dtype>(s[kOffDtype])) == 0)  // 1..4 (4: format 1.2)
     return fail(ZCOLL_ERR_CORRUPT, "unknown dtype code %u", s[kOffDtype]);
   if (s[kOffBlockLog2] != kBlockLog2)
     return fail(ZCOLL_ERR_UNSUPPORTED, "block size 2^%u is not supported", s[kOffBlockLog2]);

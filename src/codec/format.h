@@ -49,7 +49,7 @@ struct Header {
 
   bool checksummed() const { return (flags & kFlagChunkChecksums) != 0; }
   uint64_t chunks() const { return chunk_size ? (n + chunk_size - 1) / chunk_size : 0; }
-  size_t value_bytes() const { return dtype == ZCOLL_FLOAT64 ? 8 : 4; }
+  size_t value_bytes() const { return value_bytes_of(dtype); }
   // values in chunk c
   uint32_t chunk_len(uint64_t c) const {
     uint64_t begin = c * chunk_size;

@@ -11,7 +11,8 @@
 //                            operation per plane for all 32 values, no decoding.
 // A chunk goes through floats (decode both, add, store raw) when either input
 // chunk is raw, or when the code range could overflow int32 (qmax_a + qmax_b too
-// large): the result is then exact up to float rounding of the sum, never wrapped.
+// large): the result is then exact up to float rounding of the sum, never wrapped
+// (16-bit streams: the sum in float, rounded once to 16 bits).
 //
 // DOC combine: decode both chunks, apply the op in T, re-encode at the same
 // quantum, in one pass per chunk.
@@ -40,23 +41,34 @@ struct Counts {
 
 enum class HomOp { kAdd, kSub, kNegate };  // kNegate: a is a stream of zeros
 
+const char* dtype_name(zcoll_dtype d) {
+  switch (d) {
+    case ZCOLL_FLOAT32: return "float32";
+    case ZCOLL_FLOAT64: return "float64";
+    case ZCOLL_BFLOAT16: return "bfloat16";
+    case ZCOLL_FLOAT16: return "float16";
+  }
+  return "?";
+}
+
 // a op b through floats, stored as a raw chunk (exact copy of the T results). The
 // values are the represented ones (before the divisor), like the codes.
 template <typename T>
 size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, HomOp op,
                         std::vector<T>& ta, std::vector<T>& tb, uint8_t* out) {
   const uint32_t len = va.h.chunk_len(c);
+  using V = ValueTraits<T>;
   decode_chunk<T>(va, c, ta.data(), false, false);
   decode_chunk<T>(vb, c, tb.data(), false, false);
-  switch (op) {
+  switch (op) {  // 16-bit: in float, rounded once to 16 bits
     case HomOp::kAdd:
-      for (uint32_t i = 0; i < len; ++i) ta[i] += tb[i];
+      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(V::widen(ta[i]) + V::widen(tb[i]));
       break;
     case HomOp::kSub:
-      for (uint32_t i = 0; i < len; ++i) ta[i] -= tb[i];
+      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(V::widen(ta[i]) - V::widen(tb[i]));
       break;
     case HomOp::kNegate:
-      for (uint32_t i = 0; i < len; ++i) ta[i] = -tb[i];
+      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(-V::widen(tb[i]));
       break;  // keeps -0.0
   }
   out[0] = kChunkRaw;
@@ -137,9 +149,8 @@ zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_siz
   if (s != ZCOLL_SUCCESS) return prefixed(s, "second");
   const Header &x = va->h, &y = vb->h;
   if (x.dtype != y.dtype)
-    return fail(ZCOLL_ERR_MISMATCH, "dtype differs (%s vs %s)",
-                x.dtype == ZCOLL_FLOAT32 ? "float32" : "float64",
-                y.dtype == ZCOLL_FLOAT32 ? "float32" : "float64");
+    return fail(ZCOLL_ERR_MISMATCH, "dtype differs (%s vs %s)", dtype_name(x.dtype),
+                dtype_name(y.dtype));
   if (x.n != y.n)
     return fail(ZCOLL_ERR_MISMATCH, "length differs (%llu vs %llu values)",
                 static_cast<unsigned long long>(x.n), static_cast<unsigned long long>(y.n));
@@ -253,9 +264,9 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
   const HomOp op = subtract ? HomOp::kSub : HomOp::kAdd;
-  if (va.h.dtype == ZCOLL_FLOAT32)
-    return hom_binary<float>(va, vb, op, d, out_size, threads, stats);
-  return hom_binary<double>(va, vb, op, d, out_size, threads, stats);
+  return with_value_type(va.h.dtype, [&](auto tag) {
+    return hom_binary<decltype(tag)>(va, vb, op, d, out_size, threads, stats);
+  });
 }
 
 // ---- decompress-operate-compress ------------------------------------------------
@@ -284,6 +295,28 @@ void apply_op(zcoll_op op, T* x, const T* y, uint32_t len) {
       }
       break;
   }
+}
+
+// The 16-bit types: the op in float, each result rounded once to 16 bits.
+template <typename T>
+void apply_op_widened(zcoll_op op, T* x, const T* y, uint32_t len) {
+  using V = ValueTraits<T>;
+  constexpr uint32_t kStep = 256;
+  float wx[kStep], wy[kStep];
+  for (uint32_t i = 0; i < len; i += kStep) {
+    const uint32_t m = len - i < kStep ? len - i : kStep;
+    for (uint32_t j = 0; j < m; ++j) wx[j] = V::widen(x[i + j]), wy[j] = V::widen(y[i + j]);
+    apply_op<float>(op, wx, wy, m);
+    for (uint32_t j = 0; j < m; ++j) x[i + j] = V::narrow(wx[j]);
+  }
+}
+template <>
+void apply_op<Bf16>(zcoll_op op, Bf16* x, const Bf16* y, uint32_t len) {
+  apply_op_widened(op, x, y, len);
+}
+template <>
+void apply_op<Fp16>(zcoll_op op, Fp16* x, const Fp16* y, uint32_t len) {
+  apply_op_widened(op, x, y, len);
 }
 
 template <typename T>
@@ -319,7 +352,8 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
         if (op == ZCOLL_OP_PROD) {  // |x'y' - xy| <= |y'| ea + (|x'| + ea) eb
           double m = prod_bound[t];
           for (uint32_t i = 0; i < len; ++i) {
-            double bnd = std::fabs(double(y[i])) * ea + (std::fabs(double(x[i])) + ea) * eb;
+            const double yi = ValueTraits<T>::widen(y[i]), xi = ValueTraits<T>::widen(x[i]);
+            double bnd = std::fabs(yi) * ea + (std::fabs(xi) + ea) * eb;
             // non-finite products are stored exactly (raw chunks) and carry no bound
             if (std::isfinite(bnd) && bnd > m) m = bnd;
           }
@@ -363,9 +397,9 @@ zcoll_status hom_negate(const void* in, size_t in_size, void* out, size_t cap, s
   StreamView vz;
   ZCOLL_CHECK(parse_stream(zero.data(), zero.size(), &vz));
   auto* d = static_cast<uint8_t*>(out);
-  zcoll_status s = v.h.dtype == ZCOLL_FLOAT32
-                       ? hom_binary<float>(vz, v, HomOp::kNegate, d, out_size, threads, nullptr)
-                       : hom_binary<double>(vz, v, HomOp::kNegate, d, out_size, threads, nullptr);
+  zcoll_status s = with_value_type(v.h.dtype, [&](auto tag) {
+    return hom_binary<decltype(tag)>(vz, v, HomOp::kNegate, d, out_size, threads, nullptr);
+  });
   if (s != ZCOLL_SUCCESS) return s;
   Header h = v.h;  // same bound and terms as the input
   StreamView vo;
@@ -386,9 +420,9 @@ zcoll_status hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* 
   ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
   std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
   size_t n = 0;
-  zcoll_status s = va.h.dtype == ZCOLL_FLOAT32
-                       ? hom_binary<float>(va, vb, HomOp::kAdd, tmp.data(), &n, threads, stats)
-                       : hom_binary<double>(va, vb, HomOp::kAdd, tmp.data(), &n, threads, stats);
+  zcoll_status s = with_value_type(va.h.dtype, [&](auto tag) {
+    return hom_binary<decltype(tag)>(va, vb, HomOp::kAdd, tmp.data(), &n, threads, stats);
+  });
   if (s != ZCOLL_SUCCESS) return s;
   if (n > acc_cap)
     return fail(ZCOLL_ERR_BUFFER_TOO_SMALL,
@@ -421,8 +455,9 @@ zcoll_status doc_combine(const void* a, size_t a_size, const void* b, size_t b_s
   ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
-  if (va.h.dtype == ZCOLL_FLOAT32) return doc_typed<float>(va, vb, op, d, out_size, threads);
-  return doc_typed<double>(va, vb, op, d, out_size, threads);
+  return with_value_type(va.h.dtype, [&](auto tag) {
+    return doc_typed<decltype(tag)>(va, vb, op, d, out_size, threads);
+  });
 }
 
 

@@ -13,12 +13,14 @@
 #include <cstdint>
 
 #include "codec/block_codec.h"
+#include "codec/value_types.h"
 
 namespace zcoll {
 
-// Relative slack between the bin half-width and the error bound (docs/format.md §2).
-constexpr double kSlackF32 = 1.0 / 64.0;
-constexpr double kSlackF64 = 1.0 / 1048576.0;
+// Relative slack between the bin half-width and the error bound (docs/format.md §2;
+// ValueTraits<T>::kSlack: the 16-bit types use float's).
+constexpr double kSlackF32 = ValueTraits<float>::kSlack;
+constexpr double kSlackF64 = ValueTraits<double>::kSlack;
 // Largest |q| the compressor emits; largest |q| any stream may hold (int32).
 constexpr int64_t kQMaxCompress = (int64_t{1} << 30) - 1;
 constexpr int64_t kQMaxFormat = (int64_t{1} << 31) - 1;
@@ -27,9 +29,10 @@ constexpr double kDenormMin = 4.9406564584124654e-324;  // smallest positive dou
 // What a chunk encoder needs to know about the error bound.
 template <typename T>
 struct Quantizer {
-  double quantum;  // bin width (2*eb*(1-slack))
-  double inv;      // 1/quantum
-  T eb_check;      // accept x' iff |x - x'| < eb_check (computed in T); eb_check <= eb
+  double quantum;                       // bin width (2*eb*(1-slack); 16-bit: eb*(1-slack))
+  double inv;                           // 1/quantum
+  typename ValueTraits<T>::Wide eb_check;  // accept x' iff |x - x'| < eb_check (computed in
+                                           // T's wide type); eb_check <= eb
 };
 
 namespace hd {
@@ -64,20 +67,25 @@ ZCOLL_HD inline float next_toward_zero(float f) {
 // Quantize one value: q = round(x/quantum), then check the reconstruction
 // (T)(q*quantum) exactly as a decoder computes it. If rounding of x/quantum or of
 // the reconstruction broke the bound, try the neighbouring bin. false = this value
-// cannot be quantized (NaN, Inf, |q| too large, or bound unreachable in T).
+// cannot be quantized (NaN, Inf, |q| too large, or bound unreachable in T). A
+// 16-bit x is widened to float exactly; its reconstruction is rounded to 16 bits
+// (ValueTraits::from_double) and the difference taken in float.
 template <typename T>
 ZCOLL_HD inline bool quantize_value(T x, const Quantizer<T>& qz, int32_t* q_out) {
-  double t = static_cast<double>(x) * qz.inv;
+  using V = ValueTraits<T>;
+  using W = typename V::Wide;
+  const W xw = V::widen(x);
+  double t = static_cast<double>(xw) * qz.inv;
   if (!(hd::fabs_(t) <= static_cast<double>(kQMaxCompress))) return false;
   int32_t q = static_cast<int32_t>(hd::nearbyint_(t));
-  T err = x - static_cast<T>(static_cast<double>(q) * qz.quantum);
+  W err = xw - V::widen(V::from_double(static_cast<double>(q) * qz.quantum));
   if (hd::fabs_(err) < qz.eb_check) {
     *q_out = q;
     return true;
   }
   int32_t alt = err > 0 ? q + 1 : q - 1;
   if (alt > kQMaxCompress || alt < -kQMaxCompress) return false;
-  err = x - static_cast<T>(static_cast<double>(alt) * qz.quantum);
+  err = xw - V::widen(V::from_double(static_cast<double>(alt) * qz.quantum));
   if (hd::fabs_(err) < qz.eb_check) {
     *q_out = alt;
     return true;
@@ -88,24 +96,24 @@ ZCOLL_HD inline bool quantize_value(T x, const Quantizer<T>& qz, int32_t* q_out)
 // The quantizer of an absolute bound eb; false if eb is not positive and finite.
 template <typename T>
 ZCOLL_HD inline bool make_quantizer_hd(double eb, Quantizer<T>* qz) {
+  using V = ValueTraits<T>;
   if (!(hd::finite_(eb) && eb > 0)) return false;
-  const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
   // Any positive finite eb works: the reconstruction check keeps the bound
   // whatever the step, so extreme bounds get a usable step instead of an error.
-  double quantum = 2.0 * eb * (1.0 - slack);
+  double quantum = V::kBinsPerBound * eb * (1.0 - V::kSlack);
   if (!(quantum <= DBL_MAX)) quantum = DBL_MAX;  // eb > DBL_MAX/2: narrower bins
   if (!(quantum > 0)) quantum = kDenormMin;
   double inv = 1.0 / quantum;
   if (!(inv <= DBL_MAX)) inv = DBL_MAX;  // subnormal step: non-zero values go raw
   qz->quantum = quantum;
   qz->inv = inv;
-  if (sizeof(T) == 4) {
+  if (sizeof(typename V::Wide) == 4) {
     // largest float not above eb, so that |err| < eb_check (in float) implies |err| <= eb
     float f = static_cast<float>(eb);
     if (static_cast<double>(f) > eb) f = hd::next_toward_zero(f);
-    qz->eb_check = static_cast<T>(f);
+    qz->eb_check = static_cast<typename V::Wide>(f);
   } else {
-    qz->eb_check = static_cast<T>(eb);
+    qz->eb_check = static_cast<typename V::Wide>(eb);
   }
   return true;
 }
@@ -115,8 +123,8 @@ ZCOLL_HD inline bool make_quantizer_hd(double eb, Quantizer<T>* qz) {
 template <typename T>
 ZCOLL_HD inline bool make_quantizer_for_quantum_hd(double quantum, Quantizer<T>* qz,
                                                    double* eb_single) {
-  const double slack = sizeof(T) == 4 ? kSlackF32 : kSlackF64;
-  const double eb = quantum / (2.0 * (1.0 - slack));
+  using V = ValueTraits<T>;
+  const double eb = quantum / (V::kBinsPerBound * (1.0 - V::kSlack));
   if (!make_quantizer_hd<T>(eb, qz)) return false;
   qz->quantum = quantum;  // exactly the stream's step (eb_check stays <= eb)
   qz->inv = 1.0 / quantum;

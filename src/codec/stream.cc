@@ -65,7 +65,7 @@ zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, uint
   if (!make_quantizer<T>(eb, &qz))
     return fail(ZCOLL_ERR_INVALID_ARG, "error bound %g cannot be used as a quantization step", eb);
   Header h;
-  h.dtype = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
+  h.dtype = ValueTraits<T>::kDtype;
   h.chunk_size = cs;
   h.n = n;
   h.eb = eb;
@@ -142,14 +142,15 @@ zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, u
   ZCOLL_CHECK(check_threads(threads));
   ZCOLL_CHECK(validate_chunks(v, first, last));
   if (first == last) return ZCOLL_SUCCESS;
-  if (v.h.dtype == ZCOLL_FLOAT32)
-    return decompress_range<float>(v, first, last, static_cast<float*>(dst), accumulate, threads);
-  return decompress_range<double>(v, first, last, static_cast<double*>(dst), accumulate, threads);
+  return with_value_type(v.h.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return decompress_range<T>(v, first, last, static_cast<T*>(dst), accumulate, threads);
+  });
 }
 
 template <typename T>
-void range_typed(const T* x, size_t n, int threads, double* mn, double* mx,
-                 bool zero_if_none = true) {
+void range_native(const T* x, size_t n, int threads, double* mn, double* mx,
+                  bool zero_if_none = true) {
   const int nt = resolve_threads(threads, n / 65536 + 1);
   std::vector<T> lo(nt), hi(nt);
 #pragma omp parallel num_threads(nt)
@@ -165,6 +166,35 @@ void range_typed(const T* x, size_t n, int threads, double* mn, double* mx,
   *mx = h;
 }
 
+// The range of 16-bit values: widened to float in blocks, then the float pass
+// (every 16-bit value is a float, so min and max are the same values).
+template <typename T>
+void range_widened(const T* x, size_t n, double* mn, double* mx, bool zero_if_none) {
+  constexpr size_t kBlockValues = 4096;
+  float buf[kBlockValues];
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (size_t i = 0; i < n; i += kBlockValues) {
+    const size_t len = std::min(kBlockValues, n - i);
+    for (size_t j = 0; j < len; ++j) buf[j] = ValueTraits<T>::widen(x[i + j]);
+    float l, h;
+    value_range<float>(active_kernels(), buf, len, &l, &h);
+    lo = l < lo ? l : lo;
+    hi = h > hi ? h : hi;
+  }
+  if (lo > hi && zero_if_none) lo = hi = 0;  // no finite value (else +inf, -inf)
+  *mn = lo;
+  *mx = hi;
+}
+
+template <typename T>
+void range_typed(const T* x, size_t n, int threads, double* mn, double* mx,
+                 bool zero_if_none = true) {
+  if constexpr (sizeof(T) == 2)
+    range_widened(x, n, mn, mx, zero_if_none);
+  else
+    range_native(x, n, threads, mn, mx, zero_if_none);
+}
+
 }  // namespace
 
 namespace {
@@ -178,10 +208,10 @@ zcoll_status resolve_bound(const zcoll_params& p, zcoll_dtype dtype, const void*
   }
   if (n && !src) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
   double mn, mx;
-  if (dtype == ZCOLL_FLOAT32)
-    range_typed(static_cast<const float*>(src), n, threads, &mn, &mx);
-  else
-    range_typed(static_cast<const double*>(src), n, threads, &mn, &mx);
+  with_value_type(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    range_typed(static_cast<const T*>(src), n, threads, &mn, &mx);
+  });
   const double eb = rel_to_abs_bound(p.error_bound, mn, mx);  // shared_logic.h
   *abs_bound = eb;
   return ZCOLL_SUCCESS;
@@ -210,20 +240,14 @@ zcoll_status compress_chunks_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
   *written = 0;
   if (first == last) return ZCOLL_SUCCESS;
   auto* d = static_cast<uint8_t*>(dst);
-  if (dtype == ZCOLL_FLOAT32) {
-    Quantizer<float> qz;
-    if (!make_quantizer<float>(p.error_bound, &qz))
+  return with_value_type(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    Quantizer<T> qz;
+    if (!make_quantizer<T>(p.error_bound, &qz))
       return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
-    compress_range<float>(static_cast<const float*>(src), h, qz, first, last, d, threads, written,
-                          sizes);
-  } else {
-    Quantizer<double> qz;
-    if (!make_quantizer<double>(p.error_bound, &qz))
-      return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
-    compress_range<double>(static_cast<const double*>(src), h, qz, first, last, d, threads, written,
-                           sizes);
-  }
-  return ZCOLL_SUCCESS;
+    compress_range<T>(static_cast<const T*>(src), h, qz, first, last, d, threads, written, sizes);
+    return ZCOLL_SUCCESS;
+  });
 }
 
 zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtype dtype, size_t n,
@@ -236,16 +260,13 @@ zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
   h.n = n;
   h.eb = p.error_bound;
   h.flags = static_cast<uint8_t>(p.flags);
-  bool ok;
-  if (dtype == ZCOLL_FLOAT32) {
-    Quantizer<float> q;
-    ok = make_quantizer<float>(p.error_bound, &q);
+  const bool ok = with_value_type(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    Quantizer<T> q;
+    const bool usable = make_quantizer<T>(p.error_bound, &q);
     h.quantum = q.quantum;
-  } else {
-    Quantizer<double> q;
-    ok = make_quantizer<double>(p.error_bound, &q);
-    h.quantum = q.quantum;
-  }
+    return usable;
+  });
   if (!ok) return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
   const uint64_t chunks = h.chunks();
   if (!dst || (chunks && !sizes)) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
@@ -336,9 +357,7 @@ void zcoll_params_init(zcoll_params* p) {
   *p = ZCOLL_PARAMS_INITIALIZER;
 }
 
-size_t zcoll_dtype_size(zcoll_dtype dtype) {
-  return dtype == ZCOLL_FLOAT32 ? 4 : dtype == ZCOLL_FLOAT64 ? 8 : 0;
-}
+size_t zcoll_dtype_size(zcoll_dtype dtype) { return value_bytes_of(dtype); }
 
 size_t zcoll_compress_bound(size_t n, zcoll_dtype dtype) {
   return compress_bound_hd(n, zcoll_dtype_size(dtype));  // shared_logic.h
@@ -363,10 +382,10 @@ zcoll_status zcoll_value_range(zcoll_dtype dtype, const void* src, size_t n, dou
     ZCOLL_CHECK(check_dtype(dtype));
     ZCOLL_CHECK(check_threads(threads));
     if ((n && !src) || !mn || !mx) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
-    if (dtype == ZCOLL_FLOAT32)
-      range_typed(static_cast<const float*>(src), n, threads, mn, mx);
-    else
-      range_typed(static_cast<const double*>(src), n, threads, mn, mx);
+    with_value_type(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      range_typed(static_cast<const T*>(src), n, threads, mn, mx);
+    });
     return ZCOLL_SUCCESS;
   });
 }
@@ -378,10 +397,10 @@ zcoll_status zcoll_value_range_finite(zcoll_dtype dtype, const void* src, size_t
     ZCOLL_CHECK(check_dtype(dtype));
     ZCOLL_CHECK(check_threads(threads));
     if ((n && !src) || !mn || !mx) return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
-    if (dtype == ZCOLL_FLOAT32)
-      range_typed(static_cast<const float*>(src), n, threads, mn, mx, false);
-    else
-      range_typed(static_cast<const double*>(src), n, threads, mn, mx, false);
+    with_value_type(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      range_typed(static_cast<const T*>(src), n, threads, mn, mx, false);
+    });
     return ZCOLL_SUCCESS;
   });
 }
@@ -416,9 +435,10 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     ZCOLL_CHECK(resolve_bound(p, dtype, src, n, threads, &eb));
     auto* d = static_cast<uint8_t*>(dst);
     const auto flags = static_cast<uint8_t>(p.flags);
-    if (dtype == ZCOLL_FLOAT32)
-      return compress_typed(static_cast<const float*>(src), n, eb, cs, flags, threads, d, dst_size);
-    return compress_typed(static_cast<const double*>(src), n, eb, cs, flags, threads, d, dst_size);
+    return with_value_type(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      return compress_typed(static_cast<const T*>(src), n, eb, cs, flags, threads, d, dst_size);
+    });
   });
 }
 

@@ -40,10 +40,11 @@ void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool
     const uint8_t* p = in + kRawChunkHeaderBytes;
     const double d = static_cast<double>(v.h.divisor);
     for (uint32_t i = 0; i < len; ++i) {
+      using V = ValueTraits<T>;
       T x;
       std::memcpy(&x, p + size_t{i} * sizeof(T), sizeof(T));
-      const T r = static_cast<T>(static_cast<double>(x) / d);
-      out[i] = accumulate ? out[i] + r : r;
+      const T r = V::from_double(static_cast<double>(V::widen(x)) / d);
+      out[i] = accumulate ? add_values(out[i], r) : r;
     }
     return;
   }

@@ -57,7 +57,8 @@ const Setting kSettings[] = {
   {"algorithm",        [](const View& v) { return double(v.sel.algo); }},
   {"count",            [](const View& v) { return double(v.s.total); }},
   {"recvcounts",       counts_hash},
-  {"datatype",         [](const View& v) { return double(v.s.dtype); }},
+  {"datatype",         [](const View& v) {  // a 16-bit call: its 16-bit type (half_call.h)
+                         return double(v.k.values16 ? v.k.values16 : int(v.s.dtype)); }},
   {"op",               [](const View& v) { return v.s.reduction ? double(v.s.op) : 0.0; }},
   {"root",             [](const View& v) { return v.s.rooted ? double(v.k.root) : 0.0; }},
   {"chunk size",       [](const View& v) { return v.cmp ? double(v.s.chunk) : 0.0; }},

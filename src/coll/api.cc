@@ -14,6 +14,7 @@
 #include "coll/comm.h"
 #include "coll/collective.h"
 #include "coll/comm_config.h"
+#include "coll/half_call.h"
 #include "coll/nonblocking.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -115,6 +116,13 @@ int zcoll_algorithms_of(zcoll_collective collective, zcoll_algorithm* out, int c
     ++n;
   }
   return n;
+}
+
+zcoll_status zcoll_mpi_datatype(zcoll_dtype dtype, MPI_Datatype* datatype) {
+  return zcoll::guarded("zcoll_mpi_datatype", [&] {
+    zcoll::clear_error();
+    return zcoll::coll::half_datatype(dtype, datatype);
+  });
 }
 
 zcoll_status zcoll_mode_from_name(const char* name, zcoll_mode* mode) {

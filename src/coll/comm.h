@@ -68,6 +68,9 @@ struct zcoll_comm {
   bool progress_thread = false;
   bool progress_inline_asked = false;  // ZCOLL_PROGRESS=inline (no notice)
   std::unique_ptr<zcoll::coll::Progress, zcoll::coll::ProgressDeleter> progress;
+  // bfloat16/float16 calls (half_call.h): the float32 copies of the input and
+  // of the receive buffer, reused across calls
+  std::vector<float> half_send, half_recv;
 };
 
 namespace zcoll::coll {
@@ -82,6 +85,10 @@ struct Call {
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
+  // A float32 call standing for a call on 16-bit buffers (half_call.h): their
+  // zcoll_dtype (ZCOLL_BFLOAT16 / ZCOLL_FLOAT16), agreed on as the datatype;
+  // 0: none
+  int values16 = 0;
 };
 
 // The one path of every public collective (dispatch.cc).

@@ -1,5 +1,7 @@
 // dispatch.cc — the one path of every collective call (run_call), in stages:
 //
+//   (16-bit)      bfloat16/float16 buffers run as the same call on float32
+//                 copies (half_call.h), which comes back here
 //   resolve       check the arguments; the collective's shape (collective.h),
 //                 datatype and op; the sizes, bound and segment settings in
 //                 force for this call
@@ -23,6 +25,7 @@
 #include "coll/call_report.h"
 #include "coll/collective.h"
 #include "coll/error_bound.h"
+#include "coll/half_call.h"
 #include "coll/sim_cost.h"
 #include "core/error.h"
 #include "transport/clock.h"
@@ -287,6 +290,9 @@ zcoll_status run_native_call(zcoll_comm* zc, const Call& k, const Resolved& s, c
 zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   clear_error();
   if (!zc || !zc->tp) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  // bfloat16/float16: the same call on float32 copies, rounded once at the end
+  zcoll_dtype half;
+  if (half_dtype_of(k.datatype, &half)) return run_half_call(zc, k, half);
   CallReport rep(zc, k);
   // Every call on the handle, whatever its path, advances the tag epoch on
   // every rank alike (all ranks make the same calls in the same order).

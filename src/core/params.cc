@@ -35,7 +35,8 @@ zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chu
 }
 
 zcoll_status check_dtype(zcoll_dtype dtype) {
-  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64)
+  if (dtype != ZCOLL_FLOAT32 && dtype != ZCOLL_FLOAT64 && dtype != ZCOLL_BFLOAT16 &&
+      dtype != ZCOLL_FLOAT16)
     return fail(ZCOLL_ERR_UNSUPPORTED, "unsupported dtype code %d", static_cast<int>(dtype));
   return ZCOLL_SUCCESS;
 }

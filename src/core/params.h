@@ -12,7 +12,8 @@ namespace zcoll {
 // Read the caller's params (the struct_size rule) into *p and validate them; on
 // success *chunk_size is the effective chunk size.
 zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chunk_size);
-// ZCOLL_FLOAT32 or ZCOLL_FLOAT64.
+// ZCOLL_FLOAT32, ZCOLL_FLOAT64, ZCOLL_BFLOAT16 or ZCOLL_FLOAT16 (the GPU codec
+// refuses the 16-bit ones itself).
 zcoll_status check_dtype(zcoll_dtype dtype);
 
 }  // namespace zcoll

@@ -227,6 +227,9 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   if (p.flags != 0)  // format 1.1 chunk checksums: CPU codec only (the decoder rejects them too)
     return fail(ZCOLL_ERR_UNSUPPORTED, "the GPU codec does not write ZCOLL_FLAG_CHECKSUM streams");
   ZCOLL_CHECK(check_dtype(dtype));
+  if (dtype == ZCOLL_BFLOAT16 || dtype == ZCOLL_FLOAT16)
+    return fail(ZCOLL_ERR_UNSUPPORTED,
+                "the GPU codec has no bfloat16/float16 kernels (the CPU codec has them)");
   const size_t vb = zcoll_dtype_size(dtype);
   const size_t bound = zcoll_compress_bound(n, dtype);
   if (bound == 0) return fail(ZCOLL_ERR_INVALID_ARG, "%zu values exceed any stream size", n);
@@ -376,7 +379,7 @@ const char* reason_text(uint32_t r) {
     case kShortHeader: return "the stream is shorter than its 48-byte header";
     case kBadMagic: return "not a zcoll stream (bad magic)";
     case kBadVersion: return "unsupported format version";
-    case kBadDtype: return "unknown dtype code";
+    case kBadDtype: return "unknown dtype code, or a bfloat16/float16 stream (CPU codec only)";
     case kBadBlockOrFlags: return "unsupported block size or header flags";
     case kBadField: return "invalid header field (chunk size, divisor, terms, n, bound or quantum)";
     case kShortIndex: return "the stream ends inside its chunk index";

@@ -248,6 +248,8 @@ __global__ void k_open(DevState* st, const uint8_t* s, uint64_t src_size, int sl
   if (s[0] != 'Z' || s[1] != 'C' || s[2] != 'O' || s[3] != 'L')
     return set_error(st, ZCOLL_ERR_CORRUPT, kBadMagic);
   if (s[4] != ZCOLL_FORMAT_VERSION) return set_error(st, ZCOLL_ERR_UNSUPPORTED, kBadVersion, s[4]);
+  if (s[5] == ZCOLL_BFLOAT16 || s[5] == ZCOLL_FLOAT16)  // format 1.2: no 16-bit kernels here
+    return set_error(st, ZCOLL_ERR_UNSUPPORTED, kBadDtype, s[5]);
   if (s[5] != ZCOLL_FLOAT32 && s[5] != ZCOLL_FLOAT64)
     return set_error(st, ZCOLL_ERR_CORRUPT, kBadDtype, s[5]);
   if (s[6] != 5 || s[7] != 0) return set_error(st, ZCOLL_ERR_UNSUPPORTED, kBadBlockOrFlags);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "codec/value_types.h"
 #include "core/error.h"
 #include "core/struct_io.h"
 #include "zcoll.h"
@@ -31,17 +32,19 @@ struct Partial {
 };
 
 template <typename T>
-Partial compare_block(const T* x, const T* y, size_t n) {
+Partial compare_block(const T* xs, const T* ys, size_t n) {
+  using V = ValueTraits<T>;
   Partial p;
   for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) {
+    const auto xi = V::widen(xs[i]), yi = V::widen(ys[i]);  // exact (16-bit: to float)
+    if (!std::isfinite(xi)) {
       // NaN/Inf cannot be quantized; a correct codec copies their bits exactly
       ++p.nonfinite;
-      p.nonfinite_mismatch += std::memcmp(&x[i], &y[i], sizeof(T)) != 0;
+      p.nonfinite_mismatch += std::memcmp(&xs[i], &ys[i], sizeof(T)) != 0;
       continue;
     }
-    const double xv = static_cast<double>(x[i]);
-    double err = std::fabs(xv - static_cast<double>(y[i]));
+    const double xv = static_cast<double>(xi);
+    double err = std::fabs(xv - static_cast<double>(yi));
     // a NaN reconstruction of a finite value is an unbounded error, not a skip
     if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
     p.sum_sq += err * err;
@@ -95,12 +98,11 @@ zcoll_status quality_compare(zcoll_dtype dtype, const void* original, const void
   if (threads < 0) return fail(ZCOLL_ERR_INVALID_ARG, "threads must be >= 0, got %d", threads);
   zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
   q.n = n;
-  if (dtype == ZCOLL_FLOAT32)
-    compare_typed(static_cast<const float*>(original), static_cast<const float*>(reconstructed), n,
+  with_value_type(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    compare_typed(static_cast<const T*>(original), static_cast<const T*>(reconstructed), n,
                   threads, &q);
-  else
-    compare_typed(static_cast<const double*>(original), static_cast<const double*>(reconstructed),
-                  n, threads, &q);
+  });
   if (compressed_bytes > 0) {
     q.compression_ratio = static_cast<double>(n) * static_cast<double>(vb) /
                           static_cast<double>(compressed_bytes);

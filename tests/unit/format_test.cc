@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/format.h"  // internal: zcoll::crc32c
+#include "codec/format.h"       // internal: zcoll::crc32c
+#include "codec/value_types.h"  // internal: rounding floats to 16-bit test inputs
 #include "test_data.h"
 #include "test_util.h"
 
@@ -103,6 +104,94 @@ bool ref_decode(const uint8_t* s, size_t size, std::vector<T>* out, std::string*
           o[b * 32 + i] = static_cast<T>(static_cast<double>(code) * factor);
         }
       }
+    } else {
+      return bad("chunk kind");
+    }
+    off += bytes;
+  }
+  return true;
+}
+
+// The 16-bit types (format 1.2): the same walk, with §6's reconstruction of a
+// 16-bit value: the double x' rounded to float, then to 16 bits (ties to even),
+// written here from the definition with frexp/ldexp. out receives the 16-bit
+// patterns. dtype 3 = bfloat16 (p = 8 significant bits, 2^-126 the smallest
+// normal), 4 = float16 (p = 11, 2^-14, largest finite 65504).
+uint16_t ref_encode16(float f, int dtype) {
+  const bool bf = dtype == 3;
+  const int p = bf ? 8 : 11, emin = bf ? -126 : -14, ebias = bf ? 127 : 15;
+  const double maxf = bf ? 3.3895313892515355e38 : 65504.0;
+  const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+  double x = std::fabs(static_cast<double>(f));
+  if (std::isnan(f)) return 0;  // not produced by a reconstruction
+  if (x != 0 && std::isfinite(x)) {
+    int e;
+    std::frexp(x, &e);
+    const double ulp = std::ldexp(1.0, std::max(e - 1, emin) - (p - 1));
+    x = std::nearbyint(x / ulp) * ulp;  // ties to even
+  }
+  if (!(x <= maxf)) return sign | (bf ? 0x7F80 : 0x7C00);  // overflow: Inf
+  if (x == 0) return sign;
+  int e;
+  const double m = std::frexp(x, &e);  // x = m 2^e
+  if (e - 1 < emin)                     // subnormal: units of 2^(emin - p + 1)
+    return sign | static_cast<uint16_t>(std::ldexp(x, -(emin - p + 1)));
+  const uint32_t frac = static_cast<uint32_t>(std::ldexp(m * 2 - 1, p - 1));
+  return sign | static_cast<uint16_t>((e - 1 + ebias) << (p - 1) | frac);
+}
+
+bool ref_decode16(const uint8_t* s, size_t size, std::vector<uint16_t>* out, std::string* why) {
+  auto bad = [&](const char* w) {
+    *why = w;
+    return false;
+  };
+  if (size < 48 || std::memcmp(s, "ZCOL", 4) != 0 || s[4] != 1) return bad("header");
+  const int dtype = s[5];
+  if (dtype != 3 && dtype != 4) return bad("dtype");
+  if (s[6] != 5 || s[7] != 0) return bad("block size / flags");
+  const uint32_t cs = le32(s + 8), divisor = le32(s + 12);
+  const uint64_t n = le64(s + 16);
+  const double quantum = lef64(s + 32);
+  const uint64_t chunks = (n + cs - 1) / cs;
+  const size_t index_bytes = (chunks * 4 + 7) / 8 * 8;
+  if (size < 48 + index_bytes) return bad("short index");
+  if ((ref_crc32c(s + 48, index_bytes, ref_crc32c(s, 44))) != le32(s + 44)) return bad("checksum");
+  const double factor = quantum / static_cast<double>(divisor);
+  out->assign(n, 0);
+  size_t off = 48 + index_bytes;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const uint32_t bytes = le32(s + 48 + 4 * c);
+    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(cs, n - c * cs));
+    const size_t raw = (8 + size_t{len} * 2 + 7) / 8 * 8;  // vb = 2
+    if (bytes < 8 || bytes % 8 || bytes > raw || off + bytes > size) return bad("chunk size");
+    const uint8_t* ch = s + off;
+    uint16_t* o = out->data() + c * cs;
+    if (ch[0] == 1) {
+      if (bytes != raw || divisor != 1) return bad("raw chunk");
+      for (uint32_t i = 0; i < len; ++i) o[i] = static_cast<uint16_t>(ch[8 + 2 * i] | ch[9 + 2 * i] << 8);
+    } else if (ch[0] == 0) {
+      const uint32_t nb = (len + 31) / 32;
+      size_t pos = 12 + (nb + 3) / 4 * 4;
+      uint32_t q = le32(ch + 4);
+      for (uint32_t b = 0; b < nb; ++b) {
+        const uint32_t W = ch[12 + b];
+        if (W > 33) return bad("code length");
+        uint32_t d[32] = {0};
+        for (uint32_t j = 0; j < W && j < 32; ++j) {
+          const uint32_t plane = le32(ch + pos + 4 * j);
+          for (int i = 0; i < 32; ++i) d[i] |= ((plane >> i) & 1u) << j;
+        }
+        if (W > 0 && W < 32)
+          for (int i = 0; i < 32; ++i)
+            if (d[i] >> (W - 1) & 1u) d[i] |= ~0u << W;
+        pos += 4u * W;
+        for (uint32_t i = 0; i < 32 && b * 32 + i < len; ++i) {
+          q += d[i];
+          const double v = static_cast<double>(static_cast<int32_t>(q)) * factor;
+          o[b * 32 + i] = ref_encode16(static_cast<float>(v), dtype);
+        }
+      }
+      if ((pos + 7) / 8 * 8 != bytes) return bad("payload size");
     } else {
       return bad("chunk kind");
     }
@@ -259,6 +348,54 @@ void reference_agrees(uint64_t seed) {
 TEST(Format, ReferenceDecoderAgrees) {
   reference_agrees<float>(11);
   reference_agrees<double>(12);
+}
+
+// Format 1.2: bfloat16 and float16 streams (the float cases of every kind,
+// rounded to 16 bits, at bounds from below the 16-bit precision to coarse; sums
+// with a divisor too) decode to the same 16-bit patterns in both decoders.
+TEST(Format, ReferenceDecoderAgrees16) {
+  Rng r(13);
+  int checked = 0;
+  for (int it = 0; it < 160; ++it) {
+    const zcoll_dtype dt = it % 2 ? ZCOLL_FLOAT16 : ZCOLL_BFLOAT16;
+    const int kind = it % zt::kNumKinds;
+    const size_t n = r.below(3) == 0 ? r.below(70) : r.below(4000);
+    const uint32_t cs = r.coin() ? 1024 : 2048;
+    const double eb = std::ldexp(1.0, static_cast<int>(r.below(24)) - 16);  // 2^-16 .. 2^7
+    std::vector<float> f = zt::make_case<float>(kind, n, r, ZCOLL_EB_ABS, eb, cs);
+    std::vector<uint16_t> x(n);
+    for (size_t i = 0; i < n; ++i)
+      x[i] = dt == ZCOLL_BFLOAT16 ? zcoll::hd::float_to_bf16(f[i]) : zcoll::hd::float_to_f16(f[i]);
+    zcoll_params p;
+    zcoll_params_init(&p);
+    p.eb_mode = ZCOLL_EB_ABS;
+    p.error_bound = eb;
+    p.chunk_size = cs;
+    std::vector<uint8_t> z(zcoll_compress_bound(n, dt));
+    size_t size = 0;
+    ASSERT_EQ(zcoll_compress(&p, dt, x.data(), n, z.data(), z.size(), &size, 2), ZCOLL_SUCCESS);
+    z.resize(size);
+    if (it % 5 == 4 && n) {  // a sum of the stream with itself, then a divisor: no raw chunk
+      std::vector<uint8_t> s2(zcoll_compress_bound(n, dt));
+      size_t s2n = 0;
+      ASSERT_EQ(zcoll_hom_add(z.data(), z.size(), z.data(), z.size(), s2.data(), s2.size(), &s2n,
+                              nullptr, 1),
+                ZCOLL_SUCCESS);
+      s2.resize(s2n);
+      if (zt::inspect(s2).raw_chunks == 0) {
+        ASSERT_EQ(zcoll_hom_set_divisor(s2.data(), s2.size(), 3), ZCOLL_SUCCESS);
+        z = s2;
+      }
+    }
+    std::vector<uint16_t> lib(n), ref;
+    ASSERT_EQ(zcoll_decompress(z.data(), z.size(), lib.data(), n, 1), ZCOLL_SUCCESS);
+    std::string why;
+    ASSERT_TRUE(ref_decode16(z.data(), z.size(), &ref, &why)) << why;
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(lib[i], ref[i]) << zt::kind_name(kind) << " i=" << i << " eb=" << eb;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 160);
 }
 
 // ---- golden digest -------------------------------------------------------------------

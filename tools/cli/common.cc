@@ -21,13 +21,17 @@ void check(zcoll_status s, const std::string& context) {
 zcoll_dtype parse_dtype(const std::string& name) {
   if (name == "f32") return ZCOLL_FLOAT32;
   if (name == "f64") return ZCOLL_FLOAT64;
-  throw Error("unknown type '" + name + "' (expected f32 or f64)");
+  if (name == "bf16") return ZCOLL_BFLOAT16;
+  if (name == "f16") return ZCOLL_FLOAT16;
+  throw Error("unknown type '" + name + "' (expected f32, f64, bf16 or f16)");
 }
 
 const char* dtype_name(zcoll_dtype dtype) {
   switch (dtype) {
     case ZCOLL_FLOAT32: return "f32";
     case ZCOLL_FLOAT64: return "f64";
+    case ZCOLL_BFLOAT16: return "bf16";
+    case ZCOLL_FLOAT16: return "f16";
   }
   return "unknown";
 }

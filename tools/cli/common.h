@@ -23,7 +23,7 @@ class Error : public std::runtime_error {
 // Throw Error("<context>: <status string>: <last error>") unless s is SUCCESS.
 void check(zcoll_status s, const std::string& context);
 
-// "f32" / "f64" <-> zcoll_dtype.
+// "f32" / "f64" / "bf16" / "f16" <-> zcoll_dtype.
 zcoll_dtype parse_dtype(const std::string& name);
 const char* dtype_name(zcoll_dtype dtype);
 

@@ -56,7 +56,7 @@ CLI::Option* add_threads(CLI::App* sub, int* threads) {
 CLI::Option* add_type(CLI::App* sub, std::string* type) {
   return sub->add_option("--type", *type, "value type of the raw input")
       ->required()
-      ->check(CLI::IsMember({"f32", "f64"}));
+      ->check(CLI::IsMember({"f32", "f64", "bf16", "f16"}));
 }
 
 // One line on stderr, whatever the message contains.
@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
                                         std::to_string(ZCOLL_VERSION_PATCH));
   app.require_subcommand(1);
   app.footer(
-      "Raw files hold little-endian float32 (f32) or float64 (f64) values.\n"
+      "Raw files hold little-endian float32 (f32), float64 (f64), bfloat16 (bf16)\n"
+      "or IEEE float16 (f16) values.\n"
       "Example: zcoll compress -i t.f32 -o t.zc --type f32 --rel 1e-3");
 
   CompressOptions co;
