@@ -176,7 +176,7 @@ def test_mismatch_fails_the_request_on_every_rank_and_the_next_works():
 
 def test_bad_input_raises_at_the_start():
     with zcoll.Comm(W, mode="hom") as c:
-        with pytest.raises(TypeError, match="float32 or float64"):
+        with pytest.raises(TypeError, match="float32, float64 or float16"):
             c.iallreduce(np.zeros(10, np.int32))
         with pytest.raises(RuntimeError, match="not complete"):
             q = c.iallreduce(data(10, np.float32))
