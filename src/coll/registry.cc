@@ -4,9 +4,10 @@
 // and <function>_cost; ZCOLL_ALGORITHM declares the three.
 //
 // Order matters twice: within a collective the first row whose size rule holds
-// is the default (rows without a rule hold always), and AUTO's near-ties go to
-// the earlier candidate (the ring, fewest bytes on the wire, before recursive
-// doubling; the chain before the binomial tree).
+// is the default (rows without a rule hold always; node-aware rows never), and
+// AUTO's near-ties go to the earlier candidate (the ring, fewest bytes on the
+// wire, before recursive doubling; the chain before the binomial tree; the
+// flat rows before the node-aware ones).
 #include <cstring>
 #include <string>
 #include <strings.h>
@@ -117,12 +118,13 @@ const char* algorithm_words(zcoll_collective coll) {
 }
 
 const Algorithm* default_algorithm(const CostQuery& q, const char** reason) {
+  // the size rule picks among the flat rows (a node-aware one runs when chosen)
   const Algorithm* only = nullptr;
   int rows = 0;
   for (const Algorithm& a : kAlgorithms)
-    if (a.coll == q.coll && rows++ == 0) only = &a;
+    if (a.coll == q.coll && !(a.restrictions & kNodeAware) && rows++ == 0) only = &a;
   for (const Algorithm& a : kAlgorithms) {
-    if (a.coll != q.coll || (a.prefer && !a.prefer(q))) continue;
+    if (a.coll != q.coll || (a.restrictions & kNodeAware) || (a.prefer && !a.prefer(q))) continue;
     if (reason) *reason = rows == 1 ? "the only algorithm" : a.prefer_reason;
     return &a;
   }
