@@ -30,10 +30,16 @@ ZCOLL_ALGORITHM(bcast_binomial)
 ZCOLL_ALGORITHM(scatter_binomial)
 ZCOLL_ALGORITHM(reduce_binomial)
 ZCOLL_ALGORITHM(gather_binomial)
+ZCOLL_ALGORITHM(allreduce_node_aware)
+ZCOLL_ALGORITHM(allreduce_node_leader)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
 #define ZCOLL_FUNCTIONS(fn) #fn, fn, fn##_model, fn##_cost
+
+// The node-aware compositions (hierarchy.h): numbers past zcoll_mpi.h's enum.
+constexpr zcoll_algorithm kNodeAwareAlgo = zcoll_algorithm(8);
+constexpr zcoll_algorithm kNodeLeaderAlgo = zcoll_algorithm(9);
 
 namespace {
 const Algorithm kAlgorithms[] = {
@@ -47,6 +53,13 @@ const Algorithm kAlgorithms[] = {
      "compressions, for small vectors",
      ZCOLL_FUNCTIONS(allreduce_recursive_doubling), nullptr, nullptr,
      "auto: block < 256 KiB per rank"},
+    {ZCOLL_COLL_ALLREDUCE, kNodeAwareAlgo, "node_aware", nullptr, kCommutativeOps | kNodeAware,
+     "node reduce-scatter (raw) + ring allreduce of 1/P on each rail + node allgather (raw)",
+     ZCOLL_FUNCTIONS(allreduce_node_aware), nullptr, nullptr, "call setting"},
+    {ZCOLL_COLL_ALLREDUCE, kNodeLeaderAlgo, "node_leader", nullptr, kCommutativeOps | kNodeAware,
+     "node reduce to a leader (raw) + recursive doubling among leaders + node bcast (raw); "
+     "small vectors",
+     ZCOLL_FUNCTIONS(allreduce_node_leader), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
      "N-1 ring steps, segments pipelined", ZCOLL_FUNCTIONS(reduce_scatter_ring), nullptr, nullptr,
      "the default"},
