@@ -32,6 +32,7 @@ ZCOLL_ALGORITHM(reduce_binomial)
 ZCOLL_ALGORITHM(gather_binomial)
 ZCOLL_ALGORITHM(allreduce_node_aware)
 ZCOLL_ALGORITHM(allreduce_node_leader)
+ZCOLL_ALGORITHM(reduce_scatter_node_aware)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
@@ -67,6 +68,10 @@ const Algorithm kAlgorithms[] = {
      kCommutativeOps | kNoAuto,
      "N-1 exchanges, every block straight to its owner: compressed once, decoded once",
      ZCOLL_FUNCTIONS(reduce_scatter_pairwise), nullptr, nullptr, "call setting"},
+    {ZCOLL_COLL_REDUCE_SCATTER, kNodeAwareAlgo, "node_aware", nullptr,
+     kCommutativeOps | kNodeAware,
+     "node reduce-scatter of the lanes (raw) + ring reduce-scatter on each rail",
+     ZCOLL_FUNCTIONS(reduce_scatter_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "ring", nullptr, kNoRestriction,
      "compress once, balanced fixed-segment ring, decompress on arrival",
      ZCOLL_FUNCTIONS(allgather_ring), pieces_helpers, nullptr, "the default"},
