@@ -33,6 +33,8 @@ ZCOLL_ALGORITHM(gather_binomial)
 ZCOLL_ALGORITHM(allreduce_node_aware)
 ZCOLL_ALGORITHM(allreduce_node_leader)
 ZCOLL_ALGORITHM(reduce_scatter_node_aware)
+ZCOLL_ALGORITHM(allgather_node_aware)
+ZCOLL_ALGORITHM(bcast_node_aware)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
@@ -75,6 +77,9 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "ring", nullptr, kNoRestriction,
      "compress once, balanced fixed-segment ring, decompress on arrival",
      ZCOLL_FUNCTIONS(allgather_ring), pieces_helpers, nullptr, "the default"},
+    {ZCOLL_COLL_ALLGATHER, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "ring allgather on each rail (each block compressed once) + node allgather (raw)",
+     ZCOLL_FUNCTIONS(allgather_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN, "chain", nullptr, kNoRestriction,
      "pipelined chain of segments, every link carries the buffer once; long messages",
      ZCOLL_FUNCTIONS(bcast_chain), nullptr, share_at_least_256k,
@@ -82,6 +87,9 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, segments pipelined, root compresses once", ZCOLL_FUNCTIONS(bcast_binomial),
      nullptr, nullptr, "auto: share < 256 KiB per rank"},
+    {ZCOLL_COLL_BCAST, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "root's node scatters lanes (raw) + chain bcast on each rail + node allgather (raw)",
+     ZCOLL_FUNCTIONS(bcast_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, one stream per block, inner ranks forward streams",
      ZCOLL_FUNCTIONS(scatter_binomial), nullptr, nullptr, "the default"},
