@@ -281,6 +281,10 @@ void t_reduce_scatter(const Case& c, bool counts_variant) {
                               sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, true, total, what);
   if (s != ZCOLL_SUCCESS) return;
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && total > 0 &&
+      c.algo != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == c.algo, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
   check_reduction<T>(c, recv.data(), displs[c.rank], counts[c.rank], rep, what, in);
   if (!c.in_place) EXPECT(recv[counts[c.rank]] == T(-7), "%s: wrote past the end", what.c_str());
 }
@@ -292,12 +296,17 @@ void t_allgather(const Case& c) {
   std::vector<T> recv(n * c.size + 1, T(-7));
   if (c.in_place) std::copy(in[c.rank].begin(), in[c.rank].end(), recv.begin() + c.rank * n);
   zcoll_comm_set_mode(c.zc, c.mode);
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_ALLGATHER, c.algo);
   zcoll_status s = zcoll_allgather(c.zc, c.in_place ? MPI_IN_PLACE : in[c.rank].data(), recv.data(),
                                    n, mpi_type<T>());
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_AUTO);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, "allgather", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, false, n * c.size, what);
   if (s != ZCOLL_SUCCESS) return;
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && n > 0 && c.algo != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == c.algo, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
   for (int p = 0; p < c.size; ++p)
     check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep,
                   what + " block " + std::to_string(p),
@@ -313,8 +322,11 @@ void t_bcast(const Case& c, int nan_inf = 0) {
   if (c.rank == c.root) std::copy(in[c.root].begin(), in[c.root].end(), buf.begin());
   zcoll_comm_set_mode(c.zc, c.mode);
   // c.algo may name another collective's algorithm (a case shared with allreduce)
-  const zcoll_algorithm al =
-      c.algo == ZCOLL_ALGO_BINOMIAL || c.algo == ZCOLL_ALGO_CHAIN ? c.algo : ZCOLL_ALGO_AUTO;
+  zcoll_algorithm bcast_algos[16];
+  const int nb = std::min(16, zcoll_algorithms_of(ZCOLL_COLL_BCAST, bcast_algos, 16));
+  const zcoll_algorithm al = std::find(bcast_algos, bcast_algos + nb, c.algo) != bcast_algos + nb
+                                 ? c.algo
+                                 : ZCOLL_ALGO_AUTO;
   zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_BCAST, al);
   zcoll_status s = zcoll_bcast(c.zc, buf.data(), n, mpi_type<T>(), c.root);
   zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
@@ -322,7 +334,7 @@ void t_bcast(const Case& c, int nan_inf = 0) {
   std::string what = describe(c, "bcast", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, false, n, what);
   if (s != ZCOLL_SUCCESS) return;
-  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && al != ZCOLL_ALGO_AUTO)
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && n > 0 && al != ZCOLL_ALGO_AUTO)
     EXPECT(rep.algorithm == al, "%s: algorithm %s", what.c_str(),
            zcoll_algorithm_name(rep.algorithm));
   check_copy<T>(c, buf.data(), in[c.root].data(), n, rep, what,
@@ -656,6 +668,64 @@ void group_reduce(const Env& e) {
 }
 
 // ~1M values per collective, float SUM / data movement, every mode.
+// The node-aware rows (docs/algorithms.md, "Node-aware algorithms"), forced by
+// name, in every compressed mode: CTest runs this group under ZCOLL_NODE_MAP
+// layouts (even, uneven, ranks not by node, one node, sub-communicators).
+void group_node_aware(const Env& e) {
+  struct Row {
+    zcoll_collective coll;
+    const char* name;
+  };
+  const Row rows[] = {{ZCOLL_COLL_ALLREDUCE, "node_aware"},
+                      {ZCOLL_COLL_ALLREDUCE, "node_leader"},
+                      {ZCOLL_COLL_REDUCE_SCATTER, "node_aware"},
+                      {ZCOLL_COLL_ALLGATHER, "node_aware"},
+                      {ZCOLL_COLL_BCAST, "node_aware"}};
+  // Trimmed for 4-6 ranks oversubscribing 2 cores (inproc_node_aware covers
+  // every mode, op and layout): doc, hom and raw at counts 0, 1 and long (SUM,
+  // also in place), MAX and PROD on the long vector; cpr_p2p once; the average.
+  const size_t big = counts_for(e.size)[3];
+  int k = 0;
+  for (const Row& row : rows) {
+    zcoll_algorithm al = ZCOLL_ALGO_AUTO;
+    EXPECT(zcoll_algorithm_from_name(row.coll, row.name, &al) == ZCOLL_SUCCESS, "no %s %s",
+           zcoll_collective_name(row.coll), row.name);
+    const bool red = row.coll == ZCOLL_COLL_ALLREDUCE || row.coll == ZCOLL_COLL_REDUCE_SCATTER;
+    auto run = [&](zcoll_mode m, MPI_Op op, size_t n, int ip, bool average) {
+      Case c = base(e, e.fine, average ? "fine node-aware avg" : "fine node-aware");
+      c.mode = m;
+      c.algo = al;
+      c.op = op;
+      c.count = n;
+      c.in_place = ip;
+      c.average = average;
+      c.root = static_cast<int>(n + ip + k) % e.size;
+      c.salt = static_cast<int>(n) + 5 * ip;
+      const bool dbl = ++k % 2 == 0;
+      if (row.coll == ZCOLL_COLL_ALLREDUCE)
+        dbl ? t_allreduce<double>(c) : t_allreduce<float>(c);
+      else if (row.coll == ZCOLL_COLL_REDUCE_SCATTER)
+        dbl ? t_reduce_scatter<double>(c, ip) : t_reduce_scatter<float>(c, !ip);
+      else if (row.coll == ZCOLL_COLL_ALLGATHER)
+        dbl ? t_allgather<double>(c) : t_allgather<float>(c);
+      else
+        dbl ? t_bcast<double>(c) : t_bcast<float>(c);
+    };
+    for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+      for (size_t n : {size_t{0}, size_t{1}, big}) run(m, MPI_SUM, n, 0, false);
+      run(m, MPI_SUM, big, 1, false);
+      if (red)
+        for (MPI_Op op : {MPI_MAX, MPI_PROD}) run(m, op, big, 0, false);
+    }
+    run(ZCOLL_MODE_CPR_P2P, MPI_SUM, big, 0, false);
+    if (red) {
+      run(ZCOLL_MODE_HOM, MPI_SUM, big, 0, true);
+      zcoll_comm_set_average(e.fine, 0);
+    }
+    zcoll_comm_set_algorithm(e.fine, row.coll, ZCOLL_ALGO_AUTO);
+  }
+}
+
 void group_large(const Env& e) {
   const size_t big = 1u << 20;
   for (zcoll_mode m : kModes) {
@@ -1186,7 +1256,7 @@ void group_auto(const Env& e) {
 
 const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather", "bcast",
                                "scatter",   "reduce",         "gather",    "large",
-                               "special",   "auto",           nullptr};
+                               "special",   "auto",           "node_aware", nullptr};
 
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
   auto want = [&](const char* g) {
@@ -1205,6 +1275,8 @@ void run_groups(const Env& e, const std::vector<std::string>& groups) {
   if (want("large")) group_large(e);
   if (want("special")) group_special(e);
   if (want("auto")) group_auto(e);
+  // not part of "all": the layouts it needs come from ZCOLL_NODE_MAP (CTest)
+  if (!groups.empty() && want("node_aware")) group_node_aware(e);
 }
 
 Env make_env(MPI_Comm comm) {
