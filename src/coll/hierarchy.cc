@@ -116,6 +116,17 @@ zcoll_status root_scatter_run(Ctx& c, const Args& a) {
   return t.wait_all();
 }
 
+zcoll_status root_gather_run(Ctx& c, const Args& a) {
+  Transfers t(c);
+  if (c.rank == a.root) {
+    for (int k = 0; k < c.size; ++k)
+      if (k != a.root) ZCOLL_CHECK(t.recv(at(a.out, a.displs[k], c.vsize), a.counts[k], k));
+  } else {
+    ZCOLL_CHECK(t.send(a.in, a.counts[c.rank], a.root));
+  }
+  return t.wait_all();
+}
+
 zcoll_status lanes_scatter_run(Ctx& c, const Args& a) {
   const int B = static_cast<int>(a.count);
   Transfers t(c);
@@ -155,6 +166,10 @@ const Algorithm kRootScatter = {ZCOLL_COLL_BCAST, ZCOLL_ALGO_NONE, "node_root_sc
                                 kNoRestriction, "a node's root sends each rank its block",
                                 "node_root_scatter", root_scatter_run, exact_model, no_cost,
                                 nullptr, nullptr, ""};
+const Algorithm kRootGather = {ZCOLL_COLL_GATHER, ZCOLL_ALGO_NONE, "node_root_gather", nullptr,
+                               kNoRestriction, "each rank of a node sends the root its block",
+                               "node_root_gather", root_gather_run, exact_model, no_cost, nullptr,
+                               nullptr, ""};
 const Algorithm kLanesScatter = {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_NONE, "node_lanes_scatter",
                                  nullptr, kNoRestriction,
                                  "each lane's rank sends the ranks it serves their blocks",
@@ -172,6 +187,7 @@ const Algorithm kAllgatherv = {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_NONE, "allgather
 }  // namespace
 
 const Algorithm& node_root_scatter() { return kRootScatter; }
+const Algorithm& node_root_gather() { return kRootGather; }
 const Algorithm& node_lanes_scatter() { return kLanesScatter; }
 const Algorithm& node_lanes_gather() { return kLanesGather; }
 const Algorithm& allgatherv_step() { return kAllgatherv; }

@@ -111,6 +111,9 @@ class Composition {
 //   node_root_scatter   rank a.root sends block k (counts[k] values at
 //                       out + displs[k]) to rank k, which receives it at the
 //                       same place of its out (one buffer: Bcast's lanes)
+//   node_root_gather    each rank k != a.root sends counts[k] values at in
+//                       to rank a.root, which receives them at out + displs[k]
+//                       (Reduce's lanes to their root)
 //   node_lanes_scatter  a lane's rank j sends block k (at in + displs[k]) to
 //                       each rank k >= a.count (the lane count B) with
 //                       k mod B == j, which receives it at out
@@ -118,6 +121,7 @@ class Composition {
 //                       in to rank k mod B, which receives them at
 //                       out + displs[k]
 const Algorithm& node_root_scatter();
+const Algorithm& node_root_gather();
 const Algorithm& node_lanes_scatter();
 const Algorithm& node_lanes_gather();
 // Allgather of blocks of any size (counts / displs, the own block in place

@@ -35,6 +35,7 @@ ZCOLL_ALGORITHM(allreduce_node_leader)
 ZCOLL_ALGORITHM(reduce_scatter_node_aware)
 ZCOLL_ALGORITHM(allgather_node_aware)
 ZCOLL_ALGORITHM(bcast_node_aware)
+ZCOLL_ALGORITHM(reduce_node_aware)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
@@ -96,6 +97,10 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kCommutativeOps,
      "binomial tree, segments pipelined with a receive window per child",
      ZCOLL_FUNCTIONS(reduce_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_REDUCE, kNodeAwareAlgo, "node_aware", nullptr, kCommutativeOps | kNodeAware,
+     "node reduce-scatter of the lanes (raw) + binomial reduce of each lane on its rail + "
+     "lanes to the root (raw)",
+     ZCOLL_FUNCTIONS(reduce_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, own block compressed once, inner ranks forward streams",
      ZCOLL_FUNCTIONS(gather_binomial), nullptr, nullptr, "the default"},

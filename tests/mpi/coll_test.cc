@@ -375,13 +375,24 @@ void t_reduce(const Case& c) {
   if (ip) std::copy(send.begin(), send.end(), recv.begin());
   zcoll_comm_set_mode(c.zc, c.mode);
   zcoll_comm_set_average(c.zc, c.average);
+  // c.algo may name another collective's algorithm (a case shared with allreduce)
+  zcoll_algorithm reduce_algos[16];
+  const int nr = std::min(16, zcoll_algorithms_of(ZCOLL_COLL_REDUCE, reduce_algos, 16));
+  const zcoll_algorithm al = std::find(reduce_algos, reduce_algos + nr, c.algo) != reduce_algos + nr
+                                 ? c.algo
+                                 : ZCOLL_ALGO_AUTO;
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_REDUCE, al);
   zcoll_status s = zcoll_reduce(c.zc, ip ? MPI_IN_PLACE : send.data(),
                                 c.rank == c.root ? recv.data() : nullptr, n, mpi_type<T>(), c.op,
                                 c.root);
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_REDUCE, ZCOLL_ALGO_AUTO);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, "reduce", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, true, n, what);
   if (s != ZCOLL_SUCCESS) return;
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && n > 0 && al != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == al, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
   if (c.rank == c.root) {
     check_reduction<T>(c, recv.data(), 0, n, rep, what, in);
     EXPECT(recv[n] == T(-7), "%s: wrote past the end", what.c_str());
@@ -680,7 +691,8 @@ void group_node_aware(const Env& e) {
                       {ZCOLL_COLL_ALLREDUCE, "node_leader"},
                       {ZCOLL_COLL_REDUCE_SCATTER, "node_aware"},
                       {ZCOLL_COLL_ALLGATHER, "node_aware"},
-                      {ZCOLL_COLL_BCAST, "node_aware"}};
+                      {ZCOLL_COLL_BCAST, "node_aware"},
+                      {ZCOLL_COLL_REDUCE, "node_aware"}};
   // Trimmed for 4-6 ranks oversubscribing 2 cores (inproc_node_aware covers
   // every mode, op and layout): doc, hom and raw at counts 0, 1 and long (SUM,
   // also in place), MAX and PROD on the long vector; cpr_p2p once; the average.
@@ -690,7 +702,8 @@ void group_node_aware(const Env& e) {
     zcoll_algorithm al = ZCOLL_ALGO_AUTO;
     EXPECT(zcoll_algorithm_from_name(row.coll, row.name, &al) == ZCOLL_SUCCESS, "no %s %s",
            zcoll_collective_name(row.coll), row.name);
-    const bool red = row.coll == ZCOLL_COLL_ALLREDUCE || row.coll == ZCOLL_COLL_REDUCE_SCATTER;
+    const bool red = row.coll == ZCOLL_COLL_ALLREDUCE || row.coll == ZCOLL_COLL_REDUCE_SCATTER ||
+                     row.coll == ZCOLL_COLL_REDUCE;
     auto run = [&](zcoll_mode m, MPI_Op op, size_t n, int ip, bool average) {
       Case c = base(e, e.fine, average ? "fine node-aware avg" : "fine node-aware");
       c.mode = m;
@@ -708,6 +721,8 @@ void group_node_aware(const Env& e) {
         dbl ? t_reduce_scatter<double>(c, ip) : t_reduce_scatter<float>(c, !ip);
       else if (row.coll == ZCOLL_COLL_ALLGATHER)
         dbl ? t_allgather<double>(c) : t_allgather<float>(c);
+      else if (row.coll == ZCOLL_COLL_REDUCE)
+        dbl ? t_reduce<double>(c) : t_reduce<float>(c);
       else
         dbl ? t_bcast<double>(c) : t_bcast<float>(c);
     };

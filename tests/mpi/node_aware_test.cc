@@ -181,10 +181,12 @@ void test_layouts() {
         s.pipeline = 64;
         run_case<double>(lay, *al, s);
       }
-      // every root
-      if (al->coll == ZCOLL_COLL_BCAST)
+      // every root (Reduce: hom, the odd roots averaging)
+      if (al->coll == ZCOLL_COLL_BCAST || al->coll == ZCOLL_COLL_REDUCE)
         for (int root = 0; root < N; ++root) {
-          Setup s{al->coll, al->algo, ZCOLL_MODE_DOC, ZCOLL_OP_SUM, 3001, root, false};
+          const zcoll_mode m = al->coll == ZCOLL_COLL_REDUCE ? ZCOLL_MODE_HOM : ZCOLL_MODE_DOC;
+          Setup s{al->coll, al->algo, m, ZCOLL_OP_SUM, 3001, root,
+                  al->coll == ZCOLL_COLL_REDUCE && root % 2 == 1};
           run_case<float>(lay, *al, s);
         }
     }
@@ -313,7 +315,7 @@ int main() {
     std::printf("  %-24s %.1f s\n", what,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
-  EXPECT(node_aware_rows().size() >= 5, "node-aware rows: %zu", node_aware_rows().size());
+  EXPECT(node_aware_rows().size() >= 6, "node-aware rows: %zu", node_aware_rows().size());
   test_bounds();
   test_layouts();
   lap("layouts");
