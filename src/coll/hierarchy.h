@@ -113,7 +113,7 @@ class Composition {
 //                       same place of its out (one buffer: Bcast's lanes)
 //   node_root_gather    each rank k != a.root sends counts[k] values at in
 //                       to rank a.root, which receives them at out + displs[k]
-//                       (Reduce's lanes to their root)
+//                       (the lanes of Reduce and Gather to their root)
 //   node_lanes_scatter  a lane's rank j sends block k (at in + displs[k]) to
 //                       each rank k >= a.count (the lane count B) with
 //                       k mod B == j, which receives it at out

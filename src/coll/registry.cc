@@ -36,6 +36,7 @@ ZCOLL_ALGORITHM(reduce_scatter_node_aware)
 ZCOLL_ALGORITHM(allgather_node_aware)
 ZCOLL_ALGORITHM(bcast_node_aware)
 ZCOLL_ALGORITHM(reduce_node_aware)
+ZCOLL_ALGORITHM(gather_node_aware)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
@@ -104,6 +105,10 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, own block compressed once, inner ranks forward streams",
      ZCOLL_FUNCTIONS(gather_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_GATHER, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "lanes gathered in the node (raw) + binomial gather of each lane on its rail + lanes to "
+     "the root (raw)",
+     ZCOLL_FUNCTIONS(gather_node_aware), nullptr, nullptr, "call setting"},
 };
 #undef ZCOLL_FUNCTIONS
 

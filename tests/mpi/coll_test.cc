@@ -407,11 +407,23 @@ void t_gather(const Case& c) {
   const bool ip = c.in_place && c.rank == c.root;
   if (ip) std::copy(in[c.rank].begin(), in[c.rank].end(), recv.begin() + c.root * n);
   zcoll_comm_set_mode(c.zc, c.mode);
+  // c.algo may name another collective's algorithm (a case shared with allreduce)
+  zcoll_algorithm gather_algos[16];
+  const int ng = std::min(16, zcoll_algorithms_of(ZCOLL_COLL_GATHER, gather_algos, 16));
+  const zcoll_algorithm al = std::find(gather_algos, gather_algos + ng, c.algo) != gather_algos + ng
+                                 ? c.algo
+                                 : ZCOLL_ALGO_AUTO;
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_GATHER, al);
   zcoll_status s = zcoll_gather(c.zc, ip ? MPI_IN_PLACE : in[c.rank].data(),
                                 c.rank == c.root ? recv.data() : nullptr, n, mpi_type<T>(), c.root);
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_GATHER, ZCOLL_ALGO_AUTO);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, "gather", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, false, n * c.size, what);
+  if (s == ZCOLL_SUCCESS && c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && n > 0 &&
+      al != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == al, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
   if (s != ZCOLL_SUCCESS || c.rank != c.root) return;
   for (int p = 0; p < c.size; ++p)
     check_copy<T>(c, recv.data() + p * n, in[p].data(), n, rep,
@@ -692,7 +704,8 @@ void group_node_aware(const Env& e) {
                       {ZCOLL_COLL_REDUCE_SCATTER, "node_aware"},
                       {ZCOLL_COLL_ALLGATHER, "node_aware"},
                       {ZCOLL_COLL_BCAST, "node_aware"},
-                      {ZCOLL_COLL_REDUCE, "node_aware"}};
+                      {ZCOLL_COLL_REDUCE, "node_aware"},
+                      {ZCOLL_COLL_GATHER, "node_aware"}};
   // Trimmed for 4-6 ranks oversubscribing 2 cores (inproc_node_aware covers
   // every mode, op and layout): doc, hom and raw at counts 0, 1 and long (SUM,
   // also in place), MAX and PROD on the long vector; cpr_p2p once; the average.
@@ -723,6 +736,8 @@ void group_node_aware(const Env& e) {
         dbl ? t_allgather<double>(c) : t_allgather<float>(c);
       else if (row.coll == ZCOLL_COLL_REDUCE)
         dbl ? t_reduce<double>(c) : t_reduce<float>(c);
+      else if (row.coll == ZCOLL_COLL_GATHER)
+        dbl ? t_gather<double>(c) : t_gather<float>(c);
       else
         dbl ? t_bcast<double>(c) : t_bcast<float>(c);
     };
