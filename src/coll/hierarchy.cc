@@ -127,6 +127,17 @@ zcoll_status root_gather_run(Ctx& c, const Args& a) {
   return t.wait_all();
 }
 
+zcoll_status root_deal_run(Ctx& c, const Args& a) {
+  Transfers t(c);
+  if (c.rank == a.root) {
+    for (int k = 0; k < c.size; ++k)
+      if (k != a.root) ZCOLL_CHECK(t.send(at(a.in, a.displs[k], c.vsize), a.counts[k], k));
+  } else {
+    ZCOLL_CHECK(t.recv(a.out, a.counts[c.rank], a.root));
+  }
+  return t.wait_all();
+}
+
 zcoll_status lanes_scatter_run(Ctx& c, const Args& a) {
   const int B = static_cast<int>(a.count);
   Transfers t(c);
@@ -170,6 +181,10 @@ const Algorithm kRootGather = {ZCOLL_COLL_GATHER, ZCOLL_ALGO_NONE, "node_root_ga
                                kNoRestriction, "each rank of a node sends the root its block",
                                "node_root_gather", root_gather_run, exact_model, no_cost, nullptr,
                                nullptr, ""};
+const Algorithm kRootDeal = {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_NONE, "node_root_deal", nullptr,
+                             kNoRestriction, "a node's root sends each rank its part",
+                             "node_root_deal", root_deal_run, exact_model, no_cost, nullptr,
+                             nullptr, ""};
 const Algorithm kLanesScatter = {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_NONE, "node_lanes_scatter",
                                  nullptr, kNoRestriction,
                                  "each lane's rank sends the ranks it serves their blocks",
@@ -188,6 +203,7 @@ const Algorithm kAllgatherv = {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_NONE, "allgather
 
 const Algorithm& node_root_scatter() { return kRootScatter; }
 const Algorithm& node_root_gather() { return kRootGather; }
+const Algorithm& node_root_deal() { return kRootDeal; }
 const Algorithm& node_lanes_scatter() { return kLanesScatter; }
 const Algorithm& node_lanes_gather() { return kLanesGather; }
 const Algorithm& allgatherv_step() { return kAllgatherv; }

@@ -114,6 +114,9 @@ class Composition {
 //   node_root_gather    each rank k != a.root sends counts[k] values at in
 //                       to rank a.root, which receives them at out + displs[k]
 //                       (the lanes of Reduce and Gather to their root)
+//   node_root_deal      the reverse: rank a.root sends counts[k] values at
+//                       in + displs[k] to each rank k, which receives them at
+//                       out (Scatter's lanes from their root)
 //   node_lanes_scatter  a lane's rank j sends block k (at in + displs[k]) to
 //                       each rank k >= a.count (the lane count B) with
 //                       k mod B == j, which receives it at out
@@ -122,6 +125,7 @@ class Composition {
 //                       out + displs[k]
 const Algorithm& node_root_scatter();
 const Algorithm& node_root_gather();
+const Algorithm& node_root_deal();
 const Algorithm& node_lanes_scatter();
 const Algorithm& node_lanes_gather();
 // Allgather of blocks of any size (counts / displs, the own block in place

@@ -37,6 +37,7 @@ ZCOLL_ALGORITHM(allgather_node_aware)
 ZCOLL_ALGORITHM(bcast_node_aware)
 ZCOLL_ALGORITHM(reduce_node_aware)
 ZCOLL_ALGORITHM(gather_node_aware)
+ZCOLL_ALGORITHM(scatter_node_aware)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
@@ -95,6 +96,10 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, one stream per block, inner ranks forward streams",
      ZCOLL_FUNCTIONS(scatter_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_SCATTER, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "lanes from the root (raw) + binomial scatter of each lane on its rail + lanes "
+     "scattered in the node (raw)",
+     ZCOLL_FUNCTIONS(scatter_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kCommutativeOps,
      "binomial tree, segments pipelined with a receive window per child",
      ZCOLL_FUNCTIONS(reduce_binomial), nullptr, nullptr, "the default"},

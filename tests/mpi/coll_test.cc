@@ -351,12 +351,23 @@ void t_scatter(const Case& c) {
   std::vector<T> recv(n + 1, T(-7));
   const bool ip = c.in_place && c.rank == c.root;
   zcoll_comm_set_mode(c.zc, c.mode);
+  // c.algo may name another collective's algorithm (a case shared with allreduce)
+  zcoll_algorithm scatter_algos[16];
+  const int ns = std::min(16, zcoll_algorithms_of(ZCOLL_COLL_SCATTER, scatter_algos, 16));
+  const zcoll_algorithm al =
+      std::find(scatter_algos, scatter_algos + ns, c.algo) != scatter_algos + ns ? c.algo
+                                                                                 : ZCOLL_ALGO_AUTO;
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_SCATTER, al);
   zcoll_status s = zcoll_scatter(c.zc, c.rank == c.root ? send.data() : nullptr,
                                  ip ? MPI_IN_PLACE : recv.data(), n, mpi_type<T>(), c.root);
+  zcoll_comm_set_algorithm(c.zc, ZCOLL_COLL_SCATTER, ZCOLL_ALGO_AUTO);
   zcoll_report rep = last(c.zc);
   std::string what = describe(c, "scatter", sizeof(T) == 4 ? "float" : "double");
   check_status(c, s, rep, false, n * c.size, what);
   if (s != ZCOLL_SUCCESS) return;
+  if (c.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_MPI && n > 0 && al != ZCOLL_ALGO_AUTO)
+    EXPECT(rep.algorithm == al, "%s: algorithm %s", what.c_str(),
+           zcoll_algorithm_name(rep.algorithm));
   if (ip) {
     check_copy<T>(c, send.data() + c.root * n, src.data() + c.root * n, n, rep, what, true);
     return;
@@ -705,7 +716,8 @@ void group_node_aware(const Env& e) {
                       {ZCOLL_COLL_ALLGATHER, "node_aware"},
                       {ZCOLL_COLL_BCAST, "node_aware"},
                       {ZCOLL_COLL_REDUCE, "node_aware"},
-                      {ZCOLL_COLL_GATHER, "node_aware"}};
+                      {ZCOLL_COLL_GATHER, "node_aware"},
+                      {ZCOLL_COLL_SCATTER, "node_aware"}};
   // Trimmed for 4-6 ranks oversubscribing 2 cores (inproc_node_aware covers
   // every mode, op and layout): doc, hom and raw at counts 0, 1 and long (SUM,
   // also in place), MAX and PROD on the long vector; cpr_p2p once; the average.
@@ -738,6 +750,8 @@ void group_node_aware(const Env& e) {
         dbl ? t_reduce<double>(c) : t_reduce<float>(c);
       else if (row.coll == ZCOLL_COLL_GATHER)
         dbl ? t_gather<double>(c) : t_gather<float>(c);
+      else if (row.coll == ZCOLL_COLL_SCATTER)
+        dbl ? t_scatter<double>(c) : t_scatter<float>(c);
       else
         dbl ? t_bcast<double>(c) : t_bcast<float>(c);
     };

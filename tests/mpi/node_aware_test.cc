@@ -183,7 +183,7 @@ void test_layouts() {
       }
       // every root (Reduce: hom, the odd roots averaging)
       if (al->coll == ZCOLL_COLL_BCAST || al->coll == ZCOLL_COLL_REDUCE ||
-          al->coll == ZCOLL_COLL_GATHER)
+          al->coll == ZCOLL_COLL_GATHER || al->coll == ZCOLL_COLL_SCATTER)
         for (int root = 0; root < N; ++root) {
           const zcoll_mode m = al->coll == ZCOLL_COLL_REDUCE ? ZCOLL_MODE_HOM : ZCOLL_MODE_DOC;
           Setup s{al->coll, al->algo, m, ZCOLL_OP_SUM, 3001, root,
@@ -316,7 +316,7 @@ int main() {
     std::printf("  %-24s %.1f s\n", what,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
-  EXPECT(node_aware_rows().size() >= 7, "node-aware rows: %zu", node_aware_rows().size());
+  EXPECT(node_aware_rows().size() >= 8, "node-aware rows: %zu", node_aware_rows().size());
   test_bounds();
   test_layouts();
   lap("layouts");
