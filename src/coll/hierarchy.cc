@@ -62,7 +62,17 @@ void Composition::step(const Algorithm& alg, transport::Transport* tp, zcoll_mod
   // once; run_algorithm then makes the helper collectives alg would have made
   Algorithm run = alg;
   if (c_.failed != ZCOLL_SUCCESS) run.run = [](Ctx& x, const Args&) { return x.failed; };
+  // the sub-transport's accounting, added to the call's transport (the report)
+  const uint64_t sent0 = tp->bytes_sent;
+  const double time0 = tp->time_in_calls;
+  tp->first_send_at = tp->last_recv_at = 0;
   const zcoll_status st = run_algorithm(run, s, a);
+  transport::Transport& p = *c_.tp;
+  p.bytes_sent += tp->bytes_sent - sent0;
+  p.time_in_calls += tp->time_in_calls - time0;
+  if (tp->first_send_at > 0 && (p.first_send_at == 0 || tp->first_send_at < p.first_send_at))
+    p.first_send_at = tp->first_send_at;
+  p.last_recv_at = std::max(p.last_recv_at, tp->last_recv_at);
   c_.t_codec += s.t_codec;
   c_.t_reduce += s.t_reduce;
   c_.logical_bytes += s.logical_bytes;
