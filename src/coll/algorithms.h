@@ -36,6 +36,11 @@ struct ModelIn {
   double eb = 0;         // per-compression bound (0 in RAW)
   double max_abs = 0;    // max |x| over all inputs (PROD)
   int root = 0;
+  // The layout (node-aware rows, hierarchy.h): nodes and the smallest and
+  // largest node's rank counts; 0: not known, every rank on a node of its own.
+  int nodes = 0;
+  int min_local = 0;
+  int max_local = 0;
 };
 
 using RunFn = zcoll_status (*)(Ctx&, const Args&);
@@ -57,6 +62,10 @@ enum Restriction : unsigned {
   kNoRestriction = 0,
   kCommutativeOps = 1u << 0,  // reductions with a commutative op (SUM, PROD, MAX, MIN)
   kNoAuto = 1u << 1,          // never one of AUTO's candidates (run when set explicitly)
+  // A composition over the node and rail transports (hierarchy.h): never the
+  // size rule's pick (AUTO, ZCOLL_<COLLECTIVE>_ALGO or the call choose it);
+  // its node and rail transports are split before the call's bracket.
+  kNodeAware = 1u << 2,
 };
 
 struct Algorithm {
@@ -171,6 +180,10 @@ zcoll_status ring_allgather_hops(Ctx& c, void* out, const size_t* counts, const 
                                  bool own_exact);
 zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, const size_t* displs,
                                    const uint8_t* own, size_t own_size, bool decompress_own);
+// Allgather of blocks of any size (empty ones too) in the call's mode: hops
+// (raw, cpr_p2p) or pieces (doc, hom: the own block compressed once), the own
+// block at out + displs[rank] already in place and left exact.
+zcoll_status ring_allgatherv(Ctx& c, void* out, const size_t* counts, const size_t* displs);
 // Blocks of n values over size ranks (multiples of 32 values where possible).
 void split_blocks(size_t n, int size, size_t* counts, size_t* displs);
 

@@ -1,6 +1,7 @@
 // api.cc — the public C API of libzcoll_mpi: the handle, its settings, the
 // report, and the collectives, each a thin wrapper over run_call() (through
 // guarded_call: no exception crosses the C API).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -401,6 +402,13 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
   q.total_values = traits(collective).per_rank_count ? count * static_cast<size_t>(nranks) : count;
   q.ratio = ratio;
   q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
+  // the layout: ranks by node, ranks_per_node per node, the last node the rest
+  const int rpn = model->ranks_per_node;
+  if (rpn > 1 && nranks > 1) {
+    q.nodes = (nranks + rpn - 1) / rpn;
+    q.max_local = std::min(rpn, nranks);
+    q.min_local = nranks % rpn ? nranks % rpn : q.max_local;
+  }
   zcoll_mode cm = mode;
   zcoll_algorithm ca = algorithm;
   double s = -1;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "coll/calibrate.h"
+#include "coll/hierarchy.h"
 #include "core/error.h"
 #include "core/log.h"
 
@@ -86,6 +87,8 @@ zcoll_status auto_first_look(zcoll_comm* zc, const Call& k, const Resolved& s, S
   ev.q.vsize = s.vsize;
   ev.q.seg_values = s.seg_values;
   ev.q.sum = s.reduction && s.op == ZCOLL_OP_SUM;
+  const transport::Locality* layout = nullptr;  // known since ensure_locality
+  if (zc->tp->locality(&layout) == ZCOLL_SUCCESS) set_layout(*layout, &ev.q);
   // A ratio agreed in a recent call with the same settings (refreshed every
   // kMemoCalls calls) decides now: every rank has the same memo.
   zcoll_comm::RatioMemo& memo = memo_of(zc, k.coll);

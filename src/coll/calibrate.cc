@@ -62,11 +62,25 @@ const EnvField kEnv[] = {
     {config::kModelGrowth, &zcoll_model::growth_bits},
     {config::kModelMpiScale, &zcoll_model::mpi_scale},
     {config::kModelMpiScaleSmall, &zcoll_model::mpi_scale_small},
+    {config::kNetNodeLatency, &zcoll_model::node_latency},
+    {config::kNetNodeBandwidth, &zcoll_model::node_bandwidth},
+    {config::kNetRailBandwidth, &zcoll_model::rail_bandwidth},
 };
 
-const char* const kJsonKeys[] = {"latency",       "sync_latency", "bandwidth",      "compress_bw",
-                                 "decompress_bw", "hom_bw",       "reduce_bw",      "overlap",
-                                 "growth_bits",   "mpi_scale",    "mpi_scale_small"};
+const char* const kJsonKeys[] = {"latency",        "sync_latency",   "bandwidth",
+                                 "compress_bw",    "decompress_bw",  "hom_bw",
+                                 "reduce_bw",      "overlap",        "growth_bits",
+                                 "mpi_scale",      "mpi_scale_small", "node_latency",
+                                 "node_bandwidth", "rail_bandwidth"};
+static_assert(sizeof kJsonKeys / sizeof kJsonKeys[0] == sizeof kEnv / sizeof kEnv[0],
+              "a tuning-file key per model field");
+
+// The two-level fields: optional (0 = the flat value), probed only where
+// ranks share nodes.
+bool two_level(double zcoll_model::*f) {
+  return f == &zcoll_model::node_latency || f == &zcoll_model::node_bandwidth ||
+         f == &zcoll_model::rail_bandwidth;
+}
 
 zcoll_model unset_model() {
   zcoll_model m;
@@ -80,7 +94,7 @@ bool complete(const zcoll_model& m) {
   for (const EnvField& f : kEnv) {
     if (f.field == &zcoll_model::overlap || f.field == &zcoll_model::growth_bits ||
         f.field == &zcoll_model::sync_latency || f.field == &zcoll_model::mpi_scale ||
-        f.field == &zcoll_model::mpi_scale_small)
+        f.field == &zcoll_model::mpi_scale_small || two_level(f.field))
       continue;
     if (std::isnan(m.*(f.field))) return false;
   }
@@ -91,6 +105,69 @@ bool complete(const zcoll_model& m) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Latency and time per byte of a ring exchange on tp (every rank sends to
+// rank+1 while it receives from rank-1): 8 B and 1 MiB, back to back after a
+// barrier (so that the skew with which ranks leave it is amortized), median of
+// 3 series. Collective; tp.size() > 1.
+zcoll_status ring_rates(transport::Transport& tp, double* lat, double* sec_per_byte) {
+  const int N = tp.size(), r = tp.rank();
+  const int to = (r + 1) % N, from = (r - 1 + N) % N;
+  // one exchange: send to rank+1 while receiving from rank-1
+  auto exchange = [&](const char* sb, char* rb, size_t len) {
+    transport::Req rq = transport::kNoReq, sq = transport::kNoReq;
+    ZCOLL_CHECK(tp.irecv(rb, len, from, kProbeTag, &rq));
+    ZCOLL_CHECK(tp.isend(sb, len, to, kProbeTag, &sq));
+    ZCOLL_CHECK(tp.wait(rq, nullptr));
+    return tp.wait(sq, nullptr);
+  };
+  // the mean time of one exchange of a series
+  auto ring = [&](const char* sb, char* rb, size_t len, int reps, double* sec) {
+    ZCOLL_CHECK(tp.barrier());
+    const double t0 = now_seconds();
+    for (int i = 0; i < reps; ++i) ZCOLL_CHECK(exchange(sb, rb, len));
+    *sec = (now_seconds() - t0) / reps;
+    return ZCOLL_SUCCESS;
+  };
+  char s8[8] = {0}, r8[8];
+  const size_t big = 1 << 20;
+  std::vector<char> sb(big, 1), rb(big);
+  double warm = 0;
+  ZCOLL_CHECK(ring(s8, r8, 8, 5, &warm));
+  ZCOLL_CHECK(ring(sb.data(), rb.data(), big, 1, &warm));
+  std::vector<double> small(3), large(3);
+  for (int rep = 0; rep < 3; ++rep) {
+    ZCOLL_CHECK(ring(s8, r8, 8, 20, &small[rep]));
+    ZCOLL_CHECK(ring(sb.data(), rb.data(), big, 2, &large[rep]));
+  }
+  *lat = median(small);
+  *sec_per_byte = std::max(median(large) - *lat, 1e-9) / big;
+  return ZCOLL_SUCCESS;
+}
+
+// The two-level probe, where ranks share nodes: a ring exchange inside every
+// node at once (node latency and bandwidth) and on every rail at once (the
+// rail bandwidth: the node's link shared by its ranks); the slowest rank's
+// values on every rank. Collective on tp (it splits the node and rail
+// transports the first time).
+zcoll_status run_node_probe(transport::Transport& tp, zcoll_model* m) {
+  const transport::Locality* l = nullptr;
+  ZCOLL_CHECK(tp.locality(&l));
+  transport::Transport *node = nullptr, *rail = nullptr;
+  ZCOLL_CHECK(tp.node_transport(&node));
+  ZCOLL_CHECK(tp.rail_transport(&rail));
+  double nlat = 0, nspb = 0, rlat = 0, rspb = 0;
+  if (node->size() > 1) ZCOLL_CHECK(ring_rates(*node, &nlat, &nspb));
+  ZCOLL_CHECK(tp.barrier());
+  if (rail->size() > 1) ZCOLL_CHECK(ring_rates(*rail, &rlat, &rspb));
+  double v[3] = {nlat, nspb, rspb};
+  ZCOLL_CHECK(tp.allreduce_max(v, 3));
+  m->node_latency = v[0];
+  m->node_bandwidth = v[1] > 0 ? 1.0 / v[1] : 0;
+  m->rail_bandwidth = v[2] > 0 ? 1.0 / v[2] : 0;
+  m->ranks_per_node = l->max_local_size;
+  return ZCOLL_SUCCESS;
 }
 
 // The probe: codec throughputs on 1 MiB of smooth float data with the
@@ -154,36 +231,7 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
 
   double lat = 0, sync_lat = 0, sec_per_byte = 0, mpi_small = 0, mpi_large = 0;
   if (N > 1) {
-    const int to = (r + 1) % N, from = (r - 1 + N) % N;
-    // one exchange: send to rank+1 while receiving from rank-1
-    auto exchange = [&](const char* sb, char* rb, size_t len) {
-      transport::Req rq = transport::kNoReq, sq = transport::kNoReq;
-      ZCOLL_CHECK(tp.irecv(rb, len, from, kProbeTag, &rq));
-      ZCOLL_CHECK(tp.isend(sb, len, to, kProbeTag, &sq));
-      ZCOLL_CHECK(tp.wait(rq, nullptr));
-      return tp.wait(sq, nullptr);
-    };
-    // Back-to-back exchanges after one barrier, so that the skew with which
-    // ranks leave the barrier is amortized: the mean time of one exchange.
-    auto ring = [&](const char* sb, char* rb, size_t len, int reps, double* sec) {
-      ZCOLL_CHECK(tp.barrier());
-      const double t0 = now_seconds();
-      for (int i = 0; i < reps; ++i) ZCOLL_CHECK(exchange(sb, rb, len));
-      *sec = (now_seconds() - t0) / reps;
-      return ZCOLL_SUCCESS;
-    };
-    char s8[8] = {0}, r8[8];
-    const size_t big = 1 << 20;
-    std::vector<char> sb(big, 1), rb(big);
-    double warm = 0;
-    ZCOLL_CHECK(ring(s8, r8, 8, 5, &warm));
-    ZCOLL_CHECK(ring(sb.data(), rb.data(), big, 1, &warm));
-    std::vector<double> small(3), large(3);
-    for (int rep = 0; rep < 3; ++rep) {
-      ZCOLL_CHECK(ring(s8, r8, 8, 20, &small[rep]));
-      ZCOLL_CHECK(ring(sb.data(), rb.data(), big, 2, &large[rep]));
-    }
-    lat = median(small);
+    ZCOLL_CHECK(ring_rates(tp, &lat, &sec_per_byte));
     // the agreement every compressed call starts with: a max-allreduce of
     // about 35 doubles (the transport's, as dispatch.cc makes it)
     double agree[40] = {0};
@@ -217,7 +265,6 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
     };
     ZCOLL_CHECK(baseline_allreduce(kScaleSmall / 4, &mpi_small));
     ZCOLL_CHECK(baseline_allreduce(kScaleLarge / 4, &mpi_large));
-    sec_per_byte = std::max(median(large) - lat, 1e-9) / big;
   } else {
     sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
   }
@@ -263,6 +310,8 @@ void merge(const zcoll_model& fixed, zcoll_model* m) {
   if (std::isnan(m->mpi_scale)) m->mpi_scale = 1;
   if (std::isnan(m->mpi_scale_small)) m->mpi_scale_small = 0;
   if (std::isnan(m->growth_bits)) m->growth_bits = kDefaultGrowth;
+  for (const EnvField& f : kEnv)
+    if (two_level(f.field) && std::isnan(m->*(f.field))) m->*(f.field) = 0;
 }
 
 }  // namespace
@@ -303,6 +352,8 @@ zcoll_status read_tune_file(const char* path, zcoll_model* m) {
   }
   if (j.contains("threads") && j["threads"].is_number_integer())
     m->threads = j["threads"].get<int>();
+  if (j.contains("ranks_per_node") && j["ranks_per_node"].is_number_integer())
+    m->ranks_per_node = std::max(0, j["ranks_per_node"].get<int>());
   return ZCOLL_SUCCESS;
 }
 
@@ -310,8 +361,10 @@ zcoll_status write_tune_file(const char* path, const zcoll_model& m) {
   nlohmann::json j;
   j["zcoll_tune"] = 1;
   for (size_t i = 0; i < sizeof kJsonKeys / sizeof kJsonKeys[0]; ++i)
-    j[kJsonKeys[i]] = m.*(kEnv[i].field);
+    if (!two_level(kEnv[i].field) || m.*(kEnv[i].field) > 0)  // 0: not set
+      j[kJsonKeys[i]] = m.*(kEnv[i].field);
   j["threads"] = m.threads;
+  if (m.ranks_per_node > 0) j["ranks_per_node"] = m.ranks_per_node;
   std::ofstream out(path);
   if (!out) return fail(ZCOLL_ERR_INVALID_ARG, "cannot write %s", path);
   out << j.dump(2) << "\n";
@@ -348,6 +401,17 @@ zcoll_status calibrate(zcoll_comm* zc) {
   zcoll_model m;
   const double t0 = now_seconds();
   ZCOLL_CHECK(probe_model(*zc->tp, zc->cfg.threads, zc->cfg.chunk_size, zc->model_fixed, &m));
+  // the two-level model where ranks share nodes (the fixed fields win)
+  const transport::Locality* l = nullptr;
+  ZCOLL_CHECK(zc->tp->locality(&l));
+  if (l->nodes > 1 && l->max_local_size > 1) {
+    zcoll_model two = m;
+    ZCOLL_CHECK(run_node_probe(*zc->tp, &two));
+    for (const EnvField& f : kEnv)
+      if (two_level(f.field) && std::isnan(zc->model_fixed.*(f.field)))
+        m.*(f.field) = two.*(f.field);
+    m.ranks_per_node = two.ranks_per_node;
+  }
   zc->model = m;
   zc->model_ready = true;
   if (zc->tp->rank() == 0)
@@ -356,10 +420,12 @@ zcoll_status calibrate(zcoll_comm* zc) {
         "model probe (%.1f ms): latency %.2f us, sync %.2f us, bandwidth %.3g GB/s, compress %.3g "
         "GB/s, "
         "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, MPI scale %.2f (256K) %.2f (4M), "
-        "threads %d",
+        "threads %d; node latency %.2f us, node bandwidth %.3g GB/s, rail bandwidth %.3g GB/s, "
+        "%d ranks per node",
         (now_seconds() - t0) * 1e3, m.latency * 1e6, m.sync_latency * 1e6, m.bandwidth * 1e-9,
         m.compress_bw * 1e-9, m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9,
-        m.mpi_scale_small, m.mpi_scale, m.threads);
+        m.mpi_scale_small, m.mpi_scale, m.threads, m.node_latency * 1e6, m.node_bandwidth * 1e-9,
+        m.rail_bandwidth * 1e-9, m.ranks_per_node);
   return ZCOLL_SUCCESS;
 }
 

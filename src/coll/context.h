@@ -49,13 +49,19 @@ class Workspace {
     kTemp,
     kCounts,
     kCursors,  // SegmentCursor per piece (ring allgather's segment-wise decoding)
+    // a node-aware algorithm's own buffers (hierarchy.h), apart from those of
+    // the algorithms it runs as its steps
+    kNodeA,
+    kNodeB,
+    kNodeC,
+    kNodeCounts,
     kCount
   };
   void set_source(std::unique_ptr<BufferSource> source) { source_ = std::move(source); }
   uint8_t* get(Slot s, size_t bytes) {
     if (source_) {
       const bool data = s != kTable && s != kSizes && s != kReqs && s != kCounts &&
-                        s != kCursors;
+                        s != kCursors && s != kNodeCounts;
       if (uint8_t* p = source_->get(s, data, bytes)) return p;
     }
     std::vector<uint8_t>& v = bufs_[s];
@@ -139,9 +145,12 @@ struct Ctx {
   // compresses less well.
   size_t piece_n = 0;
   int piece_terms = 1;
+  // Each input of this algorithm is itself a sum of this many ranks' inputs
+  // (the rail step of a node-aware reduction adds node partials, hierarchy.h).
+  int input_terms = 1;
   void describe_piece(size_t n, int terms) {
     piece_n = n;
-    piece_terms = terms;
+    piece_terms = terms * input_terms;
   }
 
   bool compressed() const {

@@ -14,6 +14,32 @@ namespace zcoll::coll {
 
 namespace {
 
+// MPI's Allreduce where ranks share nodes (q's layout, ranks by node): the
+// better of its flat Rabenseifner, whose first log2 M halving steps (and last
+// doubling ones) cross the node's link with all P ranks of the node at once,
+// and its SMP-aware composition (MPICH's MPIR_Allreduce_intra_smp, Open MPI's
+// coll/han): binomial reduce to a leader inside the node, Rabenseifner among
+// the M leaders (one rank per node on the link), binomial bcast in the node.
+double mpi_allreduce_two_level(const CostTerms& t, const CostQuery& q) {
+  const int P = q.max_local, M = q.nodes, N = q.size;
+  const double D = buffer_bytes(q);
+  const double an = t.an, bn = t.bn, LP = ceil_log2(P);
+  const int PM = floor_pow2(M);
+  const double eM = M != PM ? 1.0 : 0.0;
+  const double inter_leaders = (2 * std::log2(PM) + 2 * eM) * t.a +
+                               (2.0 * (PM - 1) / PM + 2 * eM) * D * t.b +
+                               ((PM - 1.0) / PM + eM) * D * t.g;
+  const double smp = 2 * LP * (an + D * bn) + LP * D * t.g + inter_leaders;
+  // flat: the steps at distances >= P cross the link P ranks at a time
+  const int PN = floor_pow2(N);
+  const double eN = N != PN ? 1.0 : 0.0;
+  const double cross = 2.0 * (1.0 - 1.0 / std::max(1, M)) * D;  // halving + doubling, inter-node
+  const double inside = 2.0 * (1.0 / std::max(1, M)) * (1.0 - 1.0 / P) * D;
+  const double flat = (2 * std::log2(PN) + 2 * eN) * t.a + cross * t.b * P + inside * bn +
+                      2 * eN * D * t.b + ((PN - 1.0) / PN + eN) * D * t.g;
+  return std::min(smp, flat);
+}
+
 double mpi_seconds(const CostTerms& t, const CostQuery& q) {
   const int N = q.size;
   const double D = buffer_bytes(q);
@@ -27,6 +53,7 @@ double mpi_seconds(const CostTerms& t, const CostQuery& q) {
     case ZCOLL_COLL_ALLREDUCE:
       if (D <= 2048 || q.total_values < static_cast<size_t>(P))  // recursive doubling
         return (L + 2 * e) * (t.a + D * t.b) + (L + e) * D * t.g;
+      if (q.nodes > 1 && q.max_local > 1 && q.nodes < N) return mpi_allreduce_two_level(t, q);
       // Rabenseifner: recursive-halving reduce-scatter + recursive-doubling allgather
       return (2 * std::log2(P) + 2 * e) * t.a + (2.0 * (P - 1) / P + 2 * e) * D * t.b +
              ((P - 1.0) / P + e) * D * t.g;
@@ -132,12 +159,19 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm fo
   // the MPI library (whose tuned algorithms the model only approximates), so
   // RAW is not a candidate. hom before doc: where transfers hide all codec
   // time both predict the same, and hom leaves the cores more idle.
+  // The node-aware rows are candidates where ranks share nodes and there is
+  // more than one node (or when forced): elsewhere they only add steps.
+  const bool tiered = q.nodes > 1 && q.max_local > 1;
   size_t rows = 0;
   const Algorithm* table = algorithms(&rows);
   for (zcoll_mode mode : {ZCOLL_MODE_HOM, ZCOLL_MODE_DOC}) {
     if (mode == ZCOLL_MODE_HOM && !q.sum) continue;
-    for (size_t i = 0; i < rows; ++i)
-      if (table[i].coll == q.coll && !(table[i].restrictions & kNoAuto)) add(mode, table[i].algo);
+    for (size_t i = 0; i < rows; ++i) {
+      const Algorithm& a = table[i];
+      if (a.coll != q.coll || (a.restrictions & kNoAuto)) continue;
+      if ((a.restrictions & kNodeAware) && !tiered && forced != a.algo) continue;
+      add(mode, a.algo);
+    }
   }
   *best = pick_candidate(out, n, forced, moves_data(q.coll) ? kAutoMarginMove : kAutoMargin);
   return n;

@@ -29,11 +29,21 @@ struct CostQuery {
   double ratio = 1;           // compression ratio of one compressed input
   size_t seg_values = 65536;  // pipeline segment (values)
   bool sum = true;            // op is SUM (hom possible)
+  // The layout (node-aware rows, hierarchy.h): nodes and the smallest and
+  // largest node's rank counts; 0: not known, every rank on a node of its own.
+  int nodes = 0;
+  int min_local = 0;
+  int max_local = 0;
+  int input_terms = 1;  // each input is a sum of this many ranks' (node partials)
 };
 
 // The model's parameters as seconds per byte (see the notation above).
 struct CostTerms {
   double a, b, cc, cd, ch, g, overlap, growth;
+  // The two-level model (node-aware rows): latency and seconds per byte
+  // between ranks of a node, and per byte on a rail when every lane of the
+  // node sends (0: b times the lanes, hierarchy.cc rail_terms).
+  double an, bn, br;
 
   explicit CostTerms(const zcoll_model& m)
       : a(m.latency),
@@ -43,7 +53,10 @@ struct CostTerms {
         ch(1.0 / m.hom_bw),
         g(1.0 / m.reduce_bw),
         overlap(std::min(1.0, std::max(0.0, m.overlap))),
-        growth(std::max(0.0, m.growth_bits)) {}
+        growth(std::max(0.0, m.growth_bits)),
+        an(m.node_latency > 0 ? m.node_latency : m.latency),
+        bn(m.node_bandwidth > 0 ? 1.0 / m.node_bandwidth : 1.0 / m.bandwidth),
+        br(m.rail_bandwidth > 0 ? 1.0 / m.rail_bandwidth : 0) {}
 
   // A pipelined stage: transfer time w overlapping codec time c.
   double pipe(double w, double c) const {
@@ -53,7 +66,7 @@ struct CostTerms {
   double inv_ratio_k(const CostQuery& q, double k) const {
     const double bits = 8.0 * static_cast<double>(q.vsize);
     const double b1 = bits / std::max(q.ratio, 1.0);
-    const double bk = b1 + growth * std::log2(std::max(k, 1.0));
+    const double bk = b1 + growth * std::log2(std::max(k * std::max(q.input_terms, 1), 1.0));
     return std::min(bk, bits + 1.0) / bits;  // never worse than raw chunks (+ headers)
   }
   // Mean over the steps of a reduce-scatter (k = 1..N-1 terms).

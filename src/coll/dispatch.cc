@@ -26,6 +26,7 @@
 #include "coll/collective.h"
 #include "coll/error_bound.h"
 #include "coll/half_call.h"
+#include "coll/hierarchy.h"
 #include "coll/sim_cost.h"
 #include "core/error.h"
 #include "transport/clock.h"
@@ -219,7 +220,10 @@ Bound derive_bound(zcoll_comm* zc, const Call& k, const Resolved& s, const Agree
                    const Selection& sel, Ctx& c) {
   Bound b;
   if (!c.compressed()) return b;
-  const ModelIn m = model_input(s, c, k, c.mode);
+  ModelIn m = model_input(s, c, k, c.mode);
+  const transport::Locality* layout = nullptr;  // known: hierarchy() ran (run_call)
+  if ((sel.alg->restrictions & kNodeAware) && c.tp->locality(&layout) == ZCOLL_SUCCESS)
+    set_layout(*layout, &m);
   const double target = target_bound(s.eb_mode, s.eb_value, g.gmin, g.gmax);
   double eb = 0;
   if (!(std::isfinite(target) && target > 0)) {
@@ -324,6 +328,13 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
     rep.set_prediction(sel);
     if (sel.native) return run_native_call(zc, k, s, sel.native, rep);
     c.mode = sel.mode;
+  }
+  // A node-aware algorithm's node and rail transports: collective the first
+  // time, so here, where every rank runs the same algorithm (agreed above),
+  // before the call's bracket (hierarchy.h).
+  if (sel.alg->restrictions & kNodeAware) {
+    Hierarchy h;
+    if (zcoll_status st = hierarchy(*c.tp, &h)) return rep.finish(st);
   }
   const Bound b = derive_bound(zc, k, s, g, sel, c);
   rep.set_plan(s, sel, c, b);

@@ -4,9 +4,10 @@
 // and <function>_cost; ZCOLL_ALGORITHM declares the three.
 //
 // Order matters twice: within a collective the first row whose size rule holds
-// is the default (rows without a rule hold always), and AUTO's near-ties go to
-// the earlier candidate (the ring, fewest bytes on the wire, before recursive
-// doubling; the chain before the binomial tree).
+// is the default (rows without a rule hold always; node-aware rows never), and
+// AUTO's near-ties go to the earlier candidate (the ring, fewest bytes on the
+// wire, before recursive doubling; the chain before the binomial tree; the
+// flat rows before the node-aware ones).
 #include <cstring>
 #include <string>
 #include <strings.h>
@@ -29,10 +30,22 @@ ZCOLL_ALGORITHM(bcast_binomial)
 ZCOLL_ALGORITHM(scatter_binomial)
 ZCOLL_ALGORITHM(reduce_binomial)
 ZCOLL_ALGORITHM(gather_binomial)
+ZCOLL_ALGORITHM(allreduce_node_aware)
+ZCOLL_ALGORITHM(allreduce_node_leader)
+ZCOLL_ALGORITHM(reduce_scatter_node_aware)
+ZCOLL_ALGORITHM(allgather_node_aware)
+ZCOLL_ALGORITHM(bcast_node_aware)
+ZCOLL_ALGORITHM(reduce_node_aware)
+ZCOLL_ALGORITHM(gather_node_aware)
+ZCOLL_ALGORITHM(scatter_node_aware)
 #undef ZCOLL_ALGORITHM
 
 // The run, model and cost functions of `fn`.
 #define ZCOLL_FUNCTIONS(fn) #fn, fn, fn##_model, fn##_cost
+
+// The node-aware compositions (hierarchy.h): numbers past zcoll_mpi.h's enum.
+constexpr zcoll_algorithm kNodeAwareAlgo = zcoll_algorithm(8);
+constexpr zcoll_algorithm kNodeLeaderAlgo = zcoll_algorithm(9);
 
 namespace {
 const Algorithm kAlgorithms[] = {
@@ -46,6 +59,13 @@ const Algorithm kAlgorithms[] = {
      "compressions, for small vectors",
      ZCOLL_FUNCTIONS(allreduce_recursive_doubling), nullptr, nullptr,
      "auto: block < 256 KiB per rank"},
+    {ZCOLL_COLL_ALLREDUCE, kNodeAwareAlgo, "node_aware", nullptr, kCommutativeOps | kNodeAware,
+     "node reduce-scatter (raw) + ring allreduce of 1/P on each rail + node allgather (raw)",
+     ZCOLL_FUNCTIONS(allreduce_node_aware), nullptr, nullptr, "call setting"},
+    {ZCOLL_COLL_ALLREDUCE, kNodeLeaderAlgo, "node_leader", nullptr, kCommutativeOps | kNodeAware,
+     "node reduce to a leader (raw) + recursive doubling among leaders + node bcast (raw); "
+     "small vectors",
+     ZCOLL_FUNCTIONS(allreduce_node_leader), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
      "N-1 ring steps, segments pipelined", ZCOLL_FUNCTIONS(reduce_scatter_ring), nullptr, nullptr,
      "the default"},
@@ -53,9 +73,16 @@ const Algorithm kAlgorithms[] = {
      kCommutativeOps | kNoAuto,
      "N-1 exchanges, every block straight to its owner: compressed once, decoded once",
      ZCOLL_FUNCTIONS(reduce_scatter_pairwise), nullptr, nullptr, "call setting"},
+    {ZCOLL_COLL_REDUCE_SCATTER, kNodeAwareAlgo, "node_aware", nullptr,
+     kCommutativeOps | kNodeAware,
+     "node reduce-scatter of the lanes (raw) + ring reduce-scatter on each rail",
+     ZCOLL_FUNCTIONS(reduce_scatter_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "ring", nullptr, kNoRestriction,
      "compress once, balanced fixed-segment ring, decompress on arrival",
      ZCOLL_FUNCTIONS(allgather_ring), pieces_helpers, nullptr, "the default"},
+    {ZCOLL_COLL_ALLGATHER, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "ring allgather on each rail (each block compressed once) + node allgather (raw)",
+     ZCOLL_FUNCTIONS(allgather_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN, "chain", nullptr, kNoRestriction,
      "pipelined chain of segments, every link carries the buffer once; long messages",
      ZCOLL_FUNCTIONS(bcast_chain), nullptr, share_at_least_256k,
@@ -63,15 +90,30 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, segments pipelined, root compresses once", ZCOLL_FUNCTIONS(bcast_binomial),
      nullptr, nullptr, "auto: share < 256 KiB per rank"},
+    {ZCOLL_COLL_BCAST, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "root's node scatters lanes (raw) + chain bcast on each rail + node allgather (raw)",
+     ZCOLL_FUNCTIONS(bcast_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, one stream per block, inner ranks forward streams",
      ZCOLL_FUNCTIONS(scatter_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_SCATTER, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "lanes from the root (raw) + binomial scatter of each lane on its rail + lanes "
+     "scattered in the node (raw)",
+     ZCOLL_FUNCTIONS(scatter_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kCommutativeOps,
      "binomial tree, segments pipelined with a receive window per child",
      ZCOLL_FUNCTIONS(reduce_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_REDUCE, kNodeAwareAlgo, "node_aware", nullptr, kCommutativeOps | kNodeAware,
+     "node reduce-scatter of the lanes (raw) + binomial reduce of each lane on its rail + "
+     "lanes to the root (raw)",
+     ZCOLL_FUNCTIONS(reduce_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, own block compressed once, inner ranks forward streams",
      ZCOLL_FUNCTIONS(gather_binomial), nullptr, nullptr, "the default"},
+    {ZCOLL_COLL_GATHER, kNodeAwareAlgo, "node_aware", nullptr, kNodeAware,
+     "lanes gathered in the node (raw) + binomial gather of each lane on its rail + lanes to "
+     "the root (raw)",
+     ZCOLL_FUNCTIONS(gather_node_aware), nullptr, nullptr, "call setting"},
 };
 #undef ZCOLL_FUNCTIONS
 
@@ -117,12 +159,13 @@ const char* algorithm_words(zcoll_collective coll) {
 }
 
 const Algorithm* default_algorithm(const CostQuery& q, const char** reason) {
+  // the size rule picks among the flat rows (a node-aware one runs when chosen)
   const Algorithm* only = nullptr;
   int rows = 0;
   for (const Algorithm& a : kAlgorithms)
-    if (a.coll == q.coll && rows++ == 0) only = &a;
+    if (a.coll == q.coll && !(a.restrictions & kNodeAware) && rows++ == 0) only = &a;
   for (const Algorithm& a : kAlgorithms) {
-    if (a.coll != q.coll || (a.prefer && !a.prefer(q))) continue;
+    if (a.coll != q.coll || (a.restrictions & kNodeAware) || (a.prefer && !a.prefer(q))) continue;
     if (reason) *reason = rows == 1 ? "the only algorithm" : a.prefer_reason;
     return &a;
   }

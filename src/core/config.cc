@@ -140,6 +140,17 @@ const Decl kTable[kVarCount] = {
   {kModelMpiScaleSmall, "ZCOLL_MODEL_MPI_SCALE_SMALL", Kind::kNumber, "factor in [0.01, 100]",
    0.01, 100, nullptr, "probe", kMpi,
    "the same for short messages (256 KiB); in between the factor is interpolated on log size"},
+  {kNetNodeLatency, "ZCOLL_NET_NODE_LATENCY", Kind::kTime, "time", 0, kInf, nullptr,
+   "probe (node transport); else α", kMpi,
+   "two-level cost model (node-aware algorithms): α between ranks of one node"},
+  {kNetNodeBandwidth, "ZCOLL_NET_NODE_BANDWIDTH", Kind::kRate, "rate", 0, kInf, nullptr,
+   "probe (node transport); else 1/β", kMpi,
+   "two-level cost model: bytes per second a rank sends to a rank of its node while every rank "
+   "of the node does (shared memory)"},
+  {kNetRailBandwidth, "ZCOLL_NET_RAIL_BANDWIDTH", Kind::kRate, "rate", 0, kInf, nullptr,
+   "probe (rail transports); else 1/β ÷ the smallest node's rank count", kMpi,
+   "two-level cost model: bytes per second a rank sends to its rail neighbour on another node "
+   "while every rank does (the node's link shared by its ranks)"},
   // ---- diagnostics and kernels
   {kDebug, "ZCOLL_DEBUG", Kind::kChoice, "NONE|WARN|INFO|TRACE|0|1|2|3", 0, 0, "NONE", nullptr,
    kMpi,

@@ -374,3 +374,42 @@ TEST(AlgorithmTable, PublicNamesComeFromTheTable) {
   EXPECT_EQ(c, ZCOLL_COLL_REDUCE_SCATTER);
   EXPECT_EQ(zcoll_collective_from_name("alltoall", &c), ZCOLL_ERR_INVALID_ARG);
 }
+
+// The two-level model (docs/algorithms.md, "Node-aware algorithms"): the
+// node-aware rows are AUTO's candidates only where ranks share nodes on more
+// than one node, and win there when the node's link is the bottleneck.
+TEST(CostModel, NodeAwareCandidatesOnlyWhereRanksShareNodes) {
+  const Algorithm* na = find_algorithm_named(ZCOLL_COLL_ALLREDUCE, "node_aware");
+  ASSERT_NE(na, nullptr);
+  zcoll_model m = test_model();
+  m.node_latency = 1e-6;
+  m.node_bandwidth = 10e9;  // shared memory
+  m.rail_bandwidth = m.bandwidth / 4;
+  Candidate c[32];
+  int best = 0;
+  auto node_aware = [](const Candidate& k) {
+    const Algorithm* a = find_algorithm(ZCOLL_COLL_ALLREDUCE, k.algo);
+    return k.mode != ZCOLL_MODE_MPI && a && (a->restrictions & kNodeAware);
+  };
+  // no layout (a node per rank), and one node: no node-aware candidate
+  CostQuery flat = query(ZCOLL_COLL_ALLREDUCE, 16, 1 << 24, 8);
+  int n = auto_candidates(m, flat, ZCOLL_ALGO_AUTO, c, &best);
+  for (int i = 0; i < n; ++i) EXPECT_FALSE(node_aware(c[i]));
+  CostQuery one = flat;
+  one.nodes = 1;
+  one.min_local = one.max_local = 16;
+  n = auto_candidates(m, one, ZCOLL_ALGO_AUTO, c, &best);
+  for (int i = 0; i < n; ++i) EXPECT_FALSE(node_aware(c[i]));
+  // forced, it is a candidate at any layout
+  n = auto_candidates(m, flat, na->algo, c, &best);
+  EXPECT_EQ(c[best].algo == na->algo || c[best].mode == ZCOLL_MODE_MPI, true);
+  // 4 nodes x 4 ranks behind a 1 Gbit/s link: node_aware, compressed
+  CostQuery tiered = flat;
+  tiered.nodes = 4;
+  tiered.min_local = tiered.max_local = 4;
+  n = auto_candidates(m, tiered, ZCOLL_ALGO_AUTO, c, &best);
+  EXPECT_EQ(c[best].algo, na->algo);
+  EXPECT_NE(c[best].mode, ZCOLL_MODE_MPI);
+  EXPECT_LT(predict_seconds(m, tiered, ZCOLL_MODE_HOM, na->algo),
+            predict_seconds(m, tiered, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING));
+}

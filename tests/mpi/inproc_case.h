@@ -33,6 +33,9 @@ struct Setup {
   size_t pipeline = 2048;  // configured segment (values), before pipeline_segment_values
   int data = 0;            // added to each rank's index in the input's formula
   int tag = 1;             // the call's data tag (tag + 1: its abort notices)
+  // The group's node labels (locality.h), which the error model of a
+  // node-aware algorithm reads (empty: not known, as for the flat ones).
+  std::vector<int64_t> nodes = {};
 };
 
 inline double gen(int p, size_t i, zcoll_op op) {
@@ -114,9 +117,12 @@ class Case {
   // Rank r's part, from its own thread, over a transport of N ranks where it is
   // rank r. bracket: as the library runs it (run_algorithm: the fault protocol's
   // begin_call / end_call and the status agreement), else alg.run alone.
-  void run_rank(zcoll::transport::Transport& tp, int r, bool bracket = false) {
+  // fail_alloc > 0: the fail_alloc-th growth of the rank's scratch space
+  // fails (Workspace::fail_countdown); returns 1 when it did.
+  int run_rank(zcoll::transport::Transport& tp, int r, bool bracket = false, int fail_alloc = 0) {
     using namespace zcoll::coll;
     Workspace ws;
+    ws.fail_countdown = fail_alloc;
     Ctx x;
     x.tp = &tp;
     x.rank = r;
@@ -150,6 +156,7 @@ class Case {
     zcoll_status st = bracket ? run_algorithm(alg_, x, a) : alg_.run(x, a);
     status_[r] = st != ZCOLL_SUCCESS ? st : x.failed;
     if (status_[r] != ZCOLL_SUCCESS) error_[r] = zcoll_last_error();
+    return fail_alloc > 0 && ws.fail_countdown == 0 ? 1 : 0;
   }
 
   // The checks, once every rank has run.
@@ -242,6 +249,12 @@ class Case {
     m.eb = s_.mode == ZCOLL_MODE_RAW ? 0 : kEb;
     m.max_abs = max_abs_;
     m.root = s_.root;
+    if (!s_.nodes.empty()) {
+      const zcoll::transport::Locality l = zcoll::transport::Locality::from_labels(s_.nodes, 0);
+      m.nodes = l.nodes;
+      m.min_local = l.min_local_size;
+      m.max_local = l.max_local_size;
+    }
     return m;
   }
   double bound() const { return alg_.model(model_in()).e; }

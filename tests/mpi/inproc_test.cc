@@ -29,14 +29,20 @@ void run(int N, Setup s) {
     EXPECT(false, "no algorithm");
     return;
   }
+  // A node-aware algorithm runs on two nodes, ranks interleaved (odd N:
+  // uneven), as the library runs it (the call's bracket: its steps' failures
+  // are agreed there); node_aware_test.cc covers the other layouts.
+  const bool node_aware = (alg->restrictions & kNodeAware) != 0;
+  if (node_aware)
+    for (int r = 0; r < N; ++r) s.nodes.push_back(r % 2);
   zcoll_testing::Case<T> c(*alg, N, s);
-  auto fabric = std::make_shared<transport::ThreadFabric>(N);
+  auto fabric = std::make_shared<transport::ThreadFabric>(N, s.nodes);
   std::vector<size_t> peak(N, 0);  // each rank's most requests in flight
   std::vector<std::thread> threads;
   for (int r = 0; r < N; ++r)
     threads.emplace_back([&, r] {
       transport::ThreadTransport tp(fabric, r);
-      c.run_rank(tp, r);
+      c.run_rank(tp, r, node_aware);
       peak[r] = tp.peak_requests();
     });
   for (auto& t : threads) t.join();

@@ -313,6 +313,8 @@ void run_groups(const Layout& lay, Kind k, const Algorithm& al, zcoll_mode mode,
     const int n = static_cast<int>(g[i].size());
     Setup s{al.coll, al.algo, mode, op, count, (n - 1) / 2, false};
     s.data = 10 * static_cast<int>(i);
+    if (al.restrictions & kNodeAware)  // its bound depends on the group's layout
+      for (int p : g[i]) s.nodes.push_back(lay.labels[p]);
     cases.push_back(std::make_unique<Case<T>>(al, n, s));
   }
   auto fabric = std::make_shared<ThreadFabric>(N, lay.labels, options);
@@ -568,9 +570,10 @@ void test_exact_without_adapter_fails() {
     const Algorithm& al = algs[ai];
     const int N = 3;
     Setup s{al.coll, al.algo, ZCOLL_MODE_CPR_P2P, ZCOLL_OP_SUM, 3000, 0, false};
+    // a node-aware algorithm compresses only between nodes: two of them
+    if (al.restrictions & kNodeAware) s.nodes = {0, 1, 0};
     Case<double> c(al, N, s);
-    auto fabric = std::make_shared<ThreadFabric>(N, std::vector<int64_t>{},
-                                                 ThreadFabric::Options{true, false});
+    auto fabric = std::make_shared<ThreadFabric>(N, s.nodes, ThreadFabric::Options{true, false});
     on_threads(N, [&](int r) {
       ThreadTransport tp(fabric, r);
       c.run_rank(tp, r, true);

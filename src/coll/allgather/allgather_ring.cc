@@ -117,6 +117,19 @@ zcoll_status ring_allgather_pieces(Ctx& c, void* out, const size_t* counts, cons
   return ZCOLL_SUCCESS;
 }
 
+zcoll_status ring_allgatherv(Ctx& c, void* out, const size_t* counts, const size_t* displs) {
+  const int r = c.rank;
+  if (c.size == 1) return ZCOLL_SUCCESS;
+  if (!DataPath(c).travels()) return ring_allgather_hops(c, out, counts, displs, true);
+  const size_t n = counts[r];
+  const size_t cap = segments_capacity(c, n);
+  uint8_t* own = c.ws->get(Workspace::kStreamC, cap + 8);
+  size_t own_size = 0;
+  ZCOLL_STEP(c, compress_segments(c, static_cast<uint8_t*>(out) + displs[r] * c.vsize, n, own, cap,
+                                  &own_size));
+  return ring_allgather_pieces(c, out, counts, displs, own, own_size, false);
+}
+
 zcoll_status allgather_ring(Ctx& c, const Args& a) {
   const int N = c.size, r = c.rank;
   const size_t n = a.count;
@@ -129,12 +142,7 @@ zcoll_status allgather_ring(Ctx& c, const Args& a) {
     counts[p] = n;
     displs[p] = p * n;
   }
-  if (!DataPath(c).travels()) return ring_allgather_hops(c, a.out, counts, displs, true);
-  const size_t cap = segments_capacity(c, n);
-  uint8_t* own = c.ws->get(Workspace::kStreamC, cap + 8);
-  size_t own_size = 0;
-  ZCOLL_STEP(c, compress_segments(c, o + r * n * c.vsize, n, own, cap, &own_size));
-  return ring_allgather_pieces(c, a.out, counts, displs, own, own_size, false);
+  return ring_allgatherv(c, a.out, counts, displs);
 }
 
 ErrState allgather_ring_model(const ModelIn& m) {

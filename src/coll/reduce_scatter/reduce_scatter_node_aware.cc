@@ -1,0 +1,187 @@
+// reduce_scatter_node_aware.cc — node-aware Reduce_scatter: shared memory
+// inside a node, compressed streams between nodes (hierarchy.h: nodes, lanes,
+// the composition's fault rule).
+//
+// Phases (M nodes, P ranks on the largest node, B lanes; lane j of node m
+// serves the node's ranks with local rank l = j mod B):
+//   0. locally: the input is laid out lane by lane, and within a lane node by
+//      node, the blocks of the ranks the lane serves on that node in local
+//      order (a copy of D bytes);
+//   1. inside each node, raw: ring Reduce_scatter of the lanes: local rank
+//      j < B holds lane j summed over its node;
+//   2. on each rail j < B, the call's mode: ring Reduce_scatter of lane j over
+//      the M nodes: each lane's rank ends with the sums of the blocks of the
+//      ranks it serves (with even nodes: its own block);
+//   3. uneven nodes only, inside the node, raw: each lane's rank sends the
+//      ranks l >= B it serves their blocks.
+// One node: phase 2 is empty (exact); one rank per node: the flat ring.
+// Cost (D bytes, a_n / b_n inside the node, b_r the rail's share of the link):
+//   D gamma (phase 0) + (P-1) a_n + (P-1)/B D (b_n + gamma)
+//   + ring Reduce_scatter of D/B over M ranks at (a, b_r), its inputs sums of
+//     P ranks' inputs + (uneven) a_n + D/M b_n + the steps' small allreduces.
+// Error: the ring Reduce_scatter's over M node partials: (M-1) eb for SUM in
+// every compressed mode, MAX/MIN (M-1) eb, PROD with inputs of magnitude
+// max|x|^P; average / N.
+// Restrictions: commutative ops; any layout; not the size rule's pick.
+#include <algorithm>
+
+#include "coll/algorithms.h"
+#include "coll/hierarchy.h"
+#include "coll/primitives.h"
+
+namespace zcoll::coll {
+
+zcoll_status reduce_scatter_node_aware(Ctx& c, const Args& a) {
+  Hierarchy h;
+  ZCOLL_CHECK(hierarchy(*c.tp, &h));  // collective the first time (hierarchy.h)
+  const transport::Locality& L = *h.loc;
+  const int N = c.size, B = h.lanes, P = h.local_size(), M = h.nodes(), j = h.local();
+  const size_t vs = c.vsize;
+  const bool even = P == B;  // every rank of this node is a lane (serves itself)
+  Composition comp(c);
+  // Bookkeeping (in local(): an allocation failure is recorded, and the steps
+  // below are still entered, rule 3 of hierarchy.h):
+  //   pos[g]        where block g starts in the vector laid out by lane
+  //   lane_counts,  the lanes' sizes and offsets (the node step; 0 for l >= B)
+  //   lane_displs
+  //   rail_counts,  this rank's lane, node by node (the rail step)
+  //   rail_displs
+  //   served_at[l]  where the block of this node's local rank l starts in the
+  //                 part its lane's rank gets from the rail step
+  size_t *pos = nullptr, *lane_counts = nullptr, *lane_displs = nullptr, *rail_counts = nullptr,
+         *rail_displs = nullptr, *served_at = nullptr, *served_counts = nullptr;
+  uint8_t *packed = nullptr, *lane_sum = nullptr, *served = nullptr;
+  comp.local([&] {
+    size_t* w = c.ws->get_as<size_t>(Workspace::kNodeCounts, 2 * static_cast<size_t>(N) +
+                                                                 4 * static_cast<size_t>(P) +
+                                                                 3 * static_cast<size_t>(M) + 8);
+    pos = w;
+    size_t* member = pos + N;  // by node, local order: member[first[m] + l]
+    size_t* first = member + N;
+    lane_counts = first + M + 1;
+    lane_displs = lane_counts + P;
+    served_at = lane_displs + P;
+    served_counts = served_at + P;
+    rail_counts = served_counts + P;
+    rail_displs = rail_counts + M;
+    first[0] = 0;
+    for (int m = 0; m < M; ++m) first[m + 1] = first[m] + static_cast<size_t>(L.node_size[m]);
+    for (int g = 0; g < N; ++g) member[first[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
+    size_t total = 0;
+    for (int lane = 0; lane < B; ++lane) {
+      lane_displs[lane] = total;
+      for (int m = 0; m < M; ++m) {
+        const size_t start = total;
+        for (size_t i = lane; i < static_cast<size_t>(L.node_size[m]); i += B) {
+          const size_t g = member[first[m] + i];
+          pos[g] = total;
+          total += a.counts[g];
+        }
+        if (lane == j) {
+          rail_counts[m] = total - start;
+          rail_displs[m] = start - lane_displs[lane];
+        }
+      }
+      lane_counts[lane] = total - lane_displs[lane];
+    }
+    for (int l = B; l < P; ++l) {
+      lane_counts[l] = 0;
+      lane_displs[l] = total;
+    }
+    for (int l = 0; l < P; ++l) {
+      const size_t g = member[first[L.node] + l];
+      served_at[l] = pos[g] - pos[member[first[L.node] + l % B]];
+      served_counts[l] = a.counts[g];
+    }
+    packed = c.ws->get(Workspace::kNodeA, total * vs + 8);
+    lane_sum = c.ws->get(Workspace::kNodeB, (j < B ? lane_counts[j] : 0) * vs + 8);
+    served = even ? static_cast<uint8_t*>(a.out)
+                  : c.ws->get(Workspace::kNodeC, (j < B ? rail_counts[L.node] : 0) * vs + 8);
+    // 0. the input laid out lane by lane
+    for (int g = 0; g < N; ++g)
+      copy_values(c, packed + pos[g] * vs, static_cast<const uint8_t*>(a.in) + a.displs[g] * vs,
+                  a.counts[g]);
+    return ZCOLL_SUCCESS;
+  });
+  const Algorithm& ring = *find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING);
+  // 1. the node's sum of each lane on the lane's rank
+  if (P > 1) {
+    Args a1;
+    a1.in = packed;
+    a1.out = lane_sum;
+    a1.counts = lane_counts;
+    a1.displs = lane_displs;
+    comp.step(ring, h.node, ZCOLL_MODE_RAW, a1);
+  }
+  const uint8_t* node_sum = P > 1 ? lane_sum : packed;
+  // 2. the lane over the nodes: each lane's rank gets the blocks it serves
+  if (j < B) {
+    if (M > 1) {
+      Args a2;
+      a2.in = node_sum;
+      a2.out = served;
+      a2.counts = rail_counts;
+      a2.displs = rail_displs;
+      comp.step(ring, h.rail, c.mode, a2, P);
+    } else {
+      comp.local([&] {
+        copy_values(c, served, node_sum, rail_counts[L.node]);
+        return ZCOLL_SUCCESS;
+      });
+    }
+  }
+  // 3. uneven nodes: the blocks of the ranks l >= B, from their lane's rank
+  if (!even) {
+    Args a3;
+    a3.in = served;
+    a3.out = a.out;
+    a3.count = static_cast<size_t>(B);
+    a3.counts = served_counts;
+    a3.displs = served_at;
+    comp.step(node_lanes_scatter(), h.node, ZCOLL_MODE_RAW, a3);
+    if (j < B)  // its own block leads the part it serves
+      comp.local([&] {
+        copy_values(c, a.out, served, served_counts[j]);
+        return ZCOLL_SUCCESS;
+      });
+  }
+  if (c.average && c.op == ZCOLL_OP_SUM)
+    comp.local([&] {
+      scale(c, a.out, a.counts[c.rank], N);
+      return ZCOLL_SUCCESS;
+    });
+  return ZCOLL_SUCCESS;  // failures are in c.failed, agreed by the caller's bracket
+}
+
+ErrState reduce_scatter_node_aware_model(const ModelIn& m) {
+  return rail_reduction_model(find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING)->model,
+                              m);
+}
+
+double reduce_scatter_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
+  const Levels lv = levels_of(q);
+  const int P = lv.ppn, B = lv.lanes, M = lv.nodes;
+  const double D = buffer_bytes(q);
+  const CostTerms tn = node_terms(t);
+  double s = D * t.g;  // the layout by lane
+  if (P > 1) {
+    const double moved = (P - 1.0) / B * D;
+    s += (P - 1) * tn.a + tn.pipe(moved * tn.b, moved * t.g) + step_sync(tn, P);
+    if (P > B) s += tn.a + D / M * tn.b + step_sync(tn, P);
+  }
+  if (M > 1) {
+    CostQuery r = q;
+    r.size = M;
+    r.total_values = (q.total_values + B - 1) / B;
+    r.input_terms = q.input_terms * P;
+    r.nodes = r.min_local = r.max_local = 0;
+    const CostTerms tr = rail_terms(t, lv);
+    const double rail =
+        find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING)->cost(tr, r, mode);
+    if (rail < 0) return rail;
+    s += rail + step_sync(tr, M);
+  }
+  return s;
+}
+
+}  // namespace zcoll::coll
