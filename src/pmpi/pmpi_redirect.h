@@ -19,10 +19,12 @@
 #define MPI_Bcast PMPI_Bcast
 #define MPI_Bcast_c PMPI_Bcast_c
 #define MPI_Cancel PMPI_Cancel
+#define MPI_Comm_create_keyval PMPI_Comm_create_keyval
 #define MPI_Comm_dup PMPI_Comm_dup
 #define MPI_Comm_free PMPI_Comm_free
 #define MPI_Comm_group PMPI_Comm_group
 #define MPI_Comm_rank PMPI_Comm_rank
+#define MPI_Comm_set_attr PMPI_Comm_set_attr
 #define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #define MPI_Comm_size PMPI_Comm_size
 #define MPI_Comm_split PMPI_Comm_split
@@ -57,8 +59,12 @@
 #define MPI_Sendrecv PMPI_Sendrecv
 #define MPI_Test PMPI_Test
 #define MPI_Testany PMPI_Testany
+#define MPI_Type_commit PMPI_Type_commit
+#define MPI_Type_contiguous PMPI_Type_contiguous
+#define MPI_Type_free PMPI_Type_free
 #define MPI_Type_get_extent PMPI_Type_get_extent
 #define MPI_Type_get_true_extent PMPI_Type_get_true_extent
+#define MPI_Type_set_name PMPI_Type_set_name
 #define MPI_Type_size PMPI_Type_size
 #define MPI_Wait PMPI_Wait
 #define MPI_Waitany PMPI_Waitany
