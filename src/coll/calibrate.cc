@@ -67,11 +67,10 @@ const EnvField kEnv[] = {
     {config::kNetRailBandwidth, &zcoll_model::rail_bandwidth},
 };
 
-const char* const kJsonKeys[] = {"latency",        "sync_latency",   "bandwidth",
-                                 "compress_bw",    "decompress_bw",  "hom_bw",
-                                 "reduce_bw",      "overlap",        "growth_bits",
-                                 "mpi_scale",      "mpi_scale_small", "node_latency",
-                                 "node_bandwidth", "rail_bandwidth"};
+const char* const kJsonKeys[] = {
+    "latency",         "sync_latency", "bandwidth",      "compress_bw",   "decompress_bw",
+    "hom_bw",          "reduce_bw",    "overlap",        "growth_bits",   "mpi_scale",
+    "mpi_scale_small", "node_latency", "node_bandwidth", "rail_bandwidth"};
 static_assert(sizeof kJsonKeys / sizeof kJsonKeys[0] == sizeof kEnv / sizeof kEnv[0],
               "a tuning-file key per model field");
 
@@ -170,13 +169,19 @@ zcoll_status run_node_probe(transport::Transport& tp, zcoll_model* m) {
   return ZCOLL_SUCCESS;
 }
 
-// The probe: codec throughputs on 1 MiB of smooth float data with the
-// handle's threads, and a ring exchange (every rank sends to rank+1 while it
-// receives from rank-1) of 8 B and 1 MiB for latency and bandwidth under load;
-// all through the transport.
-zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_size,
-                       zcoll_model* m) {
-  const int N = tp.size(), r = tp.rank();
+// The codec's seconds per uncompressed byte, measured by the probe.
+struct CodecCost {
+  double compress = 0, decompress = 0, hom_add = 0, reduce = 0;
+};
+
+// The codec part of the probe: compress, decompress, homomorphic add and the
+// float reduction on 1 MiB of smooth float data with the handle's threads.
+// All ranks run each kernel at the same time (a barrier first), so where
+// ranks share cores the probe sees the contention the collectives will see;
+// the median of 5 runs.
+zcoll_status probe_codec(transport::Transport& tp, int threads, uint32_t chunk_size,
+                         CodecCost* out) {
+  const int r = tp.rank();
   const size_t n = size_t{1} << 18;
   std::vector<float> x(n), y(n), z(n);
   for (size_t i = 0; i < n; ++i) {
@@ -194,14 +199,11 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
   std::vector<uint8_t> a(cap), b(cap), c(2 * cap);
   size_t asz = 0, bsz = 0, csz = 0;
   zcoll_status st = ZCOLL_SUCCESS, sync_st = ZCOLL_SUCCESS;  // the kernels', the barriers'
-  // All ranks run each kernel at the same time (a barrier first), so where
-  // ranks share cores the probe sees the contention the collectives will see;
-  // the median of 5 runs.
   auto timed = [&](auto fn) {
     std::vector<double> t;
     for (int rep = 0; rep < 5; ++rep) {
-      const zcoll_status b = tp.barrier();
-      if (sync_st == ZCOLL_SUCCESS) sync_st = b;
+      const zcoll_status bs = tp.barrier();
+      if (sync_st == ZCOLL_SUCCESS) sync_st = bs;
       const double t0 = now_seconds();
       fn();
       t.push_back(now_seconds() - t0);
@@ -228,49 +230,69 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
   ZCOLL_CHECK(sync_st);
   if (st != ZCOLL_SUCCESS) return st;
   const double bytes = static_cast<double>(n * sizeof(float));
+  *out = CodecCost{tc / bytes, td / bytes, th / bytes, tg / bytes};
+  return ZCOLL_SUCCESS;
+}
 
-  double lat = 0, sync_lat = 0, sec_per_byte = 0, mpi_small = 0, mpi_large = 0;
-  if (N > 1) {
-    ZCOLL_CHECK(ring_rates(tp, &lat, &sec_per_byte));
-    // the agreement every compressed call starts with: a max-allreduce of
-    // about 35 doubles (the transport's, as dispatch.cc makes it)
-    double agree[40] = {0};
-    std::vector<double> sync;
-    for (int rep = 0; rep < 5; ++rep) {
-      ZCOLL_CHECK(tp.barrier());
-      const double t0 = now_seconds();
-      for (int i = 0; i < 4; ++i) ZCOLL_CHECK(tp.allreduce_max(agree, 40));
-      sync.push_back((now_seconds() - t0) / 4);
-    }
-    sync_lat = median(sync);
-    // The baseline library's own Allreduce (MPI's) of 256 KiB and 4 MiB of
-    // floats, to scale the model of its collectives (their algorithms and
-    // protocols are its business); 0: the transport has none (scale 1).
-    auto baseline_allreduce = [&](int values, double* sec) {
-      std::vector<float> mx(values, 1.0f), my(values);
-      std::vector<double> tm;
-      for (int rep = 0; rep < 4; ++rep) {
-        ZCOLL_CHECK(tp.barrier());
-        const double t0 = now_seconds();
-        const zcoll_status s = tp.baseline_allreduce(mx.data(), my.data(), mx.size(), ZCOLL_FLOAT32);
-        if (s == ZCOLL_ERR_UNSUPPORTED) {  // the same on every rank
-          clear_error();
-          return ZCOLL_SUCCESS;
-        }
-        ZCOLL_CHECK(s);
-        if (rep > 0) tm.push_back(now_seconds() - t0);
-      }
-      *sec = median(tm);
+// What the probe measures of the network (N > 1).
+struct NetCost {
+  double latency = 0, sec_per_byte = 0, sync_latency = 0;
+  double mpi_small = 0, mpi_large = 0;  // the baseline's Allreduce (0: none)
+};
+
+// The baseline library's own Allreduce (MPI's) of `values` floats, median of
+// 3 after a warm-up; *sec stays 0 when the transport has none.
+zcoll_status time_baseline_allreduce(transport::Transport& tp, int values, double* sec) {
+  std::vector<float> mx(values, 1.0f), my(values);
+  std::vector<double> tm;
+  for (int rep = 0; rep < 4; ++rep) {
+    ZCOLL_CHECK(tp.barrier());
+    const double t0 = now_seconds();
+    const zcoll_status s = tp.baseline_allreduce(mx.data(), my.data(), mx.size(), ZCOLL_FLOAT32);
+    if (s == ZCOLL_ERR_UNSUPPORTED) {  // the same on every rank
+      clear_error();
       return ZCOLL_SUCCESS;
-    };
-    ZCOLL_CHECK(baseline_allreduce(kScaleSmall / 4, &mpi_small));
-    ZCOLL_CHECK(baseline_allreduce(kScaleLarge / 4, &mpi_large));
-  } else {
-    sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
+    }
+    ZCOLL_CHECK(s);
+    if (rep > 0) tm.push_back(now_seconds() - t0);
   }
-  // The slowest rank's values, so that every rank computes the same choices.
-  double v[9] = {lat,        sec_per_byte, tc / bytes, td / bytes, th / bytes,
-                 tg / bytes, sync_lat,     mpi_small,  mpi_large};
+  *sec = median(tm);
+  return ZCOLL_SUCCESS;
+}
+
+// The network part: the ring exchange (ring_rates), the agreement's small
+// allreduce, and the baseline's Allreduce of 256 KiB and 4 MiB, to scale the
+// model of its collectives (their algorithms and protocols are its business).
+zcoll_status probe_network(transport::Transport& tp, NetCost* out) {
+  ZCOLL_CHECK(ring_rates(tp, &out->latency, &out->sec_per_byte));
+  // the agreement every compressed call starts with: a max-allreduce of
+  // about 35 doubles (the transport's, as dispatch.cc makes it)
+  double agree[40] = {0};
+  std::vector<double> sync;
+  for (int rep = 0; rep < 5; ++rep) {
+    ZCOLL_CHECK(tp.barrier());
+    const double t0 = now_seconds();
+    for (int i = 0; i < 4; ++i) ZCOLL_CHECK(tp.allreduce_max(agree, 40));
+    sync.push_back((now_seconds() - t0) / 4);
+  }
+  out->sync_latency = median(sync);
+  ZCOLL_CHECK(time_baseline_allreduce(tp, kScaleSmall / 4, &out->mpi_small));
+  return time_baseline_allreduce(tp, kScaleLarge / 4, &out->mpi_large);
+}
+
+// The probe: the codec's and the network's costs (all through the transport),
+// the slowest rank's values in the model, so every rank makes the same choices.
+zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_size, zcoll_model* m) {
+  const int N = tp.size();
+  CodecCost codec;
+  ZCOLL_CHECK(probe_codec(tp, threads, chunk_size, &codec));
+  NetCost net;
+  if (N > 1)
+    ZCOLL_CHECK(probe_network(tp, &net));
+  else
+    net.sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
+  double v[9] = {net.latency,  net.sec_per_byte, codec.compress, codec.decompress, codec.hom_add,
+                 codec.reduce, net.sync_latency, net.mpi_small,  net.mpi_large};
   ZCOLL_CHECK(tp.allreduce_max(v, 9));
   m->latency = v[0];
   m->bandwidth = 1.0 / v[1];
@@ -294,9 +316,8 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
           predict_seconds(*m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);  // scale 1 here
       return model > 0 && measured > 0 ? std::min(2.0, std::max(0.5, measured / model)) : 1.0;
     };
-    const double small = scale(kScaleSmall, v[7]), large = scale(kScaleLarge, v[8]);
-    m->mpi_scale = large;
-    m->mpi_scale_small = small;
+    m->mpi_scale = scale(kScaleLarge, v[8]);
+    m->mpi_scale_small = scale(kScaleSmall, v[7]);
   }
   return ZCOLL_SUCCESS;
 }
