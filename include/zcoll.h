@@ -194,16 +194,16 @@ typedef struct zcoll_info {
   uint32_t chunk_size;
   uint64_t n; /* values in the stream                                 */
   uint64_t chunks;
-  uint64_t raw_chunks;  /* chunks stored uncompressed (escape)                   */
-  double error_bound;   /* guaranteed |x - x'| of the represented data (for a
-                             homomorphic sum of k streams: the sum of their bounds,
-                             divided by the divisor)                               */
-  double quantum;       /* quantization step (bin width) shared by combinable
-                             streams                                               */
-  uint32_t divisor;     /* decompression divides by this (mean of a sum)         */
-  uint32_t terms;       /* number of compressed inputs summed into this stream   */
-  uint64_t header_size; /* header + index bytes                                  */
-  uint64_t stream_size; /* total bytes of the stream                             */
+  uint64_t raw_chunks;   /* chunks stored uncompressed (escape)                   */
+  double error_bound;    /* guaranteed |x - x'| of the represented data (for a
+                              homomorphic sum of k streams: the sum of their bounds,
+                              divided by the divisor)                               */
+  double quantum;        /* quantization step (bin width) shared by combinable
+                              streams                                               */
+  uint32_t divisor;      /* decompression divides by this (mean of a sum)         */
+  uint32_t terms;        /* number of compressed inputs summed into this stream   */
+  uint64_t header_size;  /* header + index bytes                                  */
+  uint64_t stream_size;  /* total bytes of the stream                             */
   uint32_t format_flags; /* the header's flags (ZCOLL_FLAG_CHECKSUM; since 1.1)   */
 } zcoll_info;
 

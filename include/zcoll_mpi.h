@@ -144,6 +144,7 @@ ZCOLL_API int zcoll_algorithms_of(zcoll_collective collective, zcoll_algorithm* 
 /* ---- configuration ---------------------------------------------------------
  * Every field can be overridden by a ZCOLL_* environment variable when the
  * handle is created (docs/env.md; zcoll_mpi_env_help() prints the table).    */
+/* clang-format off */
 typedef struct zcoll_comm_config {
   size_t struct_size;                          /* sizeof(zcoll_comm_config)                 */
   zcoll_mode mode;                             /* ZCOLL_MODE (default AUTO)                 */
@@ -175,12 +176,15 @@ typedef struct zcoll_comm_config {
                                      the last field, so that new collectives
                                      never move another. Since 1.1          */
 } zcoll_comm_config;
+/* clang-format on */
 
+/* clang-format off */
 #define ZCOLL_COMM_CONFIG_INITIALIZER                                                            \
   {                                                                                              \
     sizeof(zcoll_comm_config), ZCOLL_MODE_AUTO, ZCOLL_EB_REL, 1e-4, ZCOLL_BOUND_PER_COMPRESSION, \
         1, 65536, 0u, 0, {ZCOLL_ALGO_AUTO}, 0u, {ZCOLL_ALGO_AUTO}                               \
   }
+/* clang-format on */
 
 /* Fill *config with the defaults above. */
 ZCOLL_API void zcoll_comm_config_init(zcoll_comm_config* config);
@@ -224,6 +228,7 @@ ZCOLL_API zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
 /* ---- per-call report --------------------------------------------------------
  * Filled by every call (also by one that fails) and readable after it. Times
  * and byte counts are this rank's. */
+/* clang-format off */
 typedef struct zcoll_report {
   size_t struct_size; /* set by the caller: sizeof(zcoll_report)       */
   zcoll_collective collective;
@@ -259,6 +264,7 @@ typedef struct zcoll_report {
   double time_after_recv;      /* the last completed receive -> call end (work
                                   left when the wire is done: final decoding)  */
 } zcoll_report;
+/* clang-format on */
 
 /* A zcoll_report ready for zcoll_comm_last_report (struct_size set). */
 #define ZCOLL_REPORT_INITIALIZER                                                                  \

@@ -60,16 +60,16 @@ typedef struct zcoll_model {
   /* The two-level model of the node-aware algorithms (docs/algorithms.md,
    * "Node-aware algorithms"); 0 = not set. A program built against an older
    * zcoll_model (a smaller struct_size) leaves them 0. */
-  double node_latency;       /* alpha between ranks of one node; 0 = latency    */
-  double node_bandwidth;     /* bytes/s a rank sends to a rank of its node while
-                              every rank of the node does; 0 = bandwidth    */
-  double rail_bandwidth;     /* bytes/s a rank sends to the rank of its local
-                              index on another node while every rank does;
-                              0 = bandwidth / (the smallest node's ranks)   */
-  int ranks_per_node;        /* the layout zcoll_predict assumes: ranks by node,
-                              this many per node (the last node takes the
-                              rest); 0 or 1 = a node per rank. The probe
-                              sets the handle's largest node.               */
+  double node_latency;   /* alpha between ranks of one node; 0 = latency    */
+  double node_bandwidth; /* bytes/s a rank sends to a rank of its node while
+                            every rank of the node does; 0 = bandwidth    */
+  double rail_bandwidth; /* bytes/s a rank sends to the rank of its local
+                            index on another node while every rank does;
+                            0 = bandwidth / (the smallest node's ranks)   */
+  int ranks_per_node;    /* the layout zcoll_predict assumes: ranks by node,
+                            this many per node (the last node takes the
+                            rest); 0 or 1 = a node per rank. The probe
+                            sets the handle's largest node.               */
 } zcoll_model;
 
 /* A zcoll_model with struct_size set and every value 0 (to be filled). */

@@ -256,30 +256,32 @@ int main(int argc, char** argv) {
   const double f_mpi =
       frac(mpi_alone.median() + comp.median(), mpi_nb.median(), mpi_alone.median(), comp.median());
   if (rank == 0) {
-    std::printf("zcoll-overlap-bench: %d ranks, %zu floats (%.0f MiB), mode %s abs %g, "
-                "threads %d, progress %s, MPI thread level %s, %d repeats\n",
-                size, n, n * 4.0 / 1048576, o.mode.c_str(), o.abs_eb, o.threads,
-                threaded ? "thread" : "inline",
-                provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE", o.repeats);
+    std::printf(
+        "zcoll-overlap-bench: %d ranks, %zu floats (%.0f MiB), mode %s abs %g, "
+        "threads %d, progress %s, MPI thread level %s, %d repeats\n",
+        size, n, n * 4.0 / 1048576, o.mode.c_str(), o.abs_eb, o.threads,
+        threaded ? "thread" : "inline",
+        provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE", o.repeats);
     std::printf("report: mode %s algorithm %s, bound %.3g, sent %llu of %llu bytes\n",
                 zcoll_mode_name(rep.mode), zcoll_algorithm_name(rep.algorithm), rep.error_bound,
                 static_cast<unsigned long long>(rep.bytes_sent),
                 static_cast<unsigned long long>(rep.bytes_uncompressed));
     std::printf("%-10s %10s %10s %10s   (seconds, slowest rank)\n", "", "median", "min", "max");
     const std::pair<const char*, const Stat*> rows[] = {
-        {"comm", &comm},        {"compute", &comp},         {"serial", &serial},
-        {"overlap", &overlap},  {"nb_only", &nb_only},      {"mpi_alone", &mpi_alone},
+        {"comm", &comm},       {"compute", &comp},    {"serial", &serial},
+        {"overlap", &overlap}, {"nb_only", &nb_only}, {"mpi_alone", &mpi_alone},
         {"mpi_nb", &mpi_nb}};
     for (const auto& r : rows)
       std::printf("%-10s %10.4f %10.4f %10.4f\n", r.first, r.second->median(), r.second->lo(),
                   r.second->hi());
-    std::printf("overlap fraction: zcoll %.2f (serial %.3f s -> %.3f s), MPI_Iallreduce without "
-                "progress calls %.2f\n",
-                f, serial.median(), overlap.median(), f_mpi);
-    std::printf("# %s: results bit-identical to the blocking call: %s; max |error| %.3g, bound "
-                "%.3g (+ rounding), %ld values outside\n",
-                ok ? "OK" : "FAILED", wrong_all ? "NO" : "yes", max_err, rep.error_bound,
-                bad_all[1]);
+    std::printf(
+        "overlap fraction: zcoll %.2f (serial %.3f s -> %.3f s), MPI_Iallreduce without "
+        "progress calls %.2f\n",
+        f, serial.median(), overlap.median(), f_mpi);
+    std::printf(
+        "# %s: results bit-identical to the blocking call: %s; max |error| %.3g, bound "
+        "%.3g (+ rounding), %ld values outside\n",
+        ok ? "OK" : "FAILED", wrong_all ? "NO" : "yes", max_err, rep.error_bound, bad_all[1]);
     if (!o.json.empty()) {
       FILE* fj = std::fopen(o.json.c_str(), "w");
       if (fj) {
@@ -295,8 +297,9 @@ int main(int argc, char** argv) {
                      static_cast<unsigned long long>(rep.bytes_sent),
                      static_cast<unsigned long long>(rep.bytes_uncompressed));
         for (const auto& r : rows) {
-          std::fprintf(fj, "  \"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, "
-                           "\"all\": [",
+          std::fprintf(fj,
+                       "  \"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, "
+                       "\"all\": [",
                        r.first, r.second->median(), r.second->lo(), r.second->hi());
           for (size_t i = 0; i < r.second->v.size(); ++i)
             std::fprintf(fj, "%s%.6g", i ? ", " : "", r.second->v[i]);

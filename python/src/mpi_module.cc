@@ -305,8 +305,7 @@ class Comm {
 
   // sendbuf None = MPI_IN_PLACE (input in recvbuf); bfloat16: the buffers hold
   // bfloat16 bits (bf16_arg)
-  nb::object allreduce(nb::handle send, nb::handle recv, int op, bool nonblocking,
-                       bool bfloat16) {
+  nb::object allreduce(nb::handle send, nb::handle recv, int op, bool nonblocking, bool bfloat16) {
     Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     if (sb.present && sb.n != rb.n) size_error("recvbuf", sb.n, rb.n);

@@ -43,7 +43,7 @@ namespace {
 // The same CRC with the SSE4.2 crc32 instruction (which computes CRC-32C,
 // reflected, without the initial and final inversions), 8 bytes per step.
 __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(uint32_t crc, const uint8_t* p,
-                                                         size_t len) {
+                                                        size_t len) {
   uint64_t c = ~crc;
   while (len >= 8) {
     c = _mm_crc32_u64(c, load_u64(p));

@@ -29,8 +29,8 @@ constexpr double kDenormMin = 4.9406564584124654e-324;  // smallest positive dou
 // What a chunk encoder needs to know about the error bound.
 template <typename T>
 struct Quantizer {
-  double quantum;                       // bin width (2*eb*(1-slack); 16-bit: eb*(1-slack))
-  double inv;                           // 1/quantum
+  double quantum;                          // bin width (2*eb*(1-slack); 16-bit: eb*(1-slack))
+  double inv;                              // 1/quantum
   typename ValueTraits<T>::Wide eb_check;  // accept x' iff |x - x'| < eb_check (computed in
                                            // T's wide type); eb_check <= eb
 };

@@ -77,7 +77,7 @@ ZCOLL_HD inline uint16_t float_to_f16(float f) {
   if (a >= 0x47800000u) return static_cast<uint16_t>(sign | 0x7C00u);  // >= 2^16: Inf
   if (a < 0x38800000u) {  // below 2^-14: a subnormal result, in units of 2^-24
     const uint32_t e = a >> 23, mant = (a & 0x7FFFFFu) | 0x800000u;
-    const uint32_t shift = 126 - e;  // value = mant * 2^(e - 150) = (mant >> shift) units
+    const uint32_t shift = 126 - e;         // value = mant * 2^(e - 150) = (mant >> shift) units
     if (e == 0 || shift > 24) return sign;  // below 2^-25 (or a float subnormal): +-0
     uint32_t r = mant >> shift;
     const uint32_t rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);

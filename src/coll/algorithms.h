@@ -70,18 +70,18 @@ enum Restriction : unsigned {
 
 struct Algorithm {
   zcoll_collective coll;
-  zcoll_algorithm algo;      // its number in the C API (zcoll_mpi.h; newer ones only here)
-  const char* name;          // "ring": zcoll_algorithm_name, ZCOLL_<COLLECTIVE>_ALGO
-  const char* alias;         // a second accepted word ("rd"), or nullptr
-  unsigned restrictions;     // Restriction flags
-  const char* description;   // one line
-  const char* function;      // "allreduce_ring": its file and function
+  zcoll_algorithm algo;     // its number in the C API (zcoll_mpi.h; newer ones only here)
+  const char* name;         // "ring": zcoll_algorithm_name, ZCOLL_<COLLECTIVE>_ALGO
+  const char* alias;        // a second accepted word ("rd"), or nullptr
+  unsigned restrictions;    // Restriction flags
+  const char* description;  // one line
+  const char* function;     // "allreduce_ring": its file and function
   RunFn run;
   ModelFn model;
   CostFn cost;
-  HelpersFn helpers;         // nullptr: none
-  PreferFn prefer;           // the size rule; nullptr: always
-  const char* prefer_reason; // the report's reason when the size rule picks it
+  HelpersFn helpers;          // nullptr: none
+  PreferFn prefer;            // the size rule; nullptr: always
+  const char* prefer_reason;  // the report's reason when the size rule picks it
 };
 
 // Run one algorithm as a collective call: the transport's call bracket

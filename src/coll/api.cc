@@ -101,8 +101,7 @@ zcoll_status zcoll_algorithm_from_name(zcoll_collective collective, const char* 
   const zcoll::coll::Algorithm* a = zcoll::coll::find_algorithm_named(collective, name);
   if (!a)
     return fail(ZCOLL_ERR_INVALID_ARG, "%s has no algorithm '%s' (%s)",
-                zcoll_collective_name(collective), name,
-                zcoll::coll::algorithm_words(collective));
+                zcoll_collective_name(collective), name, zcoll::coll::algorithm_words(collective));
   *algorithm = a->algo;
   return ZCOLL_SUCCESS;
 }

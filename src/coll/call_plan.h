@@ -27,8 +27,8 @@ struct Resolved {
   bool forced_from_call = false;
   zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
   double eb_value = 0;
-  uint32_t chunk = 0;     // codec chunk (values)
-  size_t seg_values = 0;  // pipeline segment (values)
+  uint32_t chunk = 0;                      // codec chunk (values)
+  size_t seg_values = 0;                   // pipeline segment (values)
   bool reduction = false, rooted = false;  // the collective's traits
 };
 

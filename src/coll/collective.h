@@ -26,14 +26,14 @@ enum class InPlace {
 
 struct CollectiveTraits {
   zcoll_collective coll;
-  const char* name;          // "allreduce": zcoll_collective_name, ZCOLL_PMPI_COLLS
-  const char* mpi_name;      // "MPI_Allreduce" (the PMPI shim's report)
-  config::Var algo_var;      // ZCOLL_ALLREDUCE_ALGO
-  bool reduction;            // takes an op (and the average setting)
-  bool rooted;               // takes a root
-  bool per_rank_count;       // count is one rank's block: the buffer holds count x N values
+  const char* name;      // "allreduce": zcoll_collective_name, ZCOLL_PMPI_COLLS
+  const char* mpi_name;  // "MPI_Allreduce" (the PMPI shim's report)
+  config::Var algo_var;  // ZCOLL_ALLREDUCE_ALGO
+  bool reduction;        // takes an op (and the average setting)
+  bool rooted;           // takes a root
+  bool per_rank_count;   // count is one rank's block: the buffer holds count x N values
   InPlace in_place;
-  bool in_place_root_only;   // MPI_IN_PLACE only at the root (Reduce, Gather, Scatter)
+  bool in_place_root_only;     // MPI_IN_PLACE only at the root (Reduce, Gather, Scatter)
   bool root_contributes_only;  // only the root's values bound the error (Bcast, Scatter)
 };
 

@@ -56,7 +56,7 @@ struct zcoll_comm {
   // AUTO on a single node: -1 not known yet, 0 ranks span nodes (or
   // ZCOLL_AUTO_LOCAL=model), 1 all ranks share one node (AUTO runs MPI)
   int single_node = -1;
-  bool local_model = false;  // ZCOLL_AUTO_LOCAL=model, read at creation
+  bool local_model = false;        // ZCOLL_AUTO_LOCAL=model, read at creation
   bool rel_range_sampled = false;  // ZCOLL_REL_RANGE=sampled, read at creation
   // A device handle's backend (data_ops.h, zcoll_cuda.h); null for host buffers.
   zcoll::coll::DeviceBackend* device = nullptr;

@@ -60,8 +60,8 @@ class Workspace {
   void set_source(std::unique_ptr<BufferSource> source) { source_ = std::move(source); }
   uint8_t* get(Slot s, size_t bytes) {
     if (source_) {
-      const bool data = s != kTable && s != kSizes && s != kReqs && s != kCounts &&
-                        s != kCursors && s != kNodeCounts;
+      const bool data = s != kTable && s != kSizes && s != kReqs && s != kCounts && s != kCursors &&
+                        s != kNodeCounts;
       if (uint8_t* p = source_->get(s, data, bytes)) return p;
     }
     std::vector<uint8_t>& v = bufs_[s];

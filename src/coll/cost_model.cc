@@ -95,8 +95,8 @@ static double zcoll_seconds(const CostTerms& t, const CostQuery& q, zcoll_mode m
     const double D = buffer_bytes(q);
     return mode == ZCOLL_MODE_RAW ? 0 : D * (t.cc + t.cd);
   }
-  const Algorithm* a =
-      algo == ZCOLL_ALGO_AUTO ? default_algorithm(q, nullptr) : find_algorithm(q.coll, algo);
+  const Algorithm* a = algo == ZCOLL_ALGO_AUTO ? default_algorithm(q, nullptr)
+                                               : find_algorithm(q.coll, algo);
   return a ? a->cost(t, q, mode) : -1;
 }
 

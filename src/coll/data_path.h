@@ -42,8 +42,8 @@ class DataPath {
   Ctx& ctx() const { return c_; }
 
   bool compressed() const { return c_.compressed(); }
-  bool travels() const { return c_.poll(); }                    // doc, hom
-  bool sums_streams() const { return c_.hom(); }                // hom with SUM
+  bool travels() const { return c_.poll(); }                                // doc, hom
+  bool sums_streams() const { return c_.hom(); }                            // hom with SUM
   bool one_message_per_piece() const { return c_.seg_values == SIZE_MAX; }  // cpr_p2p
   // Bytes a message of n values may take (a receive's capacity).
   size_t capacity(size_t n) const { return c_.piece_capacity(n); }
@@ -110,7 +110,7 @@ class Partial {
   const void* init_;
   size_t n_;
   Buffers b_;
-  int adds_;       // partials to be added
+  int adds_;  // partials to be added
   int added_ = 0;
   bool stream_;             // the stream representation
   bool started_ = false;    // values: the buffer holds the partial; stream: compressed
@@ -125,10 +125,10 @@ class Partial {
 class Exchange {
  public:
   struct Slots {
-    void* values = nullptr;    // the segment's values (the call's output)
-    uint8_t* send = nullptr;   // doc, cpr_p2p: the stream this rank sends
+    void* values = nullptr;                   // the segment's values (the call's output)
+    uint8_t* send = nullptr;                  // doc, cpr_p2p: the stream this rank sends
     uint8_t* stream[2] = {nullptr, nullptr};  // hom: the running stream, ping-pong
-    size_t cap = 0;            // bytes of each slot
+    size_t cap = 0;                           // bytes of each slot
   };
   struct State {
     int which = -1;       // hom: the stream slot that holds the segment (-1: none yet)

@@ -316,8 +316,8 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   if (sel.native) return run_native_call(zc, k, s, sel.native, rep);
   rep.set_selection(sel);
 
-  const Args a = bind_args(k, zc->tp->size(), zc->tp->rank(), s.vsize, zc->counts.data(),
-                           zc->displs.data());
+  const Args a =
+      bind_args(k, zc->tp->size(), zc->tp->rank(), s.vsize, zc->counts.data(), zc->displs.data());
   Ctx c = make_context(zc, k, s, sel, epoch);
   Agreed g;
   if (zcoll_status st = agree(zc, k, a, s, sel, c, &g, rep)) return rep.finish(st);

@@ -144,9 +144,9 @@ ErrState rail_movement_model(ModelFn flat, const ModelIn& m);
 // the node's lanes), for the raw steps inside a node (node latency and
 // bandwidth), and the sub-query of a rail step (its ranks and bytes).
 struct Levels {
-  int nodes = 1;   // M
-  int ppn = 1;     // ranks on the largest node
-  int lanes = 1;   // B
+  int nodes = 1;  // M
+  int ppn = 1;    // ranks on the largest node
+  int lanes = 1;  // B
 };
 Levels levels_of(const CostQuery& q);
 CostTerms rail_terms(const CostTerms& t, const Levels& lv);

@@ -16,9 +16,9 @@
 
 namespace zcoll::coll {
 
-#define ZCOLL_ALGORITHM(fn)                   \
-  zcoll_status fn(Ctx&, const Args&);         \
-  ErrState fn##_model(const ModelIn&);        \
+#define ZCOLL_ALGORITHM(fn)            \
+  zcoll_status fn(Ctx&, const Args&);  \
+  ErrState fn##_model(const ModelIn&); \
   double fn##_cost(const CostTerms&, const CostQuery&, zcoll_mode);
 ZCOLL_ALGORITHM(allreduce_ring)
 ZCOLL_ALGORITHM(allreduce_recursive_doubling)
@@ -69,12 +69,10 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
      "N-1 ring steps, segments pipelined", ZCOLL_FUNCTIONS(reduce_scatter_ring), nullptr, nullptr,
      "the default"},
-    {ZCOLL_COLL_REDUCE_SCATTER, zcoll_algorithm(7), "pairwise", nullptr,
-     kCommutativeOps | kNoAuto,
+    {ZCOLL_COLL_REDUCE_SCATTER, zcoll_algorithm(7), "pairwise", nullptr, kCommutativeOps | kNoAuto,
      "N-1 exchanges, every block straight to its owner: compressed once, decoded once",
      ZCOLL_FUNCTIONS(reduce_scatter_pairwise), nullptr, nullptr, "call setting"},
-    {ZCOLL_COLL_REDUCE_SCATTER, kNodeAwareAlgo, "node_aware", nullptr,
-     kCommutativeOps | kNodeAware,
+    {ZCOLL_COLL_REDUCE_SCATTER, kNodeAwareAlgo, "node_aware", nullptr, kCommutativeOps | kNodeAware,
      "node reduce-scatter of the lanes (raw) + ring reduce-scatter on each rail",
      ZCOLL_FUNCTIONS(reduce_scatter_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING, "ring", nullptr, kNoRestriction,
@@ -85,8 +83,7 @@ const Algorithm kAlgorithms[] = {
      ZCOLL_FUNCTIONS(allgather_node_aware), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN, "chain", nullptr, kNoRestriction,
      "pipelined chain of segments, every link carries the buffer once; long messages",
-     ZCOLL_FUNCTIONS(bcast_chain), nullptr, share_at_least_256k,
-     "auto: share >= 256 KiB per rank"},
+     ZCOLL_FUNCTIONS(bcast_chain), nullptr, share_at_least_256k, "auto: share >= 256 KiB per rank"},
     {ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL, "binomial", nullptr, kNoRestriction,
      "binomial tree, segments pipelined, root compresses once", ZCOLL_FUNCTIONS(bcast_binomial),
      nullptr, nullptr, "auto: share < 256 KiB per rank"},

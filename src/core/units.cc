@@ -141,7 +141,7 @@ bool parse_rate(const char* t, double* out) {
     ++s;
     if (*s == 'i' || *s == 'I') ++s, binary = true;
   }
-  double per_unit = 0;  // bytes per unit
+  double per_unit = 0;                                     // bytes per unit
   if ((*s == '\0' && !power) || std::strcmp(s, "B") == 0)  // "", "B", "KB", "KiB"
     per_unit = 1;
   else if (iequal(s, "bit") || iequal(s, "bits"))

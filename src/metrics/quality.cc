@@ -100,8 +100,8 @@ zcoll_status quality_compare(zcoll_dtype dtype, const void* original, const void
   q.n = n;
   with_value_type(dtype, [&](auto tag) {
     using T = decltype(tag);
-    compare_typed(static_cast<const T*>(original), static_cast<const T*>(reconstructed), n,
-                  threads, &q);
+    compare_typed(static_cast<const T*>(original), static_cast<const T*>(reconstructed), n, threads,
+                  &q);
   });
   if (compressed_bytes > 0) {
     q.compression_ratio = static_cast<double>(n) * static_cast<double>(vb) /

@@ -33,12 +33,12 @@ struct Settings {
   bool op_sum = true;  // ZCOLL_PMPI_OPS
   bool op_max = false, op_min = false, op_prod = false;
   bool coll[ZCOLL_MAX_COLLECTIVES] = {false, true};  // ZCOLL_PMPI_COLLS (by zcoll_collective:
-                                                   // allreduce unless it says otherwise)
-  uint64_t min_bytes = 1u << 20;   // ZCOLL_PMPI_MIN_BYTES
-  std::string comms = "*";         // ZCOLL_PMPI_COMMS
-  bool report = false;             // ZCOLL_PMPI_REPORT
-  bool verify = false;             // ZCOLL_PMPI_VERIFY
-  std::string eb_text;             // "abs 1e-3", for the report
+                                                     // allreduce unless it says otherwise)
+  uint64_t min_bytes = 1u << 20;                     // ZCOLL_PMPI_MIN_BYTES
+  std::string comms = "*";                           // ZCOLL_PMPI_COMMS
+  bool report = false;                               // ZCOLL_PMPI_REPORT
+  bool verify = false;                               // ZCOLL_PMPI_VERIFY
+  std::string eb_text;                               // "abs 1e-3", for the report
 };
 const Settings& settings();
 // Read the environment once (after PMPI_Init). False with *message set when the

@@ -28,10 +28,10 @@ struct Locality {
   int size = 1;  // ranks in the group
   int node = 0;  // this rank's node, in [0, nodes)
   int nodes = 1;
-  int local_rank = 0;  // this rank's index on its node
-  int local_size = 1;  // ranks on this rank's node
+  int local_rank = 0;                          // this rank's index on its node
+  int local_size = 1;                          // ranks on this rank's node
   int min_local_size = 1, max_local_size = 1;  // over the nodes
-  bool blocked = true;  // each node's ranks are consecutive ranks of the group
+  bool blocked = true;             // each node's ranks are consecutive ranks of the group
   std::vector<int> node_of_rank;   // size entries
   std::vector<int> local_of_rank;  // size entries: each rank's local rank
   std::vector<int> node_size;      // nodes entries: ranks per node

@@ -51,7 +51,7 @@ class MpiTransport final : public Transport {
   void abort_call(zcoll_status status) override;
   zcoll_status end_call(bool failed) override;
   zcoll_status allgather_u64(const uint64_t* mine, int k, uint64_t* all) override;
-  zcoll_status barrier() override;            // MPI_Barrier
+  zcoll_status barrier() override;  // MPI_Barrier
   zcoll_status baseline_allreduce(const void* in, void* out, size_t count,
                                   zcoll_dtype dtype) override;  // MPI_Allreduce
   // The first call (collective) finds which ranks share a node: one
@@ -96,9 +96,9 @@ class MpiTransport final : public Transport {
   // the current call's abort notice
   MPI_Request notice_req_ = MPI_REQUEST_NULL;
   int notice_tag_ = -1, data_tag_ = -1;
-  uint32_t notice_in_ = 0;                  // a received notice (the status)
-  zcoll_status aborted_ = ZCOLL_SUCCESS;    // a notice arrived (or this rank aborted)
-  std::vector<uint32_t> notice_out_;        // the notices this rank sent
+  uint32_t notice_in_ = 0;                // a received notice (the status)
+  zcoll_status aborted_ = ZCOLL_SUCCESS;  // a notice arrived (or this rank aborted)
+  std::vector<uint32_t> notice_out_;      // the notices this rank sent
   std::vector<MPI_Request> notice_sends_;
   zcoll_status abort_error();
   std::vector<MPI_Request> wait_any_reqs_;  // wait_any's scratch

@@ -75,8 +75,7 @@ zcoll_status SizePrefixedTransport::isend(const void* buf, size_t bytes, int pee
   return ZCOLL_SUCCESS;
 }
 
-zcoll_status SizePrefixedTransport::irecv(void* buf, size_t capacity, int peer, int tag,
-                                          Req* req) {
+zcoll_status SizePrefixedTransport::irecv(void* buf, size_t capacity, int peer, int tag, Req* req) {
   Timer t(&time_in_calls);
   const Req r = take();
   Op& op = ops_[r];

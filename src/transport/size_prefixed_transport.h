@@ -80,8 +80,8 @@ class SizePrefixedTransport final : public Transport {
   Req take();
   void release(Req r);
   zcoll_status post_size(Req r);
-  zcoll_status size_arrived(Req r);     // its size is in: post its payload, start the next
-  zcoll_status poll_sizes();            // every channel whose size has arrived
+  zcoll_status size_arrived(Req r);  // its size is in: post its payload, start the next
+  zcoll_status poll_sizes();         // every channel whose size has arrived
   bool complete(const Op& op, zcoll_status* st);  // non-blocking: all of op is in
   // Block until one of `wanted` or a channel's pending size completes (then
   // handled); wanted: inner requests.

@@ -335,9 +335,9 @@ TEST(AlgorithmTable, EveryRowPredictsACostAndABoundForEveryMode) {
             }
           }
   }
-  for (zcoll_collective c : {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER,
-                             ZCOLL_COLL_BCAST, ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE,
-                             ZCOLL_COLL_GATHER}) {
+  for (zcoll_collective c :
+       {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
+        ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER}) {
     const char* why = nullptr;
     const Algorithm* d = default_algorithm(query(c, 4, 1000, 1), &why);
     ASSERT_NE(d, nullptr) << zcoll_collective_name(c);

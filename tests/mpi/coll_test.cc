@@ -744,14 +744,11 @@ void group_node_aware(const Env& e) {
     zcoll_collective coll;
     const char* name;
   };
-  const Row rows[] = {{ZCOLL_COLL_ALLREDUCE, "node_aware"},
-                      {ZCOLL_COLL_ALLREDUCE, "node_leader"},
-                      {ZCOLL_COLL_REDUCE_SCATTER, "node_aware"},
-                      {ZCOLL_COLL_ALLGATHER, "node_aware"},
-                      {ZCOLL_COLL_BCAST, "node_aware"},
-                      {ZCOLL_COLL_REDUCE, "node_aware"},
-                      {ZCOLL_COLL_GATHER, "node_aware"},
-                      {ZCOLL_COLL_SCATTER, "node_aware"}};
+  const Row rows[] = {
+      {ZCOLL_COLL_ALLREDUCE, "node_aware"},      {ZCOLL_COLL_ALLREDUCE, "node_leader"},
+      {ZCOLL_COLL_REDUCE_SCATTER, "node_aware"}, {ZCOLL_COLL_ALLGATHER, "node_aware"},
+      {ZCOLL_COLL_BCAST, "node_aware"},          {ZCOLL_COLL_REDUCE, "node_aware"},
+      {ZCOLL_COLL_GATHER, "node_aware"},         {ZCOLL_COLL_SCATTER, "node_aware"}};
   // Trimmed for 4-6 ranks oversubscribing 2 cores (inproc_node_aware covers
   // every mode, op and layout): doc, hom and raw at counts 0, 1 and long (SUM,
   // also in place), MAX and PROD on the long vector; cpr_p2p once; the average.
@@ -831,8 +828,7 @@ void group_node_aware(const Env& e) {
   const bool tiered = nodes > 1 && max_local > 1;
   const char* name = zcoll_algorithm_name(rep.algorithm);
   const bool node_row = std::strncmp(name, "node_", 5) == 0;
-  EXPECT(node_row == tiered,
-         "auto at %d nodes, %d ranks on the largest: %s %s", nodes, max_local,
+  EXPECT(node_row == tiered, "auto at %d nodes, %d ranks on the largest: %s %s", nodes, max_local,
          zcoll_mode_name(rep.mode), name);
   // the steps' transports count in the report (every rank sends in some step)
   if (e.size > 1)
@@ -876,10 +872,9 @@ void group_special(const Env& e) {
   EXPECT(
       zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_RING) == ZCOLL_ERR_INVALID_ARG,
       "bcast has no ring algorithm");
-  EXPECT(
-      zcoll_comm_set_algorithm(e.fine, static_cast<zcoll_collective>(8), ZCOLL_ALGO_AUTO) ==
-          ZCOLL_ERR_INVALID_ARG,
-      "8 (the former ZCOLL_COLL_COUNT) is not a collective");
+  EXPECT(zcoll_comm_set_algorithm(e.fine, static_cast<zcoll_collective>(8), ZCOLL_ALGO_AUTO) ==
+             ZCOLL_ERR_INVALID_ARG,
+         "8 (the former ZCOLL_COLL_COUNT) is not a collective");
   EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_BINOMIAL) == ZCOLL_SUCCESS,
          "bcast binomial: %s", zcoll_last_error());
   EXPECT(zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN) == ZCOLL_SUCCESS,
@@ -1077,16 +1072,19 @@ void group_special(const Env& e) {
       const zcoll_report rep = last(zc);
       EXPECT(rep.eb_per_compression > 0 && rep.eb_per_compression <= 1e-3 * (hi - lo) / 2,
              "sampled eb %.9g: expected > 0 and below half the exact one %.9g (the spike is "
-             "not sampled)", rep.eb_per_compression, 1e-3 * (hi - lo));
+             "not sampled)",
+             rep.eb_per_compression, 1e-3 * (hi - lo));
       double err = 0;
       for (size_t i = 0; i < n; ++i) {
         double ref = 0;
         for (int r = 0; r < e.size; ++r)
-          ref += i == 77777 ? 40.0 : static_cast<double>(std::sin(0.001f * static_cast<float>(i)) + 0.1f * r);
+          ref += i == 77777
+                     ? 40.0
+                     : static_cast<double>(std::sin(0.001f * static_cast<float>(i)) + 0.1f * r);
         err = std::max(err, std::fabs(static_cast<double>(y[i]) - ref));
       }
-      EXPECT(err <= rep.error_bound * (1 + 1e-6) + 1e-6 * e.size, "sampled %s: error %.9g > bound %.9g",
-             zcoll_mode_name(m), err, rep.error_bound);
+      EXPECT(err <= rep.error_bound * (1 + 1e-6) + 1e-6 * e.size,
+             "sampled %s: error %.9g > bound %.9g", zcoll_mode_name(m), err, rep.error_bound);
     }
     zcoll_comm_free(zc);
     if (e.size > 1) {
@@ -1289,8 +1287,8 @@ void group_auto(const Env& e) {
            second.reason, second.ratio_estimate);
     zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
     t_allreduce<float>(c);
-    EXPECT(std::strstr(last(zc).reason, "recent") == nullptr,
-           "a new bound estimates again: %s", last(zc).reason);
+    EXPECT(std::strstr(last(zc).reason, "recent") == nullptr, "a new bound estimates again: %s",
+           last(zc).reason);
     zcoll_comm_free(zc);
   }
 
@@ -1370,8 +1368,8 @@ void group_auto(const Env& e) {
   unsetenv("ZCOLL_AUTO_LOCAL");
 }
 
-const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather", "bcast",
-                               "scatter",   "reduce",         "gather",    "large",
+const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather",  "bcast",
+                               "scatter",   "reduce",         "gather",     "large",
                                "special",   "auto",           "node_aware", nullptr};
 
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
@@ -1442,7 +1440,8 @@ int main(int argc, char** argv) {
     free_env(e);
     MPI_Comm_free(&sub);
   }
-  long mine[2] = {zcoll_testing::g_checks.load(), zcoll_testing::g_failures.load()}, all[2] = {0, 0};
+  long mine[2] = {zcoll_testing::g_checks.load(), zcoll_testing::g_failures.load()},
+       all[2] = {0, 0};
   MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   std::string what = "zcoll mpi tests (" + std::to_string(g_size) + " ranks" +
                      (subcomm ? ", split communicators" : "") + "):";

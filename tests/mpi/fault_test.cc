@@ -42,10 +42,10 @@ namespace {
 // What the injector does, shared by the ranks of one run.
 struct Plan {
   enum Kind { kNone, kFailSend, kFlip } kind = kNone;
-  int rank = 0;         // the rank whose k-th message is hit
-  int nth = 0;          // kFailSend: its nth isend; kFlip: its nth received message
-  size_t bit = 0;       // kFlip: the bit (modulo the message's bits)
-  bool header = false;  // kFlip: restrict to the stream's header and index
+  int rank = 0;          // the rank whose k-th message is hit
+  int nth = 0;           // kFailSend: its nth isend; kFlip: its nth received message
+  size_t bit = 0;        // kFlip: the bit (modulo the message's bits)
+  bool header = false;   // kFlip: restrict to the stream's header and index
   bool keep_up = false;  // kFailSend: only that send fails, the network stays up
   std::atomic<bool> down{false};
   std::atomic<bool> fired{false};
@@ -159,10 +159,12 @@ class FaultTransport final : public transport::Transport {
       reqs.push_back(q);
     }
     zcoll_status st = ZCOLL_SUCCESS;
-    if (std::getenv("ZCOLL_FAULT_VERBOSE")) std::fprintf(stderr, "  rank %d exchange posted\n", rank());
+    if (std::getenv("ZCOLL_FAULT_VERBOSE"))
+      std::fprintf(stderr, "  rank %d exchange posted\n", rank());
     for (transport::Req q : reqs)
       if (zcoll_status s = wait_helper(q)) st = s;
-    if (std::getenv("ZCOLL_FAULT_VERBOSE")) std::fprintf(stderr, "  rank %d exchange done\n", rank());
+    if (std::getenv("ZCOLL_FAULT_VERBOSE"))
+      std::fprintf(stderr, "  rank %d exchange done\n", rank());
     if (st == ZCOLL_SUCCESS) std::memcpy(all, out, bytes * N);
     return st;
   }
@@ -217,8 +219,7 @@ struct Group {
   std::vector<std::unique_ptr<FaultTransport>> tps;
   std::vector<Workspace> wss;
   int calls = 0;
-  Group(int n, Plan* plan)
-      : N(n), fabric(std::make_shared<transport::ThreadFabric>(n)), wss(n) {
+  Group(int n, Plan* plan) : N(n), fabric(std::make_shared<transport::ThreadFabric>(n)), wss(n) {
     for (int r = 0; r < N; ++r) tps.push_back(std::make_unique<FaultTransport>(fabric, r, plan));
   }
   size_t leftover_requests() const {
@@ -342,8 +343,8 @@ void failed_transfers() {
             plan.keep_up = keep_up;
             Group g(N, &plan);
             char what[160];
-            std::snprintf(what, sizeof what, "%s %s N=%d nth=%d %s", al.function, zcoll_mode_name(m),
-                          N, nth, keep_up ? "network up" : "network down");
+            std::snprintf(what, sizeof what, "%s %s N=%d nth=%d %s", al.function,
+                          zcoll_mode_name(m), N, nth, keep_up ? "network up" : "network down");
             if (std::getenv("ZCOLL_FAULT_VERBOSE")) std::fprintf(stderr, "%s\n", what);
             Outcome o = call(g, al, m, 5000, 1e-3);
             ++runs;
@@ -460,8 +461,8 @@ void scratch_oom() {
           const Outcome o = call(g, al, m, n, 1e-3);
           ++runs;
           char what[160];
-          std::snprintf(what, sizeof what, "%s %s N=%d: allocation %d on rank %d fails", al.function,
-                        zcoll_mode_name(m), N, k, victim);
+          std::snprintf(what, sizeof what, "%s %s N=%d: allocation %d on rank %d fails",
+                        al.function, zcoll_mode_name(m), N, k, victim);
           if (g.wss[victim].fail_countdown != 0) {  // the rank made fewer allocations
             g.wss[victim].fail_countdown = 0;
             EXPECT(o.all_ok(), "%s: failed without a fault", what);

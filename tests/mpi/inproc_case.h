@@ -29,7 +29,7 @@ struct Setup {
   size_t count;
   int root;
   bool average;
-  bool mismatch = false;  // rank 0 compresses with a 10x larger bound
+  bool mismatch = false;   // rank 0 compresses with a 10x larger bound
   size_t pipeline = 2048;  // configured segment (values), before pipeline_segment_values
   int data = 0;            // added to each rank's index in the input's formula
   int tag = 1;             // the call's data tag (tag + 1: its abort notices)
@@ -95,7 +95,8 @@ class Case {
         max_abs_ = std::max(max_abs_, std::fabs(static_cast<double>(in_[p][i])));
       }
     if (s_.coll == ZCOLL_COLL_BCAST)
-      out_[s_.root].assign(in_[s_.root].begin(), in_[s_.root].end()), out_[s_.root].push_back(T(-7));
+      out_[s_.root].assign(in_[s_.root].begin(), in_[s_.root].end()),
+          out_[s_.root].push_back(T(-7));
     params_ = ZCOLL_PARAMS_INITIALIZER;
     params_.eb_mode = ZCOLL_EB_ABS;
     params_.error_bound = kEb;
@@ -181,8 +182,7 @@ class Case {
     int failed = 0;
     for (int r = 0; r < N_; ++r) failed += status_[r] != ZCOLL_SUCCESS;
     const bool everywhere = s_.coll == ZCOLL_COLL_ALLREDUCE ||
-                            s_.coll == ZCOLL_COLL_REDUCE_SCATTER ||
-                            s_.coll == ZCOLL_COLL_ALLGATHER;
+                            s_.coll == ZCOLL_COLL_REDUCE_SCATTER || s_.coll == ZCOLL_COLL_ALLGATHER;
     EXPECT(failed >= 1, "%s: mismatched bounds not detected", what_);
     if (everywhere)
       EXPECT(failed == N_, "%s: only %d of %d ranks report the mismatch", what_, failed, N_);

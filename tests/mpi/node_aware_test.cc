@@ -122,8 +122,10 @@ class InjectTransport final : public Transport {
   zcoll_status split(int color, int key, std::unique_ptr<Transport>* out) override {
     std::unique_ptr<Transport> sub;
     ZCOLL_CHECK(in_->split(color, key, &sub));
-    if (sub) *out = std::make_unique<InjectTransport>(std::move(sub), plan_, origin_, sends_);
-    else out->reset();
+    if (sub)
+      *out = std::make_unique<InjectTransport>(std::move(sub), plan_, origin_, sends_);
+    else
+      out->reset();
     return ZCOLL_SUCCESS;
   }
 
@@ -186,7 +188,12 @@ void test_layouts() {
           al->coll == ZCOLL_COLL_GATHER || al->coll == ZCOLL_COLL_SCATTER)
         for (int root = 0; root < N; ++root) {
           const zcoll_mode m = al->coll == ZCOLL_COLL_REDUCE ? ZCOLL_MODE_HOM : ZCOLL_MODE_DOC;
-          Setup s{al->coll, al->algo, m, ZCOLL_OP_SUM, 3001, root,
+          Setup s{al->coll,
+                  al->algo,
+                  m,
+                  ZCOLL_OP_SUM,
+                  3001,
+                  root,
                   al->coll == ZCOLL_COLL_REDUCE && root % 2 == 1};
           run_case<float>(lay, *al, s);
         }
@@ -213,7 +220,8 @@ void test_bounds() {
     EXPECT(one == 0, "%s: bound %g on one node", al->function, one);
     EXPECT(four <= flat && four > 0, "%s: bound %g at 4x4, %g flat", al->function, four, flat);
     const std::string name = al->function;
-    if (name == "allreduce_node_aware") EXPECT(four == 4, "%s: hom 4 nodes: %g", al->function, four);
+    if (name == "allreduce_node_aware")
+      EXPECT(four == 4, "%s: hom 4 nodes: %g", al->function, four);
     if (name == "reduce_scatter_node_aware")
       EXPECT(four == 3, "%s: hom 4 nodes: %g", al->function, four);
     if (!m.hom) EXPECT(four == 1, "%s: data movement: %g", al->function, four);

@@ -35,8 +35,9 @@ double value(int p, size_t i, bool prod, bool specials) {
   if (specials && p == 1 % 2 && i % 1999 == 5) return (i / 1999) % 2 ? INFINITY : -INFINITY;
   const double noise = std::fmod(std::sin(i * 12.9898 + p * 78.233) * 43758.5453, 1.0);
   if (prod) return 0.95 + 0.1 * std::fabs(noise);
-  const double base = g_field.empty() ? 20 * std::sin(i * 1e-3 + p)
-                                      : g_field[(i + static_cast<size_t>(p) * 7919) % g_field.size()];
+  const double base = g_field.empty()
+                          ? 20 * std::sin(i * 1e-3 + p)
+                          : g_field[(i + static_cast<size_t>(p) * 7919) % g_field.size()];
   return base + 0.01 * noise * (p + 1);
 }
 
@@ -95,8 +96,10 @@ void run(zcoll_comm* zc, const char* pipe_name, const Coll& c, zcoll_algorithm a
           sb = in.data();
         break;
       case ZCOLL_COLL_REDUCE:
-        if (r == root) std::memcpy(out.data(), in.data(), count * vs);
-        else sb = in.data();
+        if (r == root)
+          std::memcpy(out.data(), in.data(), count * vs);
+        else
+          sb = in.data();
         break;
       case ZCOLL_COLL_SCATTER:
         if (r == root) rb = MPI_IN_PLACE;
@@ -143,14 +146,14 @@ void run(zcoll_comm* zc, const char* pipe_name, const Coll& c, zcoll_algorithm a
              MPI_COMM_WORLD);
   if (r == 0) {
     const uint64_t total = fnv(all.data(), all.size() * sizeof(unsigned long long));
-    std::printf("N=%d %s %s/%s %s %s op=%s n=%zu%s%s eb=%s:%g%s -> %s/%s status=%d bound=%.6g "
-                "%016llx\n",
-                N, c.name, zcoll_mode_name(mode), zcoll_algorithm_name(algo), pipe_name,
-                f32 ? "f32" : "f64", op_name, count, in_place ? " in_place" : "",
-                specials ? " specials" : "", ebm == ZCOLL_EB_REL ? "rel" : "abs", eb,
-                average ? " avg" : "", zcoll_mode_name(rep.mode),
-                zcoll_algorithm_name(rep.algorithm), static_cast<int>(s), rep.error_bound,
-                static_cast<unsigned long long>(total));
+    std::printf(
+        "N=%d %s %s/%s %s %s op=%s n=%zu%s%s eb=%s:%g%s -> %s/%s status=%d bound=%.6g "
+        "%016llx\n",
+        N, c.name, zcoll_mode_name(mode), zcoll_algorithm_name(algo), pipe_name,
+        f32 ? "f32" : "f64", op_name, count, in_place ? " in_place" : "",
+        specials ? " specials" : "", ebm == ZCOLL_EB_REL ? "rel" : "abs", eb, average ? " avg" : "",
+        zcoll_mode_name(rep.mode), zcoll_algorithm_name(rep.algorithm), static_cast<int>(s),
+        rep.error_bound, static_cast<unsigned long long>(total));
   }
 }
 
@@ -170,7 +173,10 @@ int main(int argc, char** argv) {
     }
   }
   const Coll colls[] = {
-      {ZCOLL_COLL_ALLREDUCE, "allreduce", {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}, true,
+      {ZCOLL_COLL_ALLREDUCE,
+       "allreduce",
+       {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING},
+       true,
        false},
       {ZCOLL_COLL_REDUCE_SCATTER, "reduce_scatter", {ZCOLL_ALGO_RING}, true, false},
       {ZCOLL_COLL_ALLGATHER, "allgather", {ZCOLL_ALGO_RING}, false, false},
@@ -179,8 +185,7 @@ int main(int argc, char** argv) {
       {ZCOLL_COLL_REDUCE, "reduce", {ZCOLL_ALGO_BINOMIAL}, true, true},
       {ZCOLL_COLL_GATHER, "gather", {ZCOLL_ALGO_BINOMIAL}, false, true},
   };
-  const zcoll_mode modes[] = {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC,
-                              ZCOLL_MODE_HOM};
+  const zcoll_mode modes[] = {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
   const struct {
     MPI_Op op;
     const char* name;

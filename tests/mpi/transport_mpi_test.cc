@@ -185,7 +185,7 @@ void test_subgroups(Transport& tp) {
       for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
         const int n = sub->size();
         Setup s{algs[ai].coll, algs[ai].algo, m, ZCOLL_OP_SUM, ++k % 2 ? size_t{2500} : 3,
-                (n - 1) / 2, false};
+                (n - 1) / 2,   false};
         s.data = 10 * gi;
         if (k % 3)
           run_case<float>(*sub, algs[ai], s);
@@ -245,8 +245,8 @@ void test_probe(Transport& tp) {
     *f = nan;
   zcoll_model m;
   EXPECT(probe_model(tp, 1, 1024, fixed, &m) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
-  const double v[] = {m.latency, m.bandwidth, m.compress_bw, m.decompress_bw, m.hom_bw,
-                      m.reduce_bw, m.sync_latency, m.mpi_scale, m.mpi_scale_small};
+  const double v[] = {m.latency,   m.bandwidth,    m.compress_bw, m.decompress_bw,  m.hom_bw,
+                      m.reduce_bw, m.sync_latency, m.mpi_scale,   m.mpi_scale_small};
   const int n = sizeof v / sizeof v[0];
   std::vector<uint64_t> mine(n), all(static_cast<size_t>(n) * tp.size());
   std::memcpy(mine.data(), v, sizeof v);

@@ -133,7 +133,8 @@ void test_locality() {
          "one_per_node: %s", flat.describe().c_str());
   // rails on uneven nodes: one rank from each node that has that many
   const Locality u = Locality::from_labels({0, 1, 0, 0}, 0);
-  EXPECT(u.rail_ranks(0) == std::vector<int>({0, 1}), "3+1 rail 0: %s", text(u.rail_ranks(0)).c_str());
+  EXPECT(u.rail_ranks(0) == std::vector<int>({0, 1}), "3+1 rail 0: %s",
+         text(u.rail_ranks(0)).c_str());
   EXPECT(u.rail_ranks(1) == std::vector<int>({2}), "3+1 rail 1: %s", text(u.rail_ranks(1)).c_str());
   EXPECT(u.rail_ranks(2) == std::vector<int>({3}), "3+1 rail 2: %s", text(u.rail_ranks(2)).c_str());
   EXPECT(u.ranks_on_node(0) == std::vector<int>({0, 2, 3}), "3+1 node 0");
@@ -143,8 +144,8 @@ void test_locality() {
          "1+2+2 rails");
   // a sub-group's locality: its ranks' nodes, renumbered
   const Locality s = Locality::subset(v, {4, 3, 1}, 0);  // nodes 2, 1, 1
-  EXPECT(s.node_of_rank == std::vector<int>({0, 1, 1}) && s.nodes == 2 && s.blocked,
-         "subset: %s", text(s.node_of_rank).c_str());
+  EXPECT(s.node_of_rank == std::vector<int>({0, 1, 1}) && s.nodes == 2 && s.blocked, "subset: %s",
+         text(s.node_of_rank).c_str());
   // ZCOLL_NODE_MAP's syntax
   std::vector<int64_t> m;
   EXPECT(transport::parse_node_map("0,0,1,12", &m) == ZCOLL_SUCCESS &&
@@ -182,11 +183,14 @@ const char* kind_name(Kind k) {
 // reverse order).
 std::vector<std::vector<int>> groups(Kind k, const Locality& l) {
   if (k == Kind::kNode)
-    return groups_of(l.size, [&](int r) { return l.node_of_rank[r]; }, [](int r) { return r; });
+    return groups_of(
+        l.size, [&](int r) { return l.node_of_rank[r]; }, [](int r) { return r; });
   if (k == Kind::kRail)
-    return groups_of(l.size, [&](int r) { return l.local_of_rank[r]; },
-                     [&](int r) { return l.node_of_rank[r]; });
-  return groups_of(l.size, [](int r) { return r % 2; }, [](int r) { return -r; });
+    return groups_of(
+        l.size, [&](int r) { return l.local_of_rank[r]; },
+        [&](int r) { return l.node_of_rank[r]; });
+  return groups_of(
+      l.size, [](int r) { return r % 2; }, [](int r) { return -r; });
 }
 
 zcoll_status sub_transport(Transport& tp, Kind k, Transport** sub,
@@ -224,21 +228,21 @@ void test_split() {
                lay.name, kind_name(k));
         if (!sub) continue;
         const int n = static_cast<int>(g[gi].size());
-        EXPECT(sub->rank() == sr && sub->size() == n, "%s %s: rank %d is %d of %d, expected %d of %d",
-               lay.name, kind_name(k), r, sub->rank(), sub->size(), sr, n);
+        EXPECT(sub->rank() == sr && sub->size() == n,
+               "%s %s: rank %d is %d of %d, expected %d of %d", lay.name, kind_name(k), r,
+               sub->rank(), sub->size(), sr, n);
         // the members, in order, as the group itself says
         uint64_t mine = static_cast<uint64_t>(r);
         std::vector<uint64_t> all(sub->size());
         EXPECT(sub->allgather_u64(&mine, 1, all.data()) == ZCOLL_SUCCESS, "allgather");
         std::vector<int> got(all.begin(), all.end());
-        EXPECT(got == g[gi], "%s %s: rank %d's group is %s, expected %s", lay.name, kind_name(k),
-               r, text(got).c_str(), text(g[gi]).c_str());
+        EXPECT(got == g[gi], "%s %s: rank %d's group is %s, expected %s", lay.name, kind_name(k), r,
+               text(got).c_str(), text(g[gi]).c_str());
         // its locality: the parent's, restricted
         std::vector<int64_t> sub_labels;
         for (int p : g[gi]) sub_labels.push_back(l.node_of_rank[p]);
         const Locality want = Locality::from_labels(sub_labels, sr);
-        EXPECT(loc(*sub).node_of_rank == want.node_of_rank &&
-                   loc(*sub).rank == sr,
+        EXPECT(loc(*sub).node_of_rank == want.node_of_rank && loc(*sub).rank == sr,
                "%s %s: sub-group locality %s", lay.name, kind_name(k),
                loc(*sub).describe().c_str());
         if (k == Kind::kNode)
@@ -451,8 +455,7 @@ void test_adapter_channels() {
       for (int i = 0; i < 4; ++i) tp.irecv(in[i].data(), in[i].size(), 0, 3, &q[i]);
       for (int i = 3; i >= 0; --i) {
         size_t n = 0;
-        EXPECT(tp.wait(q[i], &n) == ZCOLL_SUCCESS && n == sizes[i], "receive %d: %zu bytes", i,
-               n);
+        EXPECT(tp.wait(q[i], &n) == ZCOLL_SUCCESS && n == sizes[i], "receive %d: %zu bytes", i, n);
         EXPECT(std::memcmp(in[i].data(), msg[i].data(), sizes[i]) == 0, "receive %d: bytes", i);
       }
       std::vector<uint8_t> x(10), y(10);
@@ -516,7 +519,7 @@ void test_adapter_progress() {
     std::vector<uint8_t> big(50000, 3), in(50000);
     uint32_t one = 1, got = 0;
     Req a, b;
-    if (r == 0) {  // A
+    if (r == 0) {                                                  // A
       std::this_thread::sleep_for(std::chrono::milliseconds(50));  // B is blocked by now
       tp.isend(big.data(), big.size(), 1, 2, &a);
       EXPECT(tp.wait(a, nullptr) == ZCOLL_SUCCESS, "A's send to B");
@@ -594,9 +597,9 @@ zcoll_model unset() {
   std::memset(&m, 0, sizeof m);
   m.struct_size = sizeof m;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (double* f : {&m.latency, &m.sync_latency, &m.bandwidth, &m.compress_bw, &m.decompress_bw,
-                    &m.hom_bw, &m.reduce_bw, &m.overlap, &m.growth_bits, &m.mpi_scale,
-                    &m.mpi_scale_small})
+  for (double* f :
+       {&m.latency, &m.sync_latency, &m.bandwidth, &m.compress_bw, &m.decompress_bw, &m.hom_bw,
+        &m.reduce_bw, &m.overlap, &m.growth_bits, &m.mpi_scale, &m.mpi_scale_small})
     *f = nan;
   return m;
 }

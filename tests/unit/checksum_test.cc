@@ -190,9 +190,9 @@ TEST(Checksum, HomomorphicOutputsCarryValidChecksums) {
     EXPECT_EQ(std::memcmp(y.data(), y0.data(), n * 4), 0) << what;
   };
   for (int threads : {1, 3}) {
-    ASSERT_EQ(zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), o.data(), cap, &sz, nullptr,
-                            threads),
-              ZCOLL_SUCCESS);
+    ASSERT_EQ(
+        zcoll_hom_add(a.data(), a.size(), b.data(), b.size(), o.data(), cap, &sz, nullptr, threads),
+        ZCOLL_SUCCESS);
     ASSERT_EQ(zcoll_hom_add(a0.data(), a0.size(), b0.data(), b0.size(), o0.data(), cap, &sz0,
                             nullptr, threads),
               ZCOLL_SUCCESS);
@@ -215,9 +215,8 @@ TEST(Checksum, HomomorphicOutputsCarryValidChecksums) {
   expect_valid_checksummed(o, sz, "hom_negate");
   same_values("hom_negate");
   for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_MAX, ZCOLL_OP_PROD}) {
-    ASSERT_EQ(
-        zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), op, o.data(), cap, &sz, 2),
-        ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_doc_combine(a.data(), a.size(), b.data(), b.size(), op, o.data(), cap, &sz, 2),
+              ZCOLL_SUCCESS);
     ASSERT_EQ(
         zcoll_doc_combine(a0.data(), a0.size(), b0.data(), b0.size(), op, o0.data(), cap, &sz0, 2),
         ZCOLL_SUCCESS);
@@ -233,9 +232,9 @@ TEST(Checksum, HomomorphicOutputsCarryValidChecksums) {
   // a corrupt checksummed input is refused by each operation
   Bytes bad = b;
   bad[zcoll_header_size(n, 1024) + 100] ^= 0x04;
-  EXPECT_EQ(zcoll_hom_add(a.data(), a.size(), bad.data(), bad.size(), o.data(), cap, &sz, nullptr,
-                          1),
-            ZCOLL_ERR_CORRUPT);
+  EXPECT_EQ(
+      zcoll_hom_add(a.data(), a.size(), bad.data(), bad.size(), o.data(), cap, &sz, nullptr, 1),
+      ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(zcoll_doc_combine(a.data(), a.size(), bad.data(), bad.size(), ZCOLL_OP_MAX, o.data(),
                               cap, &sz, 1),
             ZCOLL_ERR_CORRUPT);

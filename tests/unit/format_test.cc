@@ -134,7 +134,7 @@ uint16_t ref_encode16(float f, int dtype) {
   if (x == 0) return sign;
   int e;
   const double m = std::frexp(x, &e);  // x = m 2^e
-  if (e - 1 < emin)                     // subnormal: units of 2^(emin - p + 1)
+  if (e - 1 < emin)                    // subnormal: units of 2^(emin - p + 1)
     return sign | static_cast<uint16_t>(std::ldexp(x, -(emin - p + 1)));
   const uint32_t frac = static_cast<uint32_t>(std::ldexp(m * 2 - 1, p - 1));
   return sign | static_cast<uint16_t>((e - 1 + ebias) << (p - 1) | frac);
@@ -168,7 +168,8 @@ bool ref_decode16(const uint8_t* s, size_t size, std::vector<uint16_t>* out, std
     uint16_t* o = out->data() + c * cs;
     if (ch[0] == 1) {
       if (bytes != raw || divisor != 1) return bad("raw chunk");
-      for (uint32_t i = 0; i < len; ++i) o[i] = static_cast<uint16_t>(ch[8 + 2 * i] | ch[9 + 2 * i] << 8);
+      for (uint32_t i = 0; i < len; ++i)
+        o[i] = static_cast<uint16_t>(ch[8 + 2 * i] | ch[9 + 2 * i] << 8);
     } else if (ch[0] == 0) {
       const uint32_t nb = (len + 31) / 32;
       size_t pos = 12 + (nb + 3) / 4 * 4;

@@ -87,8 +87,8 @@ TEST(HalfConvert, RoundingMatchesReference) {
       bits.push_back(e << 23 | (m & ~0x1FFFu) | 0x1000u);  // a float16 tie
       bits.push_back(e << 23 | (m & ~0xFFFFu) | 0x8000u);  // a bfloat16 tie
     }
-  for (uint32_t u : {0x477FEFFFu, 0x477FF000u, 0x477FF001u, 0x33000000u, 0x33000001u,
-                     0x387FC000u, 0x387FE000u, 0x7F7FFFFFu, 0x7F7F8000u, 0x7F7F7FFFu})
+  for (uint32_t u : {0x477FEFFFu, 0x477FF000u, 0x477FF001u, 0x33000000u, 0x33000001u, 0x387FC000u,
+                     0x387FE000u, 0x7F7FFFFFu, 0x7F7F8000u, 0x7F7F7FFFu})
     bits.push_back(u);
   for (uint32_t u : bits)
     for (uint32_t sign : {0u, 0x80000000u}) {
@@ -141,9 +141,9 @@ std::vector<uint8_t> compress16(const std::vector<T>& x, zcoll_eb_mode mode, dou
   p.chunk_size = cs;
   std::vector<uint8_t> z(zcoll_compress_bound(x.size(), dtype16<T>()));
   size_t size = 0;
-  EXPECT_EQ(zcoll_compress(&p, dtype16<T>(), x.data(), x.size(), z.data(), z.size(), &size,
-                           threads),
-            ZCOLL_SUCCESS)
+  EXPECT_EQ(
+      zcoll_compress(&p, dtype16<T>(), x.data(), x.size(), z.data(), z.size(), &size, threads),
+      ZCOLL_SUCCESS)
       << zcoll_last_error();
   z.resize(size);
   return z;
@@ -233,7 +233,8 @@ TEST(Half, DataFilesRoundTripF16) { data_roundtrip<Fp16>(); }
 TEST(Half, ChunkRangeApiSameStream) {
   Rng r(3);
   std::vector<float> f(5000);
-  for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(std::sin(i * 0.01) + 0.01 * r.normal());
+  for (size_t i = 0; i < f.size(); ++i)
+    f[i] = static_cast<float>(std::sin(i * 0.01) + 0.01 * r.normal());
   const std::vector<Bf16> x = narrow_all<Bf16>(f);
   zcoll_params p;
   zcoll_params_init(&p);
@@ -247,10 +248,10 @@ TEST(Half, ChunkRangeApiSameStream) {
   size_t pos = zcoll_header_size(x.size(), 1024);
   for (size_t c = 0; c < chunks; c += 2) {
     size_t w = 0;
-    ASSERT_EQ(zcoll_compress_chunks(&p, ZCOLL_BFLOAT16, x.data(), x.size(), c,
-                                    std::min(chunks, c + 2), z.data() + pos, z.size() - pos, &w,
-                                    sizes.data() + c, 1),
-              ZCOLL_SUCCESS);
+    ASSERT_EQ(
+        zcoll_compress_chunks(&p, ZCOLL_BFLOAT16, x.data(), x.size(), c, std::min(chunks, c + 2),
+                              z.data() + pos, z.size() - pos, &w, sizes.data() + c, 1),
+        ZCOLL_SUCCESS);
     pos += w;
   }
   ASSERT_EQ(zcoll_compress_finish(&p, ZCOLL_BFLOAT16, x.size(), sizes.data(), z.data(), z.size()),
@@ -265,8 +266,8 @@ TEST(Half, ChunkRangeApiSameStream) {
 template <typename T>
 void special_values() {
   std::vector<T> x;
-  for (uint16_t b : {0x7FC0, 0xFFC1, 0x7F81, 0x7F80, 0xFF80, 0x8000, 0x0001, 0x8001, 0x7F7F,
-                     0x7E00, 0xFE01, 0x7C00, 0xFC00, 0x7BFF, 0x03FF})
+  for (uint16_t b : {0x7FC0, 0xFFC1, 0x7F81, 0x7F80, 0xFF80, 0x8000, 0x0001, 0x8001, 0x7F7F, 0x7E00,
+                     0xFE01, 0x7C00, 0xFC00, 0x7BFF, 0x03FF})
     x.push_back(T{b});
   for (int i = 0; i < 100; ++i) x.push_back(zcoll::ValueTraits<T>::narrow(0.25f * i));
   const std::vector<uint8_t> z = compress16(x, ZCOLL_EB_ABS, 0.1, 1024);
@@ -275,7 +276,8 @@ void special_values() {
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i].bits, y[i].bits) << i;  // raw: exact
   // quantized: -0.0 and subnormals within the bound
   std::vector<T> q(2000);
-  for (size_t i = 0; i < q.size(); ++i) q[i] = T{static_cast<uint16_t>(i % 3 == 0 ? 0x8000 : i % 7)};
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = T{static_cast<uint16_t>(i % 3 == 0 ? 0x8000 : i % 7)};
   const std::vector<uint8_t> zq = compress16(q, ZCOLL_EB_ABS, 1e-3, 1024);
   EXPECT_EQ(zt::inspect(zq).raw_chunks, 0u);
   EXPECT_EQ(violations(q, decompress16<T>(zq, q.size()), 1e-3, "zeros"), 0u);
@@ -299,7 +301,8 @@ template <typename T>
 void accumulate_rule() {
   Rng r(5);
   std::vector<float> f(3000), g(3000);
-  for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(r.normal()), g[i] = static_cast<float>(100 * r.normal());
+  for (size_t i = 0; i < f.size(); ++i)
+    f[i] = static_cast<float>(r.normal()), g[i] = static_cast<float>(100 * r.normal());
   const std::vector<T> x = narrow_all<T>(f), d0 = narrow_all<T>(g);
   const std::vector<uint8_t> z = compress16(x, ZCOLL_EB_ABS, 1e-2, 1024);
   const std::vector<T> dec = decompress16<T>(z, x.size());
@@ -311,7 +314,8 @@ void accumulate_rule() {
     ASSERT_EQ(acc[i].bits, zcoll::ValueTraits<T>::narrow(want).bits) << i;
     // and so within the bound plus one 16-bit rounding of the exact sum
     const double exact = wide(d0[i]) + wide(x[i]);
-    ASSERT_LE(std::fabs(wide(acc[i]) - exact), 1e-2 + half_ulp<T>(exact) + half_ulp<T>(wide(acc[i])))
+    ASSERT_LE(std::fabs(wide(acc[i]) - exact),
+              1e-2 + half_ulp<T>(exact) + half_ulp<T>(wide(acc[i])))
         << i;
   }
 }
@@ -330,7 +334,8 @@ void hom_sum_bound() {
   std::vector<uint8_t> acc;
   for (size_t j = 0; j < k; ++j) {
     std::vector<float> f(n);
-    for (size_t i = 0; i < n; ++i) f[i] = static_cast<float>(std::cos(i * 1e-3 * (j + 1)) * 4 + 0.05 * r.normal());
+    for (size_t i = 0; i < n; ++i)
+      f[i] = static_cast<float>(std::cos(i * 1e-3 * (j + 1)) * 4 + 0.05 * r.normal());
     xs[j] = narrow_all<T>(f);
     for (size_t i = 0; i < n; ++i) exact[i] += wide(xs[j][i]);
     std::vector<uint8_t> z = compress16(xs[j], ZCOLL_EB_ABS, eb);
@@ -355,9 +360,9 @@ void hom_sum_bound() {
     ASSERT_LE(std::fabs(wide(y[i]) - exact[i]), info.error_bound + half_ulp<T>(wide(y[i]))) << i;
   // mismatched types do not combine
   std::vector<float> f(n, 1.0f);
-  const std::vector<uint8_t> other =
-      dtype16<T>() == ZCOLL_BFLOAT16 ? compress16(narrow_all<Fp16>(f), ZCOLL_EB_ABS, eb)
-                                     : compress16(narrow_all<Bf16>(f), ZCOLL_EB_ABS, eb);
+  const std::vector<uint8_t> other = dtype16<T>() == ZCOLL_BFLOAT16
+                                         ? compress16(narrow_all<Fp16>(f), ZCOLL_EB_ABS, eb)
+                                         : compress16(narrow_all<Bf16>(f), ZCOLL_EB_ABS, eb);
   std::vector<uint8_t> out(zcoll_compress_bound(n, dtype16<T>()));
   size_t size = 0;
   EXPECT_EQ(zcoll_hom_add(acc.data(), acc.size(), other.data(), other.size(), out.data(),
@@ -372,13 +377,14 @@ TEST(Half, DocCombineMax) {
   Rng r(4);
   const size_t n = 4000;
   std::vector<float> fa(n), fb(n);
-  for (size_t i = 0; i < n; ++i) fa[i] = static_cast<float>(r.normal()), fb[i] = static_cast<float>(r.normal());
+  for (size_t i = 0; i < n; ++i)
+    fa[i] = static_cast<float>(r.normal()), fb[i] = static_cast<float>(r.normal());
   const std::vector<Bf16> a = narrow_all<Bf16>(fa), b = narrow_all<Bf16>(fb);
   const auto za = compress16(a, ZCOLL_EB_ABS, 0.05), zb = compress16(b, ZCOLL_EB_ABS, 0.05);
   std::vector<uint8_t> out(zcoll_compress_bound(n, ZCOLL_BFLOAT16));
   size_t size = 0;
-  ASSERT_EQ(zcoll_doc_combine(za.data(), za.size(), zb.data(), zb.size(), ZCOLL_OP_MAX,
-                              out.data(), out.size(), &size, 1),
+  ASSERT_EQ(zcoll_doc_combine(za.data(), za.size(), zb.data(), zb.size(), ZCOLL_OP_MAX, out.data(),
+                              out.size(), &size, 1),
             ZCOLL_SUCCESS);
   out.resize(size);
   const zcoll_info info = zt::inspect(out);
@@ -386,7 +392,8 @@ TEST(Half, DocCombineMax) {
   const std::vector<Bf16> y = decompress16<Bf16>(out, n);
   for (size_t i = 0; i < n; ++i) {
     const double want = std::max(wide(a[i]), wide(b[i]));
-    ASSERT_LE(std::fabs(wide(y[i]) - want), info.error_bound) << i;  // max of grid values: no rounding
+    ASSERT_LE(std::fabs(wide(y[i]) - want), info.error_bound)
+        << i;  // max of grid values: no rounding
   }
 }
 

@@ -250,7 +250,8 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
         return zcoll_allreduce(zc, in.data(), out.data(), per, mpi_type<T>(), op);
       case ZCOLL_COLL_REDUCE_SCATTER:
         return zcoll_reduce_scatter_block(zc, in.data(), out.data(), per, mpi_type<T>(), op);
-      case ZCOLL_COLL_ALLGATHER: return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
+      case ZCOLL_COLL_ALLGATHER:
+        return zcoll_allgather(zc, in.data(), out.data(), per, mpi_type<T>());
       case ZCOLL_COLL_BCAST:
         if (r == root) std::copy(in.begin(), in.end(), out.begin());
         return zcoll_bcast(zc, out.data(), per, mpi_type<T>(), root);
@@ -258,7 +259,8 @@ Row run_row(const Options& o, Coll coll, zcoll_comm* zc, zcoll_mode mode, size_t
         return zcoll_scatter(zc, in.data(), out.data(), per, mpi_type<T>(), root);
       case ZCOLL_COLL_REDUCE:
         return zcoll_reduce(zc, in.data(), out.data(), per, mpi_type<T>(), op, root);
-      case ZCOLL_COLL_GATHER: return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
+      case ZCOLL_COLL_GATHER:
+        return zcoll_gather(zc, in.data(), out.data(), per, mpi_type<T>(), root);
       default: break;
     }
     return ZCOLL_ERR_INTERNAL;

@@ -79,9 +79,9 @@ struct Options {
   size_t max_count = 300000;  // largest count of the other cases
   bool keep_going = true;
   bool verbose = false;
-  bool subgroups = false;  // half of the world cases on the first k ranks
+  bool subgroups = false;    // half of the world cases on the first k ranks
   bool nonblocking = false;  // three cases in four through the nonblocking call
-  std::string seeds_file;  // run these recorded cases instead of drawing
+  std::string seeds_file;    // run these recorded cases instead of drawing
   std::string data_dir = ZCOLL_SOAK_DATA_DIR;
 };
 Options g_opt;
@@ -249,7 +249,7 @@ Case draw_case(uint64_t seed) {
   k.comm_kind = ck < 6 ? 0 : ck < 9 ? 1 : 2;
   k.colors = 1 + g.pick(3);
   k.pool = g.chance(0.5) ? g.pick(3) : -1;
-  if (k.comm_kind != 0) k.pool = -1;  // the long-lived handles are on world
+  if (k.comm_kind != 0) k.pool = -1;          // the long-lived handles are on world
   if (g_opt.subgroups && k.comm_kind == 0) {  // its own stream: the other draws stay as they are
     Rng gs(mix(seed, 7000));
     if (gs.chance(0.5)) {
@@ -1350,7 +1350,8 @@ int main(int argc, char** argv) {
   std::vector<Recorded> recorded;
   if (!g_opt.seeds_file.empty()) {
     if (!read_seeds_file(g_opt.seeds_file, &recorded)) {
-      if (g_wrank == 0) std::fprintf(stderr, "zcoll-soak: cannot read %s\n", g_opt.seeds_file.c_str());
+      if (g_wrank == 0)
+        std::fprintf(stderr, "zcoll-soak: cannot read %s\n", g_opt.seeds_file.c_str());
       MPI_Finalize();
       return 2;
     }

@@ -106,11 +106,10 @@ int main(int argc, char** argv) {
   }
   zcoll_model m = runs[0];
   // every probed parameter (the first probe's values stood for the last three)
-  double zcoll_model::*fields[] = {&zcoll_model::latency,      &zcoll_model::sync_latency,
-                                   &zcoll_model::bandwidth,    &zcoll_model::compress_bw,
-                                   &zcoll_model::decompress_bw, &zcoll_model::hom_bw,
-                                   &zcoll_model::reduce_bw,    &zcoll_model::mpi_scale,
-                                   &zcoll_model::mpi_scale_small};
+  double zcoll_model::*fields[] = {
+      &zcoll_model::latency,     &zcoll_model::sync_latency,  &zcoll_model::bandwidth,
+      &zcoll_model::compress_bw, &zcoll_model::decompress_bw, &zcoll_model::hom_bw,
+      &zcoll_model::reduce_bw,   &zcoll_model::mpi_scale,     &zcoll_model::mpi_scale_small};
   for (auto f : fields) {
     std::vector<double> v;
     for (const zcoll_model& r : runs) v.push_back(r.*f);

@@ -40,9 +40,9 @@ zcoll_status allgather_node_aware(Ctx& c, const Args& a) {
          *rail_displs = nullptr, *own_counts = nullptr, *own_displs = nullptr;
   uint8_t* X = nullptr;
   comp.local([&] {
-    size_t* w = c.ws->get_as<size_t>(Workspace::kNodeCounts, 2 * static_cast<size_t>(N) +
-                                                                 4 * static_cast<size_t>(P) +
-                                                                 3 * static_cast<size_t>(M) + 8);
+    size_t* w = c.ws->get_as<size_t>(
+        Workspace::kNodeCounts,
+        2 * static_cast<size_t>(N) + 4 * static_cast<size_t>(P) + 3 * static_cast<size_t>(M) + 8);
     pos = w;
     size_t* member = pos + N;
     size_t* first = member + N;

@@ -109,7 +109,7 @@ double allreduce_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_m
   const CostTerms tn = node_terms(t);
   double s = 0;
   if (P > 1) {
-    const double moved = (P - 1.0) / B * D;  // the largest lane, P-1 ring steps
+    const double moved = (P - 1.0) / B * D;                    // the largest lane, P-1 ring steps
     s += (P - 1) * tn.a + tn.pipe(moved * tn.b, moved * t.g);  // reduce-scatter
     s += (P - 1) * tn.a + moved * tn.b;                        // allgather
     s += 2 * step_sync(tn, P);

@@ -42,8 +42,7 @@ double bcast_binomial_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mo
   const int N = q.size;
   const double D = buffer_bytes(q);
   const double L = ceil_log2(N);
-  const double S =
-      segment_count(q);
+  const double S = segment_count(q);
   // segments stream down the tree: latency once per level; the root's link
   // carries every segment once per child (L times), and a segment's transfer
   // time per further level fills the pipeline

@@ -45,8 +45,7 @@ ErrState bcast_chain_model(const ModelIn& m) {
 double bcast_chain_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
   const int N = q.size;
   const double D = buffer_bytes(q);
-  const double S =
-      segment_count(q);
+  const double S = segment_count(q);
   if (mode == ZCOLL_MODE_RAW) return (N - 1) * t.a + (N - 2 + S) * D / S * t.b;
   const double inv = t.inv_ratio_k(q, 1);
   if (mode == ZCOLL_MODE_CPR_P2P) return (N - 1) * (t.a + D * inv * t.b + D * (t.cc + t.cd));

@@ -82,7 +82,7 @@ double bcast_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode 
   const CostTerms tn = node_terms(t);
   double s = 0;
   if (P > 1) {
-    s += tn.a + (B - 1.0) / B * D * tn.b + step_sync(tn, P);           // scatter
+    s += tn.a + (B - 1.0) / B * D * tn.b + step_sync(tn, P);            // scatter
     s += (P - 1) * tn.a + (P - 1.0) / B * D * tn.b + step_sync(tn, P);  // allgather
   }
   if (M > 1) {

@@ -121,8 +121,7 @@ double reduce_binomial_cost(const CostTerms& t, const CostQuery& q, zcoll_mode m
   const int N = q.size;
   const double D = buffer_bytes(q);
   const double L = ceil_log2(N);
-  const double S =
-      segment_count(q);
+  const double S = segment_count(q);
   if (mode == ZCOLL_MODE_RAW) return L * t.a + t.pipe((L + S - 1) * D / S * t.b, L * D * t.g);
   // a rank at depth d of the tree forwards sums of its subtree: up to 2^(L-1) terms
   const double inv = t.inv_ratio_k(q, std::max(1.0, std::ldexp(1.0, static_cast<int>(L) - 1)));

@@ -65,8 +65,8 @@ zcoll_status reduce_node_aware(Ctx& c, const Args& a) {
     a1.out = lane;
     a1.counts = counts;
     a1.displs = displs;
-    comp.step(*find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING), h.node,
-              ZCOLL_MODE_RAW, a1);
+    comp.step(*find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING), h.node, ZCOLL_MODE_RAW,
+              a1);
   } else {
     comp.local([&] {
       if (buf != a.in) copy_values(c, buf, a.in, n);

@@ -52,9 +52,9 @@ zcoll_status reduce_scatter_node_aware(Ctx& c, const Args& a) {
          *rail_displs = nullptr, *served_at = nullptr, *served_counts = nullptr;
   uint8_t *packed = nullptr, *lane_sum = nullptr, *served = nullptr;
   comp.local([&] {
-    size_t* w = c.ws->get_as<size_t>(Workspace::kNodeCounts, 2 * static_cast<size_t>(N) +
-                                                                 4 * static_cast<size_t>(P) +
-                                                                 3 * static_cast<size_t>(M) + 8);
+    size_t* w = c.ws->get_as<size_t>(
+        Workspace::kNodeCounts,
+        2 * static_cast<size_t>(N) + 4 * static_cast<size_t>(P) + 3 * static_cast<size_t>(M) + 8);
     pos = w;
     size_t* member = pos + N;  // by node, local order: member[first[m] + l]
     size_t* first = member + N;
@@ -154,8 +154,7 @@ zcoll_status reduce_scatter_node_aware(Ctx& c, const Args& a) {
 }
 
 ErrState reduce_scatter_node_aware_model(const ModelIn& m) {
-  return rail_reduction_model(find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING)->model,
-                              m);
+  return rail_reduction_model(find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING)->model, m);
 }
 
 double reduce_scatter_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {

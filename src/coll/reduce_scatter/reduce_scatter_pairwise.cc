@@ -93,7 +93,7 @@ double reduce_scatter_pairwise_cost(const CostTerms& t, const CostQuery& q, zcol
   const double lat = (N - 1) * t.a;
   if (mode == ZCOLL_MODE_RAW) return lat + t.pipe(f * D * t.b, f * D * t.g);
   const double w = f * D * t.inv_ratio_k(q, 1) * t.b;  // single-input streams
-  const double codec = f * D * (t.cc + t.cd);             // sent blocks; received ones
+  const double codec = f * D * (t.cc + t.cd);          // sent blocks; received ones
   if (mode == ZCOLL_MODE_CPR_P2P) return lat + w + codec;
   if (mode == ZCOLL_MODE_DOC || mode == ZCOLL_MODE_HOM) return lat + t.pipe(w, codec);
   return -1;

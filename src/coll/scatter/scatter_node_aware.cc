@@ -36,7 +36,9 @@ namespace zcoll::coll {
 
 namespace {
 // Blocks lane j carries per node: the most local ranks j, j + B, ... any node has.
-size_t lane_slots(int P, int B, int j) { return j < P ? static_cast<size_t>((P - 1 - j) / B + 1) : 0; }
+size_t lane_slots(int P, int B, int j) {
+  return j < P ? static_cast<size_t>((P - 1 - j) / B + 1) : 0;
+}
 }  // namespace
 
 zcoll_status scatter_node_aware(Ctx& c, const Args& a) {

@@ -50,8 +50,7 @@ uint8_t* DeviceBufferSource::get(int slot, bool data, size_t bytes) {
       // turns bad_alloc into ZCOLL_ERR_NO_MEMORY).
       cudaGetLastError();
       b.p = nullptr;
-      fail(ZCOLL_ERR_NO_MEMORY, "cudaMalloc of %zu bytes for workspace slot %d failed", want,
-           slot);
+      fail(ZCOLL_ERR_NO_MEMORY, "cudaMalloc of %zu bytes for workspace slot %d failed", want, slot);
       throw std::bad_alloc();
     }
     b.cap = want;

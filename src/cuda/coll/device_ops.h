@@ -60,8 +60,7 @@ class CudaOps final : public zcoll::coll::DataOps {
   bool peek(void* host_dst, const void* src, size_t bytes) override;
   // exact on the device (the sampled range is the CPU's)
   zcoll_status stats(zcoll::coll::Ctx& c, const void* data, size_t n, bool sampled, double* mn,
-                     double* mx,
-                     double* maxabs) override;
+                     double* mx, double* maxabs) override;
   double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) override;
   zcoll_status run_native(zcoll_comm* zc, const zcoll::coll::Call& call, bool average,
                           zcoll_dtype dtype) override;
