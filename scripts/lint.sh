@@ -31,5 +31,9 @@ clang-format --dry-run --Werror "${sources[@]}"
 mapfile -t tidy < <(ls src/codec/*.cc src/core/*.cc src/transport/*.cc src/coll/*.cc \
                        src/coll/*/*.cc | grep -v 'src/coll/sim_cost.cc')
 echo "lint: clang-tidy on ${#tidy[@]} files"
-printf '%s\n' "${tidy[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet
+# The compile commands are GCC's, with -Werror in CI: clang's own diagnostics
+# (GCC-only warning names, warnings GCC does not give) are not lint findings;
+# the GCC build judges warnings, .clang-tidy's checks are errors themselves.
+printf '%s\n' "${tidy[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet \
+  --extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-error
 echo "lint: clean"

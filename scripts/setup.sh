@@ -51,6 +51,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev   # the zcoll CLI (argument parsing, JSON)
   mpich libmpich-dev                # the MPI collectives and their tests
   clang libclang-rt-14-dev          # libFuzzer targets
+  clang-format clang-tidy           # scripts/lint.sh (CI's style checks)
   python3                           # demo table, helper scripts
   python3-venv python3-torch        # scripts/setup_python.sh: the venv (Debian's CPU torch for the DDP hook)
   gfortran                          # the PMPI shim's Fortran test

@@ -2,7 +2,8 @@
 # test.sh — install dependencies (scripts/setup.sh, scripts/setup_python.sh), build
 # zcoll with its tests (Release) and run them all (CTest: unit, MPI, PMPI shim incl.
 # LAMMPS, example, GPU tests that skip without a device); then the fuzz smoke run
-# (scripts/fuzz_smoke.sh), the Python package's tests, and the sanitizer soak.
+# (scripts/fuzz_smoke.sh), the Python package's tests, and the sanitizer soak;
+# before the build, the style checks (scripts/lint.sh) and the build is -Werror.
 # Exits non-zero on any failure. This is what CI runs (.ci/run).
 # ZCOLL_BUILD_DIR chooses the build directory (default: build).
 set -euo pipefail
@@ -15,7 +16,12 @@ bash scripts/setup.sh
 # The Python venv (numpy, mpi4py built against MPICH, zarr, torch): the PMPI shim's
 # mpi4py test is registered at configure time with it, and the Python package below uses it.
 py=$(bash scripts/setup_python.sh | tail -1)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_PYTHON="$py"
+# -Werror: a warning fails CI (ZCOLL_WERROR, CMakeLists.txt)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_PYTHON="$py" \
+      -DZCOLL_WERROR=ON
+# style first (about 3 minutes): clang-format on every C/C++/CUDA file, clang-tidy
+# on the libraries' sources with the configure's compile_commands.json (CONTRIBUTING.md)
+bash scripts/lint.sh "$build"
 cmake --build "$build" -j2
 # --no-tests=error: a configuration that registers no test must not pass
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
