@@ -48,7 +48,7 @@ extern "C" {
 /* Version of the compressed format written by this library (docs/format.md):
  * the version byte of every stream. Minor 1 (zcoll 1.1) defines the header
  * flag ZCOLL_FLAG_CHECKSUM; a stream without flags is byte-identical to 1.0.
- * Minor 2 (zcoll 1.2) adds the dtype codes 3 (bfloat16) and 4 (float16);
+ * Minor 2 (zcoll 1.1) adds the dtype codes 3 (bfloat16) and 4 (float16);
  * float32/float64 streams are unchanged. */
 #define ZCOLL_FORMAT_VERSION 1
 #define ZCOLL_FORMAT_VERSION_MINOR 2
