@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ZFUZZ_CHECK(ss == info.stream_size);
     ZFUZZ_CHECK(info.stream_size <= n_bytes);
     ZFUZZ_CHECK(info.format_version == ZCOLL_FORMAT_VERSION);
-    ZFUZZ_CHECK(info.dtype == ZCOLL_FLOAT32 || info.dtype == ZCOLL_FLOAT64);
+    ZFUZZ_CHECK(info.dtype >= ZCOLL_FLOAT32 && info.dtype <= ZCOLL_FLOAT16);  // 3, 4: format 1.2
     ZFUZZ_CHECK(info.block_size == ZCOLL_BLOCK_SIZE);
     ZFUZZ_CHECK(info.chunks == zcoll_chunk_count(info.n, info.chunk_size));
     ZFUZZ_CHECK(info.header_size == zcoll_header_size(info.n, info.chunk_size));

@@ -36,12 +36,16 @@ asan="${ZCOLL_ASAN_BUILD_DIR:-build-asan}"
 cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
       -DZCOLL_BUILD_FUZZERS=OFF > /dev/null
 cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests \
-  zcoll_nonblocking_tests zcoll_gpu_tests_emu zcoll_emu_tests zcoll_gpu_kernels_emu_tests
+  zcoll_nonblocking_tests zcoll_gpu_tests_emu zcoll_emu_tests zcoll_gpu_kernels_emu_tests \
+  zcoll_unit_tests
 # fast_unwind_on_malloc=0: full stacks, so that the MPI library's own allocations
 # (from modules it dlopens and unloads) match the suppressions
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
 OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
+# corrupt and bad input to the codec (every header byte flipped, forged indexes,
+# random streams, bad parameters): statuses, and no undefined behaviour on the way
+"$asan/tests/unit/zcoll_unit_tests" --gtest_filter='BadInput.*:BadParams.*' --gtest_brief=1
 # the CUDA code on the CPU (issue 25, docs/gpu.md): the GPU codec tests, the
 # emulation's own and single kernels, on zcoll's CUDA emulation (4096-value
 # samples of the data files; about 1 minute on 2 cores)

@@ -116,7 +116,9 @@ zcoll_status parse_header(const void* src, size_t src_size, Header* h) {
   if (s[kOffVersion] != ZCOLL_FORMAT_VERSION)
     return fail(ZCOLL_ERR_UNSUPPORTED, "format version %u is not supported (this library reads %d)",
                 s[kOffVersion], ZCOLL_FORMAT_VERSION);
-  if (value_bytes_of(static_cast<zcoll_dtype>(s[kOffDtype])) == 0)  // 1..4 (4: format 1.2)
+  // The byte is checked before it becomes a zcoll_dtype: a code beyond the
+  // enum's range would be an invalid enum value (UBSan's load check).
+  if (s[kOffDtype] < ZCOLL_FLOAT32 || s[kOffDtype] > ZCOLL_FLOAT16)  // 1..4 (3, 4: format 1.2)
     return fail(ZCOLL_ERR_CORRUPT, "unknown dtype code %u", s[kOffDtype]);
   if (s[kOffBlockLog2] != kBlockLog2)
     return fail(ZCOLL_ERR_UNSUPPORTED, "block size 2^%u is not supported", s[kOffBlockLog2]);
