@@ -99,7 +99,11 @@ typedef enum zcoll_algorithm {
   ZCOLL_ALGO_RECURSIVE_DOUBLING = 3, /* Allreduce, any process count          */
   ZCOLL_ALGO_BINOMIAL = 4,           /* Bcast, Scatter, Reduce, Gather        */
   ZCOLL_ALGO_NONE = 5,               /* nothing to do (count 0)               */
-  ZCOLL_ALGO_CHAIN = 6               /* Bcast: pipelined chain, long messages */
+  ZCOLL_ALGO_CHAIN = 6,              /* Bcast: pipelined chain, long messages */
+  /* Since 1.1 (the algorithm table, zcoll_algorithms_of, lists which apply): */
+  ZCOLL_ALGO_PAIRWISE = 7,   /* Reduce_scatter: pairwise exchange     */
+  ZCOLL_ALGO_NODE_AWARE = 8, /* every collective: node, then rails    */
+  ZCOLL_ALGO_NODE_LEADER = 9 /* Allreduce: through node leaders       */
 } zcoll_algorithm;
 
 typedef enum zcoll_collective {

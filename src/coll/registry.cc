@@ -43,9 +43,9 @@ ZCOLL_ALGORITHM(scatter_node_aware)
 // The run, model and cost functions of `fn`.
 #define ZCOLL_FUNCTIONS(fn) #fn, fn, fn##_model, fn##_cost
 
-// The node-aware compositions (hierarchy.h): numbers past zcoll_mpi.h's enum.
-constexpr zcoll_algorithm kNodeAwareAlgo = zcoll_algorithm(8);
-constexpr zcoll_algorithm kNodeLeaderAlgo = zcoll_algorithm(9);
+// The node-aware compositions (hierarchy.h).
+constexpr zcoll_algorithm kNodeAwareAlgo = ZCOLL_ALGO_NODE_AWARE;
+constexpr zcoll_algorithm kNodeLeaderAlgo = ZCOLL_ALGO_NODE_LEADER;
 
 namespace {
 const Algorithm kAlgorithms[] = {
@@ -69,7 +69,7 @@ const Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
      "N-1 ring steps, segments pipelined", ZCOLL_FUNCTIONS(reduce_scatter_ring), nullptr, nullptr,
      "the default"},
-    {ZCOLL_COLL_REDUCE_SCATTER, zcoll_algorithm(7), "pairwise", nullptr, kCommutativeOps | kNoAuto,
+    {ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_PAIRWISE, "pairwise", nullptr, kCommutativeOps | kNoAuto,
      "N-1 exchanges, every block straight to its owner: compressed once, decoded once",
      ZCOLL_FUNCTIONS(reduce_scatter_pairwise), nullptr, nullptr, "call setting"},
     {ZCOLL_COLL_REDUCE_SCATTER, kNodeAwareAlgo, "node_aware", nullptr, kCommutativeOps | kNodeAware,
