@@ -8,12 +8,34 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/value_types.h"  // internal: bf16/f16 widening
 #include "fuzz_common.h"
 
 namespace {
 constexpr uint64_t kMaxValues = uint64_t{1} << 22;  // keep every run small
 constexpr size_t kGuard = 64;
 constexpr uint8_t kGuardByte = 0xCD;
+
+// value i of a decoded array of the given type, widened to double
+double value_at(zcoll_dtype t, const std::vector<uint8_t>& v, uint64_t i) {
+  switch (t) {
+    case ZCOLL_FLOAT32: {
+      float x;
+      std::memcpy(&x, v.data() + 4 * i, 4);
+      return x;
+    }
+    case ZCOLL_FLOAT64: {
+      double x;
+      std::memcpy(&x, v.data() + 8 * i, 8);
+      return x;
+    }
+    default: {  // the 16-bit types
+      uint16_t b;
+      std::memcpy(&b, v.data() + 2 * i, 2);
+      return t == ZCOLL_BFLOAT16 ? zcoll::hd::bf16_to_float(b) : zcoll::hd::f16_to_float(b);
+    }
+  }
+}
 
 void check_guard(const std::vector<uint8_t>& out, size_t used) {
   for (size_t i = used; i < out.size(); ++i)
@@ -76,17 +98,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               ZCOLL_SUCCESS);
   check_guard(acc, bytes);
   for (uint64_t i = 0; i < info.n; ++i) {
-    if (info.dtype == ZCOLL_FLOAT32) {
-      float x, y;
-      std::memcpy(&x, a.data() + 4 * i, 4);
-      std::memcpy(&y, acc.data() + 4 * i, 4);
-      if (std::isfinite(x)) ZFUZZ_CHECK(x == y);
-    } else {
-      double x, y;
-      std::memcpy(&x, a.data() + 8 * i, 8);
-      std::memcpy(&y, acc.data() + 8 * i, 8);
-      if (std::isfinite(x)) ZFUZZ_CHECK(x == y);
-    }
+    const double x = value_at(info.dtype, a, i);
+    if (std::isfinite(x)) ZFUZZ_CHECK(x == value_at(info.dtype, acc, i));
   }
 
   // a sub-range of chunks lands where the whole decode put it, nothing else is written

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/value_types.h"  // internal: float -> bf16/f16 narrowing
 #include "zcoll.h"
 
 namespace {
@@ -29,22 +30,36 @@ void write_file(const std::string& target, const std::string& name, const std::v
   ++g_count;
 }
 
-template <typename T>
-std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, double eb, uint32_t cs) {
-  const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
+std::vector<uint8_t> compress_values(zcoll_dtype dt, const void* x, size_t n, zcoll_eb_mode mode,
+                                     double eb, uint32_t cs) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.eb_mode = mode;
   p.error_bound = eb;
   p.chunk_size = cs;
-  std::vector<uint8_t> z(zcoll_compress_bound(x.size(), dt));
+  std::vector<uint8_t> z(zcoll_compress_bound(n, dt));
   size_t zs = 0;
-  if (zcoll_compress(&p, dt, x.data(), x.size(), z.data(), z.size(), &zs, 1) != ZCOLL_SUCCESS) {
+  if (zcoll_compress(&p, dt, x, n, z.data(), z.size(), &zs, 1) != ZCOLL_SUCCESS) {
     std::fprintf(stderr, "seedgen: compression failed: %s\n", zcoll_last_error());
     std::exit(1);
   }
   z.resize(zs);
   return z;
+}
+
+template <typename T>
+std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, double eb, uint32_t cs) {
+  const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
+  return compress_values(dt, x.data(), x.size(), mode, eb, cs);
+}
+
+// the float values narrowed to a 16-bit type (bfloat16 or IEEE half), then compressed
+std::vector<uint8_t> compress16(zcoll_dtype dt, const std::vector<float>& x, zcoll_eb_mode mode,
+                                double eb, uint32_t cs) {
+  std::vector<uint16_t> h(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    h[i] = dt == ZCOLL_BFLOAT16 ? zcoll::hd::float_to_bf16(x[i]) : zcoll::hd::float_to_f16(x[i]);
+  return compress_values(dt, h.data(), h.size(), mode, eb, cs);
 }
 
 // a stream seed for the decoder targets: control byte + stream
@@ -100,6 +115,8 @@ int main(int argc, char** argv) {
   stream_seed("smooth_f64", compress(dsmooth, ZCOLL_EB_ABS, 1e-6, 1056));
   stream_seed("noisy_f64_raw", compress(noisy, ZCOLL_EB_ABS, 1e-9, 1024));
   stream_seed("wide_codes_f32", compress(smooth, ZCOLL_EB_ABS, 1e-7, 1024));
+  stream_seed("smooth_bf16", compress16(ZCOLL_BFLOAT16, smooth, ZCOLL_EB_ABS, 1e-2, 1024));
+  stream_seed("mixed_f16", compress16(ZCOLL_FLOAT16, mixed, ZCOLL_EB_REL, 1e-3, 1024));
   {
     // a homomorphic sum (divisor and terms other than 1, wider blocks)
     std::vector<uint8_t> a = compress(smooth, ZCOLL_EB_ABS, 1e-3, 1024);

@@ -3,7 +3,8 @@
 # build-fuzz, generate seed corpora of valid streams, and run every target for a
 # short time. Exits non-zero on a build failure or on any crash, sanitizer report,
 # failed check or timeout found by a fuzzer (the reproducer is kept under
-# build-fuzz/artifacts/).
+# build-fuzz/artifacts/; copy it to fuzz/regressions/<target>/ with the fix, and
+# every later run replays it first).
 #
 # Environment: FUZZ_SECONDS (per target, default 35), JOBS (build jobs, default 2),
 # BUILD_DIR (default <repo>/build-fuzz), FUZZ_TARGETS (default: all three).
@@ -49,6 +50,21 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 
 failed=0
+# Inputs that once crashed a target (fuzz/regressions/<target>/) replay first:
+# each must run clean before the target fuzzes.
+for t in $TARGETS; do
+  reg="$ROOT/fuzz/regressions/$t"
+  [ -d "$reg" ] || continue
+  mapfile -t inputs < <(find "$reg" -type f | sort)
+  [ ${#inputs[@]} -gt 0 ] || continue
+  echo "== $t: ${#inputs[@]} regression input(s)"
+  if ! "$BUILD/fuzz/$t" "${inputs[@]}" >"$BUILD/$t.regressions.log" 2>&1; then
+    echo "fuzz_smoke: $t FAILED on a regression input; log: $BUILD/$t.regressions.log" >&2
+    tail -40 "$BUILD/$t.regressions.log" >&2
+    failed=1
+  fi
+done
+
 for t in $TARGETS; do
   echo "== $t: ${SECS}s"
   log="$BUILD/$t.log"
