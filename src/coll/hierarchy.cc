@@ -297,6 +297,29 @@ ErrState rail_reduction_model(ModelFn flat, const ModelIn& m) {
 
 ErrState rail_movement_model(ModelFn flat, const ModelIn& m) { return flat(rail_input(m)); }
 
+// ---- rooted lanes ----------------------------------------------------------------------
+
+RootLanes::RootLanes(const Hierarchy& hi, size_t values)
+    : h(hi), n(values), lanes(hi.lanes), nodes(hi.nodes()) {
+  for (int m = 0; m < nodes; ++m) pmax = std::max(pmax, h.loc->node_size[m]);
+}
+
+void RootLanes::fill(size_t* w) {
+  const int P = h.local_size();
+  slot_counts = w;
+  slot_displs = slot_counts + P;
+  lane_counts = slot_displs + P;
+  lane_at = lane_counts + P;
+  total_ = 0;
+  for (int l = 0; l < P; ++l) {
+    slot_counts[l] = n;
+    slot_displs[l] = static_cast<size_t>(l / lanes) * n;
+    lane_counts[l] = l < lanes ? static_cast<size_t>(nodes) * slots(l) * n : 0;
+    lane_at[l] = total_;
+    total_ += lane_counts[l];
+  }
+}
+
 // ---- costs -----------------------------------------------------------------------------
 
 Levels levels_of(const CostQuery& q) {
@@ -322,5 +345,38 @@ CostTerms node_terms(const CostTerms& t) {
 }
 
 double step_sync(const CostTerms& t, int n) { return n > 1 ? 2 * ceil_log2(n) * t.a : 0; }
+
+double rail_step_cost(const Algorithm& flat, const CostTerms& tr, const CostQuery& q, int nodes,
+                      size_t values, int terms, zcoll_mode mode) {
+  CostQuery r = q;
+  r.size = nodes;
+  r.total_values = values;
+  r.input_terms = terms;
+  r.nodes = r.min_local = r.max_local = 0;  // one rank per node: the flat model
+  const double cost = flat.cost(tr, r, mode);
+  return cost < 0 ? cost : cost + step_sync(tr, nodes);
+}
+
+double root_lanes_cost(const Algorithm& rail, const CostTerms& t, const CostQuery& q,
+                       zcoll_mode mode) {
+  const Levels lv = levels_of(q);
+  const int P = lv.ppn, B = lv.lanes, M = lv.nodes;
+  const double D = buffer_bytes(q);
+  const CostTerms tn = node_terms(t);
+  double s = D * t.g;  // lane order <-> rank order at the root
+  if (P > 1) {
+    s += tn.a + D * tn.b + step_sync(tn, P);                 // the lanes and the root
+    if (P > B) s += tn.a + D / M * tn.b + step_sync(tn, P);  // the extra ranks' blocks
+  }
+  if (M > 1) {
+    const size_t per_rank = q.total_values / std::max(1, q.size);
+    const double cost = rail_step_cost(rail, rail_terms(t, lv), q, M,
+                                       static_cast<size_t>(M) * ((P + B - 1) / B) * per_rank,
+                                       q.input_terms, mode);
+    if (cost < 0) return cost;
+    s += cost;
+  }
+  return s;
+}
 
 }  // namespace zcoll::coll

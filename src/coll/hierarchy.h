@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <new>
+#include <vector>
 
 #include "coll/algorithms.h"
 #include "transport/locality.h"
@@ -66,6 +67,83 @@ struct Hierarchy {
     return j < p ? (p - 1 - j) / lanes + 1 : 0;
   }
 };
+
+// The cost of a rail step: the flat algorithm over `nodes` ranks (one a node)
+// on links tr, `values` values in the call, each input a sum of `terms`
+// ranks' inputs, and the step's closing allreduce. A negative cost (flat's
+// refusal) passes through.
+double rail_step_cost(const Algorithm& flat, const CostTerms& tr, const CostQuery& q, int nodes,
+                      size_t values, int terms, zcoll_mode mode);
+
+// The lanes of a rooted collective (Gather, Scatter): each block crosses the
+// network once, on the lane of its rank's local index. Lane j carries S_j =
+// ceil((Pmax - j) / B) slots of n values per node (Pmax the largest node; a
+// slot of a rank the node lacks stays zero). At the root's node, lane j's M
+// S_j slots lie node-major at value offset lane_at[j] of one buffer, total()
+// values in all.
+struct RootLanes {
+  RootLanes(const Hierarchy& h, size_t n);
+  size_t slots(int lane) const {
+    return lane < pmax ? static_cast<size_t>((pmax - 1 - lane) / lanes + 1) : 0;
+  }
+  // The counts / displs of the node steps, an entry per local rank l of this
+  // node (4 * local_size() entries at w):
+  //   slot_counts, slot_displs  rank l's block in its lane's slots (n values
+  //                             at slot l / B of lane l mod B)
+  //   lane_counts, lane_at      lane l's M S_l slots in the root's buffer
+  //                             (l < B; 0 values for the other ranks)
+  void fill(size_t* w);
+  size_t* slot_counts = nullptr;
+  size_t* slot_displs = nullptr;
+  size_t* lane_counts = nullptr;
+  size_t* lane_at = nullptr;
+  size_t total() const { return total_; }
+  // Calls f(rank, offset) for every rank of the call: the value offset of its
+  // block in the root's buffer (after fill()).
+  template <typename F>
+  void for_each_block(F f) const;
+
+  const Hierarchy& h;
+  const size_t n;
+  const int lanes, nodes;
+  int pmax = 0;
+
+ private:
+  size_t total_ = 0;
+};
+
+// The lane-major layout of one block per rank (Allgather, Reduce_scatter):
+// lane after lane, node after node inside a lane, local order inside a node
+// (lane j of node m: its local ranks j, j + B, ...). Rank g's block holds
+// block(g) values. The arrays live in caller memory of words(h) entries.
+class LaneMajor {
+ public:
+  static size_t words(const Hierarchy& h) {
+    const size_t N = h.loc->node_of_rank.size(), P = h.local_size(), M = h.nodes();
+    return 2 * N + 2 * P + 3 * M + 1;
+  }
+  template <typename F>
+  void fill(const Hierarchy& h, size_t* w, F block);
+  size_t* pos = nullptr;          // rank -> value offset of its block
+  size_t* lane_counts = nullptr;  // an entry per local rank l of this node: lane l's
+  size_t* lane_displs = nullptr;  // values and offset (l >= B: none, at the end)
+  size_t* rail_counts = nullptr;  // an entry per node m: this rank's lane's part of
+  size_t* rail_displs = nullptr;  // node m, its offset counted from the lane's start
+  size_t total = 0;
+  // The rank with local rank l on node m.
+  int rank_at(int m, int l) const { return static_cast<int>(member_[first_[m] + l]); }
+
+ private:
+  size_t* member_ = nullptr;  // by node, local order: member_[first_[m] + l]
+  size_t* first_ = nullptr;
+};
+
+// The cost of a rooted lane composition (Gather, Scatter): the lane order
+// copy at the root, the node steps (the lanes to or from the root; with
+// uneven nodes, the extra ranks' blocks to or from their lane) and the flat
+// algorithm `rail` over the nodes with about D/B per rail.
+double root_lanes_cost(const Algorithm& rail, const CostTerms& t, const CostQuery& q,
+                       zcoll_mode mode);
 
 // The call transport's hierarchy (collective on the first call, see above).
 zcoll_status hierarchy(transport::Transport& tp, Hierarchy* h);
@@ -153,5 +231,63 @@ CostTerms rail_terms(const CostTerms& t, const Levels& lv);
 CostTerms node_terms(const CostTerms& t);
 // The small allreduce that ends a step on a group of n ranks.
 double step_sync(const CostTerms& t, int n);
+
+template <typename F>
+void LaneMajor::fill(const Hierarchy& h, size_t* w, F block) {
+  const transport::Locality& L = *h.loc;
+  const int N = static_cast<int>(L.node_of_rank.size()), P = h.local_size(), M = h.nodes(),
+            B = h.lanes, j = h.local();
+  pos = w;
+  member_ = pos + N;
+  first_ = member_ + N;
+  lane_counts = first_ + M + 1;
+  lane_displs = lane_counts + P;
+  rail_counts = lane_displs + P;
+  rail_displs = rail_counts + M;
+  first_[0] = 0;
+  for (int m = 0; m < M; ++m) first_[m + 1] = first_[m] + static_cast<size_t>(L.node_size[m]);
+  for (int g = 0; g < N; ++g) member_[first_[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
+  total = 0;
+  for (int lane = 0; lane < B; ++lane) {
+    lane_displs[lane] = total;
+    for (int m = 0; m < M; ++m) {
+      const size_t start = total;
+      for (int l = lane; l < L.node_size[m]; l += B) {
+        const int g = rank_at(m, l);
+        pos[g] = total;
+        total += block(g);
+      }
+      if (lane == j) {
+        rail_counts[m] = total - start;
+        rail_displs[m] = start - lane_displs[lane];
+      }
+    }
+    lane_counts[lane] = total - lane_displs[lane];
+  }
+  for (int l = B; l < P; ++l) {
+    lane_counts[l] = 0;
+    lane_displs[l] = total;
+  }
+}
+
+template <typename F>
+void RootLanes::for_each_block(F f) const {
+  const transport::Locality& L = *h.loc;
+  const int N = static_cast<int>(L.node_of_rank.size());
+  // (node, local rank) -> rank
+  std::vector<int> member(static_cast<size_t>(N), -1);
+  std::vector<size_t> first(static_cast<size_t>(nodes) + 1, 0);
+  for (int m = 0; m < nodes; ++m) first[m + 1] = first[m] + static_cast<size_t>(L.node_size[m]);
+  for (int g = 0; g < N; ++g) member[first[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
+  for (int lj = 0; lj < lanes; ++lj) {
+    const size_t Sj = slots(lj);
+    for (int m = 0; m < nodes; ++m)
+      for (size_t i = 0; i < Sj; ++i) {
+        const size_t l = static_cast<size_t>(lj) + i * lanes;
+        if (l >= static_cast<size_t>(L.node_size[m])) continue;
+        f(member[first[m] + l], lane_at[lj] + (static_cast<size_t>(m) * Sj + i) * n);
+      }
+  }
+}
 
 }  // namespace zcoll::coll

@@ -33,54 +33,24 @@ zcoll_status allgather_node_aware(Ctx& c, const Args& a) {
   const size_t vs = c.vsize, n = a.count;
   const bool even = P == B;
   Composition comp(c);
-  // Bookkeeping (see reduce_scatter_node_aware.cc): pos[g] = where block g
-  // lies in the lane-ordered buffer X; the lanes' sizes and offsets; this
-  // rank's lane node by node; where the blocks of this node's ranks lie.
-  size_t *pos = nullptr, *lane_counts = nullptr, *lane_displs = nullptr, *rail_counts = nullptr,
-         *rail_displs = nullptr, *own_counts = nullptr, *own_displs = nullptr;
+  // Bookkeeping (in local(), rule 3 of hierarchy.h): lm, the lane-major
+  // layout of the buffer X; own_counts / own_displs, where the blocks of this
+  // node's ranks lie in X (phase 0).
+  LaneMajor lm;
+  size_t *own_counts = nullptr, *own_displs = nullptr;
   uint8_t* X = nullptr;
   comp.local([&] {
-    size_t* w = c.ws->get_as<size_t>(
-        Workspace::kNodeCounts,
-        2 * static_cast<size_t>(N) + 4 * static_cast<size_t>(P) + 3 * static_cast<size_t>(M) + 8);
-    pos = w;
-    size_t* member = pos + N;
-    size_t* first = member + N;
-    lane_counts = first + M + 1;
-    lane_displs = lane_counts + P;
-    own_counts = lane_displs + P;
+    size_t* w = c.ws->get_as<size_t>(Workspace::kNodeCounts,
+                                     LaneMajor::words(h) + 2 * static_cast<size_t>(P) + 8);
+    lm.fill(h, w, [n](int) { return n; });
+    own_counts = w + LaneMajor::words(h);
     own_displs = own_counts + P;
-    rail_counts = own_displs + P;
-    rail_displs = rail_counts + M;
-    first[0] = 0;
-    for (int m = 0; m < M; ++m) first[m + 1] = first[m] + static_cast<size_t>(L.node_size[m]);
-    for (int g = 0; g < N; ++g) member[first[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
-    size_t total = 0;
-    for (int lane = 0; lane < B; ++lane) {
-      lane_displs[lane] = total;
-      for (int m = 0; m < M; ++m) {
-        const size_t start = total;
-        for (size_t i = lane; i < static_cast<size_t>(L.node_size[m]); i += B) {
-          pos[member[first[m] + i]] = total;
-          total += n;
-        }
-        if (lane == j) {
-          rail_counts[m] = total - start;
-          rail_displs[m] = start;
-        }
-      }
-      lane_counts[lane] = total - lane_displs[lane];
-    }
-    for (int l = B; l < P; ++l) {
-      lane_counts[l] = 0;
-      lane_displs[l] = total;
-    }
     for (int l = 0; l < P; ++l) {
       own_counts[l] = n;
-      own_displs[l] = pos[member[first[L.node] + l]];
+      own_displs[l] = lm.pos[lm.rank_at(L.node, l)];
     }
-    X = c.ws->get(Workspace::kNodeA, total * vs + 8);
-    copy_values(c, X + pos[c.rank] * vs, a.in, n);  // exact, as it stays
+    X = c.ws->get(Workspace::kNodeA, lm.total * vs + 8);
+    copy_values(c, X + lm.pos[c.rank] * vs, a.in, n);  // exact, as it stays
     return ZCOLL_SUCCESS;
   });
   // 0. uneven nodes: the blocks of the ranks l >= B to their lane's rank
@@ -96,23 +66,23 @@ zcoll_status allgather_node_aware(Ctx& c, const Args& a) {
   // 1. each lane over the nodes
   if (j < B && M > 1) {
     Args a1;
-    a1.out = X;
-    a1.counts = rail_counts;
-    a1.displs = rail_displs;
+    a1.out = X ? X + lm.lane_displs[j] * vs : nullptr;  // null: a failed allocation
+    a1.counts = lm.rail_counts;
+    a1.displs = lm.rail_displs;
     comp.step(allgatherv_step(), h.rail, c.mode, a1);
   }
   // 2. every lane to every rank of the node
   if (P > 1) {
     Args a2;
     a2.out = X;
-    a2.counts = lane_counts;
-    a2.displs = lane_displs;
+    a2.counts = lm.lane_counts;
+    a2.displs = lm.lane_displs;
     comp.step(allgatherv_step(), h.node, ZCOLL_MODE_RAW, a2);
   }
   // 3. rank order
   comp.local([&] {
     for (int g = 0; g < N; ++g)
-      copy_values(c, static_cast<uint8_t*>(a.out) + g * n * vs, X + pos[g] * vs, n);
+      copy_values(c, static_cast<uint8_t*>(a.out) + g * n * vs, X + lm.pos[g] * vs, n);
     return ZCOLL_SUCCESS;
   });
   return ZCOLL_SUCCESS;  // failures are in c.failed, agreed by the caller's bracket
@@ -133,14 +103,11 @@ double allgather_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_m
     if (P > B) s += tn.a + D / M * tn.b + step_sync(tn, P);
   }
   if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    r.total_values = (q.total_values + B - 1) / B;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail = find_algorithm(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING)->cost(tr, r, mode);
+    const double rail = rail_step_cost(*find_algorithm(ZCOLL_COLL_ALLGATHER, ZCOLL_ALGO_RING),
+                                       rail_terms(t, lv), q, M, (q.total_values + B - 1) / B,
+                                       q.input_terms, mode);
     if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
+    s += rail;
   }
   return s;
 }

@@ -115,15 +115,11 @@ double allreduce_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_m
     s += 2 * step_sync(tn, P);
   }
   if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    r.total_values = (q.total_values + B - 1) / B;
-    r.input_terms = q.input_terms * P;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail = find_algorithm(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING)->cost(tr, r, mode);
+    const double rail = rail_step_cost(*find_algorithm(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING),
+                                       rail_terms(t, lv), q, M, (q.total_values + B - 1) / B,
+                                       q.input_terms * P, mode);
     if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
+    s += rail;
   }
   return s;
 }

@@ -87,14 +87,11 @@ double allreduce_node_leader_cost(const CostTerms& t, const CostQuery& q, zcoll_
     s += 2 * L * (tn.a + D * tn.b) + L * D * t.g + 2 * step_sync(tn, P);
   }
   if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    r.input_terms = q.input_terms * P;
-    r.nodes = r.min_local = r.max_local = 0;
     const double rail =
-        find_algorithm(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RECURSIVE_DOUBLING)->cost(t, r, mode);
+        rail_step_cost(*find_algorithm(ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RECURSIVE_DOUBLING), t, q,
+                       M, q.total_values, q.input_terms * P, mode);
     if (rail < 0) return rail;
-    s += rail + step_sync(t, M);
+    s += rail;
   }
   return s;
 }

@@ -86,14 +86,11 @@ double bcast_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode 
     s += (P - 1) * tn.a + (P - 1.0) / B * D * tn.b + step_sync(tn, P);  // allgather
   }
   if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    r.total_values = (q.total_values + B - 1) / B;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail = find_algorithm(ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN)->cost(tr, r, mode);
+    const double rail = rail_step_cost(*find_algorithm(ZCOLL_COLL_BCAST, ZCOLL_ALGO_CHAIN),
+                                       rail_terms(t, lv), q, M, (q.total_values + B - 1) / B,
+                                       q.input_terms, mode);
     if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
+    s += rail;
   }
   return s;
 }

@@ -33,50 +33,25 @@
 
 namespace zcoll::coll {
 
-namespace {
-// Blocks lane j carries per node: the most local ranks j, j + B, ... any node has.
-size_t lane_slots(int P, int B, int j) {
-  return j < P ? static_cast<size_t>((P - 1 - j) / B + 1) : 0;
-}
-}  // namespace
-
 zcoll_status gather_node_aware(Ctx& c, const Args& a) {
   Hierarchy h;
   ZCOLL_CHECK(hierarchy(*c.tp, &h));  // collective the first time (hierarchy.h)
   const transport::Locality& L = *h.loc;
-  const int N = c.size, B = h.lanes, P = h.local_size(), M = h.nodes(), j = h.local();
+  const int B = h.lanes, P = h.local_size(), M = h.nodes(), j = h.local();
   const int root_node = L.node_of_rank[a.root], root_local = L.local_of_rank[a.root];
   const bool root = c.rank == a.root;
   const size_t n = a.count, vs = c.vsize;
-  int Pmax = 0;  // the largest node (the lanes' slots)
-  for (int m = 0; m < M; ++m) Pmax = std::max(Pmax, L.node_size[m]);
-  const size_t S = j < B ? lane_slots(Pmax, B, j) : 0;  // this rank's lane's slots
+  RootLanes rl(h, n);
+  const size_t S = j < B ? rl.slots(j) : 0;  // this rank's lane's slots
   Composition comp(c);
   // Bookkeeping (in local(): a failed allocation is recorded and the steps
   // are still entered):
   //   lane        this lane's S slots of n values (the rail step's input)
   //   gathered    node m0's lane ranks: the M lanes (the rail step's output)
-  //   in_counts,  phase 0: where the blocks of the ranks l >= B go in their
-  //   in_displs   lane's buffer
-  //   to_root,    phase 2: the lanes' sizes and offsets in the root's buffer
-  //   at_root
-  size_t *w = nullptr, *in_counts = nullptr, *in_displs = nullptr, *to_root = nullptr,
-         *at_root = nullptr;
+  //   Y           the root: every lane, lane after lane (rl.lane_at)
   uint8_t *lane = nullptr, *gathered = nullptr, *Y = nullptr;
   comp.local([&] {
-    w = c.ws->get_as<size_t>(Workspace::kNodeCounts, 4 * static_cast<size_t>(P) + 8);
-    in_counts = w;
-    in_displs = in_counts + P;
-    to_root = in_displs + P;
-    at_root = to_root + P;
-    size_t pos = 0;
-    for (int l = 0; l < P; ++l) {
-      in_counts[l] = n;
-      in_displs[l] = static_cast<size_t>(l / B) * n;  // slot l / B of lane l mod B
-      to_root[l] = l < B ? static_cast<size_t>(M) * lane_slots(Pmax, B, l) * n : 0;
-      at_root[l] = pos;
-      pos += to_root[l];
-    }
+    rl.fill(c.ws->get_as<size_t>(Workspace::kNodeCounts, 4 * static_cast<size_t>(P) + 8));
     lane = c.ws->get(Workspace::kNodeA, S * n * vs + 8);
     if (S > 0) {
       std::memset(lane, 0, S * n * vs);
@@ -84,9 +59,9 @@ zcoll_status gather_node_aware(Ctx& c, const Args& a) {
     }
     if (L.node == root_node && j < B)
       gathered = c.ws->get(Workspace::kNodeB, static_cast<size_t>(M) * S * n * vs + 8);
-    if (root) Y = c.ws->get(Workspace::kNodeC, pos * vs + 8);
+    if (root) Y = c.ws->get(Workspace::kNodeC, rl.total() * vs + 8);
     // the root's lane buffer is its slice of Y (no phase-2 copy to itself)
-    if (root && j < B) gathered = Y + at_root[j] * vs;
+    if (root && j < B) gathered = Y + rl.lane_at[j] * vs;
     return ZCOLL_SUCCESS;
   });
   // 0. uneven nodes: the blocks of the ranks l >= B to their lane's rank
@@ -95,8 +70,8 @@ zcoll_status gather_node_aware(Ctx& c, const Args& a) {
     a0.in = a.in;
     a0.out = lane;
     a0.count = static_cast<size_t>(B);
-    a0.counts = in_counts;
-    a0.displs = in_displs;
+    a0.counts = rl.slot_counts;
+    a0.displs = rl.slot_displs;
     comp.step(node_lanes_gather(), h.node, ZCOLL_MODE_RAW, a0);
   }
   // 1. each lane over the nodes, to the root's node
@@ -121,28 +96,17 @@ zcoll_status gather_node_aware(Ctx& c, const Args& a) {
     a2.in = gathered;
     a2.out = Y;
     a2.root = root_local;
-    a2.counts = to_root;
-    a2.displs = at_root;
+    a2.counts = rl.lane_counts;
+    a2.displs = rl.lane_at;
     comp.step(node_root_gather(), h.node, ZCOLL_MODE_RAW, a2);
   }
-  // 3. rank order at the root: lane j's data is node-major, S_j slots per node
+  // 3. rank order at the root
   if (root)
     comp.local([&] {
-      std::vector<int> member(static_cast<size_t>(N), -1);  // (node, local) -> rank
-      std::vector<size_t> first(static_cast<size_t>(M) + 1, 0);
-      for (int m = 0; m < M; ++m) first[m + 1] = first[m] + static_cast<size_t>(L.node_size[m]);
-      for (int g = 0; g < N; ++g) member[first[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
-      for (int lj = 0; lj < B; ++lj) {
-        const size_t Sj = lane_slots(Pmax, B, lj);
-        for (int m = 0; m < M; ++m)
-          for (size_t i = 0; i < Sj; ++i) {
-            const size_t l = static_cast<size_t>(lj) + i * B;
-            if (l >= static_cast<size_t>(L.node_size[m])) continue;
-            const int g = member[first[m] + l];
-            const uint8_t* src = Y + (at_root[lj] + (static_cast<size_t>(m) * Sj + i) * n) * vs;
-            copy_values(c, static_cast<uint8_t*>(a.out) + static_cast<size_t>(g) * n * vs, src, n);
-          }
-      }
+      rl.for_each_block([&](int g, size_t at) {
+        copy_values(c, static_cast<uint8_t*>(a.out) + static_cast<size_t>(g) * n * vs, Y + at * vs,
+                    n);
+      });
       return ZCOLL_SUCCESS;
     });
   return ZCOLL_SUCCESS;  // failures are in c.failed, agreed by the caller's bracket
@@ -153,27 +117,7 @@ ErrState gather_node_aware_model(const ModelIn& m) {
 }
 
 double gather_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
-  const Levels lv = levels_of(q);
-  const int P = lv.ppn, B = lv.lanes, M = lv.nodes;
-  const double D = buffer_bytes(q);
-  const CostTerms tn = node_terms(t);
-  double s = D * t.g;  // rank order
-  if (P > 1) {
-    if (P > B) s += tn.a + D / M * tn.b + step_sync(tn, P);
-    s += tn.a + D * tn.b + step_sync(tn, P);  // the lanes to the root
-  }
-  if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    const size_t per_rank = q.total_values / std::max(1, q.size);
-    r.total_values = static_cast<size_t>(M) * ((P + B - 1) / B) * per_rank;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail = find_algorithm(ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL)->cost(tr, r, mode);
-    if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
-  }
-  return s;
+  return root_lanes_cost(*find_algorithm(ZCOLL_COLL_GATHER, ZCOLL_ALGO_BINOMIAL), t, q, mode);
 }
 
 }  // namespace zcoll::coll

@@ -116,15 +116,11 @@ double reduce_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode
     s += tn.a + (B - 1.0) / B * D * tn.b + step_sync(tn, P);  // the lanes to the root
   }
   if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    r.total_values = (q.total_values + B - 1) / B;
-    r.input_terms = q.input_terms * P;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail = find_algorithm(ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL)->cost(tr, r, mode);
+    const double rail = rail_step_cost(*find_algorithm(ZCOLL_COLL_REDUCE, ZCOLL_ALGO_BINOMIAL),
+                                       rail_terms(t, lv), q, M, (q.total_values + B - 1) / B,
+                                       q.input_terms * P, mode);
     if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
+    s += rail;
   }
   return s;
 }

@@ -41,65 +41,30 @@ zcoll_status reduce_scatter_node_aware(Ctx& c, const Args& a) {
   Composition comp(c);
   // Bookkeeping (in local(): an allocation failure is recorded, and the steps
   // below are still entered, rule 3 of hierarchy.h):
-  //   pos[g]        where block g starts in the vector laid out by lane
-  //   lane_counts,  the lanes' sizes and offsets (the node step; 0 for l >= B)
-  //   lane_displs
-  //   rail_counts,  this rank's lane, node by node (the rail step)
-  //   rail_displs
+  //   lm            the lane-major layout of the input's blocks (hierarchy.h)
   //   served_at[l]  where the block of this node's local rank l starts in the
   //                 part its lane's rank gets from the rail step
-  size_t *pos = nullptr, *lane_counts = nullptr, *lane_displs = nullptr, *rail_counts = nullptr,
-         *rail_displs = nullptr, *served_at = nullptr, *served_counts = nullptr;
+  LaneMajor lm;
+  size_t *served_at = nullptr, *served_counts = nullptr;
   uint8_t *packed = nullptr, *lane_sum = nullptr, *served = nullptr;
   comp.local([&] {
-    size_t* w = c.ws->get_as<size_t>(
-        Workspace::kNodeCounts,
-        2 * static_cast<size_t>(N) + 4 * static_cast<size_t>(P) + 3 * static_cast<size_t>(M) + 8);
-    pos = w;
-    size_t* member = pos + N;  // by node, local order: member[first[m] + l]
-    size_t* first = member + N;
-    lane_counts = first + M + 1;
-    lane_displs = lane_counts + P;
-    served_at = lane_displs + P;
+    size_t* w = c.ws->get_as<size_t>(Workspace::kNodeCounts,
+                                     LaneMajor::words(h) + 2 * static_cast<size_t>(P) + 8);
+    lm.fill(h, w, [&a](int g) { return a.counts[g]; });
+    served_at = w + LaneMajor::words(h);
     served_counts = served_at + P;
-    rail_counts = served_counts + P;
-    rail_displs = rail_counts + M;
-    first[0] = 0;
-    for (int m = 0; m < M; ++m) first[m + 1] = first[m] + static_cast<size_t>(L.node_size[m]);
-    for (int g = 0; g < N; ++g) member[first[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
-    size_t total = 0;
-    for (int lane = 0; lane < B; ++lane) {
-      lane_displs[lane] = total;
-      for (int m = 0; m < M; ++m) {
-        const size_t start = total;
-        for (size_t i = lane; i < static_cast<size_t>(L.node_size[m]); i += B) {
-          const size_t g = member[first[m] + i];
-          pos[g] = total;
-          total += a.counts[g];
-        }
-        if (lane == j) {
-          rail_counts[m] = total - start;
-          rail_displs[m] = start - lane_displs[lane];
-        }
-      }
-      lane_counts[lane] = total - lane_displs[lane];
-    }
-    for (int l = B; l < P; ++l) {
-      lane_counts[l] = 0;
-      lane_displs[l] = total;
-    }
     for (int l = 0; l < P; ++l) {
-      const size_t g = member[first[L.node] + l];
-      served_at[l] = pos[g] - pos[member[first[L.node] + l % B]];
+      const int g = lm.rank_at(L.node, l);
+      served_at[l] = lm.pos[g] - lm.pos[lm.rank_at(L.node, l % B)];
       served_counts[l] = a.counts[g];
     }
-    packed = c.ws->get(Workspace::kNodeA, total * vs + 8);
-    lane_sum = c.ws->get(Workspace::kNodeB, (j < B ? lane_counts[j] : 0) * vs + 8);
+    packed = c.ws->get(Workspace::kNodeA, lm.total * vs + 8);
+    lane_sum = c.ws->get(Workspace::kNodeB, (j < B ? lm.lane_counts[j] : 0) * vs + 8);
     served = even ? static_cast<uint8_t*>(a.out)
-                  : c.ws->get(Workspace::kNodeC, (j < B ? rail_counts[L.node] : 0) * vs + 8);
+                  : c.ws->get(Workspace::kNodeC, (j < B ? lm.rail_counts[L.node] : 0) * vs + 8);
     // 0. the input laid out lane by lane
     for (int g = 0; g < N; ++g)
-      copy_values(c, packed + pos[g] * vs, static_cast<const uint8_t*>(a.in) + a.displs[g] * vs,
+      copy_values(c, packed + lm.pos[g] * vs, static_cast<const uint8_t*>(a.in) + a.displs[g] * vs,
                   a.counts[g]);
     return ZCOLL_SUCCESS;
   });
@@ -109,8 +74,8 @@ zcoll_status reduce_scatter_node_aware(Ctx& c, const Args& a) {
     Args a1;
     a1.in = packed;
     a1.out = lane_sum;
-    a1.counts = lane_counts;
-    a1.displs = lane_displs;
+    a1.counts = lm.lane_counts;
+    a1.displs = lm.lane_displs;
     comp.step(ring, h.node, ZCOLL_MODE_RAW, a1);
   }
   const uint8_t* node_sum = P > 1 ? lane_sum : packed;
@@ -120,12 +85,12 @@ zcoll_status reduce_scatter_node_aware(Ctx& c, const Args& a) {
       Args a2;
       a2.in = node_sum;
       a2.out = served;
-      a2.counts = rail_counts;
-      a2.displs = rail_displs;
+      a2.counts = lm.rail_counts;
+      a2.displs = lm.rail_displs;
       comp.step(ring, h.rail, c.mode, a2, P);
     } else {
       comp.local([&] {
-        copy_values(c, served, node_sum, rail_counts[L.node]);
+        copy_values(c, served, node_sum, lm.rail_counts[L.node]);
         return ZCOLL_SUCCESS;
       });
     }
@@ -169,16 +134,11 @@ double reduce_scatter_node_aware_cost(const CostTerms& t, const CostQuery& q, zc
     if (P > B) s += tn.a + D / M * tn.b + step_sync(tn, P);
   }
   if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    r.total_values = (q.total_values + B - 1) / B;
-    r.input_terms = q.input_terms * P;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail =
-        find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING)->cost(tr, r, mode);
+    const double rail = rail_step_cost(*find_algorithm(ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_ALGO_RING),
+                                       rail_terms(t, lv), q, M, (q.total_values + B - 1) / B,
+                                       q.input_terms * P, mode);
     if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
+    s += rail;
   }
   return s;
 }

@@ -34,72 +34,37 @@
 
 namespace zcoll::coll {
 
-namespace {
-// Blocks lane j carries per node: the most local ranks j, j + B, ... any node has.
-size_t lane_slots(int P, int B, int j) {
-  return j < P ? static_cast<size_t>((P - 1 - j) / B + 1) : 0;
-}
-}  // namespace
-
 zcoll_status scatter_node_aware(Ctx& c, const Args& a) {
   Hierarchy h;
   ZCOLL_CHECK(hierarchy(*c.tp, &h));  // collective the first time (hierarchy.h)
   const transport::Locality& L = *h.loc;
-  const int N = c.size, B = h.lanes, P = h.local_size(), M = h.nodes(), j = h.local();
+  const int B = h.lanes, P = h.local_size(), M = h.nodes(), j = h.local();
   const int root_node = L.node_of_rank[a.root], root_local = L.local_of_rank[a.root];
   const bool root = c.rank == a.root;
   const size_t n = a.count, vs = c.vsize;
-  int Pmax = 0;  // the largest node (the lanes' slots)
-  for (int m = 0; m < M; ++m) Pmax = std::max(Pmax, L.node_size[m]);
-  const size_t S = j < B ? lane_slots(Pmax, B, j) : 0;  // this rank's lane's slots
+  RootLanes rl(h, n);
+  const size_t S = j < B ? rl.slots(j) : 0;  // this rank's lane's slots
   Composition comp(c);
   // Bookkeeping (in local(): a failed allocation is recorded and the steps
   // are still entered):
-  //   Y           the root: every lane, lane after lane (from_root / at_root)
+  //   Y           the root: every lane, lane after lane (rl.lane_at)
   //   carried     node m0's lane ranks: the M lanes of its rail
   //   lane        this lane's S slots of n values (the rail step's output)
-  //   out_counts, phase 3: where the blocks of the ranks l >= B lie in their
-  //   out_displs  lane's buffer
-  size_t *w = nullptr, *out_counts = nullptr, *out_displs = nullptr, *from_root = nullptr,
-         *at_root = nullptr;
   uint8_t *lane = nullptr, *carried = nullptr, *Y = nullptr;
   comp.local([&] {
-    w = c.ws->get_as<size_t>(Workspace::kNodeCounts, 4 * static_cast<size_t>(P) + 8);
-    out_counts = w;
-    out_displs = out_counts + P;
-    from_root = out_displs + P;
-    at_root = from_root + P;
-    size_t pos = 0;
-    for (int l = 0; l < P; ++l) {
-      out_counts[l] = n;
-      out_displs[l] = static_cast<size_t>(l / B) * n;  // slot l / B of lane l mod B
-      from_root[l] = l < B ? static_cast<size_t>(M) * lane_slots(Pmax, B, l) * n : 0;
-      at_root[l] = pos;
-      pos += from_root[l];
-    }
+    rl.fill(c.ws->get_as<size_t>(Workspace::kNodeCounts, 4 * static_cast<size_t>(P) + 8));
     lane = c.ws->get(Workspace::kNodeA, S * n * vs + 8);
     if (L.node == root_node && j < B)
       carried = c.ws->get(Workspace::kNodeB, static_cast<size_t>(M) * S * n * vs + 8);
     if (root) {
-      Y = c.ws->get(Workspace::kNodeC, pos * vs + 8);
-      std::memset(Y, 0, pos * vs);
+      Y = c.ws->get(Workspace::kNodeC, rl.total() * vs + 8);
+      std::memset(Y, 0, rl.total() * vs);
       // 0. lane order
-      std::vector<int> member(static_cast<size_t>(N), -1);  // (node, local) -> rank
-      std::vector<size_t> first(static_cast<size_t>(M) + 1, 0);
-      for (int m = 0; m < M; ++m) first[m + 1] = first[m] + static_cast<size_t>(L.node_size[m]);
-      for (int g = 0; g < N; ++g) member[first[L.node_of_rank[g]] + L.local_of_rank[g]] = g;
-      for (int lj = 0; lj < B; ++lj) {
-        const size_t Sj = lane_slots(Pmax, B, lj);
-        for (int m = 0; m < M; ++m)
-          for (size_t i = 0; i < Sj; ++i) {
-            const size_t l = static_cast<size_t>(lj) + i * B;
-            if (l >= static_cast<size_t>(L.node_size[m])) continue;
-            const int g = member[first[m] + l];
-            copy_values(c, Y + (at_root[lj] + (static_cast<size_t>(m) * Sj + i) * n) * vs,
-                        static_cast<const uint8_t*>(a.in) + static_cast<size_t>(g) * n * vs, n);
-          }
-      }
-      if (j < B) carried = Y + at_root[j] * vs;  // the root's own lanes stay in Y
+      rl.for_each_block([&](int g, size_t at) {
+        copy_values(c, Y + at * vs,
+                    static_cast<const uint8_t*>(a.in) + static_cast<size_t>(g) * n * vs, n);
+      });
+      if (j < B) carried = Y + rl.lane_at[j] * vs;  // the root's own lanes stay in Y
     }
     return ZCOLL_SUCCESS;
   });
@@ -109,8 +74,8 @@ zcoll_status scatter_node_aware(Ctx& c, const Args& a) {
     a1.in = Y;
     a1.out = carried;
     a1.root = root_local;
-    a1.counts = from_root;
-    a1.displs = at_root;
+    a1.counts = rl.lane_counts;
+    a1.displs = rl.lane_at;
     comp.step(node_root_deal(), h.node, ZCOLL_MODE_RAW, a1);
   }
   // 2. each lane over the nodes, from the root's node
@@ -135,8 +100,8 @@ zcoll_status scatter_node_aware(Ctx& c, const Args& a) {
     a3.in = lane;
     a3.out = a.out;
     a3.count = static_cast<size_t>(B);
-    a3.counts = out_counts;
-    a3.displs = out_displs;
+    a3.counts = rl.slot_counts;
+    a3.displs = rl.slot_displs;
     comp.step(node_lanes_scatter(), h.node, ZCOLL_MODE_RAW, a3);
   }
   if (j < B)  // its own block: slot 0 of its lane
@@ -152,27 +117,7 @@ ErrState scatter_node_aware_model(const ModelIn& m) {
 }
 
 double scatter_node_aware_cost(const CostTerms& t, const CostQuery& q, zcoll_mode mode) {
-  const Levels lv = levels_of(q);
-  const int P = lv.ppn, B = lv.lanes, M = lv.nodes;
-  const double D = buffer_bytes(q);
-  const CostTerms tn = node_terms(t);
-  double s = D * t.g;  // lane order
-  if (P > 1) {
-    s += tn.a + D * tn.b + step_sync(tn, P);  // the lanes from the root
-    if (P > B) s += tn.a + D / M * tn.b + step_sync(tn, P);
-  }
-  if (M > 1) {
-    CostQuery r = q;
-    r.size = M;
-    const size_t per_rank = q.total_values / std::max(1, q.size);
-    r.total_values = static_cast<size_t>(M) * ((P + B - 1) / B) * per_rank;
-    r.nodes = r.min_local = r.max_local = 0;
-    const CostTerms tr = rail_terms(t, lv);
-    const double rail = find_algorithm(ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL)->cost(tr, r, mode);
-    if (rail < 0) return rail;
-    s += rail + step_sync(tr, M);
-  }
-  return s;
+  return root_lanes_cost(*find_algorithm(ZCOLL_COLL_SCATTER, ZCOLL_ALGO_BINOMIAL), t, q, mode);
 }
 
 }  // namespace zcoll::coll
