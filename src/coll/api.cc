@@ -438,39 +438,25 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
 
 }  // extern "C"
 
-namespace {
-// The arguments of one collective call, as the dispatcher takes them.
-Call make_call(zcoll_collective coll, const void* sendbuf, void* recvbuf, size_t count,
-               MPI_Datatype datatype, MPI_Op op = MPI_OP_NULL, int root = 0) {
-  Call k;
-  k.coll = coll;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = count;
-  k.datatype = datatype;
-  k.op = op;
-  k.root = root;
-  return k;
-}
-}  // namespace
+namespace {}  // namespace
 
 extern "C" {
 
 zcoll_status zcoll_allreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype, MPI_Op op) {
-  return guarded_call(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
+  return guarded_call(zc, Call::of(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op));
 }
 
 zcoll_status zcoll_reduce_scatter_block(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                         size_t recvcount, MPI_Datatype datatype, MPI_Op op) {
-  Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
+  Call k = Call::of(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
   return guarded_call(zc, k);
 }
 
 zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                   const size_t* recvcounts, MPI_Datatype datatype, MPI_Op op) {
-  Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
+  Call k = Call::of(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
   k.recvcounts = recvcounts;
   if (zc && recvcounts) k.count = recvcounts[zc->tp->rank()];
   return guarded_call(zc, k);
@@ -478,31 +464,30 @@ zcoll_status zcoll_reduce_scatter(zcoll_comm* zc, const void* sendbuf, void* rec
 
 zcoll_status zcoll_allgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                              MPI_Datatype datatype) {
-  return guarded_call(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
+  return guarded_call(zc, Call::of(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype));
 }
 
 zcoll_status zcoll_bcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
                          int root) {
   return guarded_call(
-      zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root));
+      zc, Call::of(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, int root) {
   return guarded_call(
-      zc, make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root));
+      zc, Call::of(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root));
 }
 
 zcoll_status zcoll_reduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, MPI_Op op, int root) {
-  return guarded_call(zc,
-                      make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
+  return guarded_call(zc, Call::of(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root));
 }
 
 zcoll_status zcoll_gather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                           MPI_Datatype datatype, int root) {
   return guarded_call(
-      zc, make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root));
+      zc, Call::of(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root));
 }
 
 

@@ -14,18 +14,6 @@ namespace {
 
 constexpr size_t kReportV1 = ZCOLL_STRUCT_V1_SIZE(zcoll_report, ratio_estimate);
 
-Call make_call(zcoll_collective coll, const void* sendbuf, void* recvbuf, size_t count,
-               MPI_Datatype datatype, MPI_Op op = MPI_OP_NULL, int root = 0) {
-  Call k;
-  k.coll = coll;
-  k.sendbuf = sendbuf;
-  k.recvbuf = recvbuf;
-  k.count = count;
-  k.datatype = datatype;
-  k.op = op;
-  k.root = root;
-  return k;
-}
 
 // Every nonblocking collective enters here: the handle and the request
 // pointer are checked at the start; everything else is the request's outcome.
@@ -45,13 +33,13 @@ extern "C" {
 
 zcoll_status zcoll_iallreduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                               MPI_Datatype datatype, MPI_Op op, zcoll_request** request) {
-  return start(zc, make_call(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op), request);
+  return start(zc, Call::of(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op), request);
 }
 
 zcoll_status zcoll_ireduce_scatter_block(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                          size_t recvcount, MPI_Datatype datatype, MPI_Op op,
                                          zcoll_request** request) {
-  Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
+  Call k = Call::of(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
   k.block = true;
   return start(zc, k, request);
 }
@@ -59,7 +47,7 @@ zcoll_status zcoll_ireduce_scatter_block(zcoll_comm* zc, const void* sendbuf, vo
 zcoll_status zcoll_ireduce_scatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf,
                                    const size_t* recvcounts, MPI_Datatype datatype, MPI_Op op,
                                    zcoll_request** request) {
-  Call k = make_call(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
+  Call k = Call::of(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, datatype, op);
   k.recvcounts = recvcounts;
   if (zc && zc->tp && recvcounts) k.count = recvcounts[zc->tp->rank()];
   return start(zc, k, request);
@@ -67,32 +55,32 @@ zcoll_status zcoll_ireduce_scatter(zcoll_comm* zc, const void* sendbuf, void* re
 
 zcoll_status zcoll_iallgather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                               MPI_Datatype datatype, zcoll_request** request) {
-  return start(zc, make_call(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype), request);
+  return start(zc, Call::of(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype), request);
 }
 
 zcoll_status zcoll_ibcast(zcoll_comm* zc, void* buffer, size_t count, MPI_Datatype datatype,
                           int root, zcoll_request** request) {
-  return start(zc, make_call(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root),
+  return start(zc, Call::of(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root),
                request);
 }
 
 zcoll_status zcoll_iscatter(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                             MPI_Datatype datatype, int root, zcoll_request** request) {
   return start(zc,
-               make_call(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
+               Call::of(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
                request);
 }
 
 zcoll_status zcoll_ireduce(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, MPI_Op op, int root, zcoll_request** request) {
-  return start(zc, make_call(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root),
+  return start(zc, Call::of(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root),
                request);
 }
 
 zcoll_status zcoll_igather(zcoll_comm* zc, const void* sendbuf, void* recvbuf, size_t count,
                            MPI_Datatype datatype, int root, zcoll_request** request) {
   return start(zc,
-               make_call(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
+               Call::of(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
                request);
 }
 

@@ -89,6 +89,21 @@ struct Call {
   // zcoll_dtype (ZCOLL_BFLOAT16 / ZCOLL_FLOAT16), agreed on as the datatype;
   // 0: none
   int values16 = 0;
+
+  // The arguments of one public collective call, as the dispatcher takes them
+  // (the blocking and the nonblocking API both build their calls here).
+  static Call of(zcoll_collective coll, const void* sendbuf, void* recvbuf, size_t count,
+                 MPI_Datatype datatype, MPI_Op op = MPI_OP_NULL, int root = 0) {
+    Call k;
+    k.coll = coll;
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = count;
+    k.datatype = datatype;
+    k.op = op;
+    k.root = root;
+    return k;
+  }
 };
 
 // The one path of every public collective (dispatch.cc).

@@ -163,6 +163,67 @@ std::string copy(const void* p, size_t n) { return std::string(static_cast<const
 // At least one byte, so that data() is a valid buffer even for an empty result.
 void room(std::string& s, size_t n) { s.assign(n > 0 ? n : 1, '\0'); }
 
+// ---- eligibility: which call this is (blocking and nonblocking forms) ------------
+// Each returns the Call that intercept() decides on: zdt MPI_DATATYPE_NULL
+// passes the call through.
+
+// A reduction with one count on every rank (Allreduce, Reduce,
+// Reduce_scatter_block): decided locally; `values` is the call's total.
+Call reduction_call(Coll coll, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+                    double values) {
+  Call c{coll, comm};
+  c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+  c.count = count;
+  if (c.zdt != MPI_DATATYPE_NULL) c.bytes = values * esize(c.zdt);
+  return c;
+}
+
+// Reduce_scatter with per-rank counts (copied to *counts as size_t).
+template <typename Count>
+Call reduce_scatter_call(MPI_Comm comm, const Count* recvcounts, MPI_Datatype dt, MPI_Op op,
+                         std::vector<size_t>* counts) {
+  Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter || !op_allowed(op) || !recvcounts) return c;  // passes through
+  const int size = comm_size(comm);
+  double total = 0;
+  bool ok = true;
+  counts->resize(static_cast<size_t>(size));
+  for (int i = 0; i < size; ++i) {
+    ok = ok && recvcounts[i] >= 0;
+    (*counts)[i] = static_cast<size_t>(recvcounts[i] < 0 ? 0 : recvcounts[i]);
+    total += static_cast<double>((*counts)[i]);
+  }
+  c.zdt = ok && total > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+  c.count = static_cast<MPI_Count>(total);
+  if (c.zdt != MPI_DATATYPE_NULL) c.bytes = total * esize(c.zdt);
+  return c;
+}
+
+// Allgather (data movement: the ranks' agreement follows, see the top).
+Call allgather_call(MPI_Comm comm, const void* sb, MPI_Count scount, MPI_Datatype stype,
+                    MPI_Count rcount, MPI_Datatype rtype) {
+  Call c{ZCOLL_COLL_ALLGATHER, comm};
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return c;
+  c.bytes = type_bytes(rcount, rtype) * comm_size(comm);
+  const bool same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
+  c.zdt = same && rcount > 0 ? zcoll_type(rtype) : MPI_DATATYPE_NULL;
+  c.count = rcount;
+  return c;
+}
+
+// Bcast (data movement).
+Call bcast_call(MPI_Comm comm, MPI_Count count, MPI_Datatype dt) {
+  Call c{ZCOLL_COLL_BCAST, comm};
+  c.bytes = type_bytes(count, dt);
+  c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
+  c.count = count;
+  return c;
+}
+
 // ---- the collectives -------------------------------------------------------------
 
 template <typename Pass>
@@ -170,14 +231,7 @@ int allreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op
               Pass&& pass) {
   return intercept(
       ZCOLL_COLL_ALLREDUCE,
-      [&] {
-        Call c{ZCOLL_COLL_ALLREDUCE, comm};
-        c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = count;
-        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = static_cast<double>(count) * esize(c.zdt);
-        return c;
-      },
-      pass,
+      [&] { return reduction_call(ZCOLL_COLL_ALLREDUCE, comm, count, dt, op, count); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
         const bool in_place = sb == MPI_IN_PLACE;
@@ -201,14 +255,7 @@ int reduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op
            MPI_Comm comm, Pass&& pass) {
   return intercept(
       ZCOLL_COLL_REDUCE,
-      [&] {
-        Call c{ZCOLL_COLL_REDUCE, comm};
-        c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = count;
-        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = static_cast<double>(count) * esize(c.zdt);
-        return c;
-      },
-      pass,
+      [&] { return reduction_call(ZCOLL_COLL_REDUCE, comm, count, dt, op, count); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
         const bool at_root = comm_rank(comm) == root;
@@ -234,12 +281,8 @@ int reduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatype
   return intercept(
       ZCOLL_COLL_REDUCE_SCATTER,
       [&] {
-        Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
-        c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = count;
-        if (c.zdt != MPI_DATATYPE_NULL)
-          c.bytes = static_cast<double>(count) * comm_size(comm) * esize(c.zdt);
-        return c;
+        return reduction_call(ZCOLL_COLL_REDUCE_SCATTER, comm, count, dt, op,
+                              static_cast<double>(count) * comm_size(comm));
       },
       pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
@@ -267,26 +310,7 @@ int reduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Dataty
   std::vector<size_t> counts;
   return intercept(
       ZCOLL_COLL_REDUCE_SCATTER,
-      [&] {
-        Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
-        int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
-        if (inter || !op_allowed(op) || !recvcounts) return c;  // passes through
-        const int size = comm_size(comm);
-        double total = 0;
-        bool ok = true;
-        counts.resize(static_cast<size_t>(size));
-        for (int i = 0; i < size; ++i) {
-          ok = ok && recvcounts[i] >= 0;
-          counts[i] = static_cast<size_t>(recvcounts[i] < 0 ? 0 : recvcounts[i]);
-          total += static_cast<double>(counts[i]);
-        }
-        c.zdt = ok && total > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = static_cast<MPI_Count>(total);
-        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = total * esize(c.zdt);
-        return c;
-      },
-      pass,
+      [&] { return reduce_scatter_call(comm, recvcounts, dt, op, &counts); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         const size_t es = esize(zdt);
         size_t total = 0;
@@ -316,15 +340,8 @@ int allgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MP
   return intercept(
       ZCOLL_COLL_ALLGATHER,
       [&] {
-        Call c{ZCOLL_COLL_ALLGATHER, comm};
+        Call c = allgather_call(comm, sb, scount, stype, rcount, rtype);
         c.agree = true;
-        int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
-        if (inter) return c;
-        c.bytes = type_bytes(rcount, rtype) * comm_size(comm);
-        const bool same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
-        c.zdt = same && rcount > 0 ? zcoll_type(rtype) : MPI_DATATYPE_NULL;
-        c.count = rcount;
         return c;
       },
       pass,
@@ -351,11 +368,8 @@ int bcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, 
   return intercept(
       ZCOLL_COLL_BCAST,
       [&] {
-        Call c{ZCOLL_COLL_BCAST, comm};
+        Call c = bcast_call(comm, count, dt);
         c.agree = true;
-        c.bytes = type_bytes(count, dt);
-        c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = count;
         return c;
       },
       pass,
@@ -528,16 +542,6 @@ int start_nb(Coll coll, MPI_Comm comm, MPI_Request* request, Start&& start) {
   return MPI_SUCCESS;
 }
 
-// A reduction's eligibility (count, datatype, op: equal on every rank).
-Call reduction_call(Coll coll, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-                    double values) {
-  Call c{coll, comm};
-  c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-  c.count = count;
-  if (c.zdt != MPI_DATATYPE_NULL) c.bytes = values * esize(c.zdt);
-  return c;
-}
-
 template <typename Pass>
 int iallreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                MPI_Request* req, Pass&& pass) {
@@ -590,26 +594,7 @@ int ireduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Datat
   std::vector<size_t> counts;
   return intercept(
       ZCOLL_COLL_REDUCE_SCATTER,
-      [&] {
-        Call c{ZCOLL_COLL_REDUCE_SCATTER, comm};
-        int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
-        if (inter || !op_allowed(op) || !recvcounts) return c;  // passes through
-        const int size = comm_size(comm);
-        double total = 0;
-        bool ok = true;
-        counts.resize(static_cast<size_t>(size));
-        for (int i = 0; i < size; ++i) {
-          ok = ok && recvcounts[i] >= 0;
-          counts[i] = static_cast<size_t>(recvcounts[i] < 0 ? 0 : recvcounts[i]);
-          total += static_cast<double>(counts[i]);
-        }
-        c.zdt = ok && total > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = static_cast<MPI_Count>(total);
-        if (c.zdt != MPI_DATATYPE_NULL) c.bytes = total * esize(c.zdt);
-        return c;
-      },
-      pass,
+      [&] { return reduce_scatter_call(comm, recvcounts, dt, op, &counts); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         if (!handle_overlaps(comm)) return pass();
         return start_nb(ZCOLL_COLL_REDUCE_SCATTER, comm, req, [&](zcoll_request** q) {
@@ -645,15 +630,8 @@ int iallgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, M
   return intercept(
       ZCOLL_COLL_ALLGATHER,
       [&] {
-        Call c{ZCOLL_COLL_ALLGATHER, comm};
+        Call c = allgather_call(comm, sb, scount, stype, rcount, rtype);
         c.agree_later = true;
-        int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
-        if (inter) return c;
-        c.bytes = type_bytes(rcount, rtype) * comm_size(comm);
-        const bool same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
-        c.zdt = same && rcount > 0 ? zcoll_type(rtype) : MPI_DATATYPE_NULL;
-        c.count = rcount;
         return c;
       },
       pass,
@@ -681,11 +659,8 @@ int ibcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
   return intercept(
       ZCOLL_COLL_BCAST,
       [&] {
-        Call c{ZCOLL_COLL_BCAST, comm};
+        Call c = bcast_call(comm, count, dt);
         c.agree_later = true;
-        c.bytes = type_bytes(count, dt);
-        c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
-        c.count = count;
         return c;
       },
       pass,
