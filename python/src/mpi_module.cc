@@ -321,8 +321,8 @@ class Comm {
   // recvbuf holds recvcount values; sendbuf size*recvcount (None: in place,
   // recvbuf then holds size*recvcount and the result lands at its start)
   nb::object reduce_scatter_block(nb::handle send, nb::handle recv, size_t recvcount, int op,
-                                  bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+                                  bool nonblocking, bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     const size_t total = recvcount * static_cast<size_t>(size());
     if (sb.present) {
@@ -342,8 +342,8 @@ class Comm {
   }
 
   nb::object reduce_scatter(nb::handle send, nb::handle recv, std::vector<size_t> counts, int op,
-                            bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+                            bool nonblocking, bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     const int p = size();
     if (counts.size() != static_cast<size_t>(p)) {
@@ -369,8 +369,8 @@ class Comm {
   }
 
   // sendbuf None: each rank's block already at recvbuf[rank*count:]
-  nb::object allgather(nb::handle send, nb::handle recv, bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+  nb::object allgather(nb::handle send, nb::handle recv, bool nonblocking, bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     const size_t p = static_cast<size_t>(size());
     if (rb.n % p != 0) {
@@ -386,8 +386,8 @@ class Comm {
     });
   }
 
-  nb::object bcast(nb::handle buf, int root, bool nonblocking) {
-    Arg b = arg(buf, "buf", true);
+  nb::object bcast(nb::handle buf, int root, bool nonblocking, bool bfloat16) {
+    Arg b = arg(buf, "buf", true, bfloat16);
     if (!b.present) raise(PyExc_TypeError, "buf: expected an array, got None");
     return go("bcast", nonblocking, {&b}, [&](zcoll_comm* zc, zcoll_request** q) {
       const MPI_Datatype t = mpi_type(b.dtype);
@@ -397,8 +397,9 @@ class Comm {
   }
 
   // At root sendbuf holds size*count values; recvbuf None at root = in place.
-  nb::object scatter(nb::handle send, nb::handle recv, size_t count, int root, bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+  nb::object scatter(nb::handle send, nb::handle recv, size_t count, int root, bool nonblocking,
+                     bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     const bool is_root = rank() == root;
     const size_t p = static_cast<size_t>(size());
@@ -415,8 +416,9 @@ class Comm {
   }
 
   // recvbuf significant at root only; sendbuf None at root = in place.
-  nb::object reduce(nb::handle send, nb::handle recv, int op, int root, bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+  nb::object reduce(nb::handle send, nb::handle recv, int op, int root, bool nonblocking,
+                    bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     const bool is_root = rank() == root;
     if (is_root && !rb.present) raise(PyExc_TypeError, "recvbuf: required at the root");
@@ -433,8 +435,9 @@ class Comm {
   }
 
   // root's recvbuf holds size*count values; sendbuf None at root = in place.
-  nb::object gather(nb::handle send, nb::handle recv, size_t count, int root, bool nonblocking) {
-    Arg sb = arg(send, "sendbuf", false), rb = arg(recv, "recvbuf", true);
+  nb::object gather(nb::handle send, nb::handle recv, size_t count, int root, bool nonblocking,
+                    bool bfloat16) {
+    Arg sb = arg(send, "sendbuf", false, bfloat16), rb = arg(recv, "recvbuf", true, bfloat16);
     same_dtype(sb, rb);
     const bool is_root = rank() == root;
     const size_t p = static_cast<size_t>(size());
@@ -575,18 +578,18 @@ NB_MODULE(_mpi, m) {
       .def("allreduce", &Comm::allreduce, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
            nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("reduce_scatter_block", &Comm::reduce_scatter_block, nb::arg("sendbuf").none(),
-           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"), nb::arg("nonblocking") = false)
+           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-           nb::arg("recvcounts"), nb::arg("op"), nb::arg("nonblocking") = false)
+           nb::arg("recvcounts"), nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("allgather", &Comm::allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-           nb::arg("nonblocking") = false)
-      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"), nb::arg("nonblocking") = false)
+           nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("scatter", &Comm::scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false)
+           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("reduce", &Comm::reduce, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("op"), nb::arg("root"), nb::arg("nonblocking") = false)
+           nb::arg("op"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("gather", &Comm::gather, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false)
+           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def_prop_ro("progress_thread", &Comm::progress_thread)
       .def("set_mode", &Comm::set_mode)
       .def("set_error_bound", &Comm::set_error_bound)

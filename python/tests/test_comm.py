@@ -370,6 +370,72 @@ def test_float16_other_collectives(comms, mode):
     check16(b, np.asarray(want, np.float64), c.last_report())
 
 
+def check_bf16(got, want, rep, slack=0.0):
+    """bfloat16 bits: their values within the reported bound plus float32's
+    arithmetic (as check16)."""
+    assert got.dtype == np.uint16
+    if got.size == 0:
+        return
+    err = np.abs(bf16_value(got) - np.asarray(want, np.float64))
+    bound = rep["error_bound"] + slack
+    assert np.all(err <= bound * (1 + 1e-12) + 1e-300), (
+        f"max error {err.max()} > bound {bound} (mode {rep['mode']}, {rep['algorithm']})")
+    assert "bfloat16 via float32" in rep["reason"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bfloat16_other_collectives(comms, mode):
+    """dtype="bfloat16" in every collective besides allreduce (blocking and
+    nonblocking): values within the reported bound of the exact result."""
+    c = comms[mode]
+    k = 1001
+    u = 2.0**-24
+
+    def bits_of(rank):
+        return to_bf16_bits(data(k * P, np.float32, rank=rank, salt=10))
+
+    x = bits_of(R)
+    xv = bf16_value(x)
+    y = c.reduce_scatter_block(x, dtype="bfloat16")
+    full = exact_reduce(xv, "sum")
+    check_bf16(y, full[R * k:(R + 1) * k], c.last_report(),
+               (P + 1) * u * abs_sum(xv)[R * k:(R + 1) * k])
+    counts = [300 + 17 * i for i in range(P)]
+    off = sum(counts[:R])
+    v = x[:sum(counts)].copy()
+    y = c.ireduce_scatter(v, recvcounts=counts, dtype="bfloat16").wait()
+    full = exact_reduce(bf16_value(v), "sum")
+    check_bf16(y, full[off:off + counts[R]], c.last_report(),
+               (P + 1) * u * abs_sum(bf16_value(v))[off:off + counts[R]])
+    root = P - 1
+    y = c.reduce(x, op="max", root=root, dtype="bfloat16")
+    want = exact_reduce(xv, "max")  # collective: on every rank
+    if R == root:
+        check_bf16(y, want, c.last_report())
+    else:
+        assert y is None
+    everyone = np.stack([bits_of(r)[:k] for r in range(P)])
+    g = c.allgather(x[:k], dtype="bfloat16")
+    check_bf16(g, bf16_value(everyone), c.last_report())
+    g = c.iallgather(x[:k], dtype="bfloat16").wait()
+    check_bf16(g, bf16_value(everyone), c.last_report())
+    g = c.gather(x[:k], root=root, dtype="bfloat16")
+    if R == root:
+        check_bf16(g, bf16_value(everyone), c.last_report())
+    b = x.copy() if R == root else np.zeros(k * P, np.uint16)
+    c.bcast(b, root=root, dtype="bfloat16")
+    check_bf16(b, bf16_value(bits_of(root)), c.last_report())
+    if R == root:
+        s = c.scatter(x, root=root, dtype="bfloat16")
+    else:
+        s = c.scatter(None, np.zeros(k, np.uint16), root=root, dtype="bfloat16")
+    check_bf16(s, bf16_value(bits_of(root)[R * k:(R + 1) * k]), c.last_report())
+    with pytest.raises(TypeError, match="uint16, int16 or float16"):
+        c.allgather(np.zeros(k, np.float32), dtype="bfloat16")
+    with pytest.raises(ValueError, match="dtype must be"):
+        c.bcast(b, root=root, dtype="float8")
+
+
 @pytest.mark.skipif(P < 2, reason="needs two ranks")
 def test_float16_against_float32_is_a_mismatch_on_every_rank(comms):
     x = data(10_000, np.float16 if R == 0 else np.float32)

@@ -100,6 +100,14 @@ def _eb_mode(eb_mode):
     return 0 if eb_mode == "abs" else 1
 
 
+def _bf16(dtype):
+    """dtype argument of the collectives: None (the arrays' own dtype) or
+    "bfloat16" (the arrays hold bfloat16 bits in 2-byte items)."""
+    if dtype not in (None, "bfloat16"):
+        raise ValueError(f"dtype must be None (the arrays' own) or 'bfloat16', got {dtype!r}")
+    return dtype == "bfloat16"
+
+
 def _send(x):
     return None if _is_in_place(x) else x
 
@@ -225,6 +233,9 @@ class Comm:
     # -- collectives ----------------------------------------------------------
     # Each has a nonblocking twin with the same arguments (iallreduce, ...)
     # returning a Request whose wait() returns what the blocking call returns.
+    # dtype="bfloat16" (every collective): the arrays hold bfloat16 bits in
+    # 2-byte items; the call runs on float32 copies and rounds once, like
+    # float16 arrays (allreduce's docstring).
     def allreduce(self, sendbuf, recvbuf=None, op="sum", dtype=None):
         """recvbuf = op over ranks of sendbuf; returns recvbuf (new if None).
         sendbuf may be IN_PLACE (input and result in recvbuf). dtype="bfloat16":
@@ -238,25 +249,24 @@ class Comm:
         return self._allreduce(sendbuf, recvbuf, op, True, dtype)
 
     def _allreduce(self, sendbuf, recvbuf, op, nb, dtype):
-        if dtype not in (None, "bfloat16"):
-            raise ValueError(f"dtype must be None (the arrays' own) or 'bfloat16', got {dtype!r}")
+        bf16 = _bf16(dtype)
         if recvbuf is None:
             if _is_in_place(sendbuf):
                 raise TypeError("allreduce(IN_PLACE, recvbuf): recvbuf is required")
             recvbuf = np.empty_like(sendbuf)
-        return _finish(self._c.allreduce(_send(sendbuf), recvbuf, _op(op), nb,
-                                         dtype == "bfloat16"), recvbuf)
+        return _finish(self._c.allreduce(_send(sendbuf), recvbuf, _op(op), nb, bf16), recvbuf)
 
-    def reduce_scatter_block(self, sendbuf, recvbuf=None, op="sum"):
+    def reduce_scatter_block(self, sendbuf, recvbuf=None, op="sum", dtype=None):
         """sendbuf holds size*k values; this rank gets block rank (k values) of the
         reduction. IN_PLACE: recvbuf holds size*k values, the result lands in recvbuf[:k]."""
-        return self._reduce_scatter_block(sendbuf, recvbuf, op, False)
+        return self._reduce_scatter_block(sendbuf, recvbuf, op, False, dtype)
 
-    def ireduce_scatter_block(self, sendbuf, recvbuf=None, op="sum"):
+    def ireduce_scatter_block(self, sendbuf, recvbuf=None, op="sum", dtype=None):
         """Nonblocking reduce_scatter_block: a Request; wait() returns recvbuf."""
-        return self._reduce_scatter_block(sendbuf, recvbuf, op, True)
+        return self._reduce_scatter_block(sendbuf, recvbuf, op, True, dtype)
 
-    def _reduce_scatter_block(self, sendbuf, recvbuf, op, nb):
+    def _reduce_scatter_block(self, sendbuf, recvbuf, op, nb, dtype):
+        bf16 = _bf16(dtype)
         p = self.size
         if _is_in_place(sendbuf):
             if recvbuf is None:
@@ -266,18 +276,19 @@ class Comm:
             k = np.size(sendbuf) // p
             if recvbuf is None:
                 recvbuf = np.empty(k, dtype=np.asarray(sendbuf).dtype)
-        req = self._c.reduce_scatter_block(_send(sendbuf), recvbuf, int(k), _op(op), nb)
+        req = self._c.reduce_scatter_block(_send(sendbuf), recvbuf, int(k), _op(op), nb, bf16)
         return _finish(req, recvbuf)
 
-    def reduce_scatter(self, sendbuf, recvbuf=None, recvcounts=None, op="sum"):
+    def reduce_scatter(self, sendbuf, recvbuf=None, recvcounts=None, op="sum", dtype=None):
         """MPI_Reduce_scatter with per-rank counts (identical on all ranks)."""
-        return self._reduce_scatter(sendbuf, recvbuf, recvcounts, op, False)
+        return self._reduce_scatter(sendbuf, recvbuf, recvcounts, op, False, dtype)
 
-    def ireduce_scatter(self, sendbuf, recvbuf=None, recvcounts=None, op="sum"):
+    def ireduce_scatter(self, sendbuf, recvbuf=None, recvcounts=None, op="sum", dtype=None):
         """Nonblocking reduce_scatter: a Request; wait() returns recvbuf."""
-        return self._reduce_scatter(sendbuf, recvbuf, recvcounts, op, True)
+        return self._reduce_scatter(sendbuf, recvbuf, recvcounts, op, True, dtype)
 
-    def _reduce_scatter(self, sendbuf, recvbuf, recvcounts, op, nb):
+    def _reduce_scatter(self, sendbuf, recvbuf, recvcounts, op, nb, dtype):
+        bf16 = _bf16(dtype)
         if recvcounts is None:
             raise TypeError("reduce_scatter: recvcounts is required")
         counts = [int(c) for c in recvcounts]
@@ -285,46 +296,48 @@ class Comm:
             if _is_in_place(sendbuf):
                 raise TypeError("reduce_scatter(IN_PLACE, recvbuf): recvbuf is required")
             recvbuf = np.empty(counts[self.rank], dtype=np.asarray(sendbuf).dtype)
-        return _finish(self._c.reduce_scatter(_send(sendbuf), recvbuf, counts, _op(op), nb),
+        return _finish(self._c.reduce_scatter(_send(sendbuf), recvbuf, counts, _op(op), nb, bf16),
                        recvbuf)
 
-    def allgather(self, sendbuf, recvbuf=None):
+    def allgather(self, sendbuf, recvbuf=None, dtype=None):
         """recvbuf (size*count values) = every rank's sendbuf in rank order. IN_PLACE:
         each rank's block is already at recvbuf[rank*count:(rank+1)*count]."""
-        return self._allgather(sendbuf, recvbuf, False)
+        return self._allgather(sendbuf, recvbuf, False, dtype)
 
-    def iallgather(self, sendbuf, recvbuf=None):
+    def iallgather(self, sendbuf, recvbuf=None, dtype=None):
         """Nonblocking allgather: a Request; wait() returns recvbuf."""
-        return self._allgather(sendbuf, recvbuf, True)
+        return self._allgather(sendbuf, recvbuf, True, dtype)
 
-    def _allgather(self, sendbuf, recvbuf, nb):
+    def _allgather(self, sendbuf, recvbuf, nb, dtype):
+        bf16 = _bf16(dtype)
         if recvbuf is None:
             if _is_in_place(sendbuf):
                 raise TypeError("allgather(IN_PLACE, recvbuf): recvbuf is required")
             a = np.asarray(sendbuf)
             recvbuf = np.empty((self.size,) + a.shape, dtype=a.dtype)
-        return _finish(self._c.allgather(_send(sendbuf), recvbuf, nb), recvbuf)
+        return _finish(self._c.allgather(_send(sendbuf), recvbuf, nb, bf16), recvbuf)
 
-    def bcast(self, buf, root=0):
+    def bcast(self, buf, root=0, dtype=None):
         """buf of root to every rank (in place); returns buf."""
-        return _finish(self._c.bcast(buf, int(root), False), buf)
+        return _finish(self._c.bcast(buf, int(root), False, _bf16(dtype)), buf)
 
-    def ibcast(self, buf, root=0):
+    def ibcast(self, buf, root=0, dtype=None):
         """Nonblocking bcast: a Request; wait() returns buf."""
-        return _finish(self._c.bcast(buf, int(root), True), buf)
+        return _finish(self._c.bcast(buf, int(root), True, _bf16(dtype)), buf)
 
-    def scatter(self, sendbuf, recvbuf=None, root=0, count=None):
+    def scatter(self, sendbuf, recvbuf=None, root=0, count=None, dtype=None):
         """Block i of root's sendbuf (size*count values) to rank i; returns recvbuf.
         Non-roots pass sendbuf None and a recvbuf of count values; the root may
         omit recvbuf (a new one) or pass IN_PLACE (its block stays in sendbuf,
         which is returned). ``count``, if given, is checked against the buffers."""
-        return self._scatter(sendbuf, recvbuf, root, count, False)
+        return self._scatter(sendbuf, recvbuf, root, count, False, dtype)
 
-    def iscatter(self, sendbuf, recvbuf=None, root=0, count=None):
+    def iscatter(self, sendbuf, recvbuf=None, root=0, count=None, dtype=None):
         """Nonblocking scatter: a Request; wait() returns what scatter returns."""
-        return self._scatter(sendbuf, recvbuf, root, count, True)
+        return self._scatter(sendbuf, recvbuf, root, count, True, dtype)
 
-    def _scatter(self, sendbuf, recvbuf, root, count, nb):
+    def _scatter(self, sendbuf, recvbuf, root, count, nb, dtype):
+        bf16 = _bf16(dtype)
         root = int(root)
         in_place = _is_in_place(recvbuf)
         if self.rank == root:
@@ -340,39 +353,42 @@ class Comm:
             sendbuf = None
         if count is not None and int(count) != n:
             raise ValueError(f"scatter: count {count} does not match the buffers ({n})")
-        req = self._c.scatter(sendbuf, None if in_place else recvbuf, int(n), root, nb)
+        req = self._c.scatter(sendbuf, None if in_place else recvbuf, int(n), root, nb, bf16)
         return _finish(req, sendbuf if in_place else recvbuf)
 
-    def reduce(self, sendbuf, recvbuf=None, op="sum", root=0):
+    def reduce(self, sendbuf, recvbuf=None, op="sum", root=0, dtype=None):
         """recvbuf at root = op over ranks of sendbuf; returns recvbuf at the root,
         None elsewhere. At the root sendbuf may be IN_PLACE (input in recvbuf)."""
-        return self._reduce(sendbuf, recvbuf, op, root, False)
+        return self._reduce(sendbuf, recvbuf, op, root, False, dtype)
 
-    def ireduce(self, sendbuf, recvbuf=None, op="sum", root=0):
+    def ireduce(self, sendbuf, recvbuf=None, op="sum", root=0, dtype=None):
         """Nonblocking reduce: a Request; wait() returns what reduce returns."""
-        return self._reduce(sendbuf, recvbuf, op, root, True)
+        return self._reduce(sendbuf, recvbuf, op, root, True, dtype)
 
-    def _reduce(self, sendbuf, recvbuf, op, root, nb):
+    def _reduce(self, sendbuf, recvbuf, op, root, nb, dtype):
+        bf16 = _bf16(dtype)
         root = int(root)
         if self.rank == root:
             if recvbuf is None:
                 if _is_in_place(sendbuf):
                     raise TypeError("reduce(IN_PLACE, recvbuf): recvbuf is required")
                 recvbuf = np.empty_like(sendbuf)
-            return _finish(self._c.reduce(_send(sendbuf), recvbuf, _op(op), root, nb), recvbuf)
-        return _finish(self._c.reduce(_send(sendbuf), None, _op(op), root, nb), None)
+            return _finish(self._c.reduce(_send(sendbuf), recvbuf, _op(op), root, nb, bf16),
+                           recvbuf)
+        return _finish(self._c.reduce(_send(sendbuf), None, _op(op), root, nb, bf16), None)
 
-    def gather(self, sendbuf, recvbuf=None, root=0):
+    def gather(self, sendbuf, recvbuf=None, root=0, dtype=None):
         """root's recvbuf (size*count values) = every rank's sendbuf in rank order;
         returns recvbuf at the root, None elsewhere. At the root sendbuf may be
         IN_PLACE (root's block already in place)."""
-        return self._gather(sendbuf, recvbuf, root, False)
+        return self._gather(sendbuf, recvbuf, root, False, dtype)
 
-    def igather(self, sendbuf, recvbuf=None, root=0):
+    def igather(self, sendbuf, recvbuf=None, root=0, dtype=None):
         """Nonblocking gather: a Request; wait() returns what gather returns."""
-        return self._gather(sendbuf, recvbuf, root, True)
+        return self._gather(sendbuf, recvbuf, root, True, dtype)
 
-    def _gather(self, sendbuf, recvbuf, root, nb):
+    def _gather(self, sendbuf, recvbuf, root, nb, dtype):
+        bf16 = _bf16(dtype)
         root = int(root)
         if self.rank == root:
             if recvbuf is None:
@@ -381,6 +397,7 @@ class Comm:
                 a = np.asarray(sendbuf)
                 recvbuf = np.empty((self.size,) + a.shape, dtype=a.dtype)
             count = np.size(recvbuf) // self.size
-            return _finish(self._c.gather(_send(sendbuf), recvbuf, int(count), root, nb), recvbuf)
-        req = self._c.gather(_send(sendbuf), None, int(np.size(sendbuf)), root, nb)
+            req = self._c.gather(_send(sendbuf), recvbuf, int(count), root, nb, bf16)
+            return _finish(req, recvbuf)
+        req = self._c.gather(_send(sendbuf), None, int(np.size(sendbuf)), root, nb, bf16)
         return _finish(req, None)
