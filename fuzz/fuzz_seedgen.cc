@@ -82,6 +82,15 @@ void roundtrip_seed(const std::string& name, const std::vector<T>& x, uint8_t pr
   write_file("fuzz_roundtrip", name, b);
 }
 
+void roundtrip_seed16(const std::string& name, const std::vector<uint16_t>& x, uint8_t prm,
+                      uint8_t rep) {
+  std::vector<uint8_t> b = {prm, rep};
+  const size_t at = b.size();
+  b.resize(at + x.size() * 2);
+  std::memcpy(b.data() + at, x.data(), x.size() * 2);
+  write_file("fuzz_roundtrip", name, b);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +154,19 @@ int main(int argc, char** argv) {
   std::vector<float> steps(512);
   for (size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<float>((i / 37) % 5) * 0.75f;
   roundtrip_seed("steps_chunk1056", steps, 0x40 | 0x0C, 7);
+  {
+    // 16-bit round-trip inputs (byte 1 bit 3; bit 4: float16)
+    std::vector<uint16_t> bf(600), hf(600);
+    for (size_t i = 0; i < bf.size(); ++i) {
+      bf[i] = zcoll::hd::float_to_bf16(smooth[i] * 30.0f);
+      hf[i] = zcoll::hd::float_to_f16(smooth[i] * 30.0f);
+    }
+    hf[5] = 0x7C00;   // +Inf
+    hf[9] = 0x8000;   // -0.0
+    bf[11] = 0x7FC0;  // NaN
+    roundtrip_seed16("smooth_bf16_abs", bf, 0x04, 8);
+    roundtrip_seed16("smooth_f16_rel", hf, 0x02 | 0x08 | 0x20, 8 | 16 | 2);
+  }
   std::printf("fuzz_seedgen: wrote %d seed files under %s\n", g_count, g_dir.c_str());
   return 0;
 }
