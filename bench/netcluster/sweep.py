@@ -68,6 +68,9 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hosts", default="2,4", help="comma list of host counts (default 2,4)")
+    p.add_argument("--ranks-per-host", type=int, default=1,
+                   help="ranks on each host, sharing its memory (netcluster.sh run --ranks-per-host; "
+                        "default 1)")
     p.add_argument("--rates", default="500mbit,1gbit,2gbit", help="comma list of link rates")
     p.add_argument("--colls", default=ALL_COLLS, help="comma list of collectives (default all seven)")
     p.add_argument("--sizes", default="1M:64M", help="BEGIN:END message sizes (zcoll-bench -b/-e)")
@@ -262,8 +265,9 @@ def main():
     setup_env = {"NETCLUSTER_MTU": a.mtu} if a.mtu else {}
     for k in a.hosts:
         for rate in a.rates:
-            tag = f"h{k}_{rate}"
-            cl = {"hosts": k, "rate": rate, "rate_bps": rate_bps(rate), "runs": []}
+            tag = f"h{k}_{rate}" if a.ranks_per_host == 1 else f"h{k}x{a.ranks_per_host}_{rate}"
+            cl = {"hosts": k, "ranks_per_host": a.ranks_per_host, "rate": rate,
+                  "rate_bps": rate_bps(rate), "runs": []}
             manifest["clusters"].append(cl)
             cmd = [NETCLUSTER, "setup", str(k), rate]
             rc, _, out = run(cmd, setup_env, dry=a.dry_run)
@@ -296,7 +300,8 @@ def main():
                 bench += shlex.split(a.bench_args)
                 if a.nice:
                     bench = ["nice", "-n", str(a.nice)] + bench
-                cmd = [NETCLUSTER, "run", "--mpi", a.mpi, str(k), "--"] + bench
+                cmd = [NETCLUSTER, "run", "--mpi", a.mpi, "--ranks-per-host",
+                       str(a.ranks_per_host), str(k), "--"] + bench
                 env = {"NETCLUSTER_TIMEOUT": a.timeout, "NETCLUSTER_FINALIZE_GRACE": a.grace}
                 if os.path.exists(js) and not a.dry_run:
                     os.remove(js)
@@ -309,8 +314,9 @@ def main():
                     with open(js) as f:
                         res = json.load(f)
                     status = res.get("pass")
-                    if res.get("ranks", k) != k:  # e.g. a binary launched by the other MPI
-                        print(f"  {name}: the benchmark ran {res.get('ranks')} ranks, not {k}: "
+                    nranks = k * a.ranks_per_host
+                    if res.get("ranks", nranks) != nranks:  # e.g. launched by the other MPI
+                        print(f"  {name}: the benchmark ran {res.get('ranks')} ranks, not {nranks}: "
                               f"wrong --mpi for this binary?", flush=True)
                         status = False
                         ok_json = False

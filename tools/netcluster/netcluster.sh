@@ -4,9 +4,13 @@
 #   setup K RATE      K hosts zc-h0..zc-h{K-1}, each joined by a veth pair to bridge
 #                     zc-br0 in namespace zc-sw; tbf shaping of each host's send and
 #                     receive rate (e.g. 500mbit, 1gbit, 2gbit).  Idempotent.
-#   run [--mpi mpich|openmpi] K -- CMD...
-#                     run an MPI program with one rank per host (MPICH/hydra by default,
-#                     or NETCLUSTER_MPI); stops a launcher stuck in MPI_Finalize.
+#   run [--mpi mpich|openmpi] [--ranks-per-host R] K -- CMD...
+#                     run an MPI program with R ranks (default 1) on each of K hosts
+#                     (MPICH/hydra by default, or NETCLUSTER_MPI); stops a launcher stuck
+#                     in MPI_Finalize. The R ranks of a host share its namespace and its
+#                     hostname; their messages to each other take the host's loopback
+#                     (unshaped TCP), to other hosts the shaped link. ZCOLL_NODE_MAP
+#                     tells zcoll the layout (the MPI library sees R*K nodes).
 #   check [K]         measure achieved vs configured rate (iperf3 or python3 fallback).
 #   status            print what exists.
 #   teardown          remove everything (safe to run twice).
@@ -273,16 +277,28 @@ rank_procs() {
   echo $c
 }
 
-# mpi_cmdline K HOSTFILE CMD... : sets MPI_CMD, the launcher command line for $MPI (run in zc-sw)
+# mpi_cmdline K R HOSTFILE CMD... : sets MPI_CMD, the launcher command line for $MPI (run
+# in zc-sw), K hosts with R ranks each
 mpi_cmdline() {
-  local k=$1 hf=$2; shift 2
-  local rndv=${NETCLUSTER_UCX_RNDV_THRESH:-inf} extra=()
+  local k=$1 r=$2 hf=$3; shift 3
+  local rndv=${NETCLUSTER_UCX_RNDV_THRESH:-inf} extra=() map=${ZCOLL_NODE_MAP:-} i
   # extra launcher arguments, e.g. NETCLUSTER_MPI_ARGS="--mca coll_tuned_use_dynamic_rules 1"
   [ -n "${NETCLUSTER_MPI_ARGS:-}" ] && read -r -a extra <<< "$NETCLUSTER_MPI_ARGS"
+  # R > 1: MPI keeps treating every rank as a node of its own (MPICH without
+  # NOLOCAL would take all namespaces for one node and move every message through
+  # shared memory, past the links), so the ranks of a host talk over its loopback;
+  # zcoll learns the layout from ZCOLL_NODE_MAP (ranks are placed host by host),
+  # unless the caller set one.
+  if [ -z "$map" ] && [ "$r" -gt 1 ]; then
+    for (( i = 0; i < k * r; i++ )); do map+="${map:+,}$(( i / r ))"; done
+  fi
+  if [ -n "$map" ]; then
+    if [ "$MPI" = openmpi ]; then extra+=(-x "ZCOLL_NODE_MAP=$map"); else extra+=(-genv ZCOLL_NODE_MAP "$map"); fi
+  fi
   case "$MPI" in
     mpich)
       # hydra: hostfile "ADDR:1"; the launcher maps ADDR to its namespace
-      MPI_CMD=(mpiexec.mpich -f "$hf" -n "$k" -ppn 1
+      MPI_CMD=(mpiexec.mpich -f "$hf" -n $(( k * r )) -ppn "$r"
         -launcher ssh -launcher-exec "$HERE/launcher.sh"
         -iface $BR
         -genv MPIR_CVAR_NOLOCAL 1
@@ -295,8 +311,8 @@ mpi_cmdline() {
       # ORTE: mpirun starts one orted per host through plm_rsh_agent (the same launcher);
       # the orteds call back over TCP (oob) on 10.77.0.0/24 only. MPI traffic: pml ucx
       # over TCP on zc0; no shared-memory btl (vader), no binding (all "hosts" share 2 cores).
-      MPI_CMD=(mpirun.openmpi --allow-run-as-root -np "$k" --hostfile "$hf"
-        --map-by node --bind-to none
+      MPI_CMD=(mpirun.openmpi --allow-run-as-root -np $(( k * r )) --hostfile "$hf"
+        --map-by "ppr:$r:node" --bind-to none
         --mca plm_rsh_agent "$HERE/launcher.sh"
         --mca plm_rsh_no_tree_spawn 1
         --mca oob_tcp_if_include $NET.0/24
@@ -316,24 +332,28 @@ mpi_cmdline() {
 cmd_run() {
   need_root; load_config
   MPI=${NETCLUSTER_MPI:-mpich}
+  local r=1
   while [ $# -gt 0 ]; do
     case "$1" in
       --mpi) [ $# -ge 2 ] || die "--mpi needs mpich or openmpi"; MPI=$2; shift 2 ;;
       --mpi=*) MPI=${1#--mpi=}; shift ;;
+      --ranks-per-host) [ $# -ge 2 ] || die "--ranks-per-host needs a count"; r=$2; shift 2 ;;
+      --ranks-per-host=*) r=${1#--ranks-per-host=}; shift ;;
       *) break ;;
     esac
   done
-  [ $# -ge 1 ] || die "usage: run [--mpi mpich|openmpi] K -- CMD..."
+  [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -ge 1 ] && [ "$r" -le 64 ] || die "--ranks-per-host must be 1..64"
+  [ $# -ge 1 ] || die "usage: run [--mpi mpich|openmpi] [--ranks-per-host R] K -- CMD..."
   local k=$1; shift
   [ "${1:-}" = "--" ] && shift
-  [ $# -ge 1 ] || die "usage: run [--mpi mpich|openmpi] K -- CMD..."
+  [ $# -ge 1 ] || die "usage: run [--mpi mpich|openmpi] [--ranks-per-host R] K -- CMD..."
   [[ "$k" =~ ^[0-9]+$ ]] && [ "$k" -ge 1 ] && [ "$k" -le "$K" ] || die "run needs 1 <= k <= K ($K)"
   local hf=$STATE/hosts.$MPI.$k n
   : > "$hf"
   for (( n = 0; n < k; n++ )); do
-    if [ "$MPI" = openmpi ]; then echo "$(addr $n) slots=1" >> "$hf"; else echo "$(addr $n):1" >> "$hf"; fi
+    if [ "$MPI" = openmpi ]; then echo "$(addr $n) slots=$r" >> "$hf"; else echo "$(addr $n):$r" >> "$hf"; fi
   done
-  mpi_cmdline "$k" "$hf" "$@"
+  mpi_cmdline "$k" "$r" "$hf" "$@"
   command -v "${MPI_CMD[0]}" >/dev/null || die "${MPI_CMD[0]} not found (Open MPI: bash scripts/setup.sh --openmpi)"
   # ranks start in the launcher's working directory, so relative paths work
   local rc=0 t0 t1 grace=${NETCLUSTER_FINALIZE_GRACE:-20} marker=${NETCLUSTER_DONE_MARKER:-'^# (OK|FAILED):'}
