@@ -83,19 +83,6 @@ zcoll_status run(zcoll_cuda_comm* zcc, const Call& k, cudaStream_t stream, zcoll
   return s;
 }
 
-Call make(zcoll_collective coll, const void* sb, void* rb, size_t count, MPI_Datatype dt,
-          MPI_Op op = MPI_OP_NULL, int root = 0) {
-  Call k;
-  k.coll = coll;
-  k.sendbuf = sb;
-  k.recvbuf = rb;
-  k.count = count;
-  k.datatype = dt;
-  k.op = op;
-  k.root = root;
-  return k;
-}
-
 zcoll_status create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_cuda_transport transport,
                     zcoll_cuda_comm** out) {
   if (!out) return fail(ZCOLL_ERR_INVALID_ARG, "out is NULL");
@@ -220,7 +207,7 @@ zcoll_status zcoll_cuda_allreduce(zcoll_cuda_comm* zcc, const void* sendbuf, voi
                                   size_t count, MPI_Datatype datatype, MPI_Op op,
                                   cudaStream_t stream, zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_allreduce", [&] {
-    return run(zcc, make(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op), stream,
+    return run(zcc, Call::of(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op), stream,
                report, false, false);
   });
 }
@@ -229,7 +216,7 @@ zcoll_status zcoll_cuda_reduce_scatter_block(zcoll_cuda_comm* zcc, const void* s
                                              void* recvbuf, size_t recvcount, MPI_Datatype datatype,
                                              MPI_Op op, cudaStream_t stream, zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_reduce_scatter_block", [&] {
-    Call k = make(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
+    Call k = Call::of(ZCOLL_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, datatype, op);
     k.block = true;
     return run(zcc, k, stream, report, false, false);
   });
@@ -239,8 +226,8 @@ zcoll_status zcoll_cuda_allgather(zcoll_cuda_comm* zcc, const void* sendbuf, voi
                                   size_t count, MPI_Datatype datatype, cudaStream_t stream,
                                   zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_allgather", [&] {
-    return run(zcc, make(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype), stream, report,
-               false, false);
+    return run(zcc, Call::of(ZCOLL_COLL_ALLGATHER, sendbuf, recvbuf, count, datatype), stream,
+               report, false, false);
   });
 }
 
@@ -248,7 +235,7 @@ zcoll_status zcoll_cuda_bcast(zcoll_cuda_comm* zcc, void* buffer, size_t count,
                               MPI_Datatype datatype, int root, cudaStream_t stream,
                               zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_bcast", [&] {
-    return run(zcc, make(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root),
+    return run(zcc, Call::of(ZCOLL_COLL_BCAST, buffer, buffer, count, datatype, MPI_OP_NULL, root),
                stream, report, false, false);
   });
 }
@@ -258,7 +245,8 @@ zcoll_status zcoll_cuda_scatter(zcoll_cuda_comm* zcc, const void* sendbuf, void*
                                 zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_scatter", [&] {
     // sendbuf is significant at the root only
-    return run(zcc, make(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
+    return run(zcc,
+               Call::of(ZCOLL_COLL_SCATTER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
                stream, report, true, false);
   });
 }
@@ -268,8 +256,8 @@ zcoll_status zcoll_cuda_reduce(zcoll_cuda_comm* zcc, const void* sendbuf, void* 
                                cudaStream_t stream, zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_reduce", [&] {
     // recvbuf is significant at the root only
-    return run(zcc, make(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root), stream,
-               report, false, true);
+    return run(zcc, Call::of(ZCOLL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root),
+               stream, report, false, true);
   });
 }
 
@@ -277,7 +265,8 @@ zcoll_status zcoll_cuda_gather(zcoll_cuda_comm* zcc, const void* sendbuf, void* 
                                size_t count, MPI_Datatype datatype, int root, cudaStream_t stream,
                                zcoll_report* report) {
   return zcoll::guarded("zcoll_cuda_gather", [&] {
-    return run(zcc, make(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
+    return run(zcc,
+               Call::of(ZCOLL_COLL_GATHER, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root),
                stream, report, false, true);
   });
 }
@@ -299,7 +288,7 @@ zcoll_status zcoll_cuda_baseline_allreduce(zcoll_cuda_comm* zcc, const void* sen
       return rc == MPI_SUCCESS ? ZCOLL_SUCCESS : fail(ZCOLL_ERR_MPI, "MPI_Allreduce failed");
     }
     zcc->ops.set_stream(stream);
-    const Call k = make(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op);
+    const Call k = Call::of(ZCOLL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op);
     return zcc->ops.run_native(zcc->zc, k, false, ZCOLL_FLOAT32);
   });
 }
