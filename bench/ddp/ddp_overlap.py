@@ -296,6 +296,10 @@ def main():
         s.close()
     os.environ["MASTER_ADDR"] = W.bcast(addr, root=0)
     os.environ["MASTER_PORT"] = str(W.bcast(port, root=0))
+    if os.environ["MASTER_ADDR"].startswith("10.77.0."):
+        # tools/netcluster: gloo would announce the address of the host name (zc-hN,
+        # which resolves to nothing here, so loopback); the hosts' interface is zc0
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "zc0")
     dist.init_process_group("gloo", rank=W.rank, world_size=W.size)
 
     data = Data(a.model, a.batch)

@@ -4,7 +4,7 @@
 #   sudo bash bench/ddp/run.sh cluster OUT     4 emulated hosts at 1 Gbit/s
 #                                              (tools/netcluster, docs/netcluster.md)
 # Environment: DDP_MODEL (resnet18 | transformer), DDP_STEPS, DDP_REPEATS,
-# DDP_HOSTS, DDP_RATE. Writes OUT/ddp-*.json and OUT/ddp-*.log.
+# DDP_BATCH (per rank, default 32), DDP_HOSTS, DDP_RATE. Writes OUT/ddp-*.json and OUT/ddp-*.log.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 what=${1:?smoke or cluster}; out=${2:-bench/results/ddp-$(date +%F)}
@@ -21,6 +21,7 @@ case "$what" in
     bash tools/netcluster/netcluster.sh setup "$hosts" "$rate"
     bash tools/netcluster/netcluster.sh run "$hosts" -- "$py" bench/ddp/ddp_overlap.py \
       --model "$model" --steps "${DDP_STEPS:-30}" --repeats "${DDP_REPEATS:-3}" \
+      --batch "${DDP_BATCH:-32}" \
       --label "${hosts}x${rate}" --json "$out/ddp-$model-${hosts}x$rate.json" \
       | tee "$out/ddp-$model-${hosts}x$rate.log" ;;
   *) echo "run.sh: smoke or cluster, not '$what'" >&2; exit 2 ;;
