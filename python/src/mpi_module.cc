@@ -578,18 +578,24 @@ NB_MODULE(_mpi, m) {
       .def("allreduce", &Comm::allreduce, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
            nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
       .def("reduce_scatter_block", &Comm::reduce_scatter_block, nb::arg("sendbuf").none(),
-           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+           nb::arg("recvbuf"), nb::arg("recvcount"), nb::arg("op"), nb::arg("nonblocking") = false,
+           nb::arg("bfloat16") = false)
       .def("reduce_scatter", &Comm::reduce_scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-           nb::arg("recvcounts"), nb::arg("op"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+           nb::arg("recvcounts"), nb::arg("op"), nb::arg("nonblocking") = false,
+           nb::arg("bfloat16") = false)
       .def("allgather", &Comm::allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
            nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
-      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+      .def("bcast", &Comm::bcast, nb::arg("buf"), nb::arg("root"), nb::arg("nonblocking") = false,
+           nb::arg("bfloat16") = false)
       .def("scatter", &Comm::scatter, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false,
+           nb::arg("bfloat16") = false)
       .def("reduce", &Comm::reduce, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("op"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+           nb::arg("op"), nb::arg("root"), nb::arg("nonblocking") = false,
+           nb::arg("bfloat16") = false)
       .def("gather", &Comm::gather, nb::arg("sendbuf").none(), nb::arg("recvbuf").none(),
-           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false, nb::arg("bfloat16") = false)
+           nb::arg("count"), nb::arg("root"), nb::arg("nonblocking") = false,
+           nb::arg("bfloat16") = false)
       .def_prop_ro("progress_thread", &Comm::progress_thread)
       .def("set_mode", &Comm::set_mode)
       .def("set_error_bound", &Comm::set_error_bound)
