@@ -373,16 +373,95 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
   return decompress_chunk_avx2(in, bytes, len, factor, out, acc);
 }
 
-// The 16-bit types run the scalar kernels (chunk_codec.h): not vectorized yet.
+// ---- the 16-bit types ---------------------------------------------------------------
+// Quantization stays the reference routine (each value's reconstruction is checked
+// after its rounding to 16 bits); the bit planes are packed and unpacked with the
+// vector routines, and the decoder narrows the float values that the float32 block
+// decoder produces ((float)(q * factor), then to 16 bits: from_double's order), so
+// the bytes and values are the scalar kernels'.
+
+// The code length of a block of deltas: block_deltas' width rule on d[32].
+inline uint32_t code_length(const __m256i d[4]) {
+  __m256i w = _mm256_setzero_si256();
+  for (int g = 0; g < 4; ++g)
+    w = _mm256_or_si256(w, _mm256_xor_si256(d[g], _mm256_slli_epi32(d[g], 1)));
+  return bit_width(hor_or(w));
+}
+
+template <typename T>
+size_t compress_chunk16_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
+  const size_t raw = raw_chunk_bytes(len, sizeof(T));
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  int32_t anchor;
+  size_t pos = begin_quant_chunk(x, len, qz, out, &anchor);
+  if (pos == 0) return write_raw_chunk(x, len, out);
+  uint8_t* lens = out + kQuantChunkHeaderBytes;
+  int32_t prev = anchor;
+  uint32_t qmax = 0;
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    alignas(32) int32_t d[32];
+    const uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
+    if (!block_deltas_scalar(x + size_t{b} * kBlock, n_here, qz, &prev, &qmax, d))
+      return write_raw_chunk(x, len, out);
+    __m256i dv[4];
+    for (int g = 0; g < 4; ++g)
+      dv[g] = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + 8 * g));
+    const uint32_t L = code_length(dv);
+    if (pos + block_payload_bytes(L) >= raw) return write_raw_chunk(x, len, out);
+    if (L) pack_planes(dv, L, out + pos, raw - pos);
+    lens[b] = static_cast<uint8_t>(L);
+    pos += block_payload_bytes(L);
+  }
+  return finish_quant_chunk(x, len, out, pos, anchor, qmax);
+}
+
+template <typename T>
+zcoll_status decompress_chunk16_avx2(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                     T* out, bool acc) {
+  if (bytes < kRawChunkHeaderBytes) return fail(ZCOLL_ERR_CORRUPT, "chunk too short");
+  if (in[0] == kChunkRaw) return decompress_raw_chunk(in, bytes, len, out, acc);
+  if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);
+  size_t pos = validate_quantized_chunk(in, bytes, len);
+  if (pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
+  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
+  const uint8_t* lens = in + kQuantChunkHeaderBytes;
+  const __m256d f = _mm256_set1_pd(factor);
+  __m128i carry = _mm_set1_epi32(static_cast<int>(load_u32(in + 4)));
+  alignas(32) float wide[kBlock];
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    decode_block_avx2(in + pos, bytes - pos, lens[b], &carry, f, wide, false);
+    pos += block_payload_bytes(lens[b]);
+    const uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
+    T* o = out + size_t{b} * kBlock;
+    for (uint32_t i = 0; i < n_here; ++i) emit(o + i, ValueTraits<T>::narrow(wide[i]), acc);
+  }
+  return ZCOLL_SUCCESS;
+}
+
+size_t avx2_compress_bf16(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out) {
+  return compress_chunk16_avx2(x, len, qz, out);
+}
+size_t avx2_compress_f16(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out) {
+  return compress_chunk16_avx2(x, len, qz, out);
+}
+zcoll_status avx2_decompress_bf16(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                  Bf16* out, bool acc) {
+  return decompress_chunk16_avx2(in, bytes, len, factor, out, acc);
+}
+zcoll_status avx2_decompress_f16(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                 Fp16* out, bool acc) {
+  return decompress_chunk16_avx2(in, bytes, len, factor, out, acc);
+}
+
 const ChunkKernels kAvx2 = {"avx2",
                             avx2_compress_f32,
                             avx2_compress_f64,
                             avx2_decompress_f32,
                             avx2_decompress_f64,
-                            compress_bf16_scalar,
-                            compress_f16_scalar,
-                            decompress_bf16_scalar,
-                            decompress_f16_scalar,
+                            avx2_compress_bf16,
+                            avx2_compress_f16,
+                            avx2_decompress_bf16,
+                            avx2_decompress_f16,
                             range_avx2_f32,
                             range_avx2_f64,
                             combine_blocks_avx2};

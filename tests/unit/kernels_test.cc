@@ -2,12 +2,14 @@
 // scalar reference: zcoll::scalar_kernels() vs *zcoll::avx2_kernels() chunk by
 // chunk, and the kernels in use (active_kernels) vs the scalar ones through the
 // public stream API.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "codec/chunk_codec.h"  // internal
 #include "codec/format.h"       // internal
+#include "codec/value_types.h"  // internal: Bf16, Fp16 and their conversions
 #include "test_data.h"
 #include "test_util.h"
 
@@ -147,6 +149,87 @@ void compare_decoders_on_garbage(const zcoll::ChunkKernels& a, const zcoll::Chun
   }
 }
 
+// The 16-bit types (bfloat16, float16): the float cases of test_data.h narrowed
+// to 16 bits, both kernel sets on every chunk: the same chunk bytes (and nothing
+// written past the raw size), the same values stored and accumulated, every decoded value
+// within the bound of its 16-bit input. Then random valid framings through both
+// decoders.
+template <typename T>
+void compare16(const zcoll::ChunkKernels& a, const zcoll::ChunkKernels& b, uint64_t seed,
+               const char* type) {
+  using V = zcoll::ValueTraits<T>;
+  Rng r(seed);
+  const uint32_t lens[] = {1, 2, 31, 32, 33, 64, 65, 511, 1024, 1025, 4096, 16383};
+  static const double ebs[] = {1e-6, 1e-3, 0.01, 0.5, 3.0, 1e4};
+  for (uint32_t len : lens) {
+    for (int kind = 0; kind < zt::kNumKinds; ++kind) {
+      const double eb = ebs[r.below(6)];
+      const std::vector<float> wide = zt::make_case<float>(kind, len, r, ZCOLL_EB_ABS, eb, 1024);
+      std::vector<T> x(len);
+      for (uint32_t i = 0; i < len; ++i) x[i] = V::narrow(wide[i]);
+      const std::string what = std::string(type) + " " + zt::kind_name(kind) +
+                               " len=" + std::to_string(len) + " eb=" + testing::PrintToString(eb);
+      zcoll::Quantizer<T> qz;
+      ASSERT_TRUE(zcoll::make_quantizer<T>(eb, &qz)) << what;
+      const size_t raw = zcoll::raw_chunk_bytes(len, sizeof(T));
+      std::vector<uint8_t> oa(raw + 64, 0x5C), ob(raw + 64, 0x5C);
+      const size_t sa = zcoll::compress_chunk<T>(a, x.data(), len, qz, oa.data());
+      const size_t sb = zcoll::compress_chunk<T>(b, x.data(), len, qz, ob.data());
+      ASSERT_EQ(sa, sb) << what << ": chunk sizes differ";
+      ASSERT_LE(sa, raw) << what;
+      ASSERT_EQ(std::memcmp(oa.data(), ob.data(), sa), 0)
+          << what << ": bytes differ (" << a.name << " vs " << b.name << ")";
+      for (size_t i = raw; i < oa.size(); ++i)  // scratch use below the raw size is allowed
+        ASSERT_TRUE(oa[i] == 0x5C && ob[i] == 0x5C) << what << ": a kernel wrote past the raw size";
+      for (bool acc : {false, true}) {
+        std::vector<T> da(len), db(len);
+        for (uint32_t i = 0; i < len; ++i) da[i] = db[i] = V::narrow(0.25f * (i % 13));
+        ASSERT_EQ(zcoll::decompress_chunk<T>(a, oa.data(), sa, len, qz.quantum, da.data(), acc),
+                  ZCOLL_SUCCESS)
+            << what;
+        ASSERT_EQ(zcoll::decompress_chunk<T>(b, oa.data(), sa, len, qz.quantum, db.data(), acc),
+                  ZCOLL_SUCCESS)
+            << what;
+        ASSERT_EQ(std::memcmp(da.data(), db.data(), len * sizeof(T)), 0)
+            << what << ": decoded values differ, accumulate=" << acc;
+        if (acc) continue;
+        for (uint32_t i = 0; i < len; ++i) {
+          const double xi = V::widen(x[i]), yi = V::widen(da[i]);
+          if (std::isfinite(xi))
+            ASSERT_LE(std::fabs(xi - yi), eb) << what << ": value " << i;
+          else
+            ASSERT_EQ(std::memcmp(&x[i], &da[i], sizeof(T)), 0) << what << ": value " << i;
+        }
+      }
+    }
+  }
+  for (int it = 0; it < 500; ++it) {  // random valid framings (as compare_decoders_on_garbage)
+    const uint32_t len = static_cast<uint32_t>(1 + r.below(r.coin() ? 64 : 2048));
+    const uint32_t nb = (len + 31) / 32;
+    const size_t head = 12 + ((nb + 3) & ~3u);
+    std::vector<uint8_t> ch(head, 0);
+    size_t total = head;
+    for (uint32_t blk = 0; blk < nb; ++blk) {
+      const uint32_t L = r.coin(0.2) ? 0 : static_cast<uint32_t>(r.below(34));
+      ch[12 + blk] = static_cast<uint8_t>(L);
+      total += 4 * L;
+    }
+    for (int i = 4; i < 12; ++i) ch[i] = static_cast<uint8_t>(r.next());
+    ch.resize((total + 7) & ~size_t{7});
+    for (size_t i = head; i < ch.size(); ++i) ch[i] = static_cast<uint8_t>(r.next());
+    const double factor = r.uniform(1e-6, 10);
+    for (bool acc : {false, true}) {
+      std::vector<T> da(len, V::narrow(1.0f)), db(len, V::narrow(1.0f));
+      ASSERT_EQ(zcoll::decompress_chunk<T>(a, ch.data(), ch.size(), len, factor, da.data(), acc),
+                ZCOLL_SUCCESS);
+      ASSERT_EQ(zcoll::decompress_chunk<T>(b, ch.data(), ch.size(), len, factor, db.data(), acc),
+                ZCOLL_SUCCESS);
+      ASSERT_EQ(std::memcmp(da.data(), db.data(), len * sizeof(T)), 0)
+          << type << " framing " << it << " len=" << len << " accumulate=" << acc;
+    }
+  }
+}
+
 const zcoll::ChunkKernels* avx2_or_skip() {
   const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
   return (k && cpu_has_avx2()) ? k : nullptr;
@@ -170,12 +253,22 @@ TEST(Kernels, ScalarVsAvx2DecodeAnyValidFraming) {
   compare_decoders_on_garbage<double>(zcoll::scalar_kernels(), *avx2, 4);
 }
 
+TEST(Kernels, ScalarVsAvx2SixteenBit) {
+  const zcoll::ChunkKernels* avx2 = avx2_or_skip();
+  if (!avx2)
+    GTEST_SKIP()
+        << "AVX2 kernels not compiled in (avx2_kernels() == nullptr) or CPU lacks AVX2/BMI2";
+  compare16<zcoll::Bf16>(zcoll::scalar_kernels(), *avx2, 11, "bf16");
+  compare16<zcoll::Fp16>(zcoll::scalar_kernels(), *avx2, 12, "f16");
+}
+
 // The harness itself, and the scalar kernels against themselves at every
 // alignment (runs everywhere, so the comparison code is exercised).
 TEST(Kernels, ScalarSelfConsistency) {
   compare_many<float>(zcoll::scalar_kernels(), zcoll::scalar_kernels(), 5, 1);
   compare_many<double>(zcoll::scalar_kernels(), zcoll::scalar_kernels(), 6, 1);
   compare_decoders_on_garbage<float>(zcoll::scalar_kernels(), zcoll::scalar_kernels(), 7);
+  compare16<zcoll::Bf16>(zcoll::scalar_kernels(), zcoll::scalar_kernels(), 13, "bf16");
 }
 
 // Streams from the public API (whatever kernels are active: AVX2 when available
