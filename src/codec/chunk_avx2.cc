@@ -145,6 +145,50 @@ inline bool quantize_block(const T* x, const QuantVec& v, EbVec ebc, __m256i q[4
   return (v.fast && _mm256_testz_si256(big, big)) || block_passes_checks(x, v, ebc);
 }
 
+// bfloat16: 8 values widened to float (exact: the bits shifted up), and the
+// reconstruction (float)(q * quantum) rounded to bfloat16 as hd::float_to_bf16 does
+// for every non-NaN value (a reconstruction is never NaN). Every block is checked:
+// no fast range is proven for the 16-bit rounding.
+inline __m256 widen8(const Bf16* x) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+inline __m256 round_to_bf16(__m256 f) {
+  __m256i b = _mm256_castps_si256(f);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+  b = _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), lsb));
+  return _mm256_castsi256_ps(_mm256_and_si256(b, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+}
+inline __m256 eb_vec(const Quantizer<Bf16>& qz) { return _mm256_set1_ps(qz.eb_check); }
+
+inline bool quant8(const Bf16* x, const QuantVec& v, __m256 ebc, __m256i* q) {
+  const __m256 xv = widen8(x);
+  __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), v.inv);
+  __m256d th = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)), v.inv);
+  __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(tl, v.absmask), v.lim, _CMP_LE_OQ),
+                             _mm256_cmp_pd(_mm256_and_pd(th, v.absmask), v.lim, _CMP_LE_OQ));
+  if (_mm256_movemask_pd(ok) != 0xF) return false;
+  __m128i ql = _mm256_cvtpd_epi32(tl), qh = _mm256_cvtpd_epi32(th);
+  __m128 rl = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(ql), v.quantum));
+  __m128 rh = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(qh), v.quantum));
+  __m256 err = _mm256_sub_ps(xv, round_to_bf16(_mm256_set_m128(rh, rl)));
+  __m256 aerr = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), err);
+  if (_mm256_movemask_ps(_mm256_cmp_ps(aerr, ebc, _CMP_LT_OQ)) != 0xFF) return false;
+  *q = _mm256_set_m128i(qh, ql);
+  return true;
+}
+
+inline bool quantize_block(const Bf16* x, const QuantVec& v, __m256 ebc, __m256i q[4],
+                           __m256i* absq) {
+  __m256i m = _mm256_setzero_si256();
+  for (int g = 0; g < 4; ++g) {
+    if (!quant8(x + 8 * g, v, ebc, &q[g])) return false;
+    m = _mm256_max_epu32(m, _mm256_abs_epi32(q[g]));
+  }
+  *absq = m;
+  return true;
+}
+
 // ---- prediction and code length ----------------------------------------------------
 
 inline uint32_t hor_or(__m256i v) {
@@ -374,11 +418,11 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
 }
 
 // ---- the 16-bit types ---------------------------------------------------------------
-// Quantization stays the reference routine (each value's reconstruction is checked
-// after its rounding to 16 bits); the bit planes are packed and unpacked with the
-// vector routines, and the decoder narrows the float values that the float32 block
-// decoder produces ((float)(q * factor), then to 16 bits: from_double's order), so
-// the bytes and values are the scalar kernels'.
+// bfloat16 compresses through compress_chunk_avx2 with the vector quantizer above;
+// float16 quantizes with the reference routine (each value's reconstruction checked
+// after its rounding to 16 bits) and packs the bit planes with the vector routine.
+// Both decode with the float32 block decoder ((float)(q * factor)) and narrow to 16
+// bits (from_double's order), so bytes and values are the scalar kernels'.
 
 // The code length of a block of deltas: block_deltas' width rule on d[32].
 inline uint32_t code_length(const __m256i d[4]) {
@@ -439,7 +483,7 @@ zcoll_status decompress_chunk16_avx2(const uint8_t* in, size_t bytes, uint32_t l
 }
 
 size_t avx2_compress_bf16(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out) {
-  return compress_chunk16_avx2(x, len, qz, out);
+  return compress_chunk_avx2(x, len, qz, out);  // the float32 path with the bf16 quantizer above
 }
 size_t avx2_compress_f16(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out) {
   return compress_chunk16_avx2(x, len, qz, out);
