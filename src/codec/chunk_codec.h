@@ -59,8 +59,8 @@ struct ChunkKernels {
 
 const ChunkKernels& scalar_kernels();
 // The scalar 16-bit entries (chunk_scalar.cc). The AVX2 set's 16-bit kernels
-// (chunk_avx2.cc) share their quantization routine and differ only in the bit-plane
-// packing and the block decoder (tests/unit/kernels_test.cc compares the two).
+// (chunk_avx2.cc) give the same bytes and values (tests/unit/kernels_test.cc
+// compares the two).
 size_t compress_bf16_scalar(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out);
 size_t compress_f16_scalar(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out);
 zcoll_status decompress_bf16_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
