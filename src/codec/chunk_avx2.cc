@@ -189,6 +189,26 @@ inline bool quantize_block(const Bf16* x, const QuantVec& v, __m256 ebc, __m256i
   return true;
 }
 
+// float16: the reference quantization value by value (rounding to float16 in a
+// register would need F16C); the "vector" handed through is the quantizer itself.
+// A value that cannot be quantized sends the block to the reference routine, which
+// then escapes the chunk, as the scalar kernel does.
+inline const Quantizer<Fp16>* eb_vec(const Quantizer<Fp16>& qz) { return &qz; }
+
+inline bool quantize_block(const Fp16* x, const QuantVec&, const Quantizer<Fp16>* qz, __m256i q[4],
+                           __m256i* absq) {
+  alignas(32) int32_t c[kBlock];
+  for (uint32_t i = 0; i < kBlock; ++i)
+    if (!quantize_value(x[i], *qz, &c[i])) return false;
+  __m256i m = _mm256_setzero_si256();
+  for (int g = 0; g < 4; ++g) {
+    q[g] = _mm256_load_si256(reinterpret_cast<const __m256i*>(c + 8 * g));
+    m = _mm256_max_epu32(m, _mm256_abs_epi32(q[g]));
+  }
+  *absq = m;
+  return true;
+}
+
 // ---- prediction and code length ----------------------------------------------------
 
 inline uint32_t hor_or(__m256i v) {
@@ -379,11 +399,9 @@ inline void decode_block_avx2(const uint8_t* p, size_t avail, uint32_t L, __m128
 template <typename T>
 zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                    T* out, bool acc) {
-  if (bytes < kRawChunkHeaderBytes) return fail(ZCOLL_ERR_CORRUPT, "chunk too short");
-  if (in[0] == kChunkRaw) return decompress_raw_chunk(in, bytes, len, out, acc);
-  if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);
-  size_t pos = validate_quantized_chunk(in, bytes, len);
-  if (pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
+  size_t pos;
+  const zcoll_status st = open_chunk(in, bytes, len, out, acc, &pos);
+  if (pos == 0) return st;
   const uint32_t full = len / kBlock, rest = len % kBlock;
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   const __m256d f = _mm256_set1_pd(factor);
@@ -418,55 +436,17 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
 }
 
 // ---- the 16-bit types ---------------------------------------------------------------
-// bfloat16 compresses through compress_chunk_avx2 with the vector quantizer above;
-// float16 quantizes with the reference routine (each value's reconstruction checked
-// after its rounding to 16 bits) and packs the bit planes with the vector routine.
-// Both decode with the float32 block decoder ((float)(q * factor)) and narrow to 16
+// Both compress through compress_chunk_avx2: bfloat16 with its vector quantizer,
+// float16 with the reference routine (each value's reconstruction checked after its
+// rounding to 16 bits), both above, and the vector prediction and packing. Both decode with the float32 block decoder ((float)(q * factor)) and narrow to 16
 // bits (from_double's order), so bytes and values are the scalar kernels'.
-
-// The code length of a block of deltas: block_deltas' width rule on d[32].
-inline uint32_t code_length(const __m256i d[4]) {
-  __m256i w = _mm256_setzero_si256();
-  for (int g = 0; g < 4; ++g)
-    w = _mm256_or_si256(w, _mm256_xor_si256(d[g], _mm256_slli_epi32(d[g], 1)));
-  return bit_width(hor_or(w));
-}
-
-template <typename T>
-size_t compress_chunk16_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
-  const size_t raw = raw_chunk_bytes(len, sizeof(T));
-  const uint32_t nblocks = (len + kBlock - 1) / kBlock;
-  int32_t anchor;
-  size_t pos = begin_quant_chunk(x, len, qz, out, &anchor);
-  if (pos == 0) return write_raw_chunk(x, len, out);
-  uint8_t* lens = out + kQuantChunkHeaderBytes;
-  int32_t prev = anchor;
-  uint32_t qmax = 0;
-  for (uint32_t b = 0; b < nblocks; ++b) {
-    alignas(32) int32_t d[32];
-    const uint32_t n_here = len - b * kBlock < kBlock ? len - b * kBlock : kBlock;
-    if (!block_deltas_scalar(x + size_t{b} * kBlock, n_here, qz, &prev, &qmax, d))
-      return write_raw_chunk(x, len, out);
-    __m256i dv[4];
-    for (int g = 0; g < 4; ++g)
-      dv[g] = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + 8 * g));
-    const uint32_t L = code_length(dv);
-    if (pos + block_payload_bytes(L) >= raw) return write_raw_chunk(x, len, out);
-    if (L) pack_planes(dv, L, out + pos, raw - pos);
-    lens[b] = static_cast<uint8_t>(L);
-    pos += block_payload_bytes(L);
-  }
-  return finish_quant_chunk(x, len, out, pos, anchor, qmax);
-}
 
 template <typename T>
 zcoll_status decompress_chunk16_avx2(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                      T* out, bool acc) {
-  if (bytes < kRawChunkHeaderBytes) return fail(ZCOLL_ERR_CORRUPT, "chunk too short");
-  if (in[0] == kChunkRaw) return decompress_raw_chunk(in, bytes, len, out, acc);
-  if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);
-  size_t pos = validate_quantized_chunk(in, bytes, len);
-  if (pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
+  size_t pos;
+  const zcoll_status st = open_chunk(in, bytes, len, out, acc, &pos);
+  if (pos == 0) return st;
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   const __m256d f = _mm256_set1_pd(factor);
@@ -486,7 +466,7 @@ size_t avx2_compress_bf16(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz
   return compress_chunk_avx2(x, len, qz, out);  // the float32 path with the bf16 quantizer above
 }
 size_t avx2_compress_f16(const Fp16* x, uint32_t len, const Quantizer<Fp16>& qz, uint8_t* out) {
-  return compress_chunk16_avx2(x, len, qz, out);
+  return compress_chunk_avx2(x, len, qz, out);  // with the reference quantizer above
 }
 zcoll_status avx2_decompress_bf16(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                   Bf16* out, bool acc) {

@@ -130,14 +130,27 @@ zcoll_status decompress_raw_chunk(const uint8_t* in, size_t bytes, uint32_t len,
   return ZCOLL_SUCCESS;
 }
 
+// The framing every chunk decoder checks first. A raw chunk is decoded here and a
+// bad one refused (*pos = 0, the status returned); for a valid quantized chunk
+// *pos is the offset of its first block payload.
 template <typename T>
-zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
-                                     T* out, bool accumulate) {
+inline zcoll_status open_chunk(const uint8_t* in, size_t bytes, uint32_t len, T* out,
+                               bool accumulate, size_t* pos) {
+  *pos = 0;
   if (bytes < kRawChunkHeaderBytes) return fail(ZCOLL_ERR_CORRUPT, "chunk too short");
   if (in[0] == kChunkRaw) return decompress_raw_chunk(in, bytes, len, out, accumulate);
   if (in[0] != kChunkQuantized) return fail(ZCOLL_ERR_CORRUPT, "unknown chunk kind %u", in[0]);
-  size_t pos = validate_quantized_chunk(in, bytes, len);
-  if (pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
+  *pos = validate_quantized_chunk(in, bytes, len);
+  if (*pos == 0) return fail(ZCOLL_ERR_CORRUPT, "malformed quantized chunk");
+  return ZCOLL_SUCCESS;
+}
+
+template <typename T>
+zcoll_status decompress_chunk_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                     T* out, bool accumulate) {
+  size_t pos;
+  const zcoll_status st = open_chunk(in, bytes, len, out, accumulate, &pos);
+  if (pos == 0) return st;
   const uint32_t nblocks = (len + kBlock - 1) / kBlock;
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   uint32_t carry = load_u32(in + 4);
