@@ -78,10 +78,26 @@ inline __m256i round8(const double* x, __m256d inv) {
   return _mm256_set_m128i(hi, lo);
 }
 
+// bfloat16: 8 values widened to float (exact: the bits shifted up), and the
+// reconstruction (float)(q * quantum) rounded to bfloat16 as hd::float_to_bf16 does
+// for every non-NaN value (a reconstruction is never NaN).
+inline __m256 widen8(const Bf16* x) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+inline __m256 round_to_bf16(__m256 f) {
+  __m256i b = _mm256_castps_si256(f);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+  b = _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), lsb));
+  return _mm256_castsi256_ps(_mm256_and_si256(b, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+}
+
 // The checked quantization of 8 values (any |q|): false if any value is out of range
 // or fails the reconstruction check (the caller then redoes the block in scalar code).
-inline bool quant8(const float* x, const QuantVec& v, __m256 ebc, __m256i* q) {
-  __m256 xv = _mm256_loadu_ps(x);
+// kBf16: the values are bfloat16 ones, widened, and their reconstruction is rounded
+// to bfloat16 before the check.
+template <bool kBf16>
+inline bool quant8_values(__m256 xv, const QuantVec& v, __m256 ebc, __m256i* q) {
   __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), v.inv);
   __m256d th = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)), v.inv);
   __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(tl, v.absmask), v.lim, _CMP_LE_OQ),
@@ -90,11 +106,17 @@ inline bool quant8(const float* x, const QuantVec& v, __m256 ebc, __m256i* q) {
   __m128i ql = _mm256_cvtpd_epi32(tl), qh = _mm256_cvtpd_epi32(th);
   __m128 rl = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(ql), v.quantum));
   __m128 rh = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(qh), v.quantum));
-  __m256 err = _mm256_sub_ps(xv, _mm256_set_m128(rh, rl));
+  __m256 r = _mm256_set_m128(rh, rl);
+  if constexpr (kBf16) r = round_to_bf16(r);
+  __m256 err = _mm256_sub_ps(xv, r);
   __m256 aerr = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), err);
   if (_mm256_movemask_ps(_mm256_cmp_ps(aerr, ebc, _CMP_LT_OQ)) != 0xFF) return false;
   *q = _mm256_set_m128i(qh, ql);
   return true;
+}
+
+inline bool quant8(const float* x, const QuantVec& v, __m256 ebc, __m256i* q) {
+  return quant8_values<false>(_mm256_loadu_ps(x), v, ebc, q);
 }
 
 inline bool quant4(const double* x, const QuantVec& v, __m256d ebc, __m128i* q) {
@@ -145,37 +167,12 @@ inline bool quantize_block(const T* x, const QuantVec& v, EbVec ebc, __m256i q[4
   return (v.fast && _mm256_testz_si256(big, big)) || block_passes_checks(x, v, ebc);
 }
 
-// bfloat16: 8 values widened to float (exact: the bits shifted up), and the
-// reconstruction (float)(q * quantum) rounded to bfloat16 as hd::float_to_bf16 does
-// for every non-NaN value (a reconstruction is never NaN). Every block is checked:
-// no fast range is proven for the 16-bit rounding.
-inline __m256 widen8(const Bf16* x) {
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-inline __m256 round_to_bf16(__m256 f) {
-  __m256i b = _mm256_castps_si256(f);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
-  b = _mm256_add_epi32(b, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), lsb));
-  return _mm256_castsi256_ps(_mm256_and_si256(b, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
-}
+// bfloat16 blocks (widen8, round_to_bf16 above): every block is checked, no fast
+// range is proven for the 16-bit rounding.
 inline __m256 eb_vec(const Quantizer<Bf16>& qz) { return _mm256_set1_ps(qz.eb_check); }
 
 inline bool quant8(const Bf16* x, const QuantVec& v, __m256 ebc, __m256i* q) {
-  const __m256 xv = widen8(x);
-  __m256d tl = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(xv)), v.inv);
-  __m256d th = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1)), v.inv);
-  __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(tl, v.absmask), v.lim, _CMP_LE_OQ),
-                             _mm256_cmp_pd(_mm256_and_pd(th, v.absmask), v.lim, _CMP_LE_OQ));
-  if (_mm256_movemask_pd(ok) != 0xF) return false;
-  __m128i ql = _mm256_cvtpd_epi32(tl), qh = _mm256_cvtpd_epi32(th);
-  __m128 rl = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(ql), v.quantum));
-  __m128 rh = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(qh), v.quantum));
-  __m256 err = _mm256_sub_ps(xv, round_to_bf16(_mm256_set_m128(rh, rl)));
-  __m256 aerr = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), err);
-  if (_mm256_movemask_ps(_mm256_cmp_ps(aerr, ebc, _CMP_LT_OQ)) != 0xFF) return false;
-  *q = _mm256_set_m128i(qh, ql);
-  return true;
+  return quant8_values<true>(widen8(x), v, ebc, q);
 }
 
 inline bool quantize_block(const Bf16* x, const QuantVec& v, __m256 ebc, __m256i q[4],
