@@ -6,6 +6,7 @@
 #include "coll/cost_model.h"
 
 #include "coll/algorithms.h"
+#include "coll/hierarchy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,28 +15,37 @@ namespace zcoll::coll {
 
 namespace {
 
+double mpi_seconds(const CostTerms& t, const CostQuery& q);
+
 // MPI's Allreduce where ranks share nodes (q's layout, ranks by node): the
 // better of its flat Rabenseifner, whose first log2 M halving steps (and last
 // doubling ones) cross the node's link with all P ranks of the node at once,
 // and its SMP-aware composition (MPICH's MPIR_Allreduce_intra_smp, Open MPI's
-// coll/han): binomial reduce to a leader inside the node, Rabenseifner among
-// the M leaders (one rank per node on the link), binomial bcast in the node.
+// coll/han): MPI_Reduce to a leader inside the node, MPI_Allreduce among the M
+// leaders (one rank per node on the link), MPI_Bcast inside the node -- each
+// step costed by MPICH's own choice for its size (mpi_seconds), so that long
+// messages reduce and broadcast with reduce-scatter/gather and scatter/allgather
+// inside the node, not with binomial trees.
 double mpi_allreduce_two_level(const CostTerms& t, const CostQuery& q) {
   const int P = q.max_local, M = q.nodes, N = q.size;
   const double D = buffer_bytes(q);
-  const double an = t.an, bn = t.bn, LP = ceil_log2(P);
-  const int PM = floor_pow2(M);
-  const double eM = M != PM ? 1.0 : 0.0;
-  const double inter_leaders = (2 * std::log2(PM) + 2 * eM) * t.a +
-                               (2.0 * (PM - 1) / PM + 2 * eM) * D * t.b +
-                               ((PM - 1.0) / PM + eM) * D * t.g;
-  const double smp = 2 * LP * (an + D * bn) + LP * D * t.g + inter_leaders;
+  const CostTerms tn = node_terms(t);
+  CostQuery in_node = q;
+  in_node.size = P;
+  in_node.nodes = in_node.min_local = in_node.max_local = 0;
+  CostQuery leaders = in_node;
+  leaders.size = M;
+  in_node.coll = ZCOLL_COLL_REDUCE;
+  const double reduce = mpi_seconds(tn, in_node);
+  in_node.coll = ZCOLL_COLL_BCAST;
+  const double bcast = mpi_seconds(tn, in_node);
+  const double smp = reduce + mpi_seconds(t, leaders) + bcast;
   // flat: the steps at distances >= P cross the link P ranks at a time
   const int PN = floor_pow2(N);
   const double eN = N != PN ? 1.0 : 0.0;
   const double cross = 2.0 * (1.0 - 1.0 / std::max(1, M)) * D;  // halving + doubling, inter-node
   const double inside = 2.0 * (1.0 / std::max(1, M)) * (1.0 - 1.0 / P) * D;
-  const double flat = (2 * std::log2(PN) + 2 * eN) * t.a + cross * t.b * P + inside * bn +
+  const double flat = (2 * std::log2(PN) + 2 * eN) * t.a + cross * t.b * P + inside * t.bn +
                       2 * eN * D * t.b + ((PN - 1.0) / PN + eN) * D * t.g;
   return std::min(smp, flat);
 }

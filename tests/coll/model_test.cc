@@ -413,3 +413,31 @@ TEST(CostModel, NodeAwareCandidatesOnlyWhereRanksShareNodes) {
   EXPECT_LT(predict_seconds(m, tiered, ZCOLL_MODE_HOM, na->algo),
             predict_seconds(m, tiered, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING));
 }
+
+// MPI's Allreduce on ranks that share nodes: the better of flat Rabenseifner
+// and MPICH's SMP composition, whose intra-node MPI_Reduce and MPI_Bcast take
+// MPICH's long-message algorithms (reduce-scatter/gather, scatter/allgather),
+// not binomial trees that move the whole buffer log2(P) times.
+TEST(CostModel, MpiTwoLevelAllreduceUsesMpichLongMessageSteps) {
+  zcoll_model m = test_model();
+  m.node_latency = 1e-6;
+  m.node_bandwidth = 2e9;
+  CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 32, 1 << 24, 8);
+  q.nodes = 4;
+  q.min_local = q.max_local = 8;
+  const double D = 4.0 * (1 << 24), a = m.latency, b = 1 / m.bandwidth, g = 1 / m.reduce_bw;
+  const double an = m.node_latency, bn = 1 / m.node_bandwidth;
+  // reduce in the node (P = 8): recursive-halving reduce-scatter + binomial gather
+  const double reduce = 6 * an + 2 * 7.0 / 8 * D * bn + 7.0 / 8 * D * g;
+  // bcast in the node (P = 8, long): binomial scatter + ring allgather
+  const double bcast = (3 + 7) * an + 2 * 7.0 / 8 * D * bn;
+  // Rabenseifner among the 4 leaders
+  const double leaders = 4 * a + 2 * 3.0 / 4 * D * b + 3.0 / 4 * D * g;
+  // flat Rabenseifner over 32 ranks: 3/4 of the halving/doubling volume crosses
+  // the link with the 8 ranks of a node at once
+  const double flat = 10 * a + 2 * 0.75 * D * b * 8 + 2 * 0.25 * (7.0 / 8) * D * bn +
+                      31.0 / 32 * D * g;
+  EXPECT_NEAR(predict_seconds(m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_AUTO),
+              std::min(reduce + leaders + bcast, flat), 1e-9);
+  EXPECT_LT(reduce + leaders + bcast, flat);  // the SMP shape wins behind a 1 Gbit/s link
+}
