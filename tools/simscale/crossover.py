@@ -50,7 +50,7 @@ from calibration import best_of_rounds  # noqa: E402  (tools/simscale/calibratio
 
 KINDS = ["compress", "decompress", "accumulate", "hom_add", "reduce", "copy"]
 MODES = {"mpi": 1, "raw": 2, "cpr_p2p": 3, "doc": 4, "hom": 5}
-ALGOS = {"native": 1, "ring": 2, "rd": 3}
+ALGOS = {"native": 1, "ring": 2, "rd": 3, "node_aware": 8, "node_leader": 9}
 COLL_ALLREDUCE = 1
 FLOAT32 = 1
 COMPRESSED = [("hom", "ring"), ("hom", "rd"), ("doc", "ring"), ("doc", "rd"), ("cpr_p2p", "ring")]
@@ -63,7 +63,10 @@ class Model(ctypes.Structure):
                 ("hom_bw", ctypes.c_double), ("reduce_bw", ctypes.c_double),
                 ("overlap", ctypes.c_double), ("growth_bits", ctypes.c_double),
                 ("mpi_scale", ctypes.c_double), ("mpi_scale_small", ctypes.c_double),
-                ("threads", ctypes.c_int), ("source", ctypes.c_int)]
+                ("threads", ctypes.c_int), ("source", ctypes.c_int),
+                # the two-level (node-aware) part of zcoll_model; 0 = not set
+                ("node_latency", ctypes.c_double), ("node_bandwidth", ctypes.c_double),
+                ("rail_bandwidth", ctypes.c_double), ("ranks_per_node", ctypes.c_int)]
 
 
 class CostModel:
@@ -77,9 +80,9 @@ class CostModel:
                       ctypes.c_void_p, ctypes.c_void_p]
         f.restype = ctypes.c_int
 
-    def predict(self, m, mode, algo, nranks, count, ratio):
+    def predict(self, m, mode, algo, nranks, count, ratio, coll=COLL_ALLREDUCE):
         s = ctypes.c_double(-1)
-        rc = self.lib.zcoll_predict(ctypes.byref(m), COLL_ALLREDUCE, MODES[mode], ALGOS[algo], nranks,
+        rc = self.lib.zcoll_predict(ctypes.byref(m), coll, MODES[mode], ALGOS[algo], nranks,
                                     count, FLOAT32, ratio, ctypes.byref(s), None, None)
         if rc != 0:
             raise RuntimeError(f"zcoll_predict({mode}, {algo}) failed: {rc}")
