@@ -110,12 +110,17 @@ inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_d
   v.held = true;
   zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize, half);
   if (d == 0) {
+    // 2-byte integers are most likely bfloat16 bits: say how to pass them
+    const char* f = v.view.format ? v.view.format : "B";
+    if (*f == '@' || *f == '=') ++f;
+    const bool bits = half && (std::strcmp(f, "H") == 0 || std::strcmp(f, "h") == 0);
     raise(PyExc_TypeError, std::string(name) + ": dtype must be " + kinds +
                                " (native byte "
                                "order), got buffer format '" +
                                (v.view.format ? v.view.format : "B") +
                                "'; convert explicitly, "
-                               "e.g. a.astype(numpy.float32)");
+                               "e.g. a.astype(numpy.float32)" +
+                               (bits ? ", or give bfloat16 bits with dtype='bfloat16'" : ""));
   }
   if (!PyBuffer_IsContiguous(&v.view, 'C')) {
     raise(PyExc_ValueError,
