@@ -1,5 +1,5 @@
 // codec_module.cc — zcoll._codec: the compressor of include/zcoll.h for Python.
-// Arguments are checked here (common.h); the Python layer (zcoll/_codec.py)
+// Arguments are checked here (common.h); the Python layer (zcoll/codec.py)
 // adds keyword handling and shapes. Every call into the library runs with the
 // GIL released, on buffers held through the buffer protocol.
 #include <nanobind/nanobind.h>
@@ -53,7 +53,8 @@ zcoll_info inspect(const View& v, const char* op) {
 // parse goes through zcoll_inspect for the library's own error.
 std::pair<zcoll_dtype, uint64_t> peek(const View& v, const char* op) {
   const auto* p = static_cast<const unsigned char*>(v.data());
-  if (v.bytes() >= 48 && std::memcmp(p, "ZCOL", 4) == 0 && p[4] == 1 && (p[5] == 1 || p[5] == 2)) {
+  if (v.bytes() >= 48 && std::memcmp(p, "ZCOL", 4) == 0 && p[4] == 1 && p[5] >= ZCOLL_FLOAT32 &&
+      p[5] <= ZCOLL_FLOAT16) {
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | p[16 + i];
     return {static_cast<zcoll_dtype>(p[5]), n};
@@ -62,13 +63,22 @@ std::pair<zcoll_dtype, uint64_t> peek(const View& v, const char* op) {
   return {info.dtype, info.n};
 }
 
+// The values of a call: float32, float64 or float16 arrays, or with bfloat16
+// the bits of bfloat16 values in 2-byte items (common.h).
+View values(nb::handle array, const char* name, bool writable, bool bfloat16, zcoll_dtype* dt,
+            size_t* n) {
+  if (!bfloat16) return float_array(array, name, writable, dt, n, /*half=*/true);
+  *dt = ZCOLL_BFLOAT16;
+  return bf16_array(array, name, writable, n);
+}
+
 // Compress into a writable bytes-like `out` of at least compress_bound bytes;
 // returns the stream size (no allocation: for repeated calls on large arrays).
 size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error_bound,
-                     uint32_t chunk_size, int threads) {
+                     uint32_t chunk_size, int threads, bool bfloat16) {
   zcoll_dtype dt;
   size_t n;
-  View in = float_array(array, "array", false, &dt, &n);
+  View in = values(array, "array", false, bfloat16, &dt, &n);
   View o;
   if (PyObject_GetBuffer(out.ptr(), &o.view, PyBUF_WRITABLE) != 0) {
     PyErr_Clear();
@@ -94,10 +104,10 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
 }
 
 nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t chunk_size,
-                    int threads) {
+                    int threads, bool bfloat16) {
   zcoll_dtype dt;
   size_t n;
-  View in = float_array(array, "array", false, &dt, &n);
+  View in = values(array, "array", false, bfloat16, &dt, &n);
   zcoll_params p;
   zcoll_params_init(&p);
   p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
@@ -119,13 +129,15 @@ nb::tuple header(nb::handle buf) {
 }
 
 // Decompress into out, which must be a writable C-contiguous array of the
-// stream's dtype holding exactly its n values.
+// stream's dtype holding exactly its n values (bfloat16: its bits in a uint16
+// or int16 array; not float16, which would read as other values).
 void decompress_into(nb::handle buf, nb::handle out, int threads) {
   View v = byte_buffer(buf, "buf");
   auto h = peek(v, "decompress");
-  zcoll_dtype dt;
+  zcoll_dtype dt = ZCOLL_BFLOAT16;
   size_t n;
-  View o = float_array(out, "out", true, &dt, &n);
+  View o = h.first == ZCOLL_BFLOAT16 ? bf16_array(out, "out", true, &n, /*half=*/false)
+                                     : float_array(out, "out", true, &dt, &n, /*half=*/true);
   if (dt != h.first) {
     raise(PyExc_TypeError, std::string("out: the stream holds ") + dtype_name(h.first) +
                                ", out is " + dtype_name(dt));
@@ -164,11 +176,11 @@ nb::dict info(nb::handle buf) {
   return d;
 }
 
-nb::dict quality(nb::handle a, nb::handle b, size_t compressed_bytes, int threads) {
+nb::dict quality(nb::handle a, nb::handle b, size_t compressed_bytes, int threads, bool bfloat16) {
   zcoll_dtype da, db;
   size_t na, nb_;
-  View va = float_array(a, "a", false, &da, &na);
-  View vb = float_array(b, "b", false, &db, &nb_);
+  View va = values(a, "a", false, bfloat16, &da, &na);
+  View vb = values(b, "b", false, bfloat16, &db, &nb_);
   if (da != db) {
     raise(PyExc_TypeError, std::string("a is ") + dtype_name(da) + ", b is " + dtype_name(db));
   }
@@ -266,14 +278,15 @@ NB_MODULE(_codec, m) {
   m.doc() = "zcoll's compressor (include/zcoll.h); use the zcoll package, not this module";
   error_class() = nb::module_::import_("zcoll._error").attr("ZcollError");
   m.def("compress", &compress, nb::arg("array"), nb::arg("eb_mode"), nb::arg("error_bound"),
-        nb::arg("chunk_size"), nb::arg("threads"));
+        nb::arg("chunk_size"), nb::arg("threads"), nb::arg("bfloat16") = false);
   m.def("compress_into", &compress_into, nb::arg("array"), nb::arg("out"), nb::arg("eb_mode"),
-        nb::arg("error_bound"), nb::arg("chunk_size"), nb::arg("threads"));
+        nb::arg("error_bound"), nb::arg("chunk_size"), nb::arg("threads"),
+        nb::arg("bfloat16") = false);
   m.def("header", &header, nb::arg("buf"));
   m.def("decompress_into", &decompress_into, nb::arg("buf"), nb::arg("out"), nb::arg("threads"));
   m.def("info", &info, nb::arg("buf"));
   m.def("quality", &quality, nb::arg("a"), nb::arg("b"), nb::arg("compressed_bytes"),
-        nb::arg("threads"));
+        nb::arg("threads"), nb::arg("bfloat16") = false);
   m.def(
       "hom_add", [](nb::handle a, nb::handle b, int t) { return hom_binary(a, b, t, false); },
       nb::arg("a"), nb::arg("b"), nb::arg("threads"));
@@ -292,5 +305,9 @@ NB_MODULE(_codec, m) {
   m.def("version", []() { return std::string(zcoll_version_string()); });
   m.attr("EB_ABS") = static_cast<int>(ZCOLL_EB_ABS);
   m.attr("EB_REL") = static_cast<int>(ZCOLL_EB_REL);
+  m.attr("FLOAT32") = static_cast<int>(ZCOLL_FLOAT32);
+  m.attr("FLOAT64") = static_cast<int>(ZCOLL_FLOAT64);
+  m.attr("BFLOAT16") = static_cast<int>(ZCOLL_BFLOAT16);
+  m.attr("FLOAT16") = static_cast<int>(ZCOLL_FLOAT16);
   m.attr("DEFAULT_CHUNK_SIZE") = ZCOLL_DEFAULT_CHUNK_SIZE;
 }

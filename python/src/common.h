@@ -110,12 +110,17 @@ inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_d
   v.held = true;
   zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize, half);
   if (d == 0) {
+    // 2-byte integers are most likely bfloat16 bits: say how to pass them
+    const char* f = v.view.format ? v.view.format : "B";
+    if (*f == '@' || *f == '=') ++f;
+    const bool bits = half && (std::strcmp(f, "H") == 0 || std::strcmp(f, "h") == 0);
     raise(PyExc_TypeError, std::string(name) + ": dtype must be " + kinds +
                                " (native byte "
                                "order), got buffer format '" +
                                (v.view.format ? v.view.format : "B") +
                                "'; convert explicitly, "
-                               "e.g. a.astype(numpy.float32)");
+                               "e.g. a.astype(numpy.float32)" +
+                               (bits ? ", or give bfloat16 bits with dtype='bfloat16'" : ""));
   }
   if (!PyBuffer_IsContiguous(&v.view, 'C')) {
     raise(PyExc_ValueError,
@@ -126,6 +131,34 @@ inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_d
   }
   *dtype = d;
   *n = v.bytes() / static_cast<size_t>(v.view.itemsize);
+  return v;
+}
+
+// bfloat16 values in a buffer of 2-byte items: numpy has no bfloat16 buffer
+// format, so the bits come in a uint16 or int16 array (with half: or a float16
+// view of them, as the collectives' dtype='bfloat16' takes), C-contiguous.
+inline View bf16_array(nb::handle obj, const char* name, bool writable, size_t* n,
+                       bool half = true) {
+  const char* kinds = half ? "a uint16, int16 or float16" : "a uint16 or int16";
+  View v;
+  if (PyObject_GetBuffer(obj.ptr(), &v.view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    raise(PyExc_TypeError,
+          std::string(name) + ": expected an array of bfloat16 bits, got " + py_type_name(obj));
+  }
+  v.held = true;
+  const char* f = v.view.format ? v.view.format : "B";
+  if (*f == '@' || *f == '=') ++f;
+  if (v.view.itemsize != 2 ||
+      (std::strcmp(f, "H") != 0 && std::strcmp(f, "h") != 0 && (!half || std::strcmp(f, "e") != 0)))
+    raise(PyExc_TypeError, std::string(name) + ": bfloat16 takes the bits in " + kinds +
+                               " array (e.g. a.view(numpy.uint16)), got buffer format '" + f + "'");
+  if (!PyBuffer_IsContiguous(&v.view, 'C'))
+    raise(PyExc_ValueError,
+          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
+  if (writable && v.view.readonly)
+    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
+  *n = v.bytes() / 2;
   return v;
 }
 

@@ -60,32 +60,12 @@ struct Arg {
   void* ptr() const { return present ? v.data() : nullptr; }
 };
 
-// bfloat16 values in a buffer of 2-byte items (uint16, int16 or float16 views
-// of the bits: numpy has no bfloat16 buffer format), C-contiguous.
+// bfloat16 values as bits in 2-byte items (common.h's bf16_array).
 Arg bf16_arg(nb::handle h, const char* name, bool writable) {
   Arg a;
   if (h.is_none()) return a;
-  if (PyObject_GetBuffer(h.ptr(), &a.v.view, PyBUF_RECORDS_RO) != 0) {
-    PyErr_Clear();
-    raise(PyExc_TypeError,
-          std::string(name) + ": expected an array of bfloat16 bits, got " + py_type_name(h));
-  }
-  a.v.held = true;
-  const char* f = a.v.view.format ? a.v.view.format : "B";
-  if (*f == '@' || *f == '=') ++f;
-  if (a.v.view.itemsize != 2 ||
-      (std::strcmp(f, "H") != 0 && std::strcmp(f, "h") != 0 && std::strcmp(f, "e") != 0))
-    raise(PyExc_TypeError, std::string(name) +
-                               ": dtype='bfloat16' takes the bits in a uint16, int16 or float16 "
-                               "array (e.g. a.view(numpy.uint16)), got buffer format '" +
-                               f + "'");
-  if (!PyBuffer_IsContiguous(&a.v.view, 'C'))
-    raise(PyExc_ValueError,
-          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
-  if (writable && a.v.view.readonly)
-    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
+  a.v = bf16_array(h, name, writable, &a.n);
   a.dtype = ZCOLL_BFLOAT16;
-  a.n = a.v.bytes() / 2;
   a.present = true;
   return a;
 }

@@ -43,6 +43,51 @@ def test_numcodecs_get_codec(field):
         Zcoll(mode="bogus")
 
 
+def test_numcodecs_16bit():
+    codec = Zcoll(mode="abs", error_bound=1e-2)
+    h = np.linspace(-3, 3, 5000, dtype=np.float16).reshape(50, 100)
+    enc = codec.encode(h)
+    assert enc == zcoll.compress(h, abs=1e-2)
+    dec = codec.decode(enc)
+    assert dec.dtype == np.float16 and max_err(h.ravel(), dec) <= 1e-2
+    out = np.empty(h.shape, np.float16)
+    assert codec.decode(enc, out=out) is out and np.array_equal(out.ravel(), dec)
+    assert codec.decode(codec.encode(h[:, ::2])).size == h[:, ::2].size
+    # bfloat16 (bits) streams decode to uint16 bits, into 2-byte integer outs
+    bits = np.arange(0x3F80, 0x3F80 + 5000, dtype=np.uint16)  # 1.0 and up
+    benc = zcoll.compress(bits, abs=1e-2, dtype="bfloat16")
+    assert np.array_equal(codec.decode(benc), zcoll.decompress(benc))
+    bout = np.empty(5000, np.int16)
+    assert np.array_equal(codec.decode(benc, out=bout).view(np.uint16), zcoll.decompress(benc))
+    # 16-bit values never go into another type's bytes, and bits are not values
+    with pytest.raises(TypeError, match="holds float16, out is uint16"):
+        codec.decode(enc, out=np.empty(h.shape, np.uint16))
+    with pytest.raises(TypeError, match="holds bfloat16, out is float16"):
+        codec.decode(benc, out=np.empty(5000, np.float16))
+    with pytest.raises(TypeError, match="float16 or bfloat16"):
+        codec.encode(bits)
+
+
+def test_numcodecs_ml_dtypes_bfloat16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    codec = Zcoll(mode="rel", error_bound=1e-3)
+    a = np.sin(np.linspace(0, 10, 5000, dtype=np.float32)).astype(ml_dtypes.bfloat16)
+    enc = codec.encode(a)
+    assert enc == zcoll.compress(a, rel=1e-3)
+    out = np.empty(a.shape, ml_dtypes.bfloat16)
+    codec.decode(enc, out=out)
+    assert max_err(a.astype(np.float32), out.astype(np.float32)) <= zcoll.info(enc)["error_bound"]
+
+
+def test_zarr_v2_float16(tmp_path):
+    h = np.sin(np.linspace(0, 20, 6000, dtype=np.float32)).astype(np.float16).reshape(60, 100)
+    z = zarr.create_array(str(tmp_path / "h.zarr"), shape=h.shape, chunks=(30, 100),
+                          dtype="float16", compressors=Zcoll(error_bound=1e-3), zarr_format=2)
+    z[...] = h
+    back = zarr.open_array(str(tmp_path / "h.zarr"), mode="r")[...]
+    assert back.dtype == np.float16 and max_err(h, back) <= 1e-3
+
+
 def test_zarr_v3_serializer(tmp_path, field):
     eb = 1e-2
     chunks = tuple(max(1, s // 2) for s in field.shape)

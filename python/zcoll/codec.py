@@ -1,11 +1,20 @@
 """The compressor (include/zcoll.h) for numpy: compress, decompress, info, quality
 and the homomorphic operations on compressed streams. Every call releases the GIL
-while the library runs; arrays must be float32 or float64 and C-contiguous
-(anything else is a TypeError or ValueError, never a silent copy or cast)."""
+while the library runs; arrays must be float32, float64, float16 or bfloat16 and
+C-contiguous (anything else is a TypeError or ValueError, never a silent copy or
+cast).
+
+bfloat16, as in zcoll.Comm: numpy has no bfloat16, so ``dtype="bfloat16"`` says
+that a uint16/int16 array (or a float16 view) holds bfloat16 bits; an
+``ml_dtypes.bfloat16`` array is taken as such without it. Decompressing a
+bfloat16 stream gives the bits in a uint16 array (``.view(ml_dtypes.bfloat16)``
+for the values), whether or not ml_dtypes is installed, or fills an ``out`` of
+uint16, int16 or ml_dtypes.bfloat16."""
 
 import numpy as np
 
 from . import _codec
+from .comm import _bf16
 
 #: status codes of zcoll_status, by name
 STATUS = {
@@ -23,8 +32,32 @@ def _bound(abs, rel):
     return _codec.EB_REL, float(rel)
 
 
-def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None):
-    """Compress a float32/float64 C-contiguous array; returns the stream (bytes).
+def _ml_bf16(array):
+    """An ml_dtypes.bfloat16 array (told by its dtype's name: no import)."""
+    return isinstance(array, np.ndarray) and array.dtype.name == "bfloat16"
+
+
+def _values(array, dtype):
+    """(what the extension takes, bfloat16?): an ml_dtypes.bfloat16 array goes
+    as its bits, a dtype="bfloat16" array as it is (checked there)."""
+    bf16 = _bf16(dtype)
+    if _ml_bf16(array):
+        return array.view(np.uint16), True
+    return array, bf16
+
+
+#: numpy dtype of a new decompressed array, by stream dtype (bfloat16: the bits)
+_RESULT_DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16,
+                  "bfloat16": np.uint16}
+
+
+def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None, dtype=None):
+    """Compress a float32/float64/float16 C-contiguous array; returns the stream (bytes).
+
+    bfloat16: an ``ml_dtypes.bfloat16`` array, or with ``dtype="bfloat16"`` a
+    uint16/int16 (or float16) array holding the bits, as zcoll.Comm takes them.
+    float16 and bfloat16 give 16-bit streams; the bound holds for the decoded
+    16-bit values against the 16-bit input (docs/format.md).
 
     Exactly one bound: ``abs`` (|x - x'| <= abs) or ``rel`` (|x - x'| <= rel *
     (max - min) over the finite values of *this* array). ``chunk_size`` in values
@@ -37,9 +70,10 @@ def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None):
     memoryview of its bytes is returned: no allocation per call.
     """
     eb_mode, eb = _bound(abs, rel)
+    array, bf16 = _values(array, dtype)
     if out is None:
-        return _codec.compress(array, eb_mode, eb, int(chunk_size), int(threads))
-    size = _codec.compress_into(array, out, eb_mode, eb, int(chunk_size), int(threads))
+        return _codec.compress(array, eb_mode, eb, int(chunk_size), int(threads), bf16)
+    size = _codec.compress_into(array, out, eb_mode, eb, int(chunk_size), int(threads), bf16)
     return memoryview(out).cast("B")[:size]
 
 
@@ -50,15 +84,19 @@ def decompress(buf, out=None, shape=None, *, threads=1):
     reshaped to ``shape`` if given. With ``out`` (a writable C-contiguous array of
     the stream's dtype and exactly its number of values, any shape) the values
     are written there and ``out`` is returned.
+
+    A bfloat16 stream gives its bits in a uint16 array (numpy has no bfloat16;
+    ``.view(ml_dtypes.bfloat16)`` for the values); ``out`` is then a uint16,
+    int16 or ml_dtypes.bfloat16 array (a float16 one is a TypeError).
     """
     if out is None:
         dtype, n = _codec.header(buf)
-        out = np.empty(n, dtype=dtype)
+        out = np.empty(n, dtype=_RESULT_DTYPES[dtype])
         _codec.decompress_into(buf, out, int(threads))
         return out if shape is None else out.reshape(shape)
     if shape is not None and tuple(np.shape(out)) != tuple(np.atleast_1d(shape)):
         raise ValueError(f"shape {shape} does not match out's shape {np.shape(out)}")
-    _codec.decompress_into(buf, out, int(threads))
+    _codec.decompress_into(buf, out.view(np.uint16) if _ml_bf16(out) else out, int(threads))
     return out
 
 
@@ -68,19 +106,24 @@ def info(buf):
     return _codec.info(buf)
 
 
-def quality(original, reconstructed, compressed_bytes=0, *, threads=1):
+def quality(original, reconstructed, compressed_bytes=0, *, threads=1, dtype=None):
     """Compare two arrays of the same dtype and size (computed in double): max_abs_error,
     rmse, value_range, nrmse, psnr, non-finite counts; compression_ratio and
-    bits_per_value when ``compressed_bytes`` is given (an int, or the stream)."""
+    bits_per_value when ``compressed_bytes`` is given (an int, or the stream).
+    bfloat16 as in compress: ml_dtypes.bfloat16 arrays, or bits with
+    ``dtype="bfloat16"``."""
     if not isinstance(compressed_bytes, int):
         compressed_bytes = len(memoryview(compressed_bytes).cast("B"))
-    return _codec.quality(original, reconstructed, compressed_bytes, int(threads))
+    a, bf16_a = _values(original, dtype)
+    b, bf16_b = _values(reconstructed, dtype)
+    return _codec.quality(a, b, compressed_bytes, int(threads), bf16_a or bf16_b)
 
 
 def hom_add(a, b, *, threads=1):
     """a + b on compressed streams (no decompression). The streams must share
     dtype, length, chunk size, quantum (so: the same absolute bound) and divisor;
-    the result's bound is the sum of theirs."""
+    the result's bound is the sum of theirs (16-bit streams: the decoded sum is
+    rounded to 16 bits, half an ulp on top, docs/format.md)."""
     return _codec.hom_add(a, b, int(threads))
 
 
@@ -101,10 +144,15 @@ def mean(streams, *, threads=1):
 
 
 def compress_bound(n, dtype):
-    """The largest stream n values of dtype (float32/float64) can give."""
+    """The largest stream n values of dtype (float32, float64, float16, or
+    bfloat16: "bfloat16" or ml_dtypes.bfloat16) can give."""
+    if isinstance(dtype, str) and dtype == "bfloat16":  # numpy does not know the name
+        return _codec.compress_bound(int(n), _codec.BFLOAT16)
     dt = np.dtype(dtype)
-    if dt == np.float32:
-        return _codec.compress_bound(int(n), 1)
-    if dt == np.float64:
-        return _codec.compress_bound(int(n), 2)
-    raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    for numpy_dtype, code in ((np.float32, _codec.FLOAT32), (np.float64, _codec.FLOAT64),
+                              (np.float16, _codec.FLOAT16)):
+        if dt == numpy_dtype:
+            return _codec.compress_bound(int(n), code)
+    if dt.name == "bfloat16":
+        return _codec.compress_bound(int(n), _codec.BFLOAT16)
+    raise TypeError(f"dtype must be float32, float64, float16 or bfloat16, got {dt}")

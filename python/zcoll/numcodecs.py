@@ -6,20 +6,22 @@ and the compressor of Zarr format 2 arrays.
     numcodecs.get_codec({"id": "zcoll", "mode": "abs", "error_bound": 1e-3})
 
 Registered when zcoll is imported and through the ``numcodecs.codecs`` entry
-point. Chunks must be float32 or float64; a REL bound is resolved on each chunk
-alone (its own value range), so prefer ABS for stores.
+point. Chunks must be float32, float64, float16 or ml_dtypes.bfloat16; a REL
+bound is resolved on each chunk alone (its own value range), so prefer ABS for
+stores. A bfloat16 chunk decodes to its bits (uint16) without ``out``, as
+zcoll.decompress gives them.
 """
 
 import numpy as np
 from numcodecs.abc import Codec
-from numcodecs.compat import ensure_contiguous_ndarray_like, ndarray_copy
+from numcodecs.compat import ensure_contiguous_ndarray_like, ensure_ndarray_like, ndarray_copy
 from numcodecs.registry import register_codec
 
 from . import codec as _zc
 
 
 class Zcoll(Codec):
-    """Error-bounded lossy codec for float32/float64 chunks.
+    """Error-bounded lossy codec for float32/float64/float16/bfloat16 chunks.
 
     mode: "abs" (|x - x'| <= error_bound) or "rel" (error_bound * (max - min) of
     each chunk); chunk_size: zcoll's internal chunk in values (0 = 16384);
@@ -42,8 +44,9 @@ class Zcoll(Codec):
 
     def encode(self, buf):
         a = np.asarray(buf)
-        if a.dtype not in (np.float32, np.float64):
-            raise TypeError(f"zcoll codec: dtype must be float32 or float64, got {a.dtype}")
+        if a.dtype.name != "bfloat16" and a.dtype not in (np.float32, np.float64, np.float16):
+            raise TypeError("zcoll codec: dtype must be float32, float64, float16 or "
+                            f"bfloat16 (ml_dtypes), got {a.dtype}")
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
         a = np.ascontiguousarray(a)  # layout only, never the dtype
@@ -54,6 +57,14 @@ class Zcoll(Codec):
         if out is None:
             return _zc.decompress(ensure_contiguous_ndarray_like(buf), threads=self.threads)
         dec = _zc.decompress(ensure_contiguous_ndarray_like(buf), threads=self.threads)
+        if dec.dtype.itemsize == 2:
+            # ndarray_copy reinterprets the bytes as out's dtype: 16-bit values
+            # only into their own type (bfloat16 bits: uint16, int16, bfloat16)
+            o = ensure_ndarray_like(out).dtype
+            bits = dec.dtype == np.uint16
+            if not (o.name == "bfloat16" or o in (np.uint16, np.int16) if bits else o == dec.dtype):
+                raise TypeError(f"zcoll codec: the chunk holds {'bfloat16' if bits else dec.dtype}"
+                                f", out is {o}")
         return ndarray_copy(dec, out)
 
     def __repr__(self):
