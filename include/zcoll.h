@@ -93,8 +93,9 @@ ZCOLL_API const char* zcoll_version_string(void);
  * as their IEEE bits (2 bytes, little-endian; bfloat16 = the top half of a
  * float32, float16 = IEEE-754 binary16). The codec quantizes each value
  * converted to float32 (exactly), and guarantees the bound against the 16-bit
- * input for the decoded 16-bit values (docs/format.md §6-7); NaN, +-Inf and
- * -0.0 travel bit for bit as for float32. Arithmetic on them (accumulate, the
+ * input for the decoded 16-bit values (docs/format.md §6-7); as for float32,
+ * NaN and +-Inf travel bit for bit (in raw chunks) and -0.0 decodes as +0.0
+ * where its chunk is quantized (docs/format.md §6). Arithmetic on them (accumulate, the
  * homomorphic float paths, DOC) is done in float32 and rounded once to 16 bits
  * (round to nearest, ties to even). The GPU codec (zcoll_cuda.h) has no 16-bit
  * kernels: it returns ZCOLL_ERR_UNSUPPORTED for them. */
