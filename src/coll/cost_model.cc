@@ -18,14 +18,17 @@ namespace {
 double mpi_seconds(const CostTerms& t, const CostQuery& q);
 
 // MPI's Allreduce where ranks share nodes (q's layout, ranks by node): the
-// better of its flat Rabenseifner, whose first log2 M halving steps (and last
-// doubling ones) cross the node's link with all P ranks of the node at once,
-// and its SMP-aware composition (MPICH's MPIR_Allreduce_intra_smp, Open MPI's
-// coll/han): MPI_Reduce to a leader inside the node, MPI_Allreduce among the M
-// leaders (one rank per node on the link), MPI_Bcast inside the node -- each
-// step costed by MPICH's own choice for its size (mpi_seconds), so that long
-// messages reduce and broadcast with reduce-scatter/gather and scatter/allgather
-// inside the node, not with binomial trees.
+// better of its flat Rabenseifner and its SMP-aware composition. MPICH's
+// recursive halving starts at distance 1 with half the buffer, so with ranks by
+// node its first log2 P steps stay inside the node and move (1 - 1/P) D there;
+// the later ones cross the link, all P ranks of the node at once, with
+// (1 - 1/M) D / P each (the doubling steps mirror them). The SMP composition
+// (MPICH's MPIR_Allreduce_intra_smp, Open MPI's coll/han): MPI_Reduce to a
+// leader inside the node, MPI_Allreduce among the M leaders (one rank per node
+// on the link), MPI_Bcast inside the node -- each step costed by MPICH's own
+// choice for its size (mpi_seconds), so that long messages reduce and broadcast
+// with reduce-scatter/gather and scatter/allgather inside the node, not with
+// binomial trees.
 double mpi_allreduce_two_level(const CostTerms& t, const CostQuery& q) {
   const int P = q.max_local, M = q.nodes, N = q.size;
   const double D = buffer_bytes(q);
@@ -40,11 +43,11 @@ double mpi_allreduce_two_level(const CostTerms& t, const CostQuery& q) {
   in_node.coll = ZCOLL_COLL_BCAST;
   const double bcast = mpi_seconds(tn, in_node);
   const double smp = reduce + mpi_seconds(t, leaders) + bcast;
-  // flat: the steps at distances >= P cross the link P ranks at a time
+  // flat: distances < P inside the node, the rest across the link P ranks at a time
   const int PN = floor_pow2(N);
   const double eN = N != PN ? 1.0 : 0.0;
-  const double cross = 2.0 * (1.0 - 1.0 / std::max(1, M)) * D;  // halving + doubling, inter-node
-  const double inside = 2.0 * (1.0 / std::max(1, M)) * (1.0 - 1.0 / P) * D;
+  const double inside = 2.0 * (1.0 - 1.0 / P) * D;                  // halving + doubling
+  const double cross = 2.0 * (1.0 - 1.0 / std::max(1, M)) * D / P;  // per rank
   const double flat = (2 * std::log2(PN) + 2 * eN) * t.a + cross * t.b * P + inside * t.bn +
                       2 * eN * D * t.b + ((PN - 1.0) / PN + eN) * D * t.g;
   return std::min(smp, flat);
