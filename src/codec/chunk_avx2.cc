@@ -393,6 +393,24 @@ inline void decode_block_avx2(const uint8_t* p, size_t avail, uint32_t L, __m128
   codes32_emit(v, carry, f, out, acc);
 }
 
+// The full blocks of a chunk; returns the position after their payloads. The loop is
+// compiled per value of acc (no test per store), and a block whose largest read (4 x 32
+// bytes, W = 25..33) is in reach is decoded with no bounds check per load.
+template <bool kAcc, typename T>
+inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, uint32_t full,
+                                 __m128i* carry, __m256d f, T* out) {
+  const uint8_t* lens = in + kQuantChunkHeaderBytes;
+  for (uint32_t b = 0; b < full; ++b) {
+    T* o = out + size_t{b} * kBlock;
+    if (bytes - pos >= 128)
+      decode_block_avx2(in + pos, 128, lens[b], carry, f, o, kAcc);
+    else
+      decode_block_avx2(in + pos, bytes - pos, lens[b], carry, f, o, kAcc);
+    pos += block_payload_bytes(lens[b]);
+  }
+  return pos;
+}
+
 template <typename T>
 zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                    T* out, bool acc) {
@@ -403,10 +421,10 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   const __m256d f = _mm256_set1_pd(factor);
   __m128i carry = _mm_set1_epi32(static_cast<int>(load_u32(in + 4)));
-  for (uint32_t b = 0; b < full; ++b) {
-    decode_block_avx2(in + pos, bytes - pos, lens[b], &carry, f, out + size_t{b} * kBlock, acc);
-    pos += block_payload_bytes(lens[b]);
-  }
+  if (acc)
+    pos = decode_full_blocks<true>(in, bytes, pos, full, &carry, f, out);
+  else
+    pos = decode_full_blocks<false>(in, bytes, pos, full, &carry, f, out);
   if (rest) {  // the last block through a buffer: only `rest` values exist
     alignas(32) T tail[kBlock] = {};
     T* o = out + size_t{full} * kBlock;
