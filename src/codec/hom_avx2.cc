@@ -49,20 +49,32 @@ inline __m256i up(__m256i x, __m256i f) {
   return k == 4 ? t : _mm256_alignr_epi8(x, t, 16 - 4 * k);
 }
 
+// Dword k of each 128-bit half moved up to dword k + n/4 of that half, the dwords
+// below taken from the same half of f (in-lane: no lane crosses).
+template <int n>
+inline __m256i up_in_halves(__m256i x, __m256i f) {
+  return _mm256_alignr_epi8(x, f, 16 - n);
+}
+
 // S = A + B + carry over 8 planes, for 32 values at once. *c: the carry into plane
 // 0 (every lane equal); on return the carry out of plane 7. g, p: generate and
-// propagate, combined over 1, 2, 4 planes (the carry-in first joins plane 0's
-// generate); the carry into plane j is then g of plane j-1.
+// propagate (the carry-in first joins plane 0's generate), combined over 1 and 2
+// planes inside each 128-bit half (planes 0-3 | 4-7; p filled with ones at the
+// half's start, so that it stays the propagate of the half's prefix), then plane
+// 3's generate joins planes 4-7: one lane-crossing step instead of one per level.
+// The carry into plane j is then g of plane j-1.
 inline __m256i add8(__m256i A, __m256i B, __m256i* c) {
-  const __m256i zero = _mm256_setzero_si256(), p0 = _mm256_xor_si256(A, B);
+  const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi32(-1);
+  const __m256i p0 = _mm256_xor_si256(A, B);
   __m256i p = p0, g = _mm256_or_si256(_mm256_and_si256(A, B),
                                       _mm256_and_si256(p, _mm256_blend_epi32(zero, *c, 0x01)));
-  g = _mm256_or_si256(g, _mm256_and_si256(p, up<1>(g, zero)));
-  p = _mm256_and_si256(p, up<1>(p, zero));
-  g = _mm256_or_si256(g, _mm256_and_si256(p, up<2>(g, zero)));
-  p = _mm256_and_si256(p, up<2>(p, zero));
-  g = _mm256_or_si256(g, _mm256_and_si256(p, up<4>(g, zero)));
-  const __m256i s = _mm256_xor_si256(p0, up<1>(g, *c));
+  g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<4>(g, zero)));
+  p = _mm256_and_si256(p, up_in_halves<4>(p, ones));
+  g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<8>(g, zero)));
+  p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
+  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x08), 0xFF);  // [0|g3]
+  g = _mm256_or_si256(g, _mm256_and_si256(p, g3));
+  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, _mm256_blend_epi32(*c, g3, 0xF0)));
   *c = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x11), 0xFF);
   return s;
 }
