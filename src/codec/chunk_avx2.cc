@@ -338,26 +338,25 @@ inline __m256i last_word_of_halves(__m256i x) {
 // Codes of a block of code length <= 11 from its int16 deltas (a: values 0-7 | 16-23,
 // b: 8-15 | 24-31): the sums within the block fit in int16 (32 * 2^10), so 16 lanes
 // are prefix-summed per instruction. Each 128-bit half is summed in place; the
-// halves' totals then offset the halves after them: two lane permutes per block.
+// halves' totals t then offset the halves after them, added in 128-bit registers
+// as the upper halves are extracted (no lane-crossing permute).
 template <typename T>
 inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out, bool acc) {
   a = prefix_halves16(a);
   b = prefix_halves16(b);
   const __m256i ta = last_word_of_halves(a), tb = last_word_of_halves(b);  // [t0|t2], [t1|t3]
   const __m256i u = _mm256_add_epi16(ta, tb);                              // [t0+t1 | t2+t3]
-  const __m256i z = _mm256_permute2x128_si256(u, u, 0x08);                 // [0 | t0+t1]
-  a = _mm256_add_epi16(a, z);
-  b = _mm256_add_epi16(b, _mm256_add_epi16(ta, z));
-  const __m256i all = _mm256_add_epi16(u, _mm256_permute2x128_si256(u, u, 0x01));
-  const __m128i c = *carry,
-                halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
-                             _mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1)};
+  b = _mm256_add_epi16(b, ta);                                             // 8-15 + t0 | 24-31 + t2
+  const __m128i u0 = _mm256_castsi256_si128(u), u1 = _mm256_extracti128_si256(u, 1);
+  const __m128i c = *carry, halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
+                                         _mm_add_epi16(_mm256_extracti128_si256(a, 1), u0),
+                                         _mm_add_epi16(_mm256_extracti128_si256(b, 1), u0)};
   for (int h = 0; h < 4; ++h) {  // values 8h .. 8h+7
     const __m128i x = halves[h];
     emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
     emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
   }
-  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm256_castsi256_si128(all)));
+  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_add_epi16(u0, u1)));
 }
 
 // Codes of any block from its int32 deltas in value order: each 128-bit half is
