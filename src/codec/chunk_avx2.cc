@@ -360,21 +360,21 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
 }
 
 // Codes of any block from its int32 deltas in value order: each 128-bit half is
-// prefix-summed in place; the halves' totals t give the offset of the upper half
-// ([0, t_lo]) and of the next group (t_lo + t_hi).
+// prefix-summed in place, then in 128-bit registers (no lane-crossing permute) the
+// lower half's total t_lo offsets the upper half and t_lo + t_hi the next group.
 template <typename T>
 inline void codes32_emit(__m256i v[4], __m128i* carry, __m256d f, T* out, bool acc) {
-  __m256i c = _mm256_broadcastsi128_si256(*carry);
+  __m128i c = *carry;
   for (int g = 0; g < 4; ++g) {
     __m256i x = _mm256_add_epi32(v[g], _mm256_slli_si256(v[g], 4));
     x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-    const __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // each half's total
-    x = _mm256_add_epi32(_mm256_add_epi32(x, c), _mm256_permute2x128_si256(t, t, 0x08));
-    c = _mm256_add_epi32(c, _mm256_add_epi32(t, _mm256_permute2x128_si256(t, t, 0x01)));
-    emit4(out + 8 * g, _mm256_castsi256_si128(x), f, acc);
-    emit4(out + 8 * g + 4, _mm256_extracti128_si256(x, 1), f, acc);
+    const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+    const __m128i tlo = _mm_shuffle_epi32(lo, 0xFF), thi = _mm_shuffle_epi32(hi, 0xFF);
+    emit4(out + 8 * g, _mm_add_epi32(c, lo), f, acc);
+    emit4(out + 8 * g + 4, _mm_add_epi32(_mm_add_epi32(c, tlo), hi), f, acc);
+    c = _mm_add_epi32(c, _mm_add_epi32(tlo, thi));
   }
-  *carry = _mm256_castsi256_si128(c);
+  *carry = c;
 }
 
 // One block: bit planes to deltas (planes_avx2.h), prefix sum, dequantize.
