@@ -338,44 +338,43 @@ inline __m256i last_word_of_halves(__m256i x) {
 // Codes of a block of code length <= 11 from its int16 deltas (a: values 0-7 | 16-23,
 // b: 8-15 | 24-31): the sums within the block fit in int16 (32 * 2^10), so 16 lanes
 // are prefix-summed per instruction. Each 128-bit half is summed in place; the
-// halves' totals then offset the halves after them: two lane permutes per block.
+// halves' totals t then offset the halves after them, added in 128-bit registers
+// as the upper halves are extracted (no lane-crossing permute).
 template <typename T>
 inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out, bool acc) {
   a = prefix_halves16(a);
   b = prefix_halves16(b);
   const __m256i ta = last_word_of_halves(a), tb = last_word_of_halves(b);  // [t0|t2], [t1|t3]
   const __m256i u = _mm256_add_epi16(ta, tb);                              // [t0+t1 | t2+t3]
-  const __m256i z = _mm256_permute2x128_si256(u, u, 0x08);                 // [0 | t0+t1]
-  a = _mm256_add_epi16(a, z);
-  b = _mm256_add_epi16(b, _mm256_add_epi16(ta, z));
-  const __m256i all = _mm256_add_epi16(u, _mm256_permute2x128_si256(u, u, 0x01));
-  const __m128i c = *carry,
-                halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
-                             _mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1)};
+  b = _mm256_add_epi16(b, ta);                                             // 8-15 + t0 | 24-31 + t2
+  const __m128i u0 = _mm256_castsi256_si128(u), u1 = _mm256_extracti128_si256(u, 1);
+  const __m128i c = *carry, halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
+                                         _mm_add_epi16(_mm256_extracti128_si256(a, 1), u0),
+                                         _mm_add_epi16(_mm256_extracti128_si256(b, 1), u0)};
   for (int h = 0; h < 4; ++h) {  // values 8h .. 8h+7
     const __m128i x = halves[h];
     emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
     emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
   }
-  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm256_castsi256_si128(all)));
+  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_add_epi16(u0, u1)));
 }
 
 // Codes of any block from its int32 deltas in value order: each 128-bit half is
-// prefix-summed in place; the halves' totals t give the offset of the upper half
-// ([0, t_lo]) and of the next group (t_lo + t_hi).
+// prefix-summed in place, then in 128-bit registers (no lane-crossing permute) the
+// lower half's total t_lo offsets the upper half and t_lo + t_hi the next group.
 template <typename T>
 inline void codes32_emit(__m256i v[4], __m128i* carry, __m256d f, T* out, bool acc) {
-  __m256i c = _mm256_broadcastsi128_si256(*carry);
+  __m128i c = *carry;
   for (int g = 0; g < 4; ++g) {
     __m256i x = _mm256_add_epi32(v[g], _mm256_slli_si256(v[g], 4));
     x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-    const __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // each half's total
-    x = _mm256_add_epi32(_mm256_add_epi32(x, c), _mm256_permute2x128_si256(t, t, 0x08));
-    c = _mm256_add_epi32(c, _mm256_add_epi32(t, _mm256_permute2x128_si256(t, t, 0x01)));
-    emit4(out + 8 * g, _mm256_castsi256_si128(x), f, acc);
-    emit4(out + 8 * g + 4, _mm256_extracti128_si256(x, 1), f, acc);
+    const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+    const __m128i tlo = _mm_shuffle_epi32(lo, 0xFF), thi = _mm_shuffle_epi32(hi, 0xFF);
+    emit4(out + 8 * g, _mm_add_epi32(c, lo), f, acc);
+    emit4(out + 8 * g + 4, _mm_add_epi32(_mm_add_epi32(c, tlo), hi), f, acc);
+    c = _mm_add_epi32(c, _mm_add_epi32(tlo, thi));
   }
-  *carry = _mm256_castsi256_si128(c);
+  *carry = c;
 }
 
 // One block: bit planes to deltas (planes_avx2.h), prefix sum, dequantize.
@@ -393,6 +392,24 @@ inline void decode_block_avx2(const uint8_t* p, size_t avail, uint32_t L, __m128
   codes32_emit(v, carry, f, out, acc);
 }
 
+// The full blocks of a chunk; returns the position after their payloads. The loop is
+// compiled per value of acc (no test per store), and a block whose largest read (4 x 32
+// bytes, W = 25..33) is in reach is decoded with no bounds check per load.
+template <bool kAcc, typename T>
+inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, uint32_t full,
+                                 __m128i* carry, __m256d f, T* out) {
+  const uint8_t* lens = in + kQuantChunkHeaderBytes;
+  for (uint32_t b = 0; b < full; ++b) {
+    T* o = out + size_t{b} * kBlock;
+    if (bytes - pos >= 128)
+      decode_block_avx2(in + pos, 128, lens[b], carry, f, o, kAcc);
+    else
+      decode_block_avx2(in + pos, bytes - pos, lens[b], carry, f, o, kAcc);
+    pos += block_payload_bytes(lens[b]);
+  }
+  return pos;
+}
+
 template <typename T>
 zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                    T* out, bool acc) {
@@ -403,10 +420,10 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
   const __m256d f = _mm256_set1_pd(factor);
   __m128i carry = _mm_set1_epi32(static_cast<int>(load_u32(in + 4)));
-  for (uint32_t b = 0; b < full; ++b) {
-    decode_block_avx2(in + pos, bytes - pos, lens[b], &carry, f, out + size_t{b} * kBlock, acc);
-    pos += block_payload_bytes(lens[b]);
-  }
+  if (acc)
+    pos = decode_full_blocks<true>(in, bytes, pos, full, &carry, f, out);
+  else
+    pos = decode_full_blocks<false>(in, bytes, pos, full, &carry, f, out);
   if (rest) {  // the last block through a buffer: only `rest` values exist
     alignas(32) T tail[kBlock] = {};
     T* o = out + size_t{full} * kBlock;

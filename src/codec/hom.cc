@@ -58,6 +58,8 @@ size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, 
                         std::vector<T>& ta, std::vector<T>& tb, uint8_t* out) {
   const uint32_t len = va.h.chunk_len(c);
   using V = ValueTraits<T>;
+  // the buffers only this path needs: allocated (and zeroed) on its first use
+  if (ta.size() < len) ta.resize(va.h.chunk_size), tb.resize(va.h.chunk_size);
   decode_chunk<T>(va, c, ta.data(), false, false);
   decode_chunk<T>(vb, c, tb.data(), false, false);
   switch (op) {  // 16-bit: in float, rounded once to 16 bits
@@ -209,7 +211,6 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out) {
         const int t = omp_get_thread_num();
-        if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
         return hom_add_chunk<T>(va, vb, c, op, ta[t], tb[t], out, &counts[t]);
       },
       h.checksummed() ? crcs.data() : nullptr);

@@ -29,9 +29,14 @@ namespace {
 // Planes j .. j+7 of a block of width w at p (avail bytes readable there), those
 // at or above w replaced by the sign plane (the value of planes >= w). No branch
 // on w: the planes past the chunk are not read (masked load), the blend drops them.
+// kInReach: all 32 bytes are readable (no bounds check).
+template <bool kInReach>
 inline __m256i planes8(const uint8_t* p, size_t avail, uint32_t w, uint32_t j, __m256i sign) {
   const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(w - j)),
                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  if constexpr (kInReach)
+    return _mm256_blendv_epi8(sign, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4 * j)),
+                              keep);
   const size_t left = avail > 4 * j ? avail - 4 * j : 0;
   return _mm256_blendv_epi8(sign, load_plane_words(p + 4 * j, left), keep);
 }
@@ -49,20 +54,32 @@ inline __m256i up(__m256i x, __m256i f) {
   return k == 4 ? t : _mm256_alignr_epi8(x, t, 16 - 4 * k);
 }
 
+// Dword k of each 128-bit half moved up to dword k + n/4 of that half, the dwords
+// below taken from the same half of f (in-lane: no lane crosses).
+template <int n>
+inline __m256i up_in_halves(__m256i x, __m256i f) {
+  return _mm256_alignr_epi8(x, f, 16 - n);
+}
+
 // S = A + B + carry over 8 planes, for 32 values at once. *c: the carry into plane
 // 0 (every lane equal); on return the carry out of plane 7. g, p: generate and
-// propagate, combined over 1, 2, 4 planes (the carry-in first joins plane 0's
-// generate); the carry into plane j is then g of plane j-1.
+// propagate (the carry-in first joins plane 0's generate), combined over 1 and 2
+// planes inside each 128-bit half (planes 0-3 | 4-7; p filled with ones at the
+// half's start, so that it stays the propagate of the half's prefix), then plane
+// 3's generate joins planes 4-7: one lane-crossing step instead of one per level.
+// The carry into plane j is then g of plane j-1.
 inline __m256i add8(__m256i A, __m256i B, __m256i* c) {
-  const __m256i zero = _mm256_setzero_si256(), p0 = _mm256_xor_si256(A, B);
+  const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi32(-1);
+  const __m256i p0 = _mm256_xor_si256(A, B);
   __m256i p = p0, g = _mm256_or_si256(_mm256_and_si256(A, B),
                                       _mm256_and_si256(p, _mm256_blend_epi32(zero, *c, 0x01)));
-  g = _mm256_or_si256(g, _mm256_and_si256(p, up<1>(g, zero)));
-  p = _mm256_and_si256(p, up<1>(p, zero));
-  g = _mm256_or_si256(g, _mm256_and_si256(p, up<2>(g, zero)));
-  p = _mm256_and_si256(p, up<2>(p, zero));
-  g = _mm256_or_si256(g, _mm256_and_si256(p, up<4>(g, zero)));
-  const __m256i s = _mm256_xor_si256(p0, up<1>(g, *c));
+  g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<4>(g, zero)));
+  p = _mm256_and_si256(p, up_in_halves<4>(p, ones));
+  g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<8>(g, zero)));
+  p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
+  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x08), 0xFF);  // [0|g3]
+  g = _mm256_or_si256(g, _mm256_and_si256(p, g3));
+  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, _mm256_blend_epi32(*c, g3, 0xF0)));
   *c = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x11), 0xFF);
   return s;
 }
@@ -90,18 +107,25 @@ constexpr const uint8_t* kTopBit = kTopBitTable.v;
 // wa, wb (1..33; wa may be 0 for 0 - b) to out: max(wa, wb) + 1 planes, stored 8 at
 // a time. Returns the code length: 1 + the highest plane that differs from the one
 // below it (planes above that only repeat the sign), 0 for an all-zero block.
-inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const uint8_t* b,
-                           size_t b_avail, uint32_t wb, bool subtract, uint8_t* out, size_t room) {
+// kInReach: the 8-plane steps read and write whole 32 bytes with no bounds check
+// (add_blocks checks that they are in reach first).
+template <bool kInReach>
+inline uint32_t add_blocks_in(const uint8_t* a, size_t a_avail, uint32_t wa, const uint8_t* b,
+                              size_t b_avail, uint32_t wb, bool subtract, uint8_t* out,
+                              size_t room) {
   const __m256i flip = subtract ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
   const __m256i sa = sign_plane(a, wa), sb = sign_plane(b, wb);
   const uint32_t n = (wa > wb ? wa : wb) + 1;
   __m256i carry = flip, below = _mm256_setzero_si256();  // a - b = a + ~b + 1
   uint32_t W = 0;
   for (uint32_t j = 0; j < n; j += 8) {
-    const __m256i A = planes8(a, a_avail, wa, j, sa);
-    const __m256i B = _mm256_xor_si256(planes8(b, b_avail, wb, j, sb), flip);
+    const __m256i A = planes8<kInReach>(a, a_avail, wa, j, sa);
+    const __m256i B = _mm256_xor_si256(planes8<kInReach>(b, b_avail, wb, j, sb), flip);
     const __m256i s = add8(A, B, &carry);
-    store32(out + 4 * j, room - 4 * j, s, 4 * (n - j < 8 ? n - j : 8));
+    if constexpr (kInReach)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j), s);
+    else
+      store32(out + 4 * j, room - 4 * j, s, 4 * (n - j < 8 ? n - j : 8));
     const __m256i same = _mm256_cmpeq_epi32(s, up<1>(s, below));
     const uint32_t differ = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(same)));
     const uint32_t top = kTopBit[differ & 0xFF];
@@ -109,6 +133,14 @@ inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const 
     below = _mm256_shuffle_epi32(_mm256_permute2x128_si256(s, s, 0x11), 0xFF);
   }
   return W;
+}
+
+inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const uint8_t* b,
+                           size_t b_avail, uint32_t wb, bool subtract, uint8_t* out, size_t room) {
+  const size_t reach = 4 * (size_t{wa > wb ? wa : wb} + 8);  // the 8-plane steps' bytes
+  if (a_avail >= reach && b_avail >= reach && room >= reach)
+    return add_blocks_in<true>(a, a_avail, wa, b, b_avail, wb, subtract, out, room);
+  return add_blocks_in<false>(a, a_avail, wa, b, b_avail, wb, subtract, out, room);
 }
 
 // Pipelines 1 and 2: the w planes of one block, 8 per load and store.
