@@ -184,3 +184,19 @@ def test_bad_input_raises_at_the_start():
                 q.report()
             finally:
                 q.wait()
+
+
+def test_example_overlap_halfprecision(capsys):
+    # python/examples/overlap_halfprecision.py, run on every rank (collective):
+    # float16 and bfloat16 iallreduce behind work, every value within the bound
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "overlap_halfprecision.py"
+    spec = importlib.util.spec_from_file_location("overlap_halfprecision", path)
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    assert ex.main(["--rel", "1e-3", "--work", "0.01"]) == 0
+    out = capsys.readouterr().out
+    if W.Get_rank() == 0:
+        assert "float16:" in out and "bfloat16:" in out and "-> ok" in out
