@@ -121,11 +121,18 @@ def median_over_terms(curve):
     return statistics.median(curve.values())
 
 
+def per_thread_overrides(text):
+    """--per-thread "copy=15,reduce=9.85": a what-if on the measured per-thread
+    rates (GB/s), stated in the output's argv and node model."""
+    return {k: float(v) for k, v in (kv.split("=") for kv in filter(None, (text or "").split(",")))}
+
+
 class NodeModel:
-    def __init__(self, dram, cache, mem_gbps, ratio_cal=None):
+    def __init__(self, dram, cache, mem_gbps, ratio_cal=None, per_thread=None):
         self.mem = mem_gbps
         self.ratio = {int(k): v for k, v in (ratio_cal or dram)["ratio"].items()}
         self.r1 = {k: median_over_terms(dram["gbps"]["1"][k]) for k in KINDS}
+        self.r1.update(per_thread or {})
         c1 = {k: median_over_terms(cache["gbps"]["1"][k]) for k in KINDS}
         c2 = {k: median_over_terms(cache["gbps"]["2"][k]) for k in KINDS}
         self.eta = {k: min(1.0, max(0.5, c2[k] / (2 * c1[k]))) for k in KINDS}
@@ -344,6 +351,7 @@ def main():
     ap.add_argument("--threads", default="1,2,3,4,6,8,12,16,24,32,48,64")
     ap.add_argument("--ratio-from", help="take the ratio curve from this calibration JSON (another "
                     "field); the codec rates stay those of --calib-dram")
+    ap.add_argument("--per-thread", help="replace measured per-thread rates, e.g. copy=15,reduce=9.85 (GB/s)")
     ap.add_argument("--tag", default="", help="suffix of the output files")
     ap.add_argument("--out", required=True)
     ap.add_argument("--sim-profile", help="write OUT/profile-node.txt for these thread counts and exit")
@@ -352,7 +360,7 @@ def main():
 
     dram, cache = load(args.calib_dram), load(args.calib_cache)
     ratio_cal = load(args.ratio_from) if args.ratio_from else None
-    node = NodeModel(dram, cache, args.mem_gbps, ratio_cal)
+    node = NodeModel(dram, cache, args.mem_gbps, ratio_cal, per_thread_overrides(args.per_thread))
     growth = growth_bits(node.ratio)
     os.makedirs(args.out, exist_ok=True)
     if args.sim_profile:
