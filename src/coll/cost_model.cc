@@ -60,23 +60,35 @@ double mpi_seconds(const CostTerms& t, const CostQuery& q) {
   const int P = floor_pow2(N);
   const double f = (N - 1.0) / N;
   const double e = N != P ? 1.0 : 0.0;
+  // ranks share nodes (q's layout, ranks by node): the steps inside a node
+  // run at the node's rate (t.bn), those across the link share it
+  const bool tiered = q.nodes > 1 && q.max_local > 1 && q.nodes < N;
+  const double ring_b = tiered ? std::max(t.b, t.bn) : t.b;
   // MPICH's default selection (ch4 -> MPIR "auto" algorithms); Open MPI's
   // tuned component makes similar choices for long messages.
   switch (q.coll) {
     case ZCOLL_COLL_ALLREDUCE:
       if (D <= 2048 || q.total_values < static_cast<size_t>(P))  // recursive doubling
         return (L + 2 * e) * (t.a + D * t.b) + (L + e) * D * t.g;
-      if (q.nodes > 1 && q.max_local > 1 && q.nodes < N) return mpi_allreduce_two_level(t, q);
+      if (tiered) return mpi_allreduce_two_level(t, q);
       // Rabenseifner: recursive-halving reduce-scatter + recursive-doubling allgather
       return (2 * std::log2(P) + 2 * e) * t.a + (2.0 * (P - 1) / P + 2 * e) * D * t.b +
              ((P - 1.0) / P + e) * D * t.g;
     case ZCOLL_COLL_REDUCE_SCATTER:  // pairwise exchange
+      if (tiered) {
+        // step i pairs rank r with r + i: for all but Pn - 1 of the N - 1 steps
+        // every rank of the node sends across the link at once
+        const int Pn = q.max_local;
+        return (N - 1) * t.a + (N - Pn) / double(N) * D * t.b * Pn +
+               (Pn - 1) / double(N) * D * t.bn + f * D * t.g;
+      }
       return (N - 1) * t.a + f * D * t.b + f * D * t.g;
     case ZCOLL_COLL_ALLGATHER:  // ring (long) / recursive doubling
-      return (N - 1) * t.a + f * D * t.b;
+      // ranks by node: one flow per link, the ring runs at its slower hop
+      return (N - 1) * t.a + f * D * ring_b;
     case ZCOLL_COLL_BCAST:
-      if (D < 12288 || N < 8) return L * (t.a + D * t.b);  // binomial
-      return (L + N - 1) * t.a + 2 * f * D * t.b;          // scatter + ring allgather
+      if (D < 12288 || N < 8) return L * (t.a + D * t.b);       // binomial
+      return (L + N - 1) * t.a + f * D * t.b + f * D * ring_b;  // scatter + ring allgather
     case ZCOLL_COLL_SCATTER:
     case ZCOLL_COLL_GATHER:  // binomial
       return L * t.a + f * D * t.b;

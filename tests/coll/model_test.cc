@@ -443,3 +443,27 @@ TEST(CostModel, MpiTwoLevelAllreduceUsesMpichLongMessageSteps) {
   // traffic: MPICH's flat algorithm wins on power-of-two layouts
   EXPECT_LT(flat, reduce + leaders + bcast);
 }
+
+// MPI's pairwise Reduce_scatter and ring Allgather where ranks share nodes:
+// the pairwise steps to other nodes put every rank of the node on the link at
+// once; the ring crosses each link once and runs at its slower hop.
+TEST(CostModel, MpiReduceScatterAndAllgatherSeeTheLayout) {
+  zcoll_model m = test_model();
+  m.node_latency = 1e-6;
+  m.node_bandwidth = 2e9;
+  const double a = m.latency, b = 1 / m.bandwidth, g = 1 / m.reduce_bw, bn = 1 / m.node_bandwidth;
+  CostQuery q = query(ZCOLL_COLL_REDUCE_SCATTER, 32, 1 << 24, 8);
+  const double D = 4.0 * (1 << 24);
+  const double flat_rs = predict_seconds(m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_AUTO);
+  EXPECT_NEAR(flat_rs, 31 * a + 31.0 / 32 * D * b + 31.0 / 32 * D * g, 1e-9);
+  q.nodes = 4;
+  q.min_local = q.max_local = 8;
+  EXPECT_NEAR(predict_seconds(m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_AUTO),
+              31 * a + 24.0 / 32 * D * b * 8 + 7.0 / 32 * D * bn + 31.0 / 32 * D * g, 1e-9);
+  CostQuery ag = query(ZCOLL_COLL_ALLGATHER, 32, 1 << 24, 8);
+  ag.nodes = 4;
+  ag.min_local = ag.max_local = 8;
+  m.node_bandwidth = m.bandwidth / 2;  // a slow node: its hops set the ring's pace
+  EXPECT_NEAR(predict_seconds(m, ag, ZCOLL_MODE_MPI, ZCOLL_ALGO_AUTO),
+              31 * a + 31.0 / 32 * D * 2 * b, 1e-9);
+}
