@@ -71,6 +71,8 @@ def parse_args():
     p.add_argument("--ranks-per-host", type=int, default=1,
                    help="ranks on each host, sharing its memory (netcluster.sh run --ranks-per-host; "
                         "default 1)")
+    p.add_argument("--round-robin", action="store_true",
+                   help="with --ranks-per-host: rank i on host i mod K (netcluster.sh run --round-robin)")
     p.add_argument("--rates", default="500mbit,1gbit,2gbit", help="comma list of link rates")
     p.add_argument("--colls", default=ALL_COLLS, help="comma list of collectives (default all seven)")
     p.add_argument("--sizes", default="1M:64M", help="BEGIN:END message sizes (zcoll-bench -b/-e)")
@@ -266,7 +268,7 @@ def main():
     for k in a.hosts:
         for rate in a.rates:
             tag = f"h{k}_{rate}" if a.ranks_per_host == 1 else f"h{k}x{a.ranks_per_host}_{rate}"
-            cl = {"hosts": k, "ranks_per_host": a.ranks_per_host, "rate": rate,
+            cl = {"hosts": k, "ranks_per_host": a.ranks_per_host, "round_robin": a.round_robin, "rate": rate,
                   "rate_bps": rate_bps(rate), "runs": []}
             manifest["clusters"].append(cl)
             cmd = [NETCLUSTER, "setup", str(k), rate]
@@ -300,8 +302,9 @@ def main():
                 bench += shlex.split(a.bench_args)
                 if a.nice:
                     bench = ["nice", "-n", str(a.nice)] + bench
-                cmd = [NETCLUSTER, "run", "--mpi", a.mpi, "--ranks-per-host",
-                       str(a.ranks_per_host), str(k), "--"] + bench
+                cmd = [NETCLUSTER, "run", "--mpi", a.mpi, "--ranks-per-host", str(a.ranks_per_host)]
+                cmd += ["--round-robin"] if a.round_robin else []
+                cmd += [str(k), "--"] + bench
                 env = {"NETCLUSTER_TIMEOUT": a.timeout, "NETCLUSTER_FINALIZE_GRACE": a.grace}
                 if os.path.exists(js) and not a.dry_run:
                     os.remove(js)

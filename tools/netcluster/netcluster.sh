@@ -4,13 +4,15 @@
 #   setup K RATE      K hosts zc-h0..zc-h{K-1}, each joined by a veth pair to bridge
 #                     zc-br0 in namespace zc-sw; tbf shaping of each host's send and
 #                     receive rate (e.g. 500mbit, 1gbit, 2gbit).  Idempotent.
-#   run [--mpi mpich|openmpi] [--ranks-per-host R] K -- CMD...
+#   run [--mpi mpich|openmpi] [--ranks-per-host R [--round-robin]] K -- CMD...
 #                     run an MPI program with R ranks (default 1) on each of K hosts
 #                     (MPICH/hydra by default, or NETCLUSTER_MPI); stops a launcher stuck
 #                     in MPI_Finalize. The R ranks of a host share its namespace and its
 #                     hostname; their messages to each other take the host's loopback
 #                     (unshaped TCP), to other hosts the shaped link. ZCOLL_NODE_MAP
-#                     tells zcoll the layout (the MPI library sees R*K nodes).
+#                     tells zcoll the layout (the MPI library sees R*K nodes). Ranks are
+#                     placed host by host (0..R-1 on the first); --round-robin places
+#                     rank i on host i mod K (a rank order not by node).
 #   check [K]         measure achieved vs configured rate (iperf3 or python3 fallback).
 #   status            print what exists.
 #   teardown          remove everything (safe to run twice).
@@ -289,16 +291,22 @@ mpi_cmdline() {
   # shared memory, past the links), so the ranks of a host talk over its loopback;
   # zcoll learns the layout from ZCOLL_NODE_MAP (ranks are placed host by host),
   # unless the caller set one.
+  # PLACEMENT=round-robin (run --round-robin): rank i on host i mod k
   if [ -z "$map" ] && [ "$r" -gt 1 ]; then
-    for (( i = 0; i < k * r; i++ )); do map+="${map:+,}$(( i / r ))"; done
+    for (( i = 0; i < k * r; i++ )); do
+      if [ "${PLACEMENT:-by-node}" = round-robin ]; then map+="${map:+,}$(( i % k ))"
+      else map+="${map:+,}$(( i / r ))"; fi
+    done
   fi
+  local ppn=(-ppn "$r") mapby=("ppr:$r:node")
+  [ "${PLACEMENT:-by-node}" = round-robin ] && ppn=() && mapby=(node)
   if [ -n "$map" ]; then
     if [ "$MPI" = openmpi ]; then extra+=(-x "ZCOLL_NODE_MAP=$map"); else extra+=(-genv ZCOLL_NODE_MAP "$map"); fi
   fi
   case "$MPI" in
     mpich)
       # hydra: hostfile "ADDR:1"; the launcher maps ADDR to its namespace
-      MPI_CMD=(mpiexec.mpich -f "$hf" -n $(( k * r )) -ppn "$r"
+      MPI_CMD=(mpiexec.mpich -f "$hf" -n $(( k * r )) "${ppn[@]}"
         -launcher ssh -launcher-exec "$HERE/launcher.sh"
         -iface $BR
         -genv MPIR_CVAR_NOLOCAL 1
@@ -312,7 +320,7 @@ mpi_cmdline() {
       # the orteds call back over TCP (oob) on 10.77.0.0/24 only. MPI traffic: pml ucx
       # over TCP on zc0; no shared-memory btl (vader), no binding (all "hosts" share 2 cores).
       MPI_CMD=(mpirun.openmpi --allow-run-as-root -np $(( k * r )) --hostfile "$hf"
-        --map-by "ppr:$r:node" --bind-to none
+        --map-by "${mapby[@]}" --bind-to none
         --mca plm_rsh_agent "$HERE/launcher.sh"
         --mca plm_rsh_no_tree_spawn 1
         --mca oob_tcp_if_include $NET.0/24
@@ -339,6 +347,7 @@ cmd_run() {
       --mpi=*) MPI=${1#--mpi=}; shift ;;
       --ranks-per-host) [ $# -ge 2 ] || die "--ranks-per-host needs a count"; r=$2; shift 2 ;;
       --ranks-per-host=*) r=${1#--ranks-per-host=}; shift ;;
+      --round-robin) PLACEMENT=round-robin; shift ;;
       *) break ;;
     esac
   done
@@ -351,7 +360,9 @@ cmd_run() {
   local hf=$STATE/hosts.$MPI.$k n
   : > "$hf"
   for (( n = 0; n < k; n++ )); do
-    if [ "$MPI" = openmpi ]; then echo "$(addr $n) slots=$r" >> "$hf"; else echo "$(addr $n):$r" >> "$hf"; fi
+    # hydra fills a host's slots before the next: one slot per host cycles them
+    local slots=$r; [ "${PLACEMENT:-by-node}" = round-robin ] && [ "$MPI" = mpich ] && slots=1
+    if [ "$MPI" = openmpi ]; then echo "$(addr $n) slots=$r" >> "$hf"; else echo "$(addr $n):$slots" >> "$hf"; fi
   done
   mpi_cmdline "$k" "$r" "$hf" "$@"
   command -v "${MPI_CMD[0]}" >/dev/null || die "${MPI_CMD[0]} not found (Open MPI: bash scripts/setup.sh --openmpi)"
