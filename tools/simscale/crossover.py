@@ -209,42 +209,47 @@ def crossing(rows, T, nodes):
     return None
 
 
-def heatmap(rows, nodes, gbps_grid, thr_grid, title, path):
+def speedup_map(speedup, gbps_grid, y_grid, ylabel, cblabel, title, path):
+    """A heatmap of speedup[(y, gbps)] on log axes with the speedup-1 contour
+    (crossover.py's thread map, nodeaware.py's ranks-per-node map)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
-    Z = np.zeros((len(thr_grid), len(gbps_grid)))
-    idx = {(r["threads"], r["gbps"]): r["speedup"] for r in rows if r["nodes"] == nodes}
-    for i, T in enumerate(thr_grid):
-        for j, g in enumerate(gbps_grid):
-            Z[i, j] = idx[(T, g)]
+    Z = np.array([[speedup[(y, g)] for g in gbps_grid] for y in y_grid])
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    X, Y = np.meshgrid(gbps_grid, thr_grid)
+    X, Y = np.meshgrid(gbps_grid, y_grid)
     lz = np.log2(Z)
     lim = max(abs(lz.min()), abs(lz.max()), 0.1)
     pc = ax.pcolormesh(X, Y, lz, shading="nearest", cmap="RdBu", norm=TwoSlopeNorm(0, -lim, lim))
-    cs = ax.contour(X, Y, Z, levels=[1.0], colors="k", linewidths=2)
-    ax.clabel(cs, fmt={1.0: "speedup 1"}, fontsize=8)
+    if Z.min() < 1 < Z.max():
+        cs = ax.contour(X, Y, Z, levels=[1.0], colors="k", linewidths=2)
+        ax.clabel(cs, fmt={1.0: "speedup 1"}, fontsize=8)
     ax.contour(X, Y, Z, levels=[0.5, 1.5, 2, 3], colors="0.4", linewidths=0.7, linestyles="--")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xticks([10, 25, 50, 100, 200, 400])
     ax.set_xticklabels(["10", "25", "50", "100", "200", "400"])
-    ax.set_yticks([1, 2, 4, 8, 16, 32, 64])
-    ax.set_yticklabels(["1", "2", "4", "8", "16", "32", "64"])
+    ax.set_yticks(y_grid)
+    ax.set_yticklabels([str(y) for y in y_grid])
     ax.set_xlabel("link rate per node (Gbit/s)")
-    ax.set_ylabel("threads per rank (one rank per node)")
+    ax.set_ylabel(ylabel)
     cb = fig.colorbar(pc, ax=ax)
     ticks = [t for t in [-3, -2, -1, 0, 1, 2, 3] if abs(t) <= lim]
     cb.set_ticks(ticks)
     cb.set_ticklabels([f"{2.0 ** t:g}x" for t in ticks])
-    cb.set_label("best compressed zcoll mode / MPI (speedup)")
+    cb.set_label(cblabel)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def heatmap(rows, nodes, gbps_grid, thr_grid, title, path):
+    speedup_map({(r["threads"], r["gbps"]): r["speedup"] for r in rows if r["nodes"] == nodes},
+                gbps_grid, thr_grid, "threads per rank (one rank per node)",
+                "best compressed zcoll mode / MPI (speedup)", title, path)
 
 
 def write_sim_profile(node, dram, threads, mpi_single, path):

@@ -131,41 +131,9 @@ def short(key):
 
 
 def heatmap(rows, M, gbps_grid, P_grid, title, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.colors import TwoSlopeNorm
-    Z = np.zeros((len(P_grid), len(gbps_grid)))
-    idx = {(r["ranks_per_node"], r["gbps"]): r["speedup"] for r in rows if r["nodes"] == M}
-    for i, P in enumerate(P_grid):
-        for j, g in enumerate(gbps_grid):
-            Z[i, j] = idx[(P, g)]
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    X, Y = np.meshgrid(gbps_grid, P_grid)
-    lz = np.log2(Z)
-    lim = max(abs(lz.min()), abs(lz.max()), 0.1)
-    pc = ax.pcolormesh(X, Y, lz, shading="nearest", cmap="RdBu", norm=TwoSlopeNorm(0, -lim, lim))
-    if Z.min() < 1 < Z.max():
-        cs = ax.contour(X, Y, Z, levels=[1.0], colors="k", linewidths=2)
-        ax.clabel(cs, fmt={1.0: "speedup 1"}, fontsize=8)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
-    ax.set_xticks([10, 25, 50, 100, 200, 400])
-    ax.set_xticklabels(["10", "25", "50", "100", "200", "400"])
-    ax.set_yticks(P_grid)
-    ax.set_yticklabels([str(p) for p in P_grid])
-    ax.set_xlabel("link rate per node (Gbit/s)")
-    ax.set_ylabel("ranks per node (one thread each)")
-    cb = fig.colorbar(pc, ax=ax)
-    ticks = [t for t in [-3, -2, -1, 0, 1, 2, 3] if abs(t) <= lim]
-    cb.set_ticks(ticks)
-    cb.set_ticklabels([f"{2.0 ** t:g}x" for t in ticks])
-    cb.set_label("best zcoll (flat or node-aware) / MPI's best")
-    ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    xo.speedup_map({(r["ranks_per_node"], r["gbps"]): r["speedup"] for r in rows if r["nodes"] == M},
+                   gbps_grid, P_grid, "ranks per node (one thread each)",
+                   "best zcoll (flat or node-aware) / MPI's best", title, path)
 
 
 def write_profiles(node, dram, P_list, out, node_lat_us):
