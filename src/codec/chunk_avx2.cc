@@ -359,22 +359,27 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
   *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_add_epi16(u0, u1)));
 }
 
-// Codes of any block from its int32 deltas in value order: each 128-bit half is
-// prefix-summed in place, then in 128-bit registers (no lane-crossing permute) the
-// lower half's total t_lo offsets the upper half and t_lo + t_hi the next group.
+// Codes of a block of code length > 11 from its int32 deltas, v[k] = values
+// 4k .. 4k+3 | 16+4k .. 16+4k+3: each group of 4 is prefix-summed in place and
+// offset by the totals of the groups before it in its half (in-lane broadcasts);
+// the lower halves then take the carry and the upper halves the carry plus the
+// lower half's total, in 128-bit registers (4 extracts, no lane-crossing permute).
 template <typename T>
 inline void codes32_emit(__m256i v[4], __m128i* carry, __m256d f, T* out, bool acc) {
-  __m128i c = *carry;
-  for (int g = 0; g < 4; ++g) {
-    __m256i x = _mm256_add_epi32(v[g], _mm256_slli_si256(v[g], 4));
+  __m256i run = _mm256_setzero_si256();  // totals of the groups before, per half
+  for (int k = 0; k < 4; ++k) {
+    __m256i x = _mm256_add_epi32(v[k], _mm256_slli_si256(v[k], 4));
     x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-    const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
-    const __m128i tlo = _mm_shuffle_epi32(lo, 0xFF), thi = _mm_shuffle_epi32(hi, 0xFF);
-    emit4(out + 8 * g, _mm_add_epi32(c, lo), f, acc);
-    emit4(out + 8 * g + 4, _mm_add_epi32(_mm_add_epi32(c, tlo), hi), f, acc);
-    c = _mm_add_epi32(c, _mm_add_epi32(tlo, thi));
+    v[k] = _mm256_add_epi32(x, run);
+    run = _mm256_shuffle_epi32(v[k], 0xFF);
   }
-  *carry = c;
+  const __m128i c = *carry, tlo = _mm256_castsi256_si128(run);  // total of values 0-15
+  const __m128i chi = _mm_add_epi32(c, tlo);
+  for (int k = 0; k < 4; ++k)
+    emit4(out + 4 * k, _mm_add_epi32(c, _mm256_castsi256_si128(v[k])), f, acc);
+  for (int k = 0; k < 4; ++k)
+    emit4(out + 16 + 4 * k, _mm_add_epi32(chi, _mm256_extracti128_si256(v[k], 1)), f, acc);
+  *carry = _mm_add_epi32(chi, _mm_shuffle_epi32(_mm256_extracti128_si256(v[3], 1), 0xFF));
 }
 
 // One block: bit planes to deltas (planes_avx2.h), prefix sum, dequantize.
