@@ -347,7 +347,7 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
   const __m256i ta = last_word_of_halves(a), tb = last_word_of_halves(b);  // [t0|t2], [t1|t3]
   const __m256i u = _mm256_add_epi16(ta, tb);                              // [t0+t1 | t2+t3]
   b = _mm256_add_epi16(b, ta);                                             // 8-15 + t0 | 24-31 + t2
-  const __m128i u0 = _mm256_castsi256_si128(u), u1 = _mm256_extracti128_si256(u, 1);
+  const __m128i u0 = _mm256_castsi256_si128(u);
   const __m128i c = *carry, halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
                                          _mm_add_epi16(_mm256_extracti128_si256(a, 1), u0),
                                          _mm_add_epi16(_mm256_extracti128_si256(b, 1), u0)};
@@ -356,7 +356,9 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
     emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
     emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
   }
-  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_add_epi16(u0, u1)));
+  // word 7 of the last half (t3 + t2 + t0 + t1) is the block's total: no extract
+  const __m128i w7 = _mm_set1_epi16(0x0F0E);
+  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_shuffle_epi8(halves[3], w7)));
 }
 
 // Codes of a block of code length > 11 from its int32 deltas, v[k] = values
