@@ -347,7 +347,7 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
   const __m256i ta = last_word_of_halves(a), tb = last_word_of_halves(b);  // [t0|t2], [t1|t3]
   const __m256i u = _mm256_add_epi16(ta, tb);                              // [t0+t1 | t2+t3]
   b = _mm256_add_epi16(b, ta);                                             // 8-15 + t0 | 24-31 + t2
-  const __m128i u0 = _mm256_castsi256_si128(u), u1 = _mm256_extracti128_si256(u, 1);
+  const __m128i u0 = _mm256_castsi256_si128(u);
   const __m128i c = *carry, halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
                                          _mm_add_epi16(_mm256_extracti128_si256(a, 1), u0),
                                          _mm_add_epi16(_mm256_extracti128_si256(b, 1), u0)};
@@ -356,25 +356,32 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
     emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
     emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
   }
-  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_add_epi16(u0, u1)));
+  // word 7 of the last half (t3 + t2 + t0 + t1) is the block's total: no extract
+  const __m128i w7 = _mm_set1_epi16(0x0F0E);
+  *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_shuffle_epi8(halves[3], w7)));
 }
 
-// Codes of any block from its int32 deltas in value order: each 128-bit half is
-// prefix-summed in place, then in 128-bit registers (no lane-crossing permute) the
-// lower half's total t_lo offsets the upper half and t_lo + t_hi the next group.
+// Codes of a block of code length > 11 from its int32 deltas, v[k] = values
+// 4k .. 4k+3 | 16+4k .. 16+4k+3: each group of 4 is prefix-summed in place and
+// offset by the totals of the groups before it in its half (in-lane broadcasts);
+// the lower halves then take the carry and the upper halves the carry plus the
+// lower half's total, in 128-bit registers (4 extracts, no lane-crossing permute).
 template <typename T>
 inline void codes32_emit(__m256i v[4], __m128i* carry, __m256d f, T* out, bool acc) {
-  __m128i c = *carry;
-  for (int g = 0; g < 4; ++g) {
-    __m256i x = _mm256_add_epi32(v[g], _mm256_slli_si256(v[g], 4));
+  __m256i run = _mm256_setzero_si256();  // totals of the groups before, per half
+  for (int k = 0; k < 4; ++k) {
+    __m256i x = _mm256_add_epi32(v[k], _mm256_slli_si256(v[k], 4));
     x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-    const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
-    const __m128i tlo = _mm_shuffle_epi32(lo, 0xFF), thi = _mm_shuffle_epi32(hi, 0xFF);
-    emit4(out + 8 * g, _mm_add_epi32(c, lo), f, acc);
-    emit4(out + 8 * g + 4, _mm_add_epi32(_mm_add_epi32(c, tlo), hi), f, acc);
-    c = _mm_add_epi32(c, _mm_add_epi32(tlo, thi));
+    v[k] = _mm256_add_epi32(x, run);
+    run = _mm256_shuffle_epi32(v[k], 0xFF);
   }
-  *carry = c;
+  const __m128i c = *carry, tlo = _mm256_castsi256_si128(run);  // total of values 0-15
+  const __m128i chi = _mm_add_epi32(c, tlo);
+  for (int k = 0; k < 4; ++k)
+    emit4(out + 4 * k, _mm_add_epi32(c, _mm256_castsi256_si128(v[k])), f, acc);
+  for (int k = 0; k < 4; ++k)
+    emit4(out + 16 + 4 * k, _mm_add_epi32(chi, _mm256_extracti128_si256(v[k], 1)), f, acc);
+  *carry = _mm_add_epi32(chi, _mm_shuffle_epi32(_mm256_extracti128_si256(v[3], 1), 0xFF));
 }
 
 // One block: bit planes to deltas (planes_avx2.h), prefix sum, dequantize.

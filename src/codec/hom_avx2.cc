@@ -46,12 +46,11 @@ inline __m256i sign_plane(const uint8_t* p, uint32_t w) {
            : _mm256_setzero_si256();
 }
 
-// The planes moved up by k (1, 2 or 4) lanes, the lanes below k taken from f
-// (all of whose lanes are equal): [f.lo | x.lo] is x moved up by 4.
-template <int k>
-inline __m256i up(__m256i x, __m256i f) {
-  const __m256i t = _mm256_permute2x128_si256(x, f, 0x02);
-  return k == 4 ? t : _mm256_alignr_epi8(x, t, 16 - 4 * k);
+// The planes moved up by one lane, lane 0 taken from lane 7 of prev (the step
+// before): [prev.hi | x.lo] has prev's lane 7 and x's lane 3 where the in-lane
+// byte shift needs them, so one lane-crossing permute per 8 planes.
+inline __m256i up1(__m256i x, __m256i prev) {
+  return _mm256_alignr_epi8(x, _mm256_permute2x128_si256(x, prev, 0x03), 12);
 }
 
 // Dword k of each 128-bit half moved up to dword k + n/4 of that half, the dwords
@@ -116,7 +115,7 @@ inline uint32_t add_blocks_in(const uint8_t* a, size_t a_avail, uint32_t wa, con
   const __m256i flip = subtract ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
   const __m256i sa = sign_plane(a, wa), sb = sign_plane(b, wb);
   const uint32_t n = (wa > wb ? wa : wb) + 1;
-  __m256i carry = flip, below = _mm256_setzero_si256();  // a - b = a + ~b + 1
+  __m256i carry = flip, prev = _mm256_setzero_si256();  // a - b = a + ~b + 1
   uint32_t W = 0;
   for (uint32_t j = 0; j < n; j += 8) {
     const __m256i A = planes8<kInReach>(a, a_avail, wa, j, sa);
@@ -126,11 +125,11 @@ inline uint32_t add_blocks_in(const uint8_t* a, size_t a_avail, uint32_t wa, con
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j), s);
     else
       store32(out + 4 * j, room - 4 * j, s, 4 * (n - j < 8 ? n - j : 8));
-    const __m256i same = _mm256_cmpeq_epi32(s, up<1>(s, below));
+    const __m256i same = _mm256_cmpeq_epi32(s, up1(s, prev));
     const uint32_t differ = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(same)));
     const uint32_t top = kTopBit[differ & 0xFF];
     W = top ? j + top : W;
-    below = _mm256_shuffle_epi32(_mm256_permute2x128_si256(s, s, 0x11), 0xFF);
+    prev = s;
   }
   return W;
 }

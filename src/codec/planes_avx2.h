@@ -151,15 +151,18 @@ inline void unpack_planes16(const uint8_t* p, size_t avail, uint32_t W, __m256i*
   *b = _mm256_sra_epi16(_mm256_sll_epi16(_mm256_unpackhi_epi8(b0, b1), s), s);
 }
 
-// The deltas of a block of code length W (1..33) modulo 2^32, in value order.
+// The deltas of a block of code length W (12..33) modulo 2^32 in the lane layout of
+// 16-bit unpacks: v[k] = values 4k .. 4k+3 | 16+4k .. 16+4k+3 (in-lane widening, no
+// lane-crossing permute or widening).
 inline void unpack_planes32(const uint8_t* p, size_t avail, uint32_t W, __m256i v[4]) {
-  __m256i a, b;
   if (W <= 16) {
+    __m256i a, b;
     unpack_planes16(p, avail, W, &a, &b);
-    v[0] = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(a));
-    v[1] = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(b));
-    v[2] = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(a, 1));
-    v[3] = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(b, 1));
+    const __m256i sa = _mm256_srai_epi16(a, 15), sb = _mm256_srai_epi16(b, 15);
+    v[0] = _mm256_unpacklo_epi16(a, sa);
+    v[1] = _mm256_unpackhi_epi16(a, sa);
+    v[2] = _mm256_unpacklo_epi16(b, sb);
+    v[3] = _mm256_unpackhi_epi16(b, sb);
     return;
   }
   // bytes 0-1 and 2-3 of every value (plane 32 of W = 33 is the dropped sign)
@@ -167,14 +170,12 @@ inline void unpack_planes32(const uint8_t* p, size_t avail, uint32_t W, __m256i 
   const __m256i b1 = bytes_of_planes(p + 32, avail - 32);
   const __m256i b2 = bytes_of_planes(p + 64, avail - 64);
   const __m256i b3 = W > 24 ? bytes_of_planes(p + 96, avail - 96) : _mm256_setzero_si256();
-  a = _mm256_unpacklo_epi8(b0, b1), b = _mm256_unpackhi_epi8(b0, b1);
+  const __m256i a = _mm256_unpacklo_epi8(b0, b1), b = _mm256_unpackhi_epi8(b0, b1);
   const __m256i c = _mm256_unpacklo_epi8(b2, b3), d = _mm256_unpackhi_epi8(b2, b3);
-  const __m256i q0 = _mm256_unpacklo_epi16(a, c), q1 = _mm256_unpackhi_epi16(a, c);  // 0-7 | 16-23
-  const __m256i q2 = _mm256_unpacklo_epi16(b, d), q3 = _mm256_unpackhi_epi16(b, d);  // 8-15 | 24-31
-  v[0] = _mm256_permute2x128_si256(q0, q1, 0x20);
-  v[1] = _mm256_permute2x128_si256(q2, q3, 0x20);
-  v[2] = _mm256_permute2x128_si256(q0, q1, 0x31);
-  v[3] = _mm256_permute2x128_si256(q2, q3, 0x31);
+  v[0] = _mm256_unpacklo_epi16(a, c);  // 0-3 | 16-19
+  v[1] = _mm256_unpackhi_epi16(a, c);  // 4-7 | 20-23
+  v[2] = _mm256_unpacklo_epi16(b, d);  // 8-11 | 24-27
+  v[3] = _mm256_unpackhi_epi16(b, d);  // 12-15 | 28-31
   if (W < 32) {
     const __m128i s = _mm_cvtsi32_si128(static_cast<int>(32 - W));
     for (int g = 0; g < 4; ++g) v[g] = _mm256_sra_epi32(_mm256_sll_epi32(v[g], s), s);
