@@ -169,6 +169,7 @@ arch=${GPU_CHECK_ARCH:-90}
 jobs=${GPU_CHECK_JOBS:-$(nproc)}
 build=build-gpu
 ((emu)) && build=build-gpu-emu
+mpi_bin=$root/.gpu-mpi/mpich/bin  # the carried MPI, once phase env has unpacked it
 want="${GPU_CHECK_PHASES:-build test memcheck racecheck bench coll calibrate}"
 status=0
 : >"$summary"
@@ -229,16 +230,19 @@ phase_env() {
   cmake --version | head -1
   command -v ninja >/dev/null && echo "ninja $(ninja --version)"
   command -v compute-sanitizer >/dev/null && compute-sanitizer --version | head -2
-  # the carried MPI, unpacked once into .gpu-deps/mpich (a copy of the tree)
+  # the carried MPI, unpacked once into .gpu-mpi/mpich: beside .gpu-deps, not in it,
+  # so that a rehearsal here leaves .gpu-deps small enough to travel (64 MiB in all)
   local tarball
   tarball=$(ls .gpu-deps/mpich-*.tar.xz 2>/dev/null | head -1)
-  if [[ -n $tarball && ! -x .gpu-deps/mpich/bin/mpiexec ]]; then
-    tar -C .gpu-deps -xJf "$tarball" ||
-      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(".gpu-deps")' "$tarball" ||
+  rm -rf .gpu-deps/mpich  # where an older gpu_check unpacked it
+  if [[ -n $tarball && ! -x $mpi_bin/mpiexec ]]; then
+    mkdir -p .gpu-mpi
+    tar -C .gpu-mpi -xJf "$tarball" ||
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(".gpu-mpi")' "$tarball" ||
       return 1
   fi
-  if [[ -x .gpu-deps/mpich/bin/mpiexec ]]; then
-    echo "MPI: carried $(.gpu-deps/mpich/bin/mpichversion 2>/dev/null | head -1)"
+  if [[ -x $mpi_bin/mpiexec ]]; then
+    echo "MPI: carried $("$mpi_bin/mpichversion" 2>/dev/null | head -1)"
     detail "MPI: carried mpich"
   elif command -v mpiexec >/dev/null; then
     echo "MPI: the machine's $(command -v mpiexec)"
@@ -265,8 +269,8 @@ phase_build() {
   [[ -f .gpu-deps/googletest/CMakeLists.txt ]] && args+=(-DZCOLL_GTEST_SOURCE_DIR="$root/.gpu-deps/googletest")
   [[ -d .gpu-deps/nlohmann ]] &&
     args+=(-Dnlohmann_json_DIR="$root/.gpu-deps/nlohmann/share/cmake/nlohmann_json")
-  if [[ -x .gpu-deps/mpich/bin/mpicxx ]]; then
-    local m=$root/.gpu-deps/mpich/bin
+  if [[ -x $mpi_bin/mpicxx ]]; then
+    local m=$mpi_bin
     args+=(-DMPI_C_COMPILER="$m/mpicc" -DMPI_CXX_COMPILER="$m/mpicxx" -DMPIEXEC_EXECUTABLE="$m/mpiexec")
   elif ! command -v mpicxx >/dev/null; then
     args+=(-DZCOLL_ENABLE_MPI=OFF)
@@ -392,10 +396,10 @@ phase_calibrate() {
 
 export -f phase_env phase_build phase_test phase_memcheck phase_racecheck phase_bench phase_coll \
   phase_calibrate detail bin device sanitize collbench
-export root logs build emu arch jobs
+export root logs build emu arch jobs mpi_bin
 # the carried MPI first in PATH (mpiexec, mpicxx); Open MPI, if it is the machine's,
 # refuses root and more ranks than cores unless told (MPICH ignores these)
-export PATH="$root/.gpu-deps/mpich/bin:$PATH:/usr/local/cuda/bin"
+export PATH="$mpi_bin:$PATH:/usr/local/cuda/bin"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 export PYTHONUNBUFFERED=1
