@@ -9,6 +9,8 @@
 #   bash scripts/gpu_check.sh --prepare   # HERE (network, Debian packages): gather
 #                                         # what the GPU machine lacks into .gpu-deps/
 #   bash scripts/gpu_check.sh --plan      # the phases and their limits
+#   bash scripts/gpu_check.sh --travel    # whether the tree and .gpu-deps fit a device
+#                                         # call (64 MiB; CTest gpu_check.travels)
 #   bash scripts/gpu_check.sh [OUTDIR]    # ON the GPU machine (OUTDIR: $OUT, else
 #                                         # results/gpu-check)
 #   bash scripts/gpu_check.sh --emu [OUTDIR]  # the rehearsal here: the same phases
@@ -65,6 +67,37 @@ plan() {
     "$RESERVE" "$BUDGET"
   if ((total + RESERVE > BUDGET)); then
     echo "gpu_check: the phases need more than the budget" >&2
+    return 1
+  fi
+}
+
+# ---- --travel: whether a device call can carry the tree (its limit: 64 MiB) -------
+# The working tree (tracked files and untracked ones git does not ignore) and
+# .gpu-deps; where --prepare has not run (CI), what it gathers is counted as
+# 8 MiB (7 MiB on 2026-11-26). A CTest runs this, so that results and data
+# added to the repository can't silently take the GPU check off the device.
+travel() {
+  local tree deps_bytes deps_what total limit=$((64 * 1048576))
+  git rev-parse --is-inside-work-tree >/dev/null 2>&1 || {
+    echo "gpu_check: not a git checkout: what travels is unknown"
+    return 77
+  }
+  tree=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } |
+    xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  if [[ -d .gpu-deps ]]; then
+    deps_bytes=$(du -sb .gpu-deps | cut -f1)
+    deps_what="$(cd .gpu-deps && echo *)"
+  else
+    deps_bytes=$((8 * 1048576))
+    deps_what="not gathered here: counted as 8 MiB"
+  fi
+  total=$((tree + deps_bytes))
+  awk -v d="$deps_bytes" -v w="$deps_what" -v t="$tree" -v s="$total" 'BEGIN {
+    m = 1048576
+    printf "gpu_check: .gpu-deps %.1f MiB (%s), working tree %.1f MiB: %.1f MiB of 64 MiB travel\n",
+      d / m, w, t / m, s / m }'
+  if ((total > limit)); then
+    echo "gpu_check: more than 64 MiB would travel: the device call would be refused" >&2
     return 1
   fi
 }
@@ -130,26 +163,14 @@ EOF
   rm -f "$deps"/mpich-*.tar.xz
   tar -C "$tmp" -cJf "$deps/mpich-$MPICH_VERSION.tar.xz" mpich
   rm -rf "$deps/mpich"
-  # what travels: the working tree (tracked and untracked files git does not
-  # ignore) and .gpu-deps
-  local tree deps_bytes total
-  tree=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } |
-    xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
-  deps_bytes=$(du -sb "$deps" | cut -f1)
-  total=$((tree + deps_bytes))
-  printf 'gpu_check: .gpu-deps %.1f MiB (%s), working tree %.1f MiB: %.1f MiB of 64 MiB travel\n' \
-    "$(echo "$deps_bytes / 1048576" | bc -l)" "$(cd "$deps" && echo *)" \
-    "$(echo "$tree / 1048576" | bc -l)" "$(echo "$total / 1048576" | bc -l)"
-  if ((total > 64 * 1048576)); then
-    echo "gpu_check: more than 64 MiB would travel" >&2
-    return 1
-  fi
+  travel || return 1
   echo "  device call: run(command=\"bash scripts/gpu_check.sh\", carry=[\".gpu-deps\"], timeout_s=480)"
 }
 
 case "${1:-}" in
   --plan) plan; exit $? ;;
   --prepare) prepare; exit $? ;;
+  --travel) travel; exit $? ;;
 esac
 emu=0
 if [[ "${1:-}" == "--emu" ]]; then
