@@ -68,11 +68,10 @@ inline nb::object& error_class() {
 
 inline std::string py_type_name(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
 
-// The dtype of a buffer format string: "f"/"d" (and "e", float16, with half)
-// with an optional native or little-endian prefix ('@', '=', '<' on a
-// little-endian host); 0 if none.
-inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize, bool half = false) {
-  if (!fmt) return static_cast<zcoll_dtype>(0);
+// A buffer's format code without its byte-order prefix where that order is the
+// host's ('@', '=', or '<' on a little-endian host); "B" where there is none.
+inline const char* native_format(const char* fmt) {
+  if (!fmt) return "B";
   const bool little = [] {
     const uint16_t one = 1;
     unsigned char b;
@@ -80,10 +79,34 @@ inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize, bool ha
     return b == 1;
   }();
   if (*fmt == '@' || *fmt == '=' || (*fmt == '<' && little)) ++fmt;
-  if (std::strcmp(fmt, "f") == 0 && itemsize == 4) return ZCOLL_FLOAT32;
-  if (std::strcmp(fmt, "d") == 0 && itemsize == 8) return ZCOLL_FLOAT64;
-  if (half && std::strcmp(fmt, "e") == 0 && itemsize == 2) return ZCOLL_FLOAT16;
+  return fmt;
+}
+
+// Whether a buffer holds 2-byte integers (uint16 or int16: bfloat16 bits).
+inline bool is_int16_format(const char* fmt) {
+  const char* f = native_format(fmt);
+  return std::strcmp(f, "H") == 0 || std::strcmp(f, "h") == 0;
+}
+
+// The dtype of a buffer format string: "f"/"d" (and "e", float16, with half)
+// in the host's byte order; 0 if none.
+inline zcoll_dtype dtype_of_format(const char* fmt, Py_ssize_t itemsize, bool half = false) {
+  const char* f = native_format(fmt);
+  if (std::strcmp(f, "f") == 0 && itemsize == 4) return ZCOLL_FLOAT32;
+  if (std::strcmp(f, "d") == 0 && itemsize == 8) return ZCOLL_FLOAT64;
+  if (half && std::strcmp(f, "e") == 0 && itemsize == 2) return ZCOLL_FLOAT16;
   return static_cast<zcoll_dtype>(0);
+}
+
+// An array's layout: C-contiguous, and writable where it is written (ValueError).
+inline void check_layout(const View& v, const char* name, bool writable) {
+  if (!PyBuffer_IsContiguous(&v.view, 'C')) {
+    raise(PyExc_ValueError,
+          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
+  }
+  if (writable && v.view.readonly) {
+    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
+  }
 }
 
 inline const char* dtype_name(zcoll_dtype d) {
@@ -111,9 +134,7 @@ inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_d
   zcoll_dtype d = dtype_of_format(v.view.format, v.view.itemsize, half);
   if (d == 0) {
     // 2-byte integers are most likely bfloat16 bits: say how to pass them
-    const char* f = v.view.format ? v.view.format : "B";
-    if (*f == '@' || *f == '=') ++f;
-    const bool bits = half && (std::strcmp(f, "H") == 0 || std::strcmp(f, "h") == 0);
+    const bool bits = half && is_int16_format(v.view.format);
     raise(PyExc_TypeError, std::string(name) + ": dtype must be " + kinds +
                                " (native byte "
                                "order), got buffer format '" +
@@ -122,13 +143,7 @@ inline View float_array(nb::handle obj, const char* name, bool writable, zcoll_d
                                "e.g. a.astype(numpy.float32)" +
                                (bits ? ", or give bfloat16 bits with dtype='bfloat16'" : ""));
   }
-  if (!PyBuffer_IsContiguous(&v.view, 'C')) {
-    raise(PyExc_ValueError,
-          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
-  }
-  if (writable && v.view.readonly) {
-    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
-  }
+  check_layout(v, name, writable);
   *dtype = d;
   *n = v.bytes() / static_cast<size_t>(v.view.itemsize);
   return v;
@@ -147,17 +162,12 @@ inline View bf16_array(nb::handle obj, const char* name, bool writable, size_t* 
           std::string(name) + ": expected an array of bfloat16 bits, got " + py_type_name(obj));
   }
   v.held = true;
-  const char* f = v.view.format ? v.view.format : "B";
-  if (*f == '@' || *f == '=') ++f;
-  if (v.view.itemsize != 2 ||
-      (std::strcmp(f, "H") != 0 && std::strcmp(f, "h") != 0 && (!half || std::strcmp(f, "e") != 0)))
+  const bool float16 = dtype_of_format(v.view.format, v.view.itemsize, true) == ZCOLL_FLOAT16;
+  if (v.view.itemsize != 2 || !(is_int16_format(v.view.format) || (half && float16)))
     raise(PyExc_TypeError, std::string(name) + ": bfloat16 takes the bits in " + kinds +
-                               " array (e.g. a.view(numpy.uint16)), got buffer format '" + f + "'");
-  if (!PyBuffer_IsContiguous(&v.view, 'C'))
-    raise(PyExc_ValueError,
-          std::string(name) + ": array must be C-contiguous (use numpy.ascontiguousarray)");
-  if (writable && v.view.readonly)
-    raise(PyExc_ValueError, std::string(name) + ": array is read-only");
+                               " array (e.g. a.view(numpy.uint16)), got buffer format '" +
+                               native_format(v.view.format) + "'");
+  check_layout(v, name, writable);
   *n = v.bytes() / 2;
   return v;
 }
