@@ -62,7 +62,8 @@ class Zcoll(Codec):
             # only into their own type (bfloat16 bits: uint16, int16, bfloat16)
             o = ensure_ndarray_like(out).dtype
             bits = dec.dtype == np.uint16
-            if not (o.name == "bfloat16" or o in (np.uint16, np.int16) if bits else o == dec.dtype):
+            fits = (o.name == "bfloat16" or o in (np.uint16, np.int16)) if bits else o == dec.dtype
+            if not fits:
                 raise TypeError(f"zcoll codec: the chunk holds {'bfloat16' if bits else dec.dtype}"
                                 f", out is {o}")
         return ndarray_copy(dec, out)
