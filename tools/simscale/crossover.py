@@ -252,12 +252,15 @@ def heatmap(rows, nodes, gbps_grid, thr_grid, title, path):
                 "best compressed zcoll mode / MPI (speedup)", title, path)
 
 
-def write_sim_profile(node, dram, threads, mpi_single, path):
+def write_sim_profile(node, dram, threads, mpi_single, path, rate=None, comment=None):
     """A ZCOLL_SIM_PROFILE holding the node model at the given thread counts.
-    zcoll-simscale charges MPI's reduction with 'tput 1 reduce 1'."""
+    zcoll-simscale charges MPI's reduction with 'tput 1 reduce 1'. rate(kind, T)
+    in GB/s: node.rate unless given (nodeaware.py: per-rank rates)."""
+    rate = rate or node.rate
+    comment = comment or (f"node model: per-thread rates of {os.path.basename(dram['data'])} "
+                          f"(REL {dram['rel']}), {dram['values']} values; memory {node.mem} GB/s; crossover.py")
     with open(path, "w") as f:
-        f.write(f"# node model: per-thread rates of {os.path.basename(dram['data'])} (REL {dram['rel']}),"
-                f" {dram['values']} values; memory {node.mem} GB/s; crossover.py\n")
+        f.write(f"# {comment}\n")
         f.write(f"tput 1 reduce 1 {mpi_single:.6g}\n")
         for T in threads:
             for kind in KINDS:
@@ -265,7 +268,7 @@ def write_sim_profile(node, dram, threads, mpi_single, path):
                     continue
                 terms = sorted(int(k) for k in dram["gbps"]["1"][kind])
                 for k in terms:
-                    f.write(f"tput {T} {kind} {k} {node.rate(kind, T):.6g}\n")
+                    f.write(f"tput {T} {kind} {k} {rate(kind, T):.6g}\n")
         for k, r in sorted(node.ratio.items()):
             f.write(f"ratio {k} {r:.6g}\n")
 

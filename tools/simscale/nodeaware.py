@@ -92,10 +92,8 @@ def point(cm, node, gbps, M, P, count, args, growth):
     times = {f"{mo}/{al}": cm.predict(mf, mo, al, N, count, r1) for mo, al in FLAT}
     if P > 1:
         times.update({f"{mo}/{al}": cm.predict(m, mo, al, N, count, r1) for mo, al in NODE})
-    flat_best = min(FLAT, key=lambda k: times["/".join(k)])
-    flat_best = "/".join(flat_best)
-    node_best = min((k for k in times if k.split("/")[1].startswith("node") and not k.startswith("raw")),
-                    key=lambda k: times[k], default=None)
+    flat_best = min(("/".join(k) for k in FLAT), key=times.get)
+    node_best = min(("/".join(k) for k in NODE), key=times.get) if P > 1 else None
     best = flat_best if node_best is None or times[flat_best] <= times[node_best] else node_best
     return {"gbps": gbps, "nodes": M, "ranks_per_node": P, "ranks": N, "bytes": count * 4,
             "mpi_s": t_mpi, "mpi_best": mpi_best, "mpi_times_s": mpi, "times_s": times, "flat_best": flat_best, "node_best": node_best,
@@ -144,17 +142,10 @@ def write_profiles(node, dram, P_list, out, node_lat_us):
     for P in P_list:
         rm = RankModel(node, P, node_lat_us)
         path = os.path.join(out, f"profile-P{P}.txt")
-        with open(path, "w") as f:
-            f.write(f"# MPI-everywhere node model, {P} ranks per node: per-rank rates of "
-                    f"{os.path.basename(dram['data'])} (REL {dram['rel']}), memory {node.mem} GB/s; nodeaware.py\n")
-            f.write(f"tput 1 reduce 1 {rm.rates['reduce']:.6g}\n")
-            for kind in xo.KINDS:
-                if kind == "reduce":
-                    continue
-                for k in sorted(int(t) for t in dram["gbps"]["1"][kind]):
-                    f.write(f"tput 1 {kind} {k} {rm.rates[kind]:.6g}\n")
-            for k, r in sorted(node.ratio.items()):
-                f.write(f"ratio {k} {r:.6g}\n")
+        xo.write_sim_profile(node, dram, [1], rm.rates["reduce"], path, rate=lambda kind, T: rm.rates[kind],
+                             comment=f"MPI-everywhere node model, {P} ranks per node: per-rank rates of "
+                             f"{os.path.basename(dram['data'])} (REL {dram['rel']}), memory {node.mem} GB/s; "
+                             "nodeaware.py")
         res[P] = {"profile": path, "loopback_gbps": rm.shm_Bps * 8 / 1e9, "node_lat_us": node_lat_us}
     with open(os.path.join(out, "profiles.json"), "w") as f:
         json.dump({str(k): v for k, v in res.items()}, f, indent=1)
