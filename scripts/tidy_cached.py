@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""clang-tidy with a result cache: a file whose check passed before is not checked again.
+
+usage: tidy_cached.py BUILD_DIR FILE...
+
+For each FILE the compile command comes from BUILD_DIR/compile_commands.json. The key of
+a result is the SHA-256 of: clang-tidy's version, .clang-tidy, the compile command and the
+file's preprocessed text (so a change in any header it includes is a new key), with the
+source and build directories written as placeholders, so that a fresh clone elsewhere (CI
+after a rehearsal) finds what the rehearsal checked. Only clean results are kept: a file
+with a finding is checked, and its findings printed, every time. Files run in parallel,
+one per core. The cache lives in $ZCOLL_TIDY_CACHE (default ~/.cache/zcoll-tidy); set
+ZCOLL_TIDY_CACHE=off to check everything.
+Exit status: 0 when every file is clean, 1 otherwise.
+"""
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def compile_commands(build):
+    entries = json.loads((build / "compile_commands.json").read_text())
+    by_file = {}
+    for e in entries:
+        args = e.get("arguments") or shlex.split(e["command"])
+        by_file.setdefault(str(Path(e["directory"], e["file"]).resolve()), (e["directory"], args))
+    return by_file
+
+
+def strip_launcher(args):
+    """The compiler and its flags, without a launcher (env ... ccache) before them."""
+    i = 0
+    while i < len(args) and (args[i].endswith("env") or "=" in args[i] or args[i].endswith("ccache")):
+        i += 1
+    return args[i:]
+
+
+def preprocess_args(args):
+    """The compile command turned into `-E -P` to stdout (no -o, no -c, no dependency files)."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+            continue
+        if a in ("-c", "-MD", "-MMD") or a.startswith(("-o", "-MF")):
+            continue
+        out.append(a)
+    return out + ["-E", "-P", "-o", "-"]
+
+
+def key_of(path, directory, args, build, salt):
+    pre = subprocess.run(preprocess_args(args), cwd=directory, capture_output=True)
+    if pre.returncode != 0:
+        return None  # clang-tidy will say what is wrong
+    h = hashlib.sha256(salt)
+    norm = lambda b: b.replace(str(build).encode(), b"@BUILD@").replace(str(ROOT).encode(), b"@SRC@")
+    h.update(norm(" ".join(args).encode()))
+    h.update(norm(pre.stdout))
+    h.update(str(Path(path).relative_to(ROOT)).encode())
+    return h.hexdigest()
+
+
+def check(path, entry, build, salt, cache):
+    directory, args = entry
+    args = strip_launcher(args)
+    key = key_of(path, directory, args, build, salt) if cache else None
+    if key and (cache / key).exists():
+        return path, True, "", True
+    r = subprocess.run(["clang-tidy", "-p", str(build), "--quiet",
+                        "--extra-arg=-Wno-unknown-warning-option", "--extra-arg=-Wno-error", path],
+                       capture_output=True, text=True)
+    text = (r.stdout + r.stderr).strip()
+    # clang-tidy prints "N warnings generated" for warnings it suppressed (other headers)
+    findings = [ln for ln in text.splitlines() if "warning:" in ln or "error:" in ln]
+    ok = r.returncode == 0 and not findings
+    if ok and key:
+        (cache / key).touch()
+    return path, ok, text if not ok else "", False
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build = Path(sys.argv[1]).resolve()
+    files = [str(Path(f).resolve()) for f in sys.argv[2:]]
+    commands = compile_commands(build)
+    missing = [f for f in files if f not in commands]
+    if missing:
+        print("tidy_cached: no compile command for: " + " ".join(missing), file=sys.stderr)
+        return 1
+    setting = os.environ.get("ZCOLL_TIDY_CACHE", str(Path.home() / ".cache" / "zcoll-tidy"))
+    cache = None if setting == "off" else Path(setting)
+    if cache:
+        cache.mkdir(parents=True, exist_ok=True)
+    version = subprocess.run(["clang-tidy", "--version"], capture_output=True).stdout
+    salt = version + (ROOT / ".clang-tidy").read_bytes()
+    failed = hits = 0
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        jobs = [pool.submit(check, f, commands[f], build, salt, cache) for f in files]
+        for job in concurrent.futures.as_completed(jobs):
+            path, ok, text, hit = job.result()
+            hits += hit
+            if not ok:
+                failed += 1
+                print(f"tidy_cached: {os.path.relpath(path, ROOT)}:\n{text}", file=sys.stderr)
+    print(f"tidy_cached: {len(files)} files, {hits} clean in the cache, {failed} with findings")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
