@@ -18,18 +18,41 @@
 #     emulated cluster as root (16 MiB per rank) or on shared memory otherwise,
 #     and draws what the bound means: results/demo/stacking/*.png
 #     (docs/image_stacking.md).
-# Safe to run again (the build is incremental).
-# ZCOLL_BUILD_DIR chooses the build directory (default: build).
+# Each step prints how long it took; the whole demo takes about 5 minutes on a
+# fresh 2-core machine (README).
+# Safe to run again (the build is incremental, and ccache keeps what it compiled).
+# ZCOLL_DEMO_BUILD_DIR chooses the build directory (default: build-demo; its own, since
+# it leaves out the tests, fuzzers and CUDA that scripts/test.sh builds in build/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-build="${ZCOLL_BUILD_DIR:-build}"
+build="${ZCOLL_DEMO_BUILD_DIR:-build-demo}"
 
-bash scripts/setup.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build" -j2
+demo_t0=$SECONDS
+step_t0=$SECONDS
+# step NAME: print how long the step before took, then NAME
+step() {
+  local now=$SECONDS
+  if [[ -n "${step_name:-}" ]]; then
+    printf '\n[demo] %s: %d s\n' "$step_name" $((now - step_t0))
+  fi
+  step_name=$1
+  step_t0=$now
+  [[ -n "$step_name" ]] && printf '\n[demo] ---- %s\n' "$step_name"
+  return 0
+}
+trap 'step ""; printf "[demo] total: %d s\n" $((SECONDS - demo_t0))' EXIT
+
+step "setup: the demo's packages (scripts/setup.sh --demo)"
+bash scripts/setup.sh --demo
+step "build: the library, the zcoll CLI, zcoll-bench and examples/image_stacking"
+# only what the demo runs: no tests, fuzzers, CUDA, PMPI shim or Python package
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=OFF -DZCOLL_ENABLE_CUDA=OFF \
+      -DZCOLL_CUDA_EMU=OFF -DZCOLL_BUILD_PMPI=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" --target zcoll_cli zcoll-bench image_stacking
 zcoll="$build/tools/cli/zcoll"
 
+step "the compressor: zcoll eval on every data file at three bounds"
 files=(data/*.f32)
 for f in ferret_etopo5-rose_2161x4320.f32 hst-acs_j8bt06nyq-sci_1024x1024.f32; do
   # data/ holds the Hubble image too: take ../shared/data/ only for what data/ lacks
@@ -78,6 +101,7 @@ for t in table:
     print(line(t))
 PY
 
+step "the collectives: zcoll-bench Allreduce and Bcast (mpi, hom, auto)"
 bench="$build/tools/zcoll_bench/zcoll-bench"
 wind=data/ferret_fnoc-uwnd_132x73x144.f32
 nc=tools/netcluster/netcluster.sh
@@ -106,7 +130,7 @@ if [[ $cluster -eq 1 ]] && "$nc" setup 4 1gbit; then
       --json "$out/h4_1gbit_$coll.json" 2>&1 | grep -v '^netcluster: zc-h' || status=1
   done
   "$nc" teardown >/dev/null
-  if python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib >/dev/null 2>&1; then
+  if python3 -c 'import matplotlib' 2>/dev/null; then
     python3 bench/plot_bench.py "$out/h4_1gbit_allreduce.json" "$out/h4_1gbit_bcast.json" --out "$out/plots" >/dev/null &&
       echo && echo "plots: $out/plots/ (speedup over MPI vs message size, one line per mode)"
   else
@@ -124,6 +148,7 @@ else
 fi
 
 # ---- last step: the application, image stacking (docs/image_stacking.md) -------
+step "the application: image stacking"
 stack="$build/examples/image_stacking"
 if [[ -x "$stack" ]]; then
   out=results/demo/stacking
@@ -140,8 +165,8 @@ if [[ -x "$stack" ]]; then
     echo "image_stacking: 24 noisy exposures of the Hubble image, 4 ranks on shared memory (4 MiB per rank)"
     OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpirun -np 4 "$stack" "${args[@]}" || status=1
   fi
-  # the pictures, with the project's Python environment (scripts/setup_python.sh)
-  py=$(bash scripts/setup_python.sh | tail -1) || py=python3
+  # the pictures, with Debian's matplotlib (scripts/setup.sh --demo)
+  py=python3
   if [[ -f "$out/stacking.json" ]] && "$py" -c 'import matplotlib' 2>/dev/null; then
     for eb in 1e-4 1e-2; do
       "$py" examples/image_stacking/plot_stack.py "$out/stacking.json" --dump "$out" --mode hom \

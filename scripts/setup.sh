@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# setup.sh — install zcoll's build and test dependencies on Debian bookworm.
+# setup.sh — install zcoll's dependencies on Debian bookworm.
 # Idempotent: installs only the packages that are missing, and runs
 # `apt-get update` only when something must be installed. Needs root then.
 #
-#   bash scripts/setup.sh             MPICH (the default MPI, what CI builds against), and
-#                                     Open MPI too: LAMMPS (the PMPI shim's test) is built on it
-#   bash scripts/setup.sh --openmpi   the same (kept for older instructions; Open MPI serves
-#                                     ZCOLL_MPI=openmpi builds and `netcluster.sh run --mpi openmpi`)
+#   bash scripts/setup.sh             everything the tests need (scripts/test.sh): the demo's
+#                                     set, plus GoogleTest, Google Benchmark, clang (fuzzers,
+#                                     lint), Open MPI + LAMMPS + gfortran (the PMPI shim's tests),
+#                                     SimGrid, python3-venv and python3-torch
+#   bash scripts/setup.sh --demo      only what scripts/demo.sh runs: the compiler, CMake, MPICH,
+#                                     CLI11, nlohmann-json, ccache, iproute2 and Debian's
+#                                     matplotlib for the plots
+#   bash scripts/setup.sh --openmpi   the same as the default (kept for older instructions)
 #
 # Installing Open MPI makes Debian point the generic mpicc / mpicxx / mpirun / mpiexec and
 # the mpi.h / libmpi.so links at Open MPI (it has the higher alternatives priority);
@@ -15,12 +19,13 @@
 # (mpicc.openmpi, mpirun.openmpi, cmake -DZCOLL_MPI=openmpi).
 set -euo pipefail
 
-with_openmpi=0
+profile=tests
 for arg in "$@"; do
   case "$arg" in
-    --openmpi) with_openmpi=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup: unknown argument '$arg' (only --openmpi)" >&2; exit 2 ;;
+    --demo) profile=demo ;;
+    --openmpi) ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (--demo or --openmpi)" >&2; exit 2 ;;
   esac
 done
 
@@ -44,23 +49,27 @@ keep_mpich_default() {
   done
 }
 
+# the demo (scripts/demo.sh): build the library, the CLI, zcoll-bench and the example;
+# run them on MPICH, on the emulated cluster (ip, tc), and draw the plots
 packages=(
-  cmake g++ make                    # build
-  libgtest-dev googletest           # unit tests
-  libbenchmark-dev                  # micro-benchmarks
+  cmake g++ make ccache             # build (ccache: every build of the tree, see CMakeLists.txt)
   libcli11-dev nlohmann-json3-dev   # the zcoll CLI (argument parsing, JSON)
-  mpich libmpich-dev                # the MPI collectives and their tests
-  clang libclang-rt-14-dev          # libFuzzer targets
-  clang-format clang-tidy           # scripts/lint.sh (CI's style checks)
-  python3                           # demo table, helper scripts
-  python3-venv python3-torch        # scripts/setup_python.sh: the venv (Debian's CPU torch for the DDP hook)
-  gfortran                          # the PMPI shim's Fortran test
-  lammps lammps-examples openmpi-bin libopenmpi-dev  # the PMPI shim's LAMMPS test (lmp is built on Open MPI; MPICH stays the default, see above)
+  mpich libmpich-dev                # the MPI collectives
+  python3 python3-matplotlib        # demo table and plots (Debian's matplotlib and numpy)
   iproute2                          # ip, tc: the demo's emulated cluster (tools/netcluster)
-  libsimgrid-dev                    # SMPI (smpicxx, smpirun): the simulated-cluster smoke test (docs/scale.md)
 )
-if [[ $with_openmpi -eq 1 ]]; then
-  packages+=(openmpi-bin libopenmpi-dev)   # optional second MPI (see above)
+# the tests (scripts/test.sh) need these too
+if [[ $profile == tests ]]; then
+  packages+=(
+    libgtest-dev googletest           # unit tests
+    libbenchmark-dev                  # micro-benchmarks
+    clang libclang-rt-14-dev          # libFuzzer targets
+    clang-format clang-tidy           # scripts/lint.sh (CI's style checks)
+    python3-venv python3-torch        # scripts/setup_python.sh: the venv (Debian's CPU torch for the DDP hook)
+    gfortran                          # the PMPI shim's Fortran test
+    lammps lammps-examples openmpi-bin libopenmpi-dev  # the PMPI shim's LAMMPS test (lmp is built on Open MPI; MPICH stays the default, see above)
+    libsimgrid-dev                    # SMPI (smpicxx, smpirun): the simulated-cluster smoke test (docs/scale.md)
+  )
 fi
 
 missing=()
@@ -72,7 +81,7 @@ for p in "${packages[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "setup: all ${#packages[@]} packages already installed"
+  echo "setup: all ${#packages[@]} packages of the $profile set already installed"
   keep_mpich_default
   exit 0
 fi
@@ -85,5 +94,9 @@ fi
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-apt-get install -y "${missing[@]}"
+# the demo's set without Debian's recommended extras (a third of the download); the
+# tests' set as it has always been installed
+recommends=()
+[[ $profile == demo ]] && recommends=(--no-install-recommends)
+apt-get install -y "${recommends[@]}" "${missing[@]}"
 keep_mpich_default
