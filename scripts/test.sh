@@ -1,43 +1,89 @@
 #!/usr/bin/env bash
 # test.sh — install dependencies (scripts/setup.sh, scripts/setup_python.sh), build
-# zcoll with its tests (Release) and run them all (CTest: unit, MPI, PMPI shim incl.
-# LAMMPS, example, GPU tests that skip without a device); then the fuzz smoke run
-# (scripts/fuzz_smoke.sh), the Python package's tests, and the sanitizer soak;
-# before the build, the style checks (scripts/lint.sh) and the build is -Werror.
-# Exits non-zero on any failure. This is what CI runs (.ci/run).
+# zcoll with its tests (Release, -Werror) and run them all (CTest: unit, MPI, PMPI shim
+# incl. LAMMPS, example, GPU tests that skip without a device); the fuzz smoke run
+# (scripts/fuzz_smoke.sh), the sanitizer soak and the Python package's tests; before
+# the build, the style checks (scripts/lint.sh). Exits non-zero on any failure. This
+# is what CI runs (.ci/run).
+# Every build goes through ccache (CMakeLists.txt) and clang-tidy through its result
+# cache (scripts/tidy_cached.py), so a second run, or CI after a rehearsal, redoes
+# only what changed. At the end a table gives the time of each phase (also written
+# to $ZCOLL_BUILD_DIR/test_phases.json).
 # ZCOLL_BUILD_DIR chooses the build directory (default: build).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export ZCOLL_BUILD_DIR="${ZCOLL_BUILD_DIR:-build}"
 build="$ZCOLL_BUILD_DIR"
+asan="${ZCOLL_ASAN_BUILD_DIR:-build-asan}"
 
+# ---- phase NAME: close the phase before (its time goes to the table), open NAME
+phase_names=()
+phase_secs=()
+phase_t0=$SECONDS
+test_t0=$SECONDS
+phase() {
+  local now=$SECONDS
+  if [[ -n "${phase_name:-}" ]]; then
+    phase_names+=("$phase_name")
+    phase_secs+=($((now - phase_t0)))
+    printf '[test] %s: %d s\n' "$phase_name" $((now - phase_t0))
+  fi
+  phase_name=$1
+  phase_t0=$now
+  [[ -n "$phase_name" ]] && printf '\n[test] ---- %s\n' "$phase_name"
+  return 0
+}
+phase_table() {
+  local i json="{" total=$((SECONDS - test_t0))
+  echo
+  echo "test.sh: time of each phase (s)"
+  for i in "${!phase_names[@]}"; do
+    printf '  %-28s %5d\n' "${phase_names[$i]}" "${phase_secs[$i]}"
+    json+="\"${phase_names[$i]}\": ${phase_secs[$i]}, "
+  done
+  printf '  %-28s %5d\n' total "$total"
+  [[ -d "$build" ]] && echo "${json}\"total\": $total}" >"$build/test_phases.json"
+  return 0
+}
+
+phase setup
 bash scripts/setup.sh
 # The Python venv (numpy, mpi4py built against MPICH, zarr, torch): the PMPI shim's
 # mpi4py test is registered at configure time with it, and the Python package below uses it.
 py=$(bash scripts/setup_python.sh | tail -1)
+
+phase configure
 # -Werror: a warning fails CI (ZCOLL_WERROR, CMakeLists.txt)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_PYTHON="$py" \
-      -DZCOLL_WERROR=ON
-# style first (about 3 minutes): clang-format on every C/C++/CUDA file, clang-tidy
-# on the libraries' sources with the configure's compile_commands.json (CONTRIBUTING.md)
-bash scripts/lint.sh "$build"
+      -DZCOLL_WERROR=ON >/dev/null
+# the sanitizer build: only the programs it runs (below), in their own directory
+cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
+      -DZCOLL_BUILD_FUZZERS=OFF -DZCOLL_ENABLE_CUDA=OFF >/dev/null
+
+# style first: clang-format on every C/C++/CUDA file, clang-tidy with the configure's
+# compile_commands.json (CONTRIBUTING.md)
+phase lint
+ZCOLL_PY="$py" bash scripts/lint.sh "$build"
+
+phase build
 cmake --build "$build" -j2
+
 # --no-tests=error: a configuration that registers no test must not pass
+phase ctest
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
 
+phase "fuzz smoke"
 bash scripts/fuzz_smoke.sh
 
 # ---- reliability (issue 11, docs/reliability.md): the soak and the fault tests
 # under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, and the GPU
-# codec on the CUDA emulation (issue 25). Only the targets it needs, in their own
-# build directory; a 60 s soak at 3 ranks.
-asan="${ZCOLL_ASAN_BUILD_DIR:-build-asan}"
-cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
-      -DZCOLL_BUILD_FUZZERS=OFF > /dev/null
+# codec on the CUDA emulation (issue 25); a 60 s soak at 3 ranks.
+phase "sanitizer build"
 cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests \
   zcoll_nonblocking_tests zcoll_gpu_tests_emu zcoll_emu_tests zcoll_gpu_kernels_emu_tests \
-  zcoll_unit_tests
+  zcoll_robustness_tests
+phase "sanitizer runs"
 # fast_unwind_on_malloc=0: full stacks, so that the MPI library's own allocations
 # (from modules it dlopens and unloads) match the suppressions
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -45,7 +91,7 @@ export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=
 OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
 # corrupt and bad input to the codec (every header byte flipped, forged indexes,
 # random streams, bad parameters): statuses, and no undefined behaviour on the way
-"$asan/tests/unit/zcoll_unit_tests" --gtest_filter='BadInput.*:BadParams.*' --gtest_brief=1
+"$asan/tests/unit/zcoll_robustness_tests" --gtest_filter='BadInput.*:BadParams.*' --gtest_brief=1
 # the CUDA code on the CPU (issue 25, docs/gpu.md): the GPU codec tests, the
 # emulation's own and single kernels, on zcoll's CUDA emulation (4096-value
 # samples of the data files; about 1 minute on 2 cores)
@@ -68,18 +114,16 @@ OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/z
   --seeds-file tools/zcoll_soak/regression_seeds.txt --timeout 300
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
-# ---- the sweep's summary (issue 17, docs/performance.md): medians, ranges and the
-# "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
-# data of bench/plot_bench.py, on made-up zcoll-bench JSON (about 3 s)
-"$py" -m pytest -q -p no:cacheprovider bench/netcluster/test_summarize.py
-
 # ---- Python package (issue 13; docs/python.md) ----------------------------------
-# The venv (scripts/setup_python.sh), `pip install .` (scikit-build-core over this
-# CMake, build directory build-python/), pytest on one process, then the
-# collectives under mpirun with 2 ranks (with the DDP hook test) and 3 ranks. A
-# failing rank aborts its mpirun (python/tests/conftest.py); pytest's exit status 5
-# (no test collected) counts as a failure.
-"$py" -m pip install -q --disable-pip-version-check --no-build-isolation --config-settings=build-dir=build-python .
+# `pip install .` (scikit-build-core over this CMake, build directory build-python/,
+# the same compile flags as $build so that ccache serves the library's objects),
+# pytest on one process, then the collectives under mpirun with 2 ranks (with the
+# DDP hook test) and 3 ranks. A failing rank aborts its mpirun (python/tests/conftest.py);
+# pytest's exit status 5 (no test collected) counts as a failure.
+phase "python build"
+"$py" -m pip install -q --disable-pip-version-check --no-build-isolation \
+  --config-settings=build-dir=build-python --config-settings=cmake.define.ZCOLL_WERROR=ON .
+phase "python tests"
 run_pytest() {
   local rc=0
   "$@" || rc=$?
@@ -89,11 +133,16 @@ run_pytest() {
   fi
 }
 pytest_args=(-m pytest -q -p no:cacheprovider)
-run_pytest "$py" "${pytest_args[@]}" python/tests
+# the sweep's summary (issue 17, docs/performance.md): medians, ranges and the
+# "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
+# data of bench/plot_bench.py, on made-up zcoll-bench JSON; and the package on one process
+run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py python/tests
 # one thread per rank, no spinning OpenMP workers: the ranks share the cores
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
 run_pytest timeout 600 mpirun -np 2 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
   python/tests/test_nonblocking.py python/tests/test_torch_ddp.py
 run_pytest timeout 600 mpirun -np 3 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
   python/tests/test_nonblocking.py
+phase ""
+phase_table
 echo "test.sh: all tests passed"
