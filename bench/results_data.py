@@ -5,8 +5,8 @@ Each results directory D is one archive, bench/results/D.tar.xz, whose members a
 (`tar -xJf bench/results/D.tar.xz -C bench/results` restores bench/results/D/); a
 results directory of one file, F.json, is bench/results/F.json.xz. Scripts name the
 data by its path as it was unpacked, bench/results/D/sub/file.json, and read it here:
-the loose file where bench/results/D/ exists (unpacked, or a new run's output), the
-archive's member otherwise.
+the loose file where it exists (unpacked, or a new run's output), the archive's member
+otherwise; glob() lists both.
 
     sys.path.insert(0, "bench")  # or the script's own ../..
     import results_data as rd
@@ -43,18 +43,18 @@ def path(*parts):
     return os.path.join(RESULTS, *parts)
 
 
-def _where(p):
+def _where(p, loose_first=True):
     """('fs', p) for a loose file or one outside bench/results, else ('tar', archive,
     member) or ('xz', file.xz)."""
     a = os.path.abspath(p)
     rel = os.path.relpath(a, RESULTS)
-    if rel == "." or rel.startswith(".." + os.sep) or rel == ".." or os.path.exists(a):
+    if rel in (".", "..") or rel.startswith(".." + os.sep) or (loose_first and os.path.exists(a)):
         return ("fs", a)
     parts = rel.split(os.sep)
     if len(parts) == 1 and os.path.exists(a + ".xz"):
         return ("xz", a + ".xz")
     archive = path(parts[0] + ".tar.xz")
-    if os.path.exists(archive) and not os.path.isdir(path(parts[0])):
+    if len(parts) > 1 and os.path.exists(archive):
         return ("tar", archive, "/".join(parts))
     return ("fs", a)
 
@@ -118,19 +118,20 @@ def isfile(p):
 
 
 def isdir(p):
+    if os.path.isdir(p):
+        return True
     w = _where(p)
-    if w[0] == "tar":
-        return any(n.startswith(w[2] + "/") for n in members(w[1]))
-    return w[0] == "fs" and os.path.isdir(w[1])
+    return w[0] == "tar" and any(n.startswith(w[2] + "/") for n in members(w[1]))
 
 
 def glob(pattern):
-    """glob.glob(pattern), sorted, over the loose tree or the archive (no '**'; the
-    results directory itself must be named without wildcards)."""
+    """glob.glob(pattern) over the loose files and the archive's members together,
+    sorted (no '**'; the results directory itself must be named without wildcards)."""
     import glob as _glob
-    w = _where(pattern)
+    loose = _glob.glob(pattern)
+    w = _where(pattern, loose_first=False)
     if w[0] != "tar":
-        return sorted(_glob.glob(pattern))
+        return sorted(loose)
     want = w[2].split("/")
     if _glob.has_magic(want[0]):
         raise ValueError(f"{pattern}: name the results directory without wildcards")
@@ -143,7 +144,7 @@ def glob(pattern):
                 fnmatch.fnmatchcase(g, p) and (p.startswith(".") or not g.startswith("."))
                 for g, p in zip(got, want)):
             out.append(prefix + n)
-    return sorted(out)
+    return sorted(set(out) | set(os.path.normpath(x) for x in loose))
 
 
 def _pack(name):
