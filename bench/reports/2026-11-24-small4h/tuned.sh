@@ -4,6 +4,7 @@
 set -e
 cd /work/main
 D=bench/results/2026-11-24-small4h
+mkdir -p $D
 for k in 1 2; do
   tools/netcluster/netcluster.sh setup 4 500mbit >/dev/null
   NETCLUSTER_DONE_MARKER="^# wrote" NETCLUSTER_FINALIZE_GRACE=5 tools/netcluster/netcluster.sh run --mpi mpich 4 -- \

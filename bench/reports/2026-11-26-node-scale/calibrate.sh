@@ -4,6 +4,7 @@
 set -e
 D=${1:-bench/results/2026-11-26-node-scale}
 BIN=${2:-build/tools/simscale/zcoll-calibrate}
+mkdir -p $D
 for r in 1 2 3; do for v in 32M 256K; do
   uptime > $D/calib-$v-r$r.log
   nice -n -15 $BIN --data ../shared/data/ferret_fnoc-uwnd_132x73x144.f32 --rel 1e-4 --values $v --threads 1,2 \
