@@ -12,8 +12,8 @@ fix=0
 if [[ "${1:-}" == "--fix" ]]; then fix=1; shift; fi
 build="${1:-${ZCOLL_BUILD_DIR:-build}}"
 
-# measurement scripts kept with their data (bench/results) are records, not code
-mapfile -t sources < <(git ls-files '*.c' '*.cc' '*.h' '*.cu' '*.cuh' '*.inl' | grep -v '^bench/results/')
+# the measurement programs of the reports (bench/reports) are records, kept as they ran
+mapfile -t sources < <(git ls-files '*.c' '*.cc' '*.h' '*.cu' '*.cuh' '*.inl' | grep -v '^bench/reports/')
 if [[ $fix -eq 1 ]]; then
   clang-format -i "${sources[@]}"
   echo "lint: formatted ${#sources[@]} files"

@@ -197,7 +197,7 @@ TEST(ErrorBound, ResultSemanticsHoldsTheTargetForEveryAlgorithm) {
 namespace {
 
 // The model zcoll-tune measured on the emulated cluster, 4 hosts at 1 Gbit/s, 4
-// ranks on 2 shared cores (bench/results/2026-11-24-auto/tune_h4_1gbit_bcast.json,
+// ranks on 2 shared cores (bench/results/2026-11-24-auto.tar.xz: tune_h4_1gbit_bcast.json,
 // rounded): a scheduler-bound latency of 4 ms, the agreement 22 ms; the MPI
 // scales as a probe on a loaded machine gives them (256 KiB at the clamp, 2.0).
 // There Bcast 1 MiB with doc was predicted 0.85 x MPI (one agreement charged): the old margin (0.97) took

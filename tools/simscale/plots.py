@@ -6,6 +6,7 @@ thread count, MPI in black; plus the 512-node Allreduce speedups next to hZCCL's
 
     python3 tools/simscale/plots.py bench/results/scale     # reads rows.jsonl, writes *.png,
                                                             # prints the 512-node table of docs/scale.md
+(the committed study: tar -xJf bench/results/scale.tar.xz -C bench/results first)
 """
 import json
 import os
