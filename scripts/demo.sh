@@ -45,6 +45,8 @@ trap 'step ""; printf "[demo] total: %d s\n" $((SECONDS - demo_t0))' EXIT
 
 step "setup: the demo's packages (scripts/setup.sh --demo)"
 bash scripts/setup.sh --demo
+# Debian's python3 (with the matplotlib and numpy setup.sh installed), whatever else is on PATH
+py=/usr/bin/python3
 step "build: the library, the zcoll CLI, zcoll-bench and examples/image_stacking"
 # only what the demo runs: no tests, fuzzers, CUDA, PMPI shim or Python package
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=OFF -DZCOLL_ENABLE_CUDA=OFF \
@@ -72,7 +74,7 @@ for f in "${files[@]}"; do
   done
 done
 
-python3 - "$results" <<'PY'
+"$py" - "$results" <<'PY'
 import json, os, sys
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
@@ -130,8 +132,8 @@ if [[ $cluster -eq 1 ]] && "$nc" setup 4 1gbit; then
       --json "$out/h4_1gbit_$coll.json" 2>&1 | grep -v '^netcluster: zc-h' || status=1
   done
   "$nc" teardown >/dev/null
-  if python3 -c 'import matplotlib' 2>/dev/null; then
-    python3 bench/plot_bench.py "$out/h4_1gbit_allreduce.json" "$out/h4_1gbit_bcast.json" --out "$out/plots" >/dev/null &&
+  if "$py" -c 'import matplotlib' 2>/dev/null; then
+    "$py" bench/plot_bench.py "$out/h4_1gbit_allreduce.json" "$out/h4_1gbit_bcast.json" --out "$out/plots" >/dev/null &&
       echo && echo "plots: $out/plots/ (speedup over MPI vs message size, one line per mode)"
   else
     echo "(matplotlib not available: no plots)"
@@ -166,7 +168,6 @@ if [[ -x "$stack" ]]; then
     OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpirun -np 4 "$stack" "${args[@]}" || status=1
   fi
   # the pictures, with Debian's matplotlib (scripts/setup.sh --demo)
-  py=python3
   if [[ -f "$out/stacking.json" ]] && "$py" -c 'import matplotlib' 2>/dev/null; then
     for eb in 1e-4 1e-2; do
       "$py" examples/image_stacking/plot_stack.py "$out/stacking.json" --dump "$out" --mode hom \
