@@ -41,7 +41,8 @@ step() {
   [[ -n "$step_name" ]] && printf '\n[demo] ---- %s\n' "$step_name"
   return 0
 }
-trap 'step ""; printf "[demo] total: %d s\n" $((SECONDS - demo_t0))' EXIT
+results=$(mktemp)
+trap 'rm -f "$results"; step ""; printf "[demo] total: %d s\n" $((SECONDS - demo_t0))' EXIT
 
 step "setup: the demo's packages (scripts/setup.sh --demo)"
 bash scripts/setup.sh --demo
@@ -61,8 +62,6 @@ for f in ferret_etopo5-rose_2161x4320.f32 hst-acs_j8bt06nyq-sci_1024x1024.f32; d
   [[ -f "../shared/data/$f" && ! -f "data/$f" ]] && files+=("../shared/data/$f")
 done
 
-results=$(mktemp)
-trap 'rm -f "$results"' EXIT
 status=0
 echo
 echo "zcoll eval: f32, 1 thread, best of 3 runs; GB/s of uncompressed bytes"
