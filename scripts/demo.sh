@@ -44,15 +44,21 @@ step() {
 results=$(mktemp)
 trap 'rm -f "$results"; step ""; printf "[demo] total: %d s\n" $((SECONDS - demo_t0))' EXIT
 
-step "setup: the demo's packages (scripts/setup.sh --demo)"
-bash scripts/setup.sh --demo
-# Debian's python3 (with the matplotlib and numpy setup.sh installed), whatever else is on PATH
-py=/usr/bin/python3
+step "setup: the build's packages (scripts/setup.sh --build)"
+bash scripts/setup.sh --build
 step "build: the library, the zcoll CLI, zcoll-bench and examples/image_stacking"
+# the rest of the demo's packages (matplotlib, iproute2) install while it builds
+mkdir -p "$build"
+bash scripts/setup.sh --demo >"$build/setup-demo.log" 2>&1 &
+setup_pid=$!
 # only what the demo runs: no tests, fuzzers, CUDA, PMPI shim or Python package
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=OFF -DZCOLL_ENABLE_CUDA=OFF \
       -DZCOLL_CUDA_EMU=OFF -DZCOLL_BUILD_PMPI=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target zcoll_cli zcoll-bench image_stacking
+wait "$setup_pid" || { cat "$build/setup-demo.log" >&2; echo "demo: scripts/setup.sh --demo failed" >&2; exit 1; }
+tail -1 "$build/setup-demo.log"
+# Debian's python3 (with the matplotlib and numpy setup.sh installed), whatever else is on PATH
+py=/usr/bin/python3
 zcoll="$build/tools/cli/zcoll"
 
 step "the compressor: zcoll eval on every data file at three bounds"
@@ -122,7 +128,7 @@ if [[ $cluster -eq 1 ]] && "$nc" setup 4 1gbit; then
   echo
   echo "Emulated cluster: 4 hosts (network namespaces), 1 Gbit/s shaped links, MPICH over TCP."
   echo "The 2 cores of this machine run all 4 ranks and the TCP stack (docs/netcluster.md)."
-  "$nc" check 4 || echo "(the link check was off; the numbers below are still what ran)"
+  NETCLUSTER_CHECK_SECONDS=4 "$nc" check 4 || echo "(the link check was off; the numbers below are still what ran)"
   for coll in allreduce bcast; do
     echo
     echo "zcoll-bench $coll: 4 hosts at 1 Gbit/s, REL 1e-4, 1 thread per rank; t_model = the cost model's prediction"

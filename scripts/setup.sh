@@ -10,6 +10,8 @@
 #   bash scripts/setup.sh --demo      only what scripts/demo.sh runs: the compiler, CMake, MPICH,
 #                                     CLI11, nlohmann-json, ccache, iproute2 and Debian's
 #                                     matplotlib for the plots
+#   bash scripts/setup.sh --build     only what the demo's build needs (the first line above;
+#                                     demo.sh installs the rest while it builds)
 #   bash scripts/setup.sh --openmpi   the same as the default (kept for older instructions)
 #
 # Installing Open MPI makes Debian point the generic mpicc / mpicxx / mpirun / mpiexec and
@@ -23,9 +25,10 @@ profile=tests
 for arg in "$@"; do
   case "$arg" in
     --demo) profile=demo ;;
+    --build) profile=build ;;
     --openmpi) ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup: unknown argument '$arg' (--demo or --openmpi)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (--demo, --build or --openmpi)" >&2; exit 2 ;;
   esac
 done
 
@@ -49,15 +52,19 @@ keep_mpich_default() {
   done
 }
 
-# the demo (scripts/demo.sh): build the library, the CLI, zcoll-bench and the example;
-# run them on MPICH, on the emulated cluster (ip, tc), and draw the plots
+# the demo's build (scripts/demo.sh): the library, the CLI, zcoll-bench and the example
 packages=(
   cmake g++ make ccache             # build (ccache: every build of the tree, see CMakeLists.txt)
   libcli11-dev nlohmann-json3-dev   # the zcoll CLI (argument parsing, JSON)
   mpich libmpich-dev                # the MPI collectives
-  python3 python3-matplotlib        # demo table and plots (Debian's matplotlib and numpy)
-  iproute2                          # ip, tc: the demo's emulated cluster (tools/netcluster)
 )
+# the demo's runs: on the emulated cluster (ip, tc), and the plots
+if [[ $profile != build ]]; then
+  packages+=(
+    python3 python3-matplotlib      # demo table and plots (Debian's matplotlib and numpy)
+    iproute2                        # ip, tc: the demo's emulated cluster (tools/netcluster)
+  )
+fi
 # the tests (scripts/test.sh) need these too
 if [[ $profile == tests ]]; then
   packages+=(
@@ -97,6 +104,6 @@ apt-get update
 # the demo's set without Debian's recommended extras (a third of the download); the
 # tests' set as it has always been installed
 recommends=()
-[[ $profile == demo ]] && recommends=(--no-install-recommends)
+[[ $profile != tests ]] && recommends=(--no-install-recommends)
 apt-get install -y "${recommends[@]}" "${missing[@]}"
 keep_mpich_default

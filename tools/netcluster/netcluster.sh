@@ -171,7 +171,12 @@ txbytes() { nsx "$1" cat "/sys/class/net/$2/statistics/tx_bytes"; }
 # measure: args = "label" lowsend then pairs "src:dst"; prints achieved vs configured; returns 1 on fail
 measure() {
   local label=$1 lowsend=$2; shift 2   # lowsend=0: senders share a receiver, no lower bound
-  local pairs=("$@") pids=() i=0 dur=8 warm=2 win=5 souts=()
+  # NETCLUSTER_CHECK_SECONDS: each measurement's length (default 8 s: 2 s warm-up, then a
+  # 5 s window); the demo uses 4
+  local dur=${NETCLUSTER_CHECK_SECONDS:-8}
+  local pairs=("$@") pids=() i=0 warm win souts=()
+  warm=$(awk -v d="$dur" 'BEGIN { print d / 4 }')
+  win=$(awk -v d="$dur" 'BEGIN { print d * 5 / 8 }')
   local -A servers=()
   for pr in "${pairs[@]}"; do
     local s=${pr%:*} d=${pr#*:}
