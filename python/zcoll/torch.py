@@ -135,3 +135,11 @@ def nonblocking_allreduce_hook(state, bucket):
     fut = torch.futures.Future()
     state._submit(req, fut, t)
     return fut
+
+
+# the "zcoll" torch.distributed backend (zcoll.torch_backend) registers on import
+from . import torch_backend  # noqa: E402
+from .torch_backend import last_report, set_default_options, set_options  # noqa: E402
+
+__all__ = ["AllreduceState", "allreduce_hook", "nonblocking_allreduce_hook", "torch_backend",
+           "set_options", "set_default_options", "last_report"]
