@@ -306,7 +306,7 @@ def test_ddp_training_on_the_zcoll_backend(gloo):
     diff = float((params - ref_params).abs().max())
     if R == 0:
         print(f"\nDDP on zcoll: loss {losses[0]:.4g} -> {losses[-1]:.4g} "
-              f"(gloo {ref_losses[-1]:.4g}), {len(buckets)} buckets, bound {per_step:.3g}, largest parameter difference "
-              f"{diff:.3g} (allowed {2 * LR * STEPS * per_step:.3g})")
+              f"(gloo {ref_losses[-1]:.4g}), {len(buckets)} buckets, bound {per_step:.3g}, "
+              f"largest parameter difference {diff:.3g} (allowed {2 * LR * STEPS * per_step:.3g})")
     assert diff <= 2 * LR * STEPS * per_step, (diff, per_step)
     assert np.allclose(losses, ref_losses, rtol=1e-3, atol=1e-5)
