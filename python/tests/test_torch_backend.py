@@ -121,7 +121,7 @@ def test_reduce_scatter(gloo, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
 def test_allgather_broadcast_reduce_gather_scatter(gloo, dtype):
-    n = 5000
+    n = 6000  # divisible by 2 and 3 ranks
     x = data(n, dtype, salt=1)
     refs = [torch.empty(n, dtype=torch.float64) for _ in range(P)]
     dist.all_gather(refs, f64(x), group=gloo)
