@@ -158,6 +158,28 @@ def test_allgather_broadcast_reduce_gather_scatter(gloo, dtype):
     dist.barrier()
 
 
+def test_subgroup_with_its_own_options(gloo):
+    """new_group(backend="zcoll") over two of the ranks, with its own settings:
+    its MPI communicator holds those ranks' processes in the group's order."""
+    ranks = [0, P - 1]
+    sub = dist.new_group(ranks, backend="zcoll",
+                         pg_options={"mode": "doc", "eb_mode": "abs", "error_bound": 1e-3,
+                                     "min_bytes": 0})
+    ref_g = dist.new_group(ranks, backend="gloo")
+    if R not in ranks:
+        assert sub == dist.GroupMember.NON_GROUP_MEMBER
+        return
+    assert sub.size() == 2 and sub.rank() == ranks.index(R)
+    x = data(N, torch.float32, salt=4)
+    ref = f64(x)
+    dist.all_reduce(ref, group=ref_g)
+    dist.all_reduce(x, group=sub)
+    rep = zt.last_report(sub)
+    assert (rep["mode"], sub.comm.config()["error_bound"]) == ("doc", 1e-3)
+    err = float((x.double() - ref).abs().max())
+    assert 0 < err <= rep["error_bound"] + 4 * torch.finfo(torch.float32).eps * 2
+
+
 def test_ddp_buckets_run_nonblocking(gloo):
     """async_op: the work is pending while this rank computes, then wait()
     gives the result; the future carries it too."""

@@ -122,7 +122,8 @@ class ProcessGroupZcoll(dist.ProcessGroup):
             raise RuntimeError(
                 f"zcoll backend: the process group has {size} ranks but MPI.COMM_WORLD has "
                 f"{sorted(sizes)} processes; start the processes with an MPI launcher "
-                f"(mpirun -np N python ...), one MPI process per rank")
+                f"(mpirun -np N python ...), one MPI process per rank (torchrun: one agent per "
+                f"MPI process, mpirun -pmi-port -np N torchrun --nproc_per_node=1 ...)")
         ranks = [int(store.get(f"zcoll-mpi-rank/{r}")) for r in range(size)]
         if len(set(ranks)) != size:
             raise RuntimeError(f"zcoll backend: two ranks share an MPI process ({ranks})")
