@@ -29,6 +29,12 @@ Two hooks (docs/python.md, docs/nonblocking.md):
 ``error_bound``); ``record=True`` keeps them all, in bucket order, in
 ``state.reports``. ``state.free()`` (collective) ends the waiter thread and
 frees the handle.
+
+Importing this module also registers the torch.distributed backend "zcoll"
+(zcoll.torch_backend): ``dist.init_process_group("zcoll", ...)`` runs the
+process group's collectives through zcoll, with no hook to register;
+``set_options``, ``set_default_options`` and ``last_report`` are its settings
+and reports.
 """
 
 import queue
