@@ -143,9 +143,16 @@ def nonblocking_allreduce_hook(state, bucket):
     return fut
 
 
-# the "zcoll" torch.distributed backend (zcoll.torch_backend) registers on import
-from . import torch_backend  # noqa: E402
-from .torch_backend import last_report, set_default_options, set_options  # noqa: E402
+__all__ = ["AllreduceState", "allreduce_hook", "nonblocking_allreduce_hook"]
 
-__all__ = ["AllreduceState", "allreduce_hook", "nonblocking_allreduce_hook", "torch_backend",
-           "set_options", "set_default_options", "last_report"]
+# the "zcoll" torch.distributed backend (zcoll.torch_backend) registers on import,
+# where torch is built with torch.distributed
+if torch.distributed.is_available():
+    from . import torch_backend  # noqa: E402
+    from .torch_backend import (  # noqa: E402
+        last_report,
+        set_default_options,
+        set_options,
+    )
+
+    __all__ += ["torch_backend", "set_options", "set_default_options", "last_report"]
