@@ -4,6 +4,8 @@ compressed Allreduce (here mode "hom", absolute error bound 1e-4), everything
 else through gloo. The training loop is plain PyTorch.
 
     mpirun -np 2 python python/examples/torch_backend_ddp.py
+    mpirun -np 2 python -m mpi4py python/examples/torch_backend_ddp.py   # an uncaught
+                                  # exception on one rank aborts all (MPI_Abort)
 
 Rank and world size come from the launcher (torchrun's RANK/WORLD_SIZE, MPICH's
 PMI_RANK/PMI_SIZE, Open MPI's OMPI_COMM_WORLD_RANK/SIZE), MASTER_ADDR/MASTER_PORT

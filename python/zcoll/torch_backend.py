@@ -134,6 +134,7 @@ class ProcessGroupZcoll(dist.ProcessGroup):
         self._queue = None
         self._waiter = None
         self._lock = threading.Lock()
+        self._inflight = 0  # calls handed to the waiter thread and not finished
         _groups.append(weakref.ref(self))
 
     # -- bookkeeping -----------------------------------------------------------
@@ -189,6 +190,8 @@ class ProcessGroupZcoll(dist.ProcessGroup):
                     self._waiter = threading.Thread(target=self._wait_loop, daemon=True,
                                                     name="zcoll-pg-waiter")
                     self._waiter.start()
+            with self._lock:
+                self._inflight += 1
             self._queue.put(_Pending(req, post, fut, result))
         return _Work(self, fut)
 
@@ -214,10 +217,17 @@ class ProcessGroupZcoll(dist.ProcessGroup):
                 return
             self._finish(p)
             p = None  # the request and its arrays go now, not at the next call
+            with self._lock:
+                self._inflight -= 1
 
     def _shutdown(self):
-        """Wait for the pending calls, end the waiter thread, free the zcoll handle
-        and the MPI communicators (collective over the group; at exit)."""
+        """At exit: end the waiter thread, free the zcoll handle and the MPI
+        communicators (local in effect: MPICH frees a communicator locally and
+        zcoll's handle only stops its thread). A group with calls still pending
+        (a rank leaving in the middle, e.g. after an exception) is left as it is
+        rather than waited for, which could hang."""
+        if self._inflight:
+            return
         if self._waiter is not None:
             self._queue.put(None)
             self._waiter.join()
