@@ -110,7 +110,6 @@ class ProcessGroupZcoll(dist.ProcessGroup):
         self._check = bool(opts.pop("check", True))
         self.record = bool(opts.pop("record", False))
         self.reports = []
-        opts.setdefault("min_bytes", None)
         self._gloo = ProcessGroupGloo(dist.PrefixStore("zcoll-gloo", store), rank, size, timeout)
 
         # the MPI processes of this group's ranks, in rank order, through the store
