@@ -1,5 +1,6 @@
 """zcoll: error-bounded lossy compression of float arrays, compressed MPI
-collectives, a numcodecs/Zarr codec and a PyTorch DDP hook (docs/python.md).
+collectives, a numcodecs/Zarr codec, a PyTorch DDP hook and a torch.distributed
+backend "zcoll" (zcoll.torch; docs/python.md).
 
     import zcoll
     buf = zcoll.compress(a, abs=1e-3)          # bytes

@@ -29,6 +29,12 @@ Two hooks (docs/python.md, docs/nonblocking.md):
 ``error_bound``); ``record=True`` keeps them all, in bucket order, in
 ``state.reports``. ``state.free()`` (collective) ends the waiter thread and
 frees the handle.
+
+Importing this module also registers the torch.distributed backend "zcoll"
+(zcoll.torch_backend): ``dist.init_process_group("zcoll", ...)`` runs the
+process group's collectives through zcoll, with no hook to register;
+``set_options``, ``set_default_options`` and ``last_report`` are its settings
+and reports.
 """
 
 import queue
@@ -135,3 +141,18 @@ def nonblocking_allreduce_hook(state, bucket):
     fut = torch.futures.Future()
     state._submit(req, fut, t)
     return fut
+
+
+__all__ = ["AllreduceState", "allreduce_hook", "nonblocking_allreduce_hook"]
+
+# the "zcoll" torch.distributed backend (zcoll.torch_backend) registers on import,
+# where torch is built with torch.distributed
+if torch.distributed.is_available():
+    from . import torch_backend  # noqa: E402
+    from .torch_backend import (  # noqa: E402
+        last_report,
+        set_default_options,
+        set_options,
+    )
+
+    __all__ += ["torch_backend", "set_options", "set_default_options", "last_report"]
