@@ -140,7 +140,7 @@ run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py python/t
 # one thread per rank, no spinning OpenMP workers: the ranks share the cores
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
 run_pytest timeout 600 mpirun -np 2 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
-  python/tests/test_nonblocking.py python/tests/test_torch_ddp.py
+  python/tests/test_nonblocking.py python/tests/test_torch_ddp.py python/tests/test_torch_backend.py
 run_pytest timeout 600 mpirun -np 3 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
   python/tests/test_nonblocking.py
 phase ""
