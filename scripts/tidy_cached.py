@@ -2,15 +2,22 @@
 """clang-tidy with a result cache: a file whose check passed before is not checked again.
 
 usage: tidy_cached.py BUILD_DIR FILE...
+       tidy_cached.py BUILD_DIR --list     the files scripts/lint.sh checks (see below)
 
-For each FILE the compile command comes from BUILD_DIR/compile_commands.json. The key of
-a result is the SHA-256 of: clang-tidy's version, .clang-tidy, the compile command and the
-file's preprocessed text (so a change in any header it includes is a new key), with the
-source and build directories written as placeholders, so that a fresh clone elsewhere (CI
-after a rehearsal) finds what the rehearsal checked. Only clean results are kept: a file
-with a finding is checked, and its findings printed, every time. Files run in parallel,
-one per core. The cache lives in $ZCOLL_TIDY_CACHE (default ~/.cache/zcoll-tidy); set
+For each FILE the compile commands come from BUILD_DIR/compile_commands.json. The key of
+a result is the SHA-256 of: clang-tidy's version, the .clang-tidy files that apply to
+FILE (its directory's and every parent's up to the source tree), each compile command of
+FILE and the preprocessed text it gives (so a change in any header it includes is a new
+key), with the source and build directories written as placeholders, so that a fresh
+clone elsewhere (CI after a rehearsal) finds what the rehearsal checked. Only clean results
+are kept: a file with a finding is checked, and its findings printed, every time. Files
+run in parallel, one per core. The cache lives in $ZCOLL_TIDY_CACHE (default ~/.cache/zcoll-tidy); set
 ZCOLL_TIDY_CACHE=off to check everything.
+
+--list prints every C/C++ source of the source tree that BUILD_DIR compiles: the files of
+compile_commands.json with a C or C++ suffix (and CUDA .cu files that a command compiles as
+C++, `-x c++`: the CPU emulation's), outside BUILD_DIR, outside any other build directory
+in the tree (one with a CMakeCache.txt) and outside bench/results (measurement records).
 Exit status: 0 when every file is clean, 1 otherwise.
 """
 
@@ -26,13 +33,54 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# suffixes of the C and C++ sources clang-tidy reads as they are
+C_CXX = (".c", ".cc", ".cpp", ".cxx")
+
+
 def compile_commands(build):
+    """Every compile command of each file: {path: [(directory, args), ...]} (a source
+    built into two targets, e.g. the library and the PMPI shim's copy, has two)."""
     entries = json.loads((build / "compile_commands.json").read_text())
     by_file = {}
     for e in entries:
         args = e.get("arguments") or shlex.split(e["command"])
-        by_file.setdefault(str(Path(e["directory"], e["file"]).resolve()), (e["directory"], args))
+        by_file.setdefault(str(Path(e["directory"], e["file"]).resolve()), []).append((e["directory"], args))
     return by_file
+
+
+def compiled_as_cxx(args):
+    return any(a == "-x" and b == "c++" for a, b in zip(args, args[1:])) or "-xc++" in args
+
+
+def tidy_sources(build, commands):
+    """The sources of the tree that clang-tidy can check with BUILD_DIR's commands (--list)."""
+    out = []
+    for path, entries in commands.items():
+        p = Path(path)
+        if ROOT not in p.parents or build == p or build in p.parents:
+            continue
+        rel = p.relative_to(ROOT)
+        if rel.parts[:2] == ("bench", "results"):
+            continue
+        if any((d / "CMakeCache.txt").exists() for d in p.parents if ROOT in d.parents):
+            continue  # another build directory inside the tree (generated sources)
+        # a .cu file only where every command compiles it as C++ (the CUDA emulation);
+        # nvcc's commands are not clang's
+        if p.suffix in C_CXX or (p.suffix == ".cu" and all(compiled_as_cxx(a) for _, a in entries)):
+            out.append(str(rel))
+    return sorted(out)
+
+
+def tidy_configs(path):
+    """The .clang-tidy files that apply to path: the tree's and any below it on the way
+    (InheritParentConfig), as bytes for the cache key."""
+    out = b""
+    for d in reversed(Path(path).parents):
+        if d == ROOT or ROOT in d.parents:
+            f = d / ".clang-tidy"
+            if f.exists():
+                out += str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes()
+    return out
 
 
 def strip_launcher(args):
@@ -59,24 +107,28 @@ def preprocess_args(args):
     return out + ["-E", "-P", "-o", "-"]
 
 
-def key_of(path, directory, args, build, salt):
-    pre = subprocess.run(preprocess_args(args), cwd=directory, capture_output=True)
-    if pre.returncode != 0:
-        return None  # clang-tidy will say what is wrong
+def key_of(path, entries, build, salt):
+    def norm(b):
+        return b.replace(str(build).encode(), b"@BUILD@").replace(str(ROOT).encode(), b"@SRC@")
+
     h = hashlib.sha256(salt)
-    norm = lambda b: b.replace(str(build).encode(), b"@BUILD@").replace(str(ROOT).encode(), b"@SRC@")
-    h.update(norm(" ".join(args).encode()))
-    h.update(norm(pre.stdout))
+    h.update(tidy_configs(path))
     h.update(str(Path(path).relative_to(ROOT)).encode())
+    for directory, args in entries:
+        args = strip_launcher(args)
+        pre = subprocess.run(preprocess_args(args), cwd=directory, capture_output=True)
+        if pre.returncode != 0:
+            return None  # clang-tidy will say what is wrong
+        h.update(norm(" ".join(args).encode()))
+        h.update(norm(pre.stdout))
     return h.hexdigest()
 
 
-def check(path, entry, build, salt, cache):
-    directory, args = entry
-    args = strip_launcher(args)
-    key = key_of(path, directory, args, build, salt) if cache else None
+def check(path, entries, build, salt, cache):
+    key = key_of(path, entries, build, salt) if cache else None
     if key and (cache / key).exists():
         return path, True, "", True
+    # clang-tidy checks the file once per compile command it has
     r = subprocess.run(["clang-tidy", "-p", str(build), "--quiet",
                         "--extra-arg=-Wno-unknown-warning-option", "--extra-arg=-Wno-error", path],
                        capture_output=True, text=True)
@@ -94,8 +146,11 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     build = Path(sys.argv[1]).resolve()
-    files = [str(Path(f).resolve()) for f in sys.argv[2:]]
     commands = compile_commands(build)
+    if sys.argv[2:] == ["--list"]:
+        print("\n".join(tidy_sources(build, commands)))
+        return 0
+    files = [str(Path(f).resolve()) for f in sys.argv[2:]]
     missing = [f for f in files if f not in commands]
     if missing:
         print("tidy_cached: no compile command for: " + " ".join(missing), file=sys.stderr)
@@ -105,7 +160,7 @@ def main():
     if cache:
         cache.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True).stdout
-    salt = version + (ROOT / ".clang-tidy").read_bytes()
+    salt = version
     failed = hits = 0
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         jobs = [pool.submit(check, f, commands[f], build, salt, cache) for f in files]
