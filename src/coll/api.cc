@@ -147,6 +147,35 @@ const char* zcoll_mpi_env_help(void) {
   return zcoll::config::help_text();
 }
 
+namespace {
+// What zcoll_comm_create reads on this rank alone: the configuration (struct,
+// then environment), validated, and the settings kept outside it.
+struct LocalSettings {
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  zcoll_model model_fixed{};
+  double wait_sleep = 0;            // ZCOLL_WAIT_SLEEP (mpi_transport.h)
+  const char* rel_range = "exact";  // ZCOLL_REL_RANGE (dispatch.cc agree)
+  const char* progress = "thread";  // ZCOLL_PROGRESS (nonblocking.h)
+};
+
+zcoll_status read_local_settings(const zcoll_comm_config* config, LocalSettings* s) {
+  zcoll_status local = ZCOLL_SUCCESS;
+  if (config)  // the struct_size rule (struct_io.h); the defaults fill what an older struct lacks
+    local = zcoll::coll::read_config(config, kConfigV1, &s->cfg);
+  if (local == ZCOLL_SUCCESS) local = zcoll::coll::apply_env(&s->cfg);
+  if (local == ZCOLL_SUCCESS) local = zcoll::coll::validate(s->cfg);
+  if (local == ZCOLL_SUCCESS) local = zcoll::coll::model_from_env(&s->model_fixed);
+  if (local == ZCOLL_SUCCESS)
+    local = zcoll::config::get_double(zcoll::config::kWaitSleep, &s->wait_sleep);
+  if (local == ZCOLL_SUCCESS)
+    local = zcoll::config::get_choice(zcoll::config::kRelRange, &s->rel_range);
+  if (local == ZCOLL_SUCCESS) local = zcoll::transport::MpiTransport::check_node_map();
+  if (local == ZCOLL_SUCCESS)
+    local = zcoll::config::get_choice(zcoll::config::kProgress, &s->progress);
+  return local;
+}
+}  // namespace
+
 static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_config* config,
                                                 zcoll_comm** out) {
   zcoll::clear_error();
@@ -162,25 +191,10 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
     return fail(ZCOLL_ERR_UNSUPPORTED, "inter-communicators are not supported");
 
   // Local part: configuration (struct, then environment), validated.
-  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
-  zcoll_status local = ZCOLL_SUCCESS;
+  LocalSettings set;
+  const zcoll_status local = read_local_settings(config, &set);
+  const zcoll_comm_config& cfg = set.cfg;
   char msg[512] = "";
-  if (config)  // the struct_size rule (struct_io.h); the defaults fill what an older struct lacks
-    local = zcoll::coll::read_config(config, kConfigV1, &cfg);
-  if (local == ZCOLL_SUCCESS) local = zcoll::coll::apply_env(&cfg);
-  if (local == ZCOLL_SUCCESS) local = zcoll::coll::validate(cfg);
-  zcoll_model model_fixed{};
-  if (local == ZCOLL_SUCCESS) local = zcoll::coll::model_from_env(&model_fixed);
-  double wait_sleep = 0;  // ZCOLL_WAIT_SLEEP (mpi_transport.h)
-  if (local == ZCOLL_SUCCESS)
-    local = zcoll::config::get_double(zcoll::config::kWaitSleep, &wait_sleep);
-  const char* rel_range = "exact";  // ZCOLL_REL_RANGE (dispatch.cc agree)
-  if (local == ZCOLL_SUCCESS)
-    local = zcoll::config::get_choice(zcoll::config::kRelRange, &rel_range);
-  if (local == ZCOLL_SUCCESS) local = zcoll::transport::MpiTransport::check_node_map();
-  const char* progress = "thread";  // ZCOLL_PROGRESS (nonblocking.h)
-  if (local == ZCOLL_SUCCESS)
-    local = zcoll::config::get_choice(zcoll::config::kProgress, &progress);
   if (local != ZCOLL_SUCCESS) std::snprintf(msg, sizeof msg, "%s", zcoll_last_error());
 
   // Collective part: duplicate, then agree on success (no rank is left behind).
@@ -202,15 +216,15 @@ static zcoll_status zcoll_comm_create_unguarded(MPI_Comm comm, const zcoll_comm_
     return fail(ZCOLL_ERR_NO_MEMORY, "cannot allocate the handle");
   }
   auto* mpi_tp = new zcoll::transport::MpiTransport(dup);
-  mpi_tp->set_wait_sleep(wait_sleep);
+  mpi_tp->set_wait_sleep(set.wait_sleep);
   zc->tp.reset(mpi_tp);
   zc->cfg = cfg;
   zc->ws.set_source(zcoll::coll::sim::make_buffer_source());  // nullptr outside SMPI builds
-  zc->model_fixed = model_fixed;
+  zc->model_fixed = set.model_fixed;
   zc->local_model = zcoll::coll::auto_local_model();
-  zc->rel_range_sampled = rel_range && (rel_range[0] == 's' || rel_range[0] == 'S');
+  zc->rel_range_sampled = set.rel_range && (set.rel_range[0] == 's' || set.rel_range[0] == 'S');
   zc->report.struct_size = sizeof zc->report;
-  zcoll::coll::init_progress(zc, progress);
+  zcoll::coll::init_progress(zc, set.progress);
   {  // ZCOLL_TEST_FAIL_ALLOC=RANK:K (tests): this rank's K-th scratch allocation fails
     const char* spec = nullptr;
     int fr = -1, fk = 0;

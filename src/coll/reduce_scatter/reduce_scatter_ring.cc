@@ -31,28 +31,55 @@
 
 namespace zcoll::coll {
 
+namespace {
+// The ring's workspace: a receive and a send slot for every segment of the
+// largest block, two of each (consecutive steps alternate), a request for each,
+// and one segment's values and compressed stream for the partial.
+struct RingSlots {
+  size_t max_seg = 0;  // segments of the largest block
+  size_t slot = 0;     // bytes of one segment's slot
+  uint8_t* R[2] = {};
+  uint8_t* S[2] = {};
+  void* tmp = nullptr;
+  size_t local_cap = 0;
+  uint8_t* local_stream = nullptr;
+  transport::Req* reqs = nullptr;  // 4 max_seg: rreq[0], rreq[1], sreq[0], sreq[1]
+  transport::Req* rreq[2] = {};
+  transport::Req* sreq[2] = {};
+};
+
+RingSlots ring_slots(Ctx& c, const DataPath& path, const size_t* counts) {
+  RingSlots w;
+  size_t max_count = 0;
+  for (int b = 0; b < c.size; ++b) max_count = std::max(max_count, counts[b]);
+  w.max_seg = c.segments(max_count);
+  w.slot = c.seg_capacity(max_count);
+  const size_t seg_vals = std::min(max_count, c.seg_values);
+  const size_t bytes = w.max_seg * w.slot + 8;
+  w.R[0] = c.ws->get(Workspace::kRecvA, bytes);
+  w.R[1] = c.ws->get(Workspace::kRecvB, bytes);
+  w.S[0] = c.ws->get(Workspace::kSendA, bytes);
+  w.S[1] = c.ws->get(Workspace::kSendB, bytes);
+  w.tmp = c.ws->get(Workspace::kValuesA, seg_vals * c.vsize + 8);
+  w.local_cap = path.capacity(seg_vals);
+  w.local_stream = c.ws->get(Workspace::kStreamA, w.local_cap + 8);
+  w.reqs = c.ws->get_as<transport::Req>(Workspace::kReqs, 4 * w.max_seg + 4);
+  w.rreq[0] = w.reqs;
+  w.rreq[1] = w.reqs + w.max_seg;
+  w.sreq[0] = w.reqs + 2 * w.max_seg;
+  w.sreq[1] = w.reqs + 3 * w.max_seg;
+  for (size_t i = 0; i < 4 * w.max_seg; ++i) w.reqs[i] = transport::kNoReq;
+  return w;
+}
+}  // namespace
+
 zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, const size_t* displs,
                                  RingRsOut* out) {
   const int N = c.size, r = c.rank;
   const size_t vs = c.vsize;
   const int right = (r + 1) % N, left = (r - 1 + N) % N;
   const DataPath path(c);
-  size_t max_count = 0;
-  for (int b = 0; b < N; ++b) max_count = std::max(max_count, counts[b]);
-  const size_t max_seg = c.segments(max_count);
-  const size_t slot = c.seg_capacity(max_count);
-  const size_t seg_vals = std::min(max_count, c.seg_values);
-  uint8_t* R[2] = {c.ws->get(Workspace::kRecvA, max_seg * slot + 8),
-                   c.ws->get(Workspace::kRecvB, max_seg * slot + 8)};
-  uint8_t* S[2] = {c.ws->get(Workspace::kSendA, max_seg * slot + 8),
-                   c.ws->get(Workspace::kSendB, max_seg * slot + 8)};
-  void* tmp = c.ws->get(Workspace::kValuesA, seg_vals * vs + 8);
-  const size_t local_cap = path.capacity(seg_vals);
-  uint8_t* local_stream = c.ws->get(Workspace::kStreamA, local_cap + 8);
-  transport::Req* reqs = c.ws->get_as<transport::Req>(Workspace::kReqs, 4 * max_seg + 4);
-  transport::Req* rreq[2] = {reqs, reqs + max_seg};
-  transport::Req* sreq[2] = {reqs + 2 * max_seg, reqs + 3 * max_seg};
-  for (size_t i = 0; i < 4 * max_seg; ++i) reqs[i] = transport::kNoReq;
+  RingSlots w = ring_slots(c, path, counts);
 
   auto in_at = [&](int b, size_t k) {
     return static_cast<const uint8_t*>(in) + (displs[b] + k * c.seg_values) * vs;
@@ -62,8 +89,8 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
   auto post_recvs = [&](int s) -> zcoll_status {
     int b = block_recv(s);
     for (size_t k = 0; k < c.segments(counts[b]); ++k)
-      ZCOLL_CHECK(c.tp->irecv(R[s % 2] + k * slot, path.capacity(c.seg_len(counts[b], k)), left,
-                              c.tag, &rreq[s % 2][k]));
+      ZCOLL_CHECK(c.tp->irecv(w.R[s % 2] + k * w.slot, path.capacity(c.seg_len(counts[b], k)), left,
+                              c.tag, &w.rreq[s % 2][k]));
     return ZCOLL_SUCCESS;
   };
 
@@ -75,8 +102,8 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
       const size_t len = c.seg_len(counts[b], k);
       Message m;
       c.describe_piece(len, 1);
-      ZCOLL_STEP(c, path.pack(in_at(b, k), len, S[0] + k * slot, slot, &m));
-      ZCOLL_CHECK(send(c, m.data, m.bytes, len * vs, right, &sreq[0][k]));
+      ZCOLL_STEP(c, path.pack(in_at(b, k), len, w.S[0] + k * w.slot, w.slot, &m));
+      ZCOLL_CHECK(send(c, m.data, m.bytes, len * vs, right, &w.sreq[0][k]));
     }
   }
   size_t piece_pos = 0;
@@ -91,33 +118,33 @@ zcoll_status ring_reduce_scatter(Ctx& c, const void* in, const size_t* counts, c
     for (size_t k = 0; k < c.segments(counts[b]); ++k) {
       const size_t len = c.seg_len(counts[b], k);
       Partial::Buffers pb;
-      pb.values = to_values ? static_cast<uint8_t*>(out->values) + k * c.seg_values * vs : tmp;
-      pb.out = !last ? S[o] + k * slot : out->pieces + piece_pos;
-      pb.out_cap = !last ? slot : out->pieces_cap - piece_pos;
-      pb.tmp[0] = local_stream;
-      pb.tmp_cap = local_cap;
+      pb.values = to_values ? static_cast<uint8_t*>(out->values) + k * c.seg_values * vs : w.tmp;
+      pb.out = !last ? w.S[o] + k * w.slot : out->pieces + piece_pos;
+      pb.out_cap = !last ? w.slot : out->pieces_cap - piece_pos;
+      pb.tmp[0] = w.local_stream;
+      pb.tmp_cap = w.local_cap;
       Partial part(path, in_at(b, k), len, pb, 1, to_values);
       c.describe_piece(len, 1);
       part.start();  // hom: this rank's segment, compressed while the partner's is in flight
       size_t got = 0;
-      ZCOLL_CHECK(c.tp->wait(rreq[s % 2][k], &got));
-      rreq[s % 2][k] = transport::kNoReq;
+      ZCOLL_CHECK(c.tp->wait(w.rreq[s % 2][k], &got));
+      w.rreq[s % 2][k] = transport::kNoReq;
       if (!last) {  // the slot's send of step s-1
-        ZCOLL_CHECK(c.tp->wait(sreq[o][k], nullptr));
-        sreq[o][k] = transport::kNoReq;
+        ZCOLL_CHECK(c.tp->wait(w.sreq[o][k], nullptr));
+        w.sreq[o][k] = transport::kNoReq;
       }
       c.describe_piece(len, s + 2);  // the partial now sums s + 2 inputs
-      part.add({R[s % 2] + k * slot, got});
+      part.add({w.R[s % 2] + k * w.slot, got});
       if (!last) {
         const Message m = part.emit();
-        ZCOLL_CHECK(send(c, m.data, m.bytes, len * vs, right, &sreq[o][k]));
+        ZCOLL_CHECK(send(c, m.data, m.bytes, len * vs, right, &w.sreq[o][k]));
       } else if (!to_values) {
         piece_pos += part.emit(/*average=*/true).bytes;  // the Allreduce's result block
       }
     }
   }
   out->pieces_size = piece_pos;
-  for (size_t i = 0; i < 4 * max_seg; ++i) ZCOLL_CHECK(c.tp->wait(reqs[i], nullptr));
+  for (size_t i = 0; i < 4 * w.max_seg; ++i) ZCOLL_CHECK(c.tp->wait(w.reqs[i], nullptr));
   return ZCOLL_SUCCESS;  // data-path failures are in c.failed
 }
 
