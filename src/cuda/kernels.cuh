@@ -399,6 +399,26 @@ __device__ void decode_chunk_dev(const uint8_t* in, uint32_t len, double factor,
 
 // ---- encoding one chunk -----------------------------------------------------------
 
+// The raw chunk of len values at x (raw bytes: the kind, the values, zero
+// padding), written by the whole block; returns raw.
+template <typename T>
+__device__ uint32_t store_raw_chunk(const T* x, uint32_t len, uint8_t* out, uint32_t raw) {
+  using U = typename Bits<T>::U;
+  __syncthreads();
+  if (threadIdx.x < 8) out[threadIdx.x] = threadIdx.x == 0 ? kKindRaw : 0;
+  const U* xu = reinterpret_cast<const U*>(x);
+  for (uint32_t k = threadIdx.x; k < len; k += kThreads) {
+    U u = xu[k];
+    T v;
+    memcpy(&v, &u, sizeof(T));
+    store_value<T>(out + 8 + size_t{k} * sizeof(T), v);
+  }
+  const uint32_t data_end = 8 + len * static_cast<uint32_t>(sizeof(T));
+  for (uint32_t k = data_end + threadIdx.x; k < raw; k += kThreads) out[k] = 0;
+  __syncthreads();
+  return raw;
+}
+
 // Compress len values at x into out (room: raw_bytes(len)); returns the chunk's
 // size. The same bytes as compress_chunk_scalar (chunk_scalar.h): codes from
 // quantize_value, deltas against the previous code (0 for the first value and
@@ -407,7 +427,6 @@ __device__ void decode_chunk_dev(const uint8_t* in, uint32_t len, double factor,
 template <typename T>
 __device__ uint32_t compress_chunk_dev(const T* x, uint32_t len, const Quantizer<T>& qz,
                                        uint8_t* out) {
-  using U = typename Bits<T>::U;
   __shared__ uint32_t s_w[kWarps];
   __shared__ uint32_t s_qmax;
   __shared__ int32_t s_anchor;
@@ -460,21 +479,7 @@ __device__ uint32_t compress_chunk_dev(const T* x, uint32_t len, const Quantizer
     __syncthreads();
   }
   const uint32_t end = static_cast<uint32_t>(align8u(pos));
-  if (escaped || end >= raw) {
-    __syncthreads();
-    if (threadIdx.x < 8) out[threadIdx.x] = threadIdx.x == 0 ? kKindRaw : 0;
-    const U* xu = reinterpret_cast<const U*>(x);
-    for (uint32_t k = threadIdx.x; k < len; k += kThreads) {
-      U u = xu[k];
-      T v;
-      memcpy(&v, &u, sizeof(T));
-      store_value<T>(out + 8 + size_t{k} * sizeof(T), v);
-    }
-    const uint32_t data_end = 8 + len * static_cast<uint32_t>(sizeof(T));
-    for (uint32_t k = data_end + threadIdx.x; k < raw; k += kThreads) out[k] = 0;
-    __syncthreads();
-    return raw;
-  }
+  if (escaped || end >= raw) return store_raw_chunk(x, len, out, raw);
   atomicMax(&s_qmax, warp_max(qmax));
   __syncthreads();
   for (uint32_t k = 12 + nblocks + threadIdx.x; k < pos0; k += kThreads) out[k] = 0;

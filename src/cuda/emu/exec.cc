@@ -333,6 +333,29 @@ int barrier(int kind, int predicate, const char* file, int line) {
   return b.res[slot];
 }
 
+namespace {
+// The lane whose value lane l of a warp operation of `kind` gets: a shuffle's
+// source lane within l's segment of `width` lanes (l itself where the shuffle
+// leaves the segment, as CUDA's do); l for the other kinds.
+long shuffle_source(int kind, unsigned l, int arg, int width) {
+  const unsigned seg = l & ~static_cast<unsigned>(width - 1);
+  switch (kind) {
+    case kShfl: return seg + (static_cast<unsigned>(arg) & static_cast<unsigned>(width - 1));
+    case kShflUp:
+      return static_cast<long>(l) - arg >= static_cast<long>(seg) ? static_cast<long>(l) - arg : l;
+    case kShflDown: {
+      const long s = static_cast<long>(l) + arg;
+      return s < static_cast<long>(seg) + width ? s : l;
+    }
+    case kShflXor: {
+      const long s = static_cast<long>(l ^ static_cast<unsigned>(arg));
+      return s >= static_cast<long>(seg) && s < static_cast<long>(seg) + width ? s : l;
+    }
+    default: return l;
+  }
+}
+}  // namespace
+
 uint64_t warp(int kind, unsigned mask, uint64_t value, int arg, int width, const char* file,
               int line) {
   internal::Thread* t = internal::current(internal::warp_name(kind), file, line);
@@ -383,29 +406,7 @@ uint64_t warp(int kind, unsigned mask, uint64_t value, int arg, int width, const
   uint32_t bits = 0;
   for (unsigned l = 0; l < n; ++l) bits |= (w.val[l] != 0 ? 1u : 0u) << l;
   for (unsigned l = 0; l < n; ++l) {
-    const unsigned seg = l & ~static_cast<unsigned>(width - 1);
-    long src = l;
-    switch (kind) {
-      case kShfl:
-        src = seg + (static_cast<unsigned>(w.arg[l]) & static_cast<unsigned>(width - 1));
-        break;
-      case kShflUp:
-        src = static_cast<long>(l) - w.arg[l] >= static_cast<long>(seg)
-                  ? static_cast<long>(l) - w.arg[l]
-                  : l;
-        break;
-      case kShflDown: {
-        const long s = static_cast<long>(l) + w.arg[l];
-        src = s < static_cast<long>(seg) + width ? s : l;
-        break;
-      }
-      case kShflXor: {
-        const long s = static_cast<long>(l ^ static_cast<unsigned>(w.arg[l]));
-        src = s >= static_cast<long>(seg) && s < static_cast<long>(seg) + width ? s : l;
-        break;
-      }
-      default: break;
-    }
+    const long src = shuffle_source(kind, l, w.arg[l], width);
     if (kind <= kShflXor && src >= static_cast<long>(n))
       die("%s at %s:%d: lane %u reads lane %ld, which warp %u does not have",
           internal::warp_name(kind), file, line, l, src, t->warp);
