@@ -12,8 +12,80 @@
 
 namespace zcoll_cli {
 
+namespace {
+// What one evaluation measured and derived.
+struct Eval {
+  zcoll_dtype dtype = ZCOLL_FLOAT32;
+  size_t n = 0;          // values
+  size_t raw_size = 0;   // bytes of the input
+  size_t comp_size = 0;  // bytes of the stream
+  zcoll_info info = ZCOLL_INFO_INITIALIZER;
+  zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
+  double comp_gbps = 0, decomp_gbps = 0;
+  double eb = 0;  // the absolute bound the stream guarantees
+  double err_over_eb = 0;
+  bool bound_ok = false;
+  const char* mode = "abs";  // the bound as given: "rel" or "abs", and its value
+  double given = 0;
+};
+
+void print_json(const EvalOptions& o, const Eval& e) {
+  // JSON has no infinity: nlohmann writes a non-finite number (PSNR of an
+  // exact reconstruction) as null
+  nlohmann::ordered_json j;
+  j["file"] = o.input;
+  j["dtype"] = dtype_name(e.dtype);
+  j["n"] = e.n;
+  j["eb_mode"] = e.mode;
+  j["eb"] = e.given;
+  j["abs_eb"] = e.eb;
+  j["chunk_size"] = e.info.chunk_size;
+  j["threads"] = o.threads;
+  j["repeat"] = o.repeat;
+  j["raw_bytes"] = e.raw_size;
+  j["compressed_bytes"] = e.comp_size;
+  j["ratio"] = e.q.compression_ratio;
+  j["bits_per_value"] = e.q.bits_per_value;
+  j["compress_gbps"] = e.comp_gbps;
+  j["decompress_gbps"] = e.decomp_gbps;
+  j["max_abs_error"] = e.q.max_abs_error;
+  j["err_over_eb"] = e.err_over_eb;
+  j["rmse"] = e.q.rmse;
+  j["nrmse"] = e.q.nrmse;
+  j["psnr"] = e.q.psnr;
+  j["value_range"] = e.q.value_range;
+  j["nonfinite"] = e.q.nonfinite;
+  j["nonfinite_mismatch"] = e.q.nonfinite_mismatch;
+  j["raw_chunks"] = e.info.raw_chunks;
+  j["bound_ok"] = e.bound_ok;
+  std::cout << j.dump() << '\n';
+}
+
+void print_text(const EvalOptions& o, const Eval& e) {
+  const zcoll_quality& q = e.q;
+  std::printf("file              %s\n", o.input.c_str());
+  std::printf("values            %zu %s (%.0f bytes)\n", e.n, dtype_name(e.dtype),
+              static_cast<double>(e.raw_size));
+  std::printf("error bound       %s %g -> abs %.6g\n", e.mode, e.given, e.eb);
+  std::printf("compressed        %zu bytes, ratio %.3f, %.3f bits/value\n", e.comp_size,
+              q.compression_ratio, q.bits_per_value);
+  std::printf("compression       %.3f GB/s (best of %d, threads %d%s)\n", e.comp_gbps, o.repeat,
+              o.threads, o.threads == 0 ? " = all" : "");
+  std::printf("decompression     %.3f GB/s\n", e.decomp_gbps);
+  std::printf("max abs error     %.6g (%.4f of the bound)\n", q.max_abs_error, e.err_over_eb);
+  std::printf("PSNR              %.2f dB\n", q.psnr);
+  std::printf("NRMSE             %.4g\n", q.nrmse);
+  std::printf("non-finite        %llu (%llu not reproduced)\n",
+              static_cast<unsigned long long>(q.nonfinite),
+              static_cast<unsigned long long>(q.nonfinite_mismatch));
+  std::printf("bound check       %s\n", e.bound_ok ? "ok" : "FAILED");
+}
+}  // namespace
+
 int run_eval(const EvalOptions& o) {
-  const zcoll_dtype dtype = parse_dtype(o.type);
+  Eval e;
+  e.dtype = parse_dtype(o.type);
+  const zcoll_dtype dtype = e.dtype;
   size_t n = 0;
   const Buffer in = read_raw_values(o.input, dtype, &n);
   if (n == 0) throw Error("'" + o.input + "' is empty: nothing to evaluate");
@@ -31,8 +103,7 @@ int run_eval(const EvalOptions& o) {
           "compressing '" + o.input + "'");
     t_comp = std::min(t_comp, seconds_since(t0));
   }
-  zcoll_info info = ZCOLL_INFO_INITIALIZER;
-  check(zcoll_inspect(comp.data(), comp_size, &info), "inspecting the compressed stream");
+  check(zcoll_inspect(comp.data(), comp_size, &e.info), "inspecting the compressed stream");
 
   Buffer out(in.size());
   double t_decomp = std::numeric_limits<double>::infinity();
@@ -42,71 +113,31 @@ int run_eval(const EvalOptions& o) {
     t_decomp = std::min(t_decomp, seconds_since(t0));
   }
 
-  zcoll_quality q = ZCOLL_QUALITY_INITIALIZER;
+  zcoll_quality& q = e.q;
   check(zcoll_quality_compare(dtype, in.data(), out.data(), n, comp_size, &q, o.threads),
         "comparing");
-  const double eb = info.error_bound;  // the absolute bound the stream guarantees
-  const double err_over_eb = q.max_abs_error / eb;
-  const bool bound_ok = q.max_abs_error <= eb && q.nonfinite_mismatch == 0;
-  const double comp_gbps = raw_bytes / t_comp / 1e9;
-  const double decomp_gbps = raw_bytes / t_decomp / 1e9;
-  const char* mode = o.bound.rel > 0 ? "rel" : "abs";
-  const double given = o.bound.rel > 0 ? o.bound.rel : o.bound.abs;
+  e.n = n;
+  e.raw_size = in.size();
+  e.comp_size = comp_size;
+  e.eb = e.info.error_bound;
+  e.err_over_eb = q.max_abs_error / e.eb;
+  e.bound_ok = q.max_abs_error <= e.eb && q.nonfinite_mismatch == 0;
+  e.comp_gbps = raw_bytes / t_comp / 1e9;
+  e.decomp_gbps = raw_bytes / t_decomp / 1e9;
+  e.mode = o.bound.rel > 0 ? "rel" : "abs";
+  e.given = o.bound.rel > 0 ? o.bound.rel : o.bound.abs;
 
-  if (o.json) {
-    // JSON has no infinity: nlohmann writes a non-finite number (PSNR of an
-    // exact reconstruction) as null
-    nlohmann::ordered_json j;
-    j["file"] = o.input;
-    j["dtype"] = dtype_name(dtype);
-    j["n"] = n;
-    j["eb_mode"] = mode;
-    j["eb"] = given;
-    j["abs_eb"] = eb;
-    j["chunk_size"] = info.chunk_size;
-    j["threads"] = o.threads;
-    j["repeat"] = o.repeat;
-    j["raw_bytes"] = in.size();
-    j["compressed_bytes"] = comp_size;
-    j["ratio"] = q.compression_ratio;
-    j["bits_per_value"] = q.bits_per_value;
-    j["compress_gbps"] = comp_gbps;
-    j["decompress_gbps"] = decomp_gbps;
-    j["max_abs_error"] = q.max_abs_error;
-    j["err_over_eb"] = err_over_eb;
-    j["rmse"] = q.rmse;
-    j["nrmse"] = q.nrmse;
-    j["psnr"] = q.psnr;
-    j["value_range"] = q.value_range;
-    j["nonfinite"] = q.nonfinite;
-    j["nonfinite_mismatch"] = q.nonfinite_mismatch;
-    j["raw_chunks"] = info.raw_chunks;
-    j["bound_ok"] = bound_ok;
-    std::cout << j.dump() << '\n';
-  } else {
-    std::printf("file              %s\n", o.input.c_str());
-    std::printf("values            %zu %s (%.0f bytes)\n", n, dtype_name(dtype), raw_bytes);
-    std::printf("error bound       %s %g -> abs %.6g\n", mode, given, eb);
-    std::printf("compressed        %zu bytes, ratio %.3f, %.3f bits/value\n", comp_size,
-                q.compression_ratio, q.bits_per_value);
-    std::printf("compression       %.3f GB/s (best of %d, threads %d%s)\n", comp_gbps, o.repeat,
-                o.threads, o.threads == 0 ? " = all" : "");
-    std::printf("decompression     %.3f GB/s\n", decomp_gbps);
-    std::printf("max abs error     %.6g (%.4f of the bound)\n", q.max_abs_error, err_over_eb);
-    std::printf("PSNR              %.2f dB\n", q.psnr);
-    std::printf("NRMSE             %.4g\n", q.nrmse);
-    std::printf("non-finite        %llu (%llu not reproduced)\n",
-                static_cast<unsigned long long>(q.nonfinite),
-                static_cast<unsigned long long>(q.nonfinite_mismatch));
-    std::printf("bound check       %s\n", bound_ok ? "ok" : "FAILED");
-  }
+  if (o.json)
+    print_json(o, e);
+  else
+    print_text(o, e);
   std::fflush(stdout);
-  if (!bound_ok) {
+  if (!e.bound_ok) {
     char msg[256];
     std::snprintf(msg, sizeof msg,
                   "error bound violated: max abs error %.17g > bound %.17g, or %llu non-finite "
                   "values changed",
-                  q.max_abs_error, eb, static_cast<unsigned long long>(q.nonfinite_mismatch));
+                  q.max_abs_error, e.eb, static_cast<unsigned long long>(q.nonfinite_mismatch));
     throw Error(msg);
   }
   return 0;

@@ -66,54 +66,67 @@ void print_error(std::string msg) {
   std::fprintf(stderr, "zcoll: error: %s\n", msg.c_str());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"zcoll: error-bounded lossy compression of float arrays", "zcoll"};
-  app.set_version_flag("--version", std::to_string(ZCOLL_VERSION_MAJOR) + "." +
-                                        std::to_string(ZCOLL_VERSION_MINOR) + "." +
-                                        std::to_string(ZCOLL_VERSION_PATCH));
-  app.require_subcommand(1);
-  app.footer(
-      "Raw files hold little-endian float32 (f32), float64 (f64), bfloat16 (bf16)\n"
-      "or IEEE float16 (f16) values.\n"
-      "Example: zcoll compress -i t.f32 -o t.zc --type f32 --rel 1e-3");
-
+// The subcommands and the options they fill (bound by reference: not copied).
+struct Commands {
   CompressOptions co;
+  DecompressOptions dop;
+  InfoOptions io;
+  EvalOptions eo;
+  AddOptions ao;
+  CLI::App* compress = nullptr;
+  CLI::App* decompress = nullptr;
+  CLI::App* info = nullptr;
+  CLI::App* eval = nullptr;
+  CLI::App* add = nullptr;
+  BoundFlags co_bound, eo_bound;
+};
+
+void add_compress(CLI::App& app, Commands* c) {
+  CompressOptions& co = c->co;
   CLI::App* compress = app.add_subcommand("compress", "compress a raw array into a stream");
   compress->add_option("-i,--input", co.input, "raw input file")->required();
   compress->add_option("-o,--output", co.output, "compressed output file")->required();
   add_type(compress, &co.type);
-  const BoundFlags co_bound = add_bound_options(compress, &co.bound);
+  c->co_bound = add_bound_options(compress, &co.bound);
   add_threads(compress, &co.threads);
   compress->add_option("--chunk-size", co.chunk_size,
                        "values per chunk: a multiple of 32 in [1024, 1048576] (default 16384)");
+  c->compress = compress;
+}
 
-  DecompressOptions dop;
+void add_decompress_and_info(CLI::App& app, Commands* c) {
+  DecompressOptions& dop = c->dop;
   CLI::App* decompress =
       app.add_subcommand("decompress", "decompress a stream (type and size come from its header)");
   decompress->add_option("-i,--input", dop.input, "compressed input file")->required();
   decompress->add_option("-o,--output", dop.output, "raw output file")->required();
   add_threads(decompress, &dop.threads);
+  c->decompress = decompress;
 
-  InfoOptions io;
+  InfoOptions& io = c->io;
   CLI::App* info = app.add_subcommand("info", "print the header fields of a compressed file");
   info->add_option("-i,--input", io.input, "compressed input file")->required();
   info->add_flag("--json", io.json, "print one JSON object");
+  c->info = info;
+}
 
-  EvalOptions eo;
+void add_eval(CLI::App& app, Commands* c) {
+  EvalOptions& eo = c->eo;
   CLI::App* eval = app.add_subcommand(
       "eval", "compress and decompress in memory; print ratio, speed and error metrics");
   eval->add_option("-i,--input", eo.input, "raw input file")->required();
   add_type(eval, &eo.type);
-  const BoundFlags eo_bound = add_bound_options(eval, &eo.bound);
+  c->eo_bound = add_bound_options(eval, &eo.bound);
   add_threads(eval, &eo.threads);
   eval->add_option("--chunk-size", eo.chunk_size, "values per chunk (default 16384)");
   eval->add_option("--repeat", eo.repeat, "runs to time; the best is reported")
       ->check(CLI::Range(1, 1000));
   eval->add_flag("--json", eo.json, "print one JSON object");
+  c->eval = eval;
+}
 
-  AddOptions ao;
+void add_add(CLI::App& app, Commands* c) {
+  AddOptions& ao = c->ao;
   CLI::App* add = app.add_subcommand(
       "add", "sum compressed files without decompressing them (homomorphic addition)");
   add->add_option("inputs", ao.inputs, "two or more compressed files")->required();
@@ -124,10 +137,49 @@ int main(int argc, char** argv) {
                            ->check(CLI::Range(uint32_t{1}, UINT32_MAX));
   mean->excludes(scale);
   add_threads(add, &ao.threads);
+  c->add = add;
+}
+
+// The parsed subcommand; its failure is exit status 1.
+int run_command(const Commands& c) {
+  try {
+    if (c.compress->parsed()) return run_compress(c.co);
+    if (c.decompress->parsed()) return run_decompress(c.dop);
+    if (c.info->parsed()) return run_info(c.io);
+    if (c.eval->parsed()) return run_eval(c.eo);
+    if (c.add->parsed()) return run_add(c.ao);
+  } catch (const Error& e) {
+    print_error(e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory");
+    return 1;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  return 2;  // unreachable: require_subcommand(1)
+}
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"zcoll: error-bounded lossy compression of float arrays", "zcoll"};
+  app.set_version_flag("--version", std::to_string(ZCOLL_VERSION_MAJOR) + "." +
+                                        std::to_string(ZCOLL_VERSION_MINOR) + "." +
+                                        std::to_string(ZCOLL_VERSION_PATCH));
+  app.require_subcommand(1);
+  app.footer(
+      "Raw files hold little-endian float32 (f32), float64 (f64), bfloat16 (bf16)\n"
+      "or IEEE float16 (f16) values.\n"
+      "Example: zcoll compress -i t.f32 -o t.zc --type f32 --rel 1e-3");
+  Commands c;
+  add_compress(app, &c);
+  add_decompress_and_info(app, &c);
+  add_eval(app, &c);
+  add_add(app, &c);
 
   // CLI11 would report a mistyped command as "A subcommand is required"
   const auto known = [&](const char* name) {
-    for (CLI::App* sub : {compress, decompress, info, eval, add})
+    for (CLI::App* sub : {c.compress, c.decompress, c.info, c.eval, c.add})
       if (sub->check_name(name)) return true;
     return false;
   };
@@ -145,26 +197,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if ((compress->parsed() && !has_bound(co_bound)) || (eval->parsed() && !has_bound(eo_bound))) {
+  if ((c.compress->parsed() && !has_bound(c.co_bound)) ||
+      (c.eval->parsed() && !has_bound(c.eo_bound))) {
     print_error("an error bound is required: --abs E or --rel E (see zcoll --help)");
     return 2;
   }
+  return run_command(c);
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    if (compress->parsed()) return run_compress(co);
-    if (decompress->parsed()) return run_decompress(dop);
-    if (info->parsed()) return run_info(io);
-    if (eval->parsed()) return run_eval(eo);
-    if (add->parsed()) return run_add(ao);
-  } catch (const Error& e) {
-    print_error(e.what());
-    return 1;
-  } catch (const std::bad_alloc&) {
-    print_error("out of memory");
-    return 1;
-  } catch (const std::exception& e) {
+    return cli_main(argc, argv);
+  } catch (const std::exception& e) {  // setting up the command line (out of memory)
     print_error(e.what());
     return 1;
   }
-  return 2;  // unreachable: require_subcommand(1)
 }
