@@ -103,14 +103,16 @@ double best_gbps(size_t bytes, int repeat, F f) {
   return static_cast<double>(bytes) / best / 1e9;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   std::string data, json, profile;
   double rel = 1e-4;
   size_t values = size_t{4} << 20;
   std::string threads_s = "1,2", terms_s = "1,2,8,64,512";
   int repeat = 5;
+};
+
+// The command line into *o; returns false after printing the usage.
+bool parse_args(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -118,207 +120,274 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--data")
-      data = next();
+      o->data = next();
     else if (a == "--json")
-      json = next();
+      o->json = next();
     else if (a == "--profile")
-      profile = next();
+      o->profile = next();
     else if (a == "--rel")
-      rel = std::stod(next());
+      o->rel = std::stod(next());
     else if (a == "--values") {
       const std::string v = next();
       uint64_t n = 0;
       if (!zcoll::units::parse_size(v.c_str(), &n) || n == 0)
         throw std::runtime_error("--values " + v + ": expected a count (4M, 65536)");
-      values = static_cast<size_t>(n);
+      o->values = static_cast<size_t>(n);
     } else if (a == "--threads")
-      threads_s = next();
+      o->threads_s = next();
     else if (a == "--terms")
-      terms_s = next();
+      o->terms_s = next();
     else if (a == "--repeat")
-      repeat = std::stoi(next());
+      o->repeat = std::stoi(next());
     else {
       std::fprintf(
           stderr,
           "usage: zcoll-calibrate --data FILE.f32 [--rel 1e-4] [--values 4M] [--threads 1,2]\n"
           "       [--terms 1,2,8,64,512] [--repeat 5] [--json OUT] [--profile OUT]\n");
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<float> read_values(const std::string& data) {
+  std::ifstream f(data, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + data);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<float> src(bytes.size() / 4);
+  std::memcpy(src.data(), bytes.data(), src.size() * 4);
+  if (src.empty()) throw std::runtime_error(data + " holds no values");
+  return src;
+}
+
+using Curves = std::map<std::string, std::map<int, double>>;  // kind -> terms -> GB/s
+using Throughput = std::map<int, Curves>;                     // threads -> ...
+
+// The buffers of the measurement over n values: x an input, vals the values
+// of the k-input partial sum; its streams `sum`, one input's `one`.
+struct Bench {
+  Bench(const zcoll_params& params, size_t count, int reps)
+      : p(params),
+        n(count),
+        repeat(reps),
+        x(count),
+        vals(count),
+        tmp(count),
+        acc(count),
+        one(alloc_streams(count)),
+        sum(alloc_streams(count)),
+        nxt(alloc_streams(count)),
+        work(alloc_streams(count)) {}
+  const zcoll_params& p;
+  size_t n;
+  int repeat;
+  std::vector<float> x, vals, tmp, acc;
+  Streams one, sum, nxt, work;
+  std::vector<uint8_t> one_copy;  // one's bytes
+};
+
+// sum += x (hom_add segment by segment, through nxt).
+void add_input(Bench& b) {
+  const size_t n = b.n;
+  compress_all(b.p, b.x.data(), n, b.work, 1);
+  for (size_t s = 0; s < nsegs(n); ++s)
+    check(zcoll_hom_add(
+              b.sum.buf.data() + b.sum.off[s], b.sum.size[s], b.work.buf.data() + b.work.off[s],
+              b.work.size[s], b.nxt.buf.data() + b.nxt.off[s],
+              zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &b.nxt.size[s], nullptr, 1),
+          "hom_add");
+  std::swap(b.sum, b.nxt);
+}
+
+// The local SUM (one pipeline segment per call, as the collectives do) and
+// memmove, on t threads.
+void measure_reduce_and_copy(Bench& b, int t, Curves& T) {
+  const size_t n = b.n;
+  const int nt = t;
+  T["reduce"][1] = best_gbps(n * 4, b.repeat, [&] {
+    for (size_t s = 0; s < nsegs(n); ++s) {
+      float* o = b.tmp.data() + s * kSeg;
+      const float* x = b.vals.data() + s * kSeg;
+      const float* y = b.x.data() + s * kSeg;
+      const int64_t len = static_cast<int64_t>(seglen(n, s));
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+      for (int64_t i = 0; i < len; ++i) o[i] = x[i] + y[i];
+    }
+  });
+  T["copy"][1] =
+      best_gbps(n * 4, b.repeat, [&] { std::memmove(b.tmp.data(), b.vals.data(), n * 4); });
+}
+
+// The codec's throughputs on the k-input partial sum with t threads.
+void measure(Bench& b, int k, int t, Curves& T) {
+  const size_t n = b.n;
+  const Streams& sum = b.sum;
+  T["compress"][k] =
+      best_gbps(n * 4, b.repeat, [&] { compress_all(b.p, b.vals.data(), n, b.work, t); });
+  T["decompress"][k] = best_gbps(n * 4, b.repeat, [&] {
+    for (size_t s = 0; s < nsegs(n); ++s)
+      check(zcoll_decompress(sum.buf.data() + sum.off[s], sum.size[s], b.tmp.data() + s * kSeg,
+                             seglen(n, s), t),
+            "decompress");
+  });
+  T["accumulate"][k] = best_gbps(n * 4, b.repeat, [&] {
+    for (size_t s = 0; s < nsegs(n); ++s)
+      check(zcoll_decompress_accumulate(sum.buf.data() + sum.off[s], sum.size[s],
+                                        b.acc.data() + s * kSeg, seglen(n, s), t),
+            "accumulate");
+  });
+  T["hom_add"][k] = best_gbps(n * 4, b.repeat, [&] {
+    for (size_t s = 0; s < nsegs(n); ++s)
+      check(zcoll_hom_add(
+                sum.buf.data() + sum.off[s], sum.size[s], b.one_copy.data() + b.one.off[s],
+                b.one.size[s], b.work.buf.data() + b.work.off[s],
+                zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &b.work.size[s], nullptr, t),
+            "hom_add");
+  });
+  if (k == 1) measure_reduce_and_copy(b, t, T);
+}
+
+void write_profile(const Options& o, double eb, const std::map<int, double>& ratio,
+                   const Throughput& tput) {
+  std::FILE* pf = std::fopen(o.profile.c_str(), "w");
+  if (!pf) throw std::runtime_error("cannot write " + o.profile);
+  std::fprintf(pf, "# zcoll simulation profile (zcoll-calibrate): %s, REL %g (ABS %.9g)\n",
+               o.data.c_str(), o.rel, eb);
+  std::fprintf(pf, "# tput THREADS KIND TERMS GB/s  |  ratio TERMS RATIO\n");
+  for (auto& [t, kinds] : tput)
+    for (auto& [kind, curve] : kinds)
+      for (auto& [k, g] : curve) std::fprintf(pf, "tput %d %s %d %.6g\n", t, kind.c_str(), k, g);
+  for (auto& [k, r] : ratio) std::fprintf(pf, "ratio %d %.6g\n", k, r);
+  std::fclose(pf);
+}
+
+std::string cpu_model() {
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line, model = "?";
+  while (std::getline(cpu, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model;
+}
+
+// The "gbps" object's members: {"T": {"KIND": {"TERMS": GB/s, ...}, ...}, ...}.
+void write_gbps(std::FILE* jf, const Throughput& tput) {
+  bool ft = true;
+  for (auto& [t, kinds] : tput) {
+    std::fprintf(jf, "%s\n    \"%d\": {", ft ? "" : ",", t);
+    ft = false;
+    bool fk = true;
+    for (auto& [kind, curve] : kinds) {
+      std::fprintf(jf, "%s\n      \"%s\": {", fk ? "" : ",", kind.c_str());
+      fk = false;
+      bool fc = true;
+      for (auto& [k, g] : curve) {
+        std::fprintf(jf, "%s\"%d\": %.6g", fc ? "" : ", ", k, g);
+        fc = false;
+      }
+      std::fprintf(jf, "}");
+    }
+    std::fprintf(jf, "\n    }");
+  }
+}
+
+void write_json(const Options& o, double eb, int K, const std::map<int, double>& ratio,
+                const Throughput& tput) {
+  std::FILE* jf = std::fopen(o.json.c_str(), "w");
+  if (!jf) throw std::runtime_error("cannot write " + o.json);
+  std::fprintf(jf,
+               "{\n  \"tool\": \"zcoll-calibrate\",\n  \"cpu\": \"%s\",\n  \"omp_procs\": %d,\n",
+               cpu_model().c_str(), omp_get_num_procs());
+  std::fprintf(jf, "  \"data\": \"%s\",\n  \"rel\": %g,\n  \"abs_bound\": %.9g,\n", o.data.c_str(),
+               o.rel, eb);
+  std::fprintf(jf,
+               "  \"values\": %zu,\n  \"segment_values\": %zu,\n  \"inputs\": %d,\n  \"repeat\": "
+               "%d,\n",
+               o.values, kSeg, K, o.repeat);
+  std::fprintf(jf, "  \"ratio\": {");
+  bool first = true;
+  for (auto& [k, r] : ratio) {
+    std::fprintf(jf, "%s\"%d\": %.6g", first ? "" : ", ", k, r);
+    first = false;
+  }
+  std::fprintf(jf, "},\n  \"gbps\": {");
+  write_gbps(jf, tput);
+  std::fprintf(jf, "\n  }\n}\n");
+  std::fclose(jf);
+}
+
+void calibrate(const Options& o) {
+  const std::vector<float> src = read_values(o.data);
+  double lo = 0, hi = 0;
+  check(zcoll_value_range(ZCOLL_FLOAT32, src.data(), src.size(), &lo, &hi, 1), "range");
+  const double eb = o.rel * (hi - lo);
+  std::vector<int> threads, terms;
+  for (auto& t : split(o.threads_s, ',')) threads.push_back(std::stoi(t));
+  for (auto& t : split(o.terms_s, ',')) terms.push_back(std::stoi(t));
+  std::sort(terms.begin(), terms.end());
+  const int K = terms.back();
+  const size_t n = o.values, m = src.size();
+
+  zcoll_params p;
+  std::memset(&p, 0, sizeof p);
+  p.struct_size = sizeof p;
+  p.eb_mode = ZCOLL_EB_ABS;
+  p.error_bound = eb;
+  p.chunk_size = 0;
+
+  auto input = [&](int r, std::vector<float>& x) {
+    const size_t start = static_cast<size_t>(r) * (m / K) + static_cast<size_t>(r) * 7919;
+    for (size_t i = 0; i < n; ++i) x[i] = src[(i + start) % m];
+  };
+
+  Bench b(p, n, o.repeat);
+  std::map<int, double> ratio;
+  Throughput tput;
+  // one input's stream, for the hom_add measurement
+  input(K - 1, b.x);
+  compress_all(p, b.x.data(), n, b.one, 1);
+  b.one_copy = b.one.buf;
+
+  size_t ti = 0;
+  for (int k = 1; k <= K; ++k) {
+    input(k - 1, b.x);
+    if (k == 1)
+      compress_all(p, b.x.data(), n, b.sum, 1);
+    else
+      add_input(b);
+    if (ti >= terms.size() || k != terms[ti]) continue;
+    ++ti;
+    ratio[k] = static_cast<double>(n * 4) / static_cast<double>(b.sum.total());
+    // the partial's values (what DOC compresses)
+    for (size_t s = 0; s < nsegs(n); ++s)
+      check(zcoll_decompress(b.sum.buf.data() + b.sum.off[s], b.sum.size[s],
+                             b.vals.data() + s * kSeg, seglen(n, s), 1),
+            "decompress");
+    for (int t : threads) {
+      Curves& T = tput[t];
+      measure(b, k, t, T);
+      std::fprintf(stderr, "terms %4d threads %d: ratio %.3f  c %.2f d %.2f a %.2f h %.2f GB/s\n",
+                   k, t, ratio[k], T["compress"][k], T["decompress"][k], T["accumulate"][k],
+                   T["hom_add"][k]);
+    }
+  }
+  if (!o.profile.empty()) write_profile(o, eb, ratio, tput);
+  if (!o.json.empty()) write_json(o, eb, K, ratio, tput);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Options o;
+    if (!parse_args(argc, argv, &o)) return 2;
+    if (o.data.empty()) {
+      std::fprintf(stderr, "zcoll-calibrate: --data FILE.f32 is required\n");
       return 2;
     }
-  }
-  if (data.empty()) {
-    std::fprintf(stderr, "zcoll-calibrate: --data FILE.f32 is required\n");
-    return 2;
-  }
-  try {
-    std::ifstream f(data, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot open " + data);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::vector<float> src(bytes.size() / 4);
-    std::memcpy(src.data(), bytes.data(), src.size() * 4);
-    if (src.empty()) throw std::runtime_error(data + " holds no values");
-    double lo = 0, hi = 0;
-    check(zcoll_value_range(ZCOLL_FLOAT32, src.data(), src.size(), &lo, &hi, 1), "range");
-    const double eb = rel * (hi - lo);
-    std::vector<int> threads, terms;
-    for (auto& t : split(threads_s, ',')) threads.push_back(std::stoi(t));
-    for (auto& t : split(terms_s, ',')) terms.push_back(std::stoi(t));
-    std::sort(terms.begin(), terms.end());
-    const int K = terms.back();
-    const size_t n = values, m = src.size();
-
-    zcoll_params p;
-    std::memset(&p, 0, sizeof p);
-    p.struct_size = sizeof p;
-    p.eb_mode = ZCOLL_EB_ABS;
-    p.error_bound = eb;
-    p.chunk_size = 0;
-
-    auto input = [&](int r, std::vector<float>& x) {
-      const size_t start = static_cast<size_t>(r) * (m / K) + static_cast<size_t>(r) * 7919;
-      for (size_t i = 0; i < n; ++i) x[i] = src[(i + start) % m];
-    };
-
-    std::vector<float> x(n), vals(n), tmp(n), acc(n);
-    Streams one = alloc_streams(n), sum = alloc_streams(n), nxt = alloc_streams(n),
-            work = alloc_streams(n);
-    std::map<int, double> ratio;
-    std::map<int, std::map<std::string, std::map<int, double>>> tput;  // threads -> kind -> terms
-    std::map<int, std::string> pipelines;
-    // one input's stream, for the hom_add measurement
-    input(K - 1, x);
-    compress_all(p, x.data(), n, one, 1);
-    const std::vector<uint8_t> one_copy = one.buf;
-
-    size_t ti = 0;
-    for (int k = 1; k <= K; ++k) {
-      input(k - 1, x);
-      if (k == 1) {
-        compress_all(p, x.data(), n, sum, 1);
-      } else {
-        compress_all(p, x.data(), n, work, 1);
-        for (size_t s = 0; s < nsegs(n); ++s)
-          check(zcoll_hom_add(
-                    sum.buf.data() + sum.off[s], sum.size[s], work.buf.data() + work.off[s],
-                    work.size[s], nxt.buf.data() + nxt.off[s],
-                    zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &nxt.size[s], nullptr, 1),
-                "hom_add");
-        std::swap(sum, nxt);
-      }
-      if (ti >= terms.size() || k != terms[ti]) continue;
-      ++ti;
-      ratio[k] = static_cast<double>(n * 4) / static_cast<double>(sum.total());
-      // the partial's values (what DOC compresses)
-      for (size_t s = 0; s < nsegs(n); ++s)
-        check(zcoll_decompress(sum.buf.data() + sum.off[s], sum.size[s], vals.data() + s * kSeg,
-                               seglen(n, s), 1),
-              "decompress");
-      for (int t : threads) {
-        auto& T = tput[t];
-        T["compress"][k] =
-            best_gbps(n * 4, repeat, [&] { compress_all(p, vals.data(), n, work, t); });
-        T["decompress"][k] = best_gbps(n * 4, repeat, [&] {
-          for (size_t s = 0; s < nsegs(n); ++s)
-            check(zcoll_decompress(sum.buf.data() + sum.off[s], sum.size[s], tmp.data() + s * kSeg,
-                                   seglen(n, s), t),
-                  "decompress");
-        });
-        T["accumulate"][k] = best_gbps(n * 4, repeat, [&] {
-          for (size_t s = 0; s < nsegs(n); ++s)
-            check(zcoll_decompress_accumulate(sum.buf.data() + sum.off[s], sum.size[s],
-                                              acc.data() + s * kSeg, seglen(n, s), t),
-                  "accumulate");
-        });
-        T["hom_add"][k] = best_gbps(n * 4, repeat, [&] {
-          for (size_t s = 0; s < nsegs(n); ++s)
-            check(zcoll_hom_add(
-                      sum.buf.data() + sum.off[s], sum.size[s], one_copy.data() + one.off[s],
-                      one.size[s], work.buf.data() + work.off[s],
-                      zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), &work.size[s], nullptr, t),
-                  "hom_add");
-        });
-        if (k == 1) {
-          const int nt = t;
-          T["reduce"][1] = best_gbps(n * 4, repeat, [&] {
-            // the collectives reduce one pipeline segment per call
-            for (size_t s = 0; s < nsegs(n); ++s) {
-              float* o = tmp.data() + s * kSeg;
-              const float* a = vals.data() + s * kSeg;
-              const float* b = x.data() + s * kSeg;
-              const int64_t len = static_cast<int64_t>(seglen(n, s));
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-              for (int64_t i = 0; i < len; ++i) o[i] = a[i] + b[i];
-            }
-          });
-          T["copy"][1] =
-              best_gbps(n * 4, repeat, [&] { std::memmove(tmp.data(), vals.data(), n * 4); });
-        }
-        std::fprintf(stderr, "terms %4d threads %d: ratio %.3f  c %.2f d %.2f a %.2f h %.2f GB/s\n",
-                     k, t, ratio[k], T["compress"][k], T["decompress"][k], T["accumulate"][k],
-                     T["hom_add"][k]);
-      }
-    }
-
-    if (!profile.empty()) {
-      std::FILE* pf = std::fopen(profile.c_str(), "w");
-      if (!pf) throw std::runtime_error("cannot write " + profile);
-      std::fprintf(pf, "# zcoll simulation profile (zcoll-calibrate): %s, REL %g (ABS %.9g)\n",
-                   data.c_str(), rel, eb);
-      std::fprintf(pf, "# tput THREADS KIND TERMS GB/s  |  ratio TERMS RATIO\n");
-      for (auto& [t, kinds] : tput)
-        for (auto& [kind, curve] : kinds)
-          for (auto& [k, g] : curve)
-            std::fprintf(pf, "tput %d %s %d %.6g\n", t, kind.c_str(), k, g);
-      for (auto& [k, r] : ratio) std::fprintf(pf, "ratio %d %.6g\n", k, r);
-      std::fclose(pf);
-    }
-    if (!json.empty()) {
-      std::FILE* jf = std::fopen(json.c_str(), "w");
-      if (!jf) throw std::runtime_error("cannot write " + json);
-      char host[256] = "?";
-      std::ifstream cpu("/proc/cpuinfo");
-      std::string line, model = "?";
-      while (std::getline(cpu, line))
-        if (line.rfind("model name", 0) == 0) {
-          model = line.substr(line.find(':') + 2);
-          break;
-        }
-      (void)host;
-      std::fprintf(
-          jf, "{\n  \"tool\": \"zcoll-calibrate\",\n  \"cpu\": \"%s\",\n  \"omp_procs\": %d,\n",
-          model.c_str(), omp_get_num_procs());
-      std::fprintf(jf, "  \"data\": \"%s\",\n  \"rel\": %g,\n  \"abs_bound\": %.9g,\n",
-                   data.c_str(), rel, eb);
-      std::fprintf(
-          jf,
-          "  \"values\": %zu,\n  \"segment_values\": %zu,\n  \"inputs\": %d,\n  \"repeat\": %d,\n",
-          n, kSeg, K, repeat);
-      std::fprintf(jf, "  \"ratio\": {");
-      bool first = true;
-      for (auto& [k, r] : ratio) {
-        std::fprintf(jf, "%s\"%d\": %.6g", first ? "" : ", ", k, r);
-        first = false;
-      }
-      std::fprintf(jf, "},\n  \"gbps\": {");
-      bool ft = true;
-      for (auto& [t, kinds] : tput) {
-        std::fprintf(jf, "%s\n    \"%d\": {", ft ? "" : ",", t);
-        ft = false;
-        bool fk = true;
-        for (auto& [kind, curve] : kinds) {
-          std::fprintf(jf, "%s\n      \"%s\": {", fk ? "" : ",", kind.c_str());
-          fk = false;
-          bool fc = true;
-          for (auto& [k, g] : curve) {
-            std::fprintf(jf, "%s\"%d\": %.6g", fc ? "" : ", ", k, g);
-            fc = false;
-          }
-          std::fprintf(jf, "}");
-        }
-        std::fprintf(jf, "\n    }");
-      }
-      std::fprintf(jf, "\n  }\n}\n");
-      std::fclose(jf);
-    }
+    calibrate(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zcoll-calibrate: %s\n", e.what());
     return 1;
