@@ -99,20 +99,12 @@ std::string default_data_dir() {
   return (root / "data").string();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  bool list = false;
-  std::string stat = "best";
-  CLI::App app{
-      "zcoll-codec-bench: compressor and homomorphic-addition throughput, ratio and "
-      "error (see the comment at the top of bench/codec_bench.cc)"};
+void add_options(CLI::App& app, Options& o, bool* list, std::string* stat) {
   app.option_defaults()->always_capture_default();
   app.add_option("--data-dir", o.data_dir, "directory of *.f32 files")
       ->check(CLI::ExistingDirectory);
   app.add_option("--files", o.files, "dataset name patterns (substrings)")->delimiter(',');
-  app.add_flag("--list", list, "list the selected datasets and exit");
+  app.add_flag("--list", *list, "list the selected datasets and exit");
   app.add_option("--dtype", o.dtypes, "f32 and/or f64")
       ->delimiter(',')
       ->check(CLI::IsMember({"f32", "f64"}));
@@ -124,7 +116,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1e-300, 1.0));
   app.add_option("--repeat", o.repeat, "timed runs per measurement")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", o.warmup, "untimed runs first")->check(CLI::Range(0, 1000));
-  app.add_option("--stat", stat, "statistic in the table")
+  app.add_option("--stat", *stat, "statistic in the table")
       ->check(CLI::IsMember({"median", "best"}));
   app.add_option("--chunk-size", o.chunk_size, "values per chunk (0 = default)");
   app.add_option("--side", o.side, "synthetic fields are side x side")
@@ -134,6 +126,93 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", o.quick, "smoke test: one small dataset, 1 repeat");
   app.add_option("--json", o.json_path, "write results as JSON");
   app.add_option("--label", o.label, "free text stored in the JSON");
+}
+
+void print_header(const Options& o, size_t datasets, const Json& machine, const Json& build,
+                  const char* mode, const std::string& date) {
+  std::printf("zcoll-codec-bench, %s mode, %s\n", mode, date.c_str());
+  std::printf("cpu: %s (%u logical CPUs, load %s); zcoll %s, format %d, kernels %s%s, %s build\n",
+              machine["cpu_model"].get<std::string>().c_str(),
+              machine["logical_cpus"].get<unsigned>(), loadavg().c_str(),
+              build["zcoll_version"].get<std::string>().c_str(), ZCOLL_FORMAT_VERSION,
+              build["kernels"].get<std::string>().c_str(),
+              build["ZCOLL_SIMD"].get<std::string>().empty()
+                  ? ""
+                  : (" (ZCOLL_SIMD=" + build["ZCOLL_SIMD"].get<std::string>() + ")").c_str(),
+              build["build_type"].get<std::string>().c_str());
+  std::printf("data: %s; %zu datasets; %s of %d runs after %d warm-up\n", o.data_dir.c_str(),
+              datasets, stat_name(o.stat), o.repeat, o.warmup);
+  const double load = loadavg1();
+  if (load >= 0.5)
+    std::printf(
+        "NOTE: load average %.2f on %u logical CPUs before the run: other work is running "
+        "and timings will be noisy (watch cpu%%; more --repeat and --stat best help)\n",
+        load, machine["logical_cpus"].get<unsigned>());
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+void print_results(const ModeResult& r) {
+  std::printf("\n");
+  if (!r.table.empty()) r.table.print(stdout);
+  std::printf("\n");
+  for (const auto& line : r.footer) std::printf("%s\n", line.c_str());
+  if (!r.failures.empty()) {
+    std::printf("\nFAILED (%zu):\n", r.failures.size());
+    for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
+  } else {
+    std::printf("\nall rows ok: bounds kept, non-finite values reproduced\n");
+  }
+}
+
+// The run as JSON at o.json_path; false: it could not be written.
+bool write_json(const Options& o, const std::vector<DatasetSpec>& datasets, const Json& machine,
+                const Json& build, const char* mode, const std::string& date, const ModeResult& r,
+                const std::vector<std::string>& warnings) {
+  Json j;
+  j["tool"] = "zcoll-codec-bench";
+  j["mode"] = mode;
+  j["date_utc"] = date;
+  j["label"] = o.label;
+  j["machine"] = machine;
+  j["build"] = build;
+  j["settings"] = {{"data_dir", o.data_dir},
+                   {"datasets", Json::array()},
+                   {"dtypes", o.dtypes},
+                   {"threads", o.threads},
+                   {"rel", o.rels},
+                   {"repeat", o.repeat},
+                   {"warmup", o.warmup},
+                   {"stat", stat_name(o.stat)},
+                   {"chunk_size", o.chunk_size},
+                   {"checksum", o.checksum},
+                   {"synthetic_side", o.side},
+                   {"quick", o.quick}};
+  for (const auto& d : datasets) j["settings"]["datasets"].push_back(d.name);
+  j["units"] = {{"gbps", "1e9 uncompressed bytes per second (hom mode: bytes of one input)"},
+                {"time", "seconds"},
+                {"psnr_db", "null when infinite (lossless)"}};
+  j["rows"] = r.rows;
+  j["failures"] = r.failures;
+  j["warnings"] = warnings;
+  std::ofstream out(o.json_path);
+  out << j.dump(1) << "\n";
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", o.json_path.c_str());
+    return false;
+  }
+  std::printf("wrote %s\n", o.json_path.c_str());
+  return true;
+}
+
+int bench_main(int argc, char** argv) {
+  Options o;
+  bool list = false;
+  std::string stat = "best";
+  CLI::App app{
+      "zcoll-codec-bench: compressor and homomorphic-addition throughput, ratio and "
+      "error (see the comment at the top of bench/codec_bench.cc)"};
+  add_options(app, o, &list, &stat);
   CLI11_PARSE(app, argc, argv);
   o.stat = stat == "best" ? Stat::kBest : Stat::kMedian;
   const bool side_given = app.count("--side") > 0;
@@ -165,26 +244,7 @@ int main(int argc, char** argv) {
   Json machine = machine_info();
   const Json build = build_info();
   const char* mode = o.hom ? "hom" : "codec";
-  std::printf("zcoll-codec-bench, %s mode, %s\n", mode, date.c_str());
-  std::printf("cpu: %s (%u logical CPUs, load %s); zcoll %s, format %d, kernels %s%s, %s build\n",
-              machine["cpu_model"].get<std::string>().c_str(),
-              machine["logical_cpus"].get<unsigned>(), loadavg().c_str(),
-              build["zcoll_version"].get<std::string>().c_str(), ZCOLL_FORMAT_VERSION,
-              build["kernels"].get<std::string>().c_str(),
-              build["ZCOLL_SIMD"].get<std::string>().empty()
-                  ? ""
-                  : (" (ZCOLL_SIMD=" + build["ZCOLL_SIMD"].get<std::string>() + ")").c_str(),
-              build["build_type"].get<std::string>().c_str());
-  std::printf("data: %s; %zu datasets; %s of %d runs after %d warm-up\n", o.data_dir.c_str(),
-              datasets.size(), stat_name(o.stat), o.repeat, o.warmup);
-  const double load = loadavg1();
-  if (load >= 0.5)
-    std::printf(
-        "NOTE: load average %.2f on %u logical CPUs before the run: other work is running "
-        "and timings will be noisy (watch cpu%%; more --repeat and --stat best help)\n",
-        load, machine["logical_cpus"].get<unsigned>());
-  std::printf("\n");
-  std::fflush(stdout);
+  print_header(o, datasets.size(), machine, build, mode, date);
 
   ModeResult r;
   if (o.hom)
@@ -192,52 +252,19 @@ int main(int argc, char** argv) {
   else
     run_codec_mode(o, datasets, &r);
   machine["loadavg_end"] = loadavg();
-
-  std::printf("\n");
-  if (!r.table.empty()) r.table.print(stdout);
-  std::printf("\n");
-  for (const auto& line : r.footer) std::printf("%s\n", line.c_str());
-  if (!r.failures.empty()) {
-    std::printf("\nFAILED (%zu):\n", r.failures.size());
-    for (const auto& f : r.failures) std::printf("  %s\n", f.c_str());
-  } else {
-    std::printf("\nall rows ok: bounds kept, non-finite values reproduced\n");
-  }
-
-  if (!o.json_path.empty()) {
-    Json j;
-    j["tool"] = "zcoll-codec-bench";
-    j["mode"] = mode;
-    j["date_utc"] = date;
-    j["label"] = o.label;
-    j["machine"] = machine;
-    j["build"] = build;
-    j["settings"] = {{"data_dir", o.data_dir},
-                     {"datasets", Json::array()},
-                     {"dtypes", o.dtypes},
-                     {"threads", o.threads},
-                     {"rel", o.rels},
-                     {"repeat", o.repeat},
-                     {"warmup", o.warmup},
-                     {"stat", stat_name(o.stat)},
-                     {"chunk_size", o.chunk_size},
-                     {"checksum", o.checksum},
-                     {"synthetic_side", o.side},
-                     {"quick", o.quick}};
-    for (const auto& d : datasets) j["settings"]["datasets"].push_back(d.name);
-    j["units"] = {{"gbps", "1e9 uncompressed bytes per second (hom mode: bytes of one input)"},
-                  {"time", "seconds"},
-                  {"psnr_db", "null when infinite (lossless)"}};
-    j["rows"] = r.rows;
-    j["failures"] = r.failures;
-    j["warnings"] = warnings;
-    std::ofstream out(o.json_path);
-    out << j.dump(1) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "cannot write %s\n", o.json_path.c_str());
-      return 1;
-    }
-    std::printf("wrote %s\n", o.json_path.c_str());
-  }
+  print_results(r);
+  if (!o.json_path.empty() && !write_json(o, datasets, machine, build, mode, date, r, warnings))
+    return 1;
   return r.failures.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bench_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zcoll-codec-bench: %s\n", e.what());
+    return 1;
+  }
 }

@@ -18,6 +18,146 @@ struct CodecBuffers {
   std::vector<unsigned char> copy;    // memcpy destination
 };
 
+// The timed runs of one row, and the streams' sizes.
+struct CodecTimes {
+  Samples mc, rel, abs, dec, range;
+  double cpu_share = 0;
+  size_t size_rel = 0, size_abs = 0;
+};
+
+// Warm-up runs, then o.repeat timed runs of every operation, interleaved so
+// that every operation sees the same machine conditions. Returns "" or what
+// failed.
+template <typename T>
+std::string time_codec(const Options& o, const std::vector<T>& x, int threads,
+                       const zcoll_params& prel, const zcoll_params& pabs, CodecBuffers& buf,
+                       std::vector<T>& out, CodecTimes* t) {
+  const size_t n = x.size(), bytes = n * sizeof(T);
+  const zcoll_dtype dt = dtype_of<T>();
+  size_t& size_rel = t->size_rel;
+  size_t& size_abs = t->size_abs;
+  zcoll_status st_rel = ZCOLL_SUCCESS, st_abs = ZCOLL_SUCCESS, st_dec = ZCOLL_SUCCESS;
+  auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), x.data(), bytes, threads); };
+  auto op_rel = [&] {
+    st_rel = zcoll_compress(&prel, dt, x.data(), n, buf.s_rel.data(), buf.s_rel.size(), &size_rel,
+                            threads);
+  };
+  auto op_abs = [&] {
+    st_abs = zcoll_compress(&pabs, dt, x.data(), n, buf.s_abs.data(), buf.s_abs.size(), &size_abs,
+                            threads);
+  };
+  auto op_dec = [&] {
+    st_dec = zcoll_decompress(buf.s_abs.data(), size_abs, out.data(), n, threads);
+  };
+  double mn = 0, mx = 0;  // the min/max pass alone: explains cREL vs cABS
+  auto op_range = [&] { zcoll_value_range(dt, x.data(), n, &mn, &mx, threads); };
+
+  for (int w = 0; w < o.warmup; ++w) {
+    op_memcpy();
+    op_rel();
+    op_abs();
+    if (st_rel != ZCOLL_SUCCESS) return api_error("zcoll_compress (REL)", st_rel);
+    if (st_abs != ZCOLL_SUCCESS) return api_error("zcoll_compress (ABS)", st_abs);
+    op_dec();
+    if (st_dec != ZCOLL_SUCCESS) return api_error("zcoll_decompress", st_dec);
+    op_range();
+  }
+  const CpuShare cpu;
+  for (int k = 0; k < o.repeat; ++k) {
+    t->mc.seconds.push_back(seconds_of(op_memcpy));
+    t->rel.seconds.push_back(seconds_of(op_rel));
+    t->abs.seconds.push_back(seconds_of(op_abs));
+    t->dec.seconds.push_back(seconds_of(op_dec));
+    t->range.seconds.push_back(seconds_of(op_range));
+    if (st_rel != ZCOLL_SUCCESS) return api_error("zcoll_compress (REL)", st_rel);
+    if (st_abs != ZCOLL_SUCCESS) return api_error("zcoll_compress (ABS)", st_abs);
+    if (st_dec != ZCOLL_SUCCESS) return api_error("zcoll_decompress", st_dec);
+  }
+  t->cpu_share = cpu.share(threads);
+  return "";
+}
+
+// What the streams must be: the REL call's the ABS call's, and the same at every
+// thread count (stream_hash: per REL bound, the first one's hash).
+struct StreamChecks {
+  bool same_streams = true;
+  bool same_across_threads = true;
+};
+
+StreamChecks check_streams(const CodecBuffers& buf, const CodecTimes& t, double rel,
+                           std::map<double, uint64_t>* stream_hash, const std::string& where,
+                           ModeResult* r) {
+  StreamChecks c;
+  c.same_streams = t.size_rel == t.size_abs &&
+                   std::memcmp(buf.s_rel.data(), buf.s_abs.data(), t.size_abs) == 0;
+  if (!c.same_streams)
+    r->failures.push_back(where + ": REL and ABS calls with the same bound gave different streams");
+  const uint64_t h = fnv1a(buf.s_abs.data(), t.size_abs);
+  auto it = stream_hash->find(rel);
+  if (it == stream_hash->end()) {
+    (*stream_hash)[rel] = h;
+  } else if (it->second != h) {
+    c.same_across_threads = false;
+    r->failures.push_back(where + ": stream differs from the one of another thread count");
+  }
+  return c;
+}
+
+// The bound and the non-finite values; false (and a failure) when either is broken.
+bool check_quality(const Quality& q, double eb, const std::string& where, ModeResult* r) {
+  bool ok = true;
+  if (!(q.max_abs_error <= eb)) {
+    ok = false;
+    r->failures.push_back(where +
+                          strf(": max error %.6g exceeds the bound %.6g", q.max_abs_error, eb));
+  }
+  if (q.nonfinite_mismatch) {
+    ok = false;
+    r->failures.push_back(where + strf(": %llu non-finite values not reproduced bit-exactly",
+                                       static_cast<unsigned long long>(q.nonfinite_mismatch)));
+  }
+  return ok;
+}
+
+// GB/s of the row's statistic.
+struct CodecRates {
+  double mc, rel, abs, dec, range;
+};
+
+CodecRates rates_of(const CodecTimes& t, size_t bytes, Stat stat) {
+  return {gbps(bytes, t.mc.pick(stat)), gbps(bytes, t.rel.pick(stat)),
+          gbps(bytes, t.abs.pick(stat)), gbps(bytes, t.dec.pick(stat)),
+          gbps(bytes, t.range.pick(stat))};
+}
+
+void fill_row(Json& row, Stat stat, size_t bytes, const CodecTimes& t, const CodecRates& g,
+              const Quality& q, double eb) {
+  row["compressed_bytes"] = t.size_abs;
+  row["ratio"] = static_cast<double>(bytes) / static_cast<double>(t.size_abs);
+  row["stat"] = stat_name(stat);
+  row["compress_rel"] = samples_json(t.rel, bytes);
+  row["compress_abs"] = samples_json(t.abs, bytes);
+  row["decompress"] = samples_json(t.dec, bytes);
+  row["memcpy"] = samples_json(t.mc, bytes);
+  row["value_range_pass"] = samples_json(t.range, bytes);
+  row["compress_rel_gbps"] = g.rel;
+  row["compress_abs_gbps"] = g.abs;
+  row["decompress_gbps"] = g.dec;
+  row["memcpy_gbps"] = g.mc;
+  row["value_range_pass_gbps"] = g.range;
+  row["compress_rel_over_memcpy"] = g.mc > 0 ? g.rel / g.mc : 0;
+  row["compress_abs_over_memcpy"] = g.mc > 0 ? g.abs / g.mc : 0;
+  row["decompress_over_memcpy"] = g.mc > 0 ? g.dec / g.mc : 0;
+  row["max_abs_error"] = q.max_abs_error;
+  row["err_over_eb"] = q.max_abs_error / eb;
+  row["rmse"] = q.rmse;
+  row["value_range"] = q.value_range;
+  row["psnr_db"] = q.psnr;  // null in JSON when infinite (lossless)
+  row["nonfinite"] = q.nonfinite;
+  row["nonfinite_mismatch"] = q.nonfinite_mismatch;
+  row["quality_source"] = q.source;
+}
+
 template <typename T>
 void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, int threads,
                double rel, CodecBuffers& buf, std::map<double, uint64_t>* stream_hash,
@@ -52,130 +192,43 @@ void codec_row(const Options& o, const DatasetSpec& d, const std::vector<T>& x, 
   row["chunk_size"] = o.chunk_size ? o.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
   row["checksum"] = o.checksum;
 
-  size_t size_rel = 0, size_abs = 0;
-  zcoll_status st_rel = ZCOLL_SUCCESS, st_abs = ZCOLL_SUCCESS, st_dec = ZCOLL_SUCCESS;
-  auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), x.data(), bytes, threads); };
-  auto op_rel = [&] {
-    st_rel = zcoll_compress(&prel, dt, x.data(), n, buf.s_rel.data(), buf.s_rel.size(), &size_rel,
-                            threads);
-  };
-  auto op_abs = [&] {
-    st_abs = zcoll_compress(&pabs, dt, x.data(), n, buf.s_abs.data(), buf.s_abs.size(), &size_abs,
-                            threads);
-  };
-  auto op_dec = [&] {
-    st_dec = zcoll_decompress(buf.s_abs.data(), size_abs, out.data(), n, threads);
-  };
-  double mn = 0, mx = 0;  // the min/max pass alone: explains cREL vs cABS
-  auto op_range = [&] { zcoll_value_range(dt, x.data(), n, &mn, &mx, threads); };
-
-  for (int w = 0; w < o.warmup; ++w) {
-    op_memcpy();
-    op_rel();
-    op_abs();
-    if (st_rel != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_compress (REL)", st_rel));
-    if (st_abs != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_compress (ABS)", st_abs));
-    op_dec();
-    if (st_dec != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_decompress", st_dec));
-    op_range();
-  }
-  // interleaved, so that every operation sees the same machine conditions
-  Samples t_mc, t_rel, t_abs, t_dec, t_range;
-  const CpuShare cpu;
-  for (int k = 0; k < o.repeat; ++k) {
-    t_mc.seconds.push_back(seconds_of(op_memcpy));
-    t_rel.seconds.push_back(seconds_of(op_rel));
-    t_abs.seconds.push_back(seconds_of(op_abs));
-    t_dec.seconds.push_back(seconds_of(op_dec));
-    t_range.seconds.push_back(seconds_of(op_range));
-    if (st_rel != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_compress (REL)", st_rel));
-    if (st_abs != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_compress (ABS)", st_abs));
-    if (st_dec != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_decompress", st_dec));
-  }
-  const double cpu_share = cpu.share(threads);
+  CodecTimes t;
+  const std::string error = time_codec(o, x, threads, prel, pabs, buf, out, &t);
+  if (!error.empty()) return fail_row(error);
 
   // ---- correctness: the benchmark is also a check ----
-  bool ok = true;
-  const bool same_streams = size_rel == size_abs &&
-                            std::memcmp(buf.s_rel.data(), buf.s_abs.data(), size_abs) == 0;
-  if (!same_streams) {
-    ok = false;
-    r->failures.push_back(where + ": REL and ABS calls with the same bound gave different streams");
-  }
-  const uint64_t h = fnv1a(buf.s_abs.data(), size_abs);
-  auto it = stream_hash->find(rel);
-  bool same_across_threads = true;
-  if (it == stream_hash->end()) {
-    (*stream_hash)[rel] = h;
-  } else if (it->second != h) {
-    same_across_threads = false;
-    ok = false;
-    r->failures.push_back(where + ": stream differs from the one of another thread count");
-  }
+  const StreamChecks sc = check_streams(buf, t, rel, stream_hash, where, r);
+  bool ok = sc.same_streams && sc.same_across_threads;
   zcoll_info info = ZCOLL_INFO_INITIALIZER;
-  s = zcoll_inspect(buf.s_abs.data(), size_abs, &info);
+  s = zcoll_inspect(buf.s_abs.data(), t.size_abs, &info);
   if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_inspect", s));
   const Quality q = compare_quality(x.data(), out.data(), n);
-  if (!(q.max_abs_error <= eb)) {
-    ok = false;
-    r->failures.push_back(where +
-                          strf(": max error %.6g exceeds the bound %.6g", q.max_abs_error, eb));
-  }
-  if (q.nonfinite_mismatch) {
-    ok = false;
-    r->failures.push_back(where + strf(": %llu non-finite values not reproduced bit-exactly",
-                                       static_cast<unsigned long long>(q.nonfinite_mismatch)));
-  }
+  if (!check_quality(q, eb, where, r)) ok = false;
 
-  const double ratio = static_cast<double>(bytes) / static_cast<double>(size_abs);
-  const double g_mc = gbps(bytes, t_mc.pick(o.stat)), g_rel = gbps(bytes, t_rel.pick(o.stat)),
-               g_abs = gbps(bytes, t_abs.pick(o.stat)), g_dec = gbps(bytes, t_dec.pick(o.stat)),
-               g_range = gbps(bytes, t_range.pick(o.stat));
-  row["compressed_bytes"] = size_abs;
-  row["ratio"] = ratio;
-  row["stat"] = stat_name(o.stat);
-  row["compress_rel"] = samples_json(t_rel, bytes);
-  row["compress_abs"] = samples_json(t_abs, bytes);
-  row["decompress"] = samples_json(t_dec, bytes);
-  row["memcpy"] = samples_json(t_mc, bytes);
-  row["value_range_pass"] = samples_json(t_range, bytes);
-  row["compress_rel_gbps"] = g_rel;
-  row["compress_abs_gbps"] = g_abs;
-  row["decompress_gbps"] = g_dec;
-  row["memcpy_gbps"] = g_mc;
-  row["value_range_pass_gbps"] = g_range;
-  row["compress_rel_over_memcpy"] = g_mc > 0 ? g_rel / g_mc : 0;
-  row["compress_abs_over_memcpy"] = g_mc > 0 ? g_abs / g_mc : 0;
-  row["decompress_over_memcpy"] = g_mc > 0 ? g_dec / g_mc : 0;
-  row["max_abs_error"] = q.max_abs_error;
-  row["err_over_eb"] = q.max_abs_error / eb;
-  row["rmse"] = q.rmse;
-  row["value_range"] = q.value_range;
-  row["psnr_db"] = q.psnr;  // null in JSON when infinite (lossless)
-  row["nonfinite"] = q.nonfinite;
-  row["nonfinite_mismatch"] = q.nonfinite_mismatch;
-  row["quality_source"] = q.source;
+  const double ratio = static_cast<double>(bytes) / static_cast<double>(t.size_abs);
+  const CodecRates g = rates_of(t, bytes, o.stat);
+  fill_row(row, o.stat, bytes, t, g, q, eb);
   row["chunks"] = info.chunks;
   row["raw_chunks"] = info.raw_chunks;
-  row["rel_abs_streams_identical"] = same_streams;
-  row["same_stream_across_threads"] = same_across_threads;
-  row["cpu_share"] = cpu_share;
+  row["rel_abs_streams_identical"] = sc.same_streams;
+  row["same_stream_across_threads"] = sc.same_across_threads;
+  row["cpu_share"] = t.cpu_share;
   row["ok"] = ok;
   r->rows.push_back(row);
 
   r->table.add({d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel), strf("%.3g", eb),
-                strf(ratio < 100 ? "%.2f" : "%.1f", ratio), strf("%.3f", g_rel),
-                strf("%.3f", g_abs), strf("%.2f", g_range), strf("%.3f", g_dec), strf("%.2f", g_mc),
-                strf("%.3f", g_mc > 0 ? g_abs / g_mc : 0),
-                strf("%.3f", g_mc > 0 ? g_dec / g_mc : 0), strf("%.3g", q.max_abs_error),
+                strf(ratio < 100 ? "%.2f" : "%.1f", ratio), strf("%.3f", g.rel),
+                strf("%.3f", g.abs), strf("%.2f", g.range), strf("%.3f", g.dec), strf("%.2f", g.mc),
+                strf("%.3f", g.mc > 0 ? g.abs / g.mc : 0),
+                strf("%.3f", g.mc > 0 ? g.dec / g.mc : 0), strf("%.3g", q.max_abs_error),
                 strf("%.3f", q.max_abs_error / eb),
                 std::isinf(q.psnr) ? "inf" : strf("%.1f", q.psnr),
                 strf("%llu/%llu", static_cast<unsigned long long>(info.raw_chunks),
                      static_cast<unsigned long long>(info.chunks)),
-                strf("%.0f", 100 * cpu_share), ok ? "ok" : "FAIL"});
+                strf("%.0f", 100 * t.cpu_share), ok ? "ok" : "FAIL"});
   std::fprintf(stderr,
                "  %-50s ratio %8.2f  compREL %.3f  compABS %.3f  dec %.3f  memcpy %.2f GB/s\n",
-               where.c_str(), ratio, g_rel, g_abs, g_dec, g_mc);
+               where.c_str(), ratio, g.rel, g.abs, g.dec, g.mc);
 }
 
 template <typename T>
@@ -192,6 +245,38 @@ void codec_dataset(const Options& o, const DatasetSpec& d, const std::vector<flo
   std::map<double, uint64_t> stream_hash;  // per REL: the stream must not depend on threads
   for (int t : o.threads)
     for (double rel : o.rels) codec_row<T>(o, d, x, t, rel, buf, &stream_hash, out, r);
+}
+
+// The footer's legend of the table's columns.
+void codec_legend(const Options& o, const std::string& quality_source,
+                  std::vector<std::string>* footer) {
+  std::vector<std::string>& f = *footer;
+  f.push_back(
+      strf("GB/s = 1e9 uncompressed input bytes per second (%s of %d runs after %d warm-up, "
+           "operations interleaved).",
+           stat_name(o.stat), o.repeat, o.warmup));
+  f.push_back(
+      "cREL   = whole zcoll_compress call with eb_mode REL: includes the min/max pass (what a "
+      "user gets).");
+  f.push_back(
+      "cABS   = zcoll_compress with the same bound given as ABS: no min/max pass (what the "
+      "collectives use).");
+  f.push_back("minmax = zcoll_value_range alone (the pass REL adds to cABS).");
+  f.push_back(
+      "dec    = zcoll_decompress.   memcpy = memcpy of the same buffer, same threads "
+      "(contiguous piece per thread).");
+  f.push_back(
+      "cABS/mc, dec/mc = codec rate / memcpy rate.   ratio = uncompressed / compressed bytes.");
+  f.push_back(
+      "max err = max |x - x'| over finite x; err/eb = max err / abs eb (<= 1 required); PSNR = "
+      "20 log10(range/RMSE) dB (" +
+      (quality_source.empty() ? std::string("n/a") : quality_source) + ").");
+  f.push_back(
+      "raw/chunks = chunks stored uncompressed / all chunks.   cpu% = CPU time the timed runs "
+      "got / (wall x threads): well under 100 = descheduled, timings suspect.");
+  f.push_back(
+      "ok = bound kept, NaN/Inf bit-exact, REL and ABS streams identical, stream independent of "
+      "threads.");
 }
 
 }  // namespace
@@ -219,26 +304,7 @@ void run_codec_mode(const Options& o, const std::vector<DatasetSpec>& datasets, 
   }
   for (const Json& row : r->rows)
     if (row.contains("quality_source")) quality_source = row["quality_source"];
-  r->footer = {
-      strf("GB/s = 1e9 uncompressed input bytes per second (%s of %d runs after %d warm-up, "
-           "operations interleaved).",
-           stat_name(o.stat), o.repeat, o.warmup),
-      "cREL   = whole zcoll_compress call with eb_mode REL: includes the min/max pass (what a "
-      "user gets).",
-      "cABS   = zcoll_compress with the same bound given as ABS: no min/max pass (what the "
-      "collectives use).",
-      "minmax = zcoll_value_range alone (the pass REL adds to cABS).",
-      "dec    = zcoll_decompress.   memcpy = memcpy of the same buffer, same threads "
-      "(contiguous piece per thread).",
-      "cABS/mc, dec/mc = codec rate / memcpy rate.   ratio = uncompressed / compressed bytes.",
-      "max err = max |x - x'| over finite x; err/eb = max err / abs eb (<= 1 required); PSNR = "
-      "20 log10(range/RMSE) dB (" +
-          (quality_source.empty() ? std::string("n/a") : quality_source) + ").",
-      "raw/chunks = chunks stored uncompressed / all chunks.   cpu% = CPU time the timed runs got "
-      "/ "
-      "(wall x threads): well under 100 = descheduled, timings suspect.",
-      "ok = bound kept, NaN/Inf bit-exact, REL and ABS streams identical, stream independent of "
-      "threads."};
+  codec_legend(o, quality_source, &r->footer);
 }
 
 std::string rel_text(double rel) {

@@ -41,6 +41,248 @@ std::string pct(uint64_t part, uint64_t total) {
   return total ? strf("%.0f", 100.0 * static_cast<double>(part) / static_cast<double>(total)) : "-";
 }
 
+// The timed runs of one row: hom, DOC, DOCacc and DOCf on the streams sa (na
+// bytes) and sb (nb), and the sizes of their outputs.
+struct HomTimes {
+  Samples mc, hom, doc, acc, fused;
+  double cpu_share = 0;
+  size_t n_hom = 0, n_doc = 0, n_acc = 0, n_fused = 0;
+  zcoll_status st_fused = ZCOLL_SUCCESS;  // DOCf may fail: reported, not a failed row
+};
+
+// Warm-up runs, then o.repeat timed runs of every operation, interleaved.
+// Returns "" or what failed.
+template <typename T>
+std::string time_hom(const Options& o, const HomData<T>& in, int threads, const zcoll_params& p,
+                     size_t na, size_t nb, HomBuffers& buf, HomScratch<T>& w, HomTimes* t) {
+  const size_t n = in.a.size(), bytes = n * sizeof(T), cap = buf.hom.size();
+  const zcoll_dtype dt = dtype_of<T>();
+  zcoll_status st_hom = ZCOLL_SUCCESS, st_doc = ZCOLL_SUCCESS, st_acc = ZCOLL_SUCCESS;
+  zcoll_status& st_fused = t->st_fused;
+  auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), in.a.data(), bytes, threads); };
+  auto op_hom = [&] {
+    st_hom = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &t->n_hom,
+                           nullptr, threads);
+  };
+  // DOC: decompress both, add in the value type, compress the sum at the same bound
+  auto op_doc = [&] {
+    st_doc = zcoll_decompress(buf.sa.data(), na, w.sum.data(), n, threads);
+    if (st_doc == ZCOLL_SUCCESS)
+      st_doc = zcoll_decompress(buf.sb.data(), nb, w.addend.data(), n, threads);
+    if (st_doc != ZCOLL_SUCCESS) return;
+    add_into(w.sum.data(), w.addend.data(), n, threads);
+    st_doc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc.data(), cap, &t->n_doc, threads);
+  };
+  // DOCacc: the same with the add fused into decoding b (zcoll_decompress_accumulate):
+  // one pass less, the strongest DOC built from public calls
+  auto op_acc = [&] {
+    st_acc = zcoll_decompress(buf.sa.data(), na, w.sum.data(), n, threads);
+    if (st_acc == ZCOLL_SUCCESS)
+      st_acc = zcoll_decompress_accumulate(buf.sb.data(), nb, w.sum.data(), n, threads);
+    if (st_acc == ZCOLL_SUCCESS)
+      st_acc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc_acc.data(), cap, &t->n_acc, threads);
+  };
+  auto op_fused = [&] {
+    st_fused = zcoll_doc_combine(buf.sa.data(), na, buf.sb.data(), nb, ZCOLL_OP_SUM,
+                                 buf.fused.data(), cap, &t->n_fused, threads);
+  };
+  auto check_status = [&]() -> std::string {
+    if (st_hom != ZCOLL_SUCCESS) return api_error("zcoll_hom_add", st_hom);
+    if (st_doc != ZCOLL_SUCCESS) return api_error("DOC path", st_doc);
+    if (st_acc != ZCOLL_SUCCESS) return api_error("DOCacc path", st_acc);
+    return "";
+  };
+  for (int k = 0; k < o.warmup; ++k) {
+    op_memcpy();
+    op_hom();
+    op_doc();
+    op_acc();
+    op_fused();
+    std::string e = check_status();
+    if (!e.empty()) return e;
+  }
+  const CpuShare cpu;
+  for (int k = 0; k < o.repeat; ++k) {
+    t->mc.seconds.push_back(seconds_of(op_memcpy));
+    t->hom.seconds.push_back(seconds_of(op_hom));
+    t->doc.seconds.push_back(seconds_of(op_doc));
+    t->acc.seconds.push_back(seconds_of(op_acc));
+    t->fused.seconds.push_back(seconds_of(op_fused));
+    std::string e = check_status();
+    if (!e.empty()) return e;
+  }
+  t->cpu_share = cpu.share(threads);
+  return "";
+}
+
+// The outputs against the exact double sum.
+struct HomErrors {
+  zcoll_hom_stats hs = ZCOLL_HOM_STATS_INITIALIZER;  // pipeline counts (an untimed call)
+  zcoll_info hinfo = ZCOLL_INFO_INITIALIZER;         // of its output
+  size_t n_hom2 = 0;                                 // its output's bytes
+  double hom_err = 0, doc_err = 0, fused_err = std::numeric_limits<double>::quiet_NaN();
+  uint64_t hom_mismatch = 0, doc_mismatch = 0, fused_mismatch = 0;
+  bool doc_variants_identical = false;
+  double doc_bound = 0;  // DOC: two decoding errors, the rounding of the sum, the re-encoding
+};
+
+// Decodes the outputs of one more hom call, DOC and DOCf; returns "" or what failed.
+template <typename T>
+std::string measure_errors(const HomData<T>& in, int threads, double eb, size_t na, size_t nb,
+                           const HomTimes& t, HomBuffers& buf, HomScratch<T>& w, HomErrors* e) {
+  const size_t n = in.a.size(), cap = buf.hom.size();
+  zcoll_status s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap,
+                                 &e->n_hom2, &e->hs, threads);
+  if (s != ZCOLL_SUCCESS) return api_error("zcoll_hom_add (stats)", s);
+  if ((s = zcoll_inspect(buf.hom.data(), e->n_hom2, &e->hinfo)) != ZCOLL_SUCCESS)
+    return api_error("zcoll_inspect (hom output)", s);
+  std::vector<T>& check = w.check;
+  if ((s = zcoll_decompress(buf.hom.data(), e->n_hom2, check.data(), n, threads)) != ZCOLL_SUCCESS)
+    return api_error("zcoll_decompress (hom output)", s);
+  e->hom_err = max_error_vs(in.exact.data(), check.data(), n, &e->hom_mismatch);
+  if ((s = zcoll_decompress(buf.doc.data(), t.n_doc, check.data(), n, threads)) != ZCOLL_SUCCESS)
+    return api_error("zcoll_decompress (DOC output)", s);
+  e->doc_err = max_error_vs(in.exact.data(), check.data(), n, &e->doc_mismatch);
+  // DOC and DOCacc add the same values in the same type: the streams must agree
+  e->doc_variants_identical = t.n_doc == t.n_acc &&
+                              std::memcmp(buf.doc.data(), buf.doc_acc.data(), t.n_doc) == 0;
+  if (t.st_fused == ZCOLL_SUCCESS &&
+      zcoll_decompress(buf.fused.data(), t.n_fused, check.data(), n, threads) == ZCOLL_SUCCESS)
+    e->fused_err = max_error_vs(in.exact.data(), check.data(), n, &e->fused_mismatch);
+  double max_abs_sum = 0;
+  for (double v : in.exact)
+    if (std::isfinite(v)) max_abs_sum = std::max(max_abs_sum, std::fabs(v));
+  e->doc_bound = 3 * eb + std::numeric_limits<T>::epsilon() * max_abs_sum;
+  return "";
+}
+
+// The row's checks; false (and a failure for each) when one fails.
+bool judge(const HomErrors& e, const HomTimes& t, const std::string& where, ModeResult* r) {
+  bool ok = true;
+  auto failed = [&](const std::string& why) {
+    ok = false;
+    r->failures.push_back(where + why);
+  };
+  if (!(e.hom_err <= e.hinfo.error_bound))
+    failed(
+        strf(": hom error %.6g exceeds the output's bound %.6g", e.hom_err, e.hinfo.error_bound));
+  if (!(e.doc_err <= e.doc_bound))
+    failed(strf(": DOC error %.6g exceeds 3 eb + rounding = %.6g", e.doc_err, e.doc_bound));
+  if (e.hom_mismatch || e.doc_mismatch)
+    failed(strf(": non-finite positions differ from a+b (hom %llu, DOC %llu)",
+                static_cast<unsigned long long>(e.hom_mismatch),
+                static_cast<unsigned long long>(e.doc_mismatch)));
+  if (!e.doc_variants_identical)
+    failed(": DOC and DOCacc (decompress_accumulate) gave different streams");
+  if (e.n_hom2 != t.n_hom || e.hinfo.terms != 2)
+    failed(strf(": hom output: %zu vs %zu bytes between calls, terms %u", t.n_hom, e.n_hom2,
+                e.hinfo.terms));
+  return ok;
+}
+
+// GB/s of the row's statistic, and the speedups.
+struct HomRates {
+  double mc, hom, doc, acc, fused, speedup, speedup_best;
+};
+
+HomRates hom_rates(const HomTimes& t, size_t bytes, Stat stat) {
+  HomRates g;
+  g.mc = gbps(bytes, t.mc.pick(stat));
+  g.hom = gbps(bytes, t.hom.pick(stat));
+  g.doc = gbps(bytes, t.doc.pick(stat));
+  g.acc = gbps(bytes, t.acc.pick(stat));
+  g.fused = t.st_fused == ZCOLL_SUCCESS ? gbps(bytes, t.fused.pick(stat)) : 0;
+  const double best_doc = std::max({g.doc, g.acc, g.fused});
+  g.speedup = g.doc > 0 ? g.hom / g.doc : 0;
+  g.speedup_best = best_doc > 0 ? g.hom / best_doc : 0;
+  return g;
+}
+
+uint64_t blocks_of(const zcoll_hom_stats& hs) {
+  uint64_t blocks = 0;
+  for (uint64_t c : hs.pipeline) blocks += c;
+  return blocks;
+}
+
+void fill_hom_row(Json& row, Stat stat, size_t bytes, double eb, size_t na, size_t nb,
+                  const HomTimes& t, const HomRates& g, const HomErrors& e) {
+  const bool fused_ok = t.st_fused == ZCOLL_SUCCESS;
+  auto ratio_of = [&](size_t sz) { return static_cast<double>(bytes) / static_cast<double>(sz); };
+  row["ratio_a"] = ratio_of(na);
+  row["ratio_b"] = ratio_of(nb);
+  row["stat"] = stat_name(stat);
+  row["hom"] = samples_json(t.hom, bytes);
+  row["doc"] = samples_json(t.doc, bytes);
+  row["doc_acc"] = samples_json(t.acc, bytes);
+  row["doc_fused"] = fused_ok ? samples_json(t.fused, bytes) : Json(nullptr);
+  row["memcpy"] = samples_json(t.mc, bytes);
+  row["hom_gbps"] = g.hom;
+  row["doc_gbps"] = g.doc;
+  row["doc_acc_gbps"] = g.acc;
+  row["doc_fused_gbps"] = fused_ok ? Json(g.fused) : Json(nullptr);
+  row["memcpy_gbps"] = g.mc;
+  row["speedup_hom_over_doc"] = g.speedup;
+  row["speedup_hom_over_best_doc"] = g.speedup_best;
+  row["hom_over_memcpy"] = g.mc > 0 ? g.hom / g.mc : 0;
+  const zcoll_hom_stats& hs = e.hs;
+  const uint64_t blocks = blocks_of(hs);
+  row["pipeline_blocks"] = {hs.pipeline[0], hs.pipeline[1], hs.pipeline[2], hs.pipeline[3]};
+  Json pp = Json::array();
+  for (uint64_t c : hs.pipeline)
+    pp.push_back(blocks ? 100.0 * static_cast<double>(c) / static_cast<double>(blocks) : 0.0);
+  row["pipeline_pct"] = pp;
+  row["raw_chunks"] = hs.raw_chunks;
+  row["widened_chunks"] = hs.widened_chunks;
+  row["chunks"] = e.hinfo.chunks;
+  row["hom_bytes"] = t.n_hom;
+  row["hom_ratio"] = ratio_of(t.n_hom);
+  row["hom_stream_error_bound"] = e.hinfo.error_bound;
+  row["hom_max_abs_error"] = e.hom_err;
+  row["hom_err_over_eb"] = e.hom_err / eb;
+  row["hom_nonfinite_mismatch"] = e.hom_mismatch;
+  row["doc_bytes"] = t.n_doc;
+  row["doc_ratio"] = ratio_of(t.n_doc);
+  row["doc_error_bound"] = e.doc_bound;
+  row["doc_max_abs_error"] = e.doc_err;
+  row["doc_err_over_eb"] = e.doc_err / eb;
+  row["doc_nonfinite_mismatch"] = e.doc_mismatch;
+  row["doc_variants_identical"] = e.doc_variants_identical;
+  if (!fused_ok) row["doc_fused_error"] = api_error("zcoll_doc_combine", t.st_fused);
+  if (fused_ok) {
+    row["doc_fused_bytes"] = t.n_fused;
+    row["doc_fused_max_abs_error"] = e.fused_err;
+    row["doc_fused_nonfinite_mismatch"] = e.fused_mismatch;
+  }
+}
+
+// The table's cells from the hom column on.
+std::vector<std::string> hom_cells(size_t bytes, double eb, size_t na, const HomTimes& t,
+                                   const HomRates& g, const HomErrors& e, bool ok) {
+  const zcoll_hom_stats& hs = e.hs;
+  const uint64_t blocks = blocks_of(hs);
+  auto ratio_of = [&](size_t sz) { return static_cast<double>(bytes) / static_cast<double>(sz); };
+  return {strf("%.3f", g.hom),
+          strf("%.3f", g.doc),
+          strf("%.3f", g.acc),
+          t.st_fused == ZCOLL_SUCCESS ? strf("%.3f", g.fused) : "-",
+          strf("%.2f", g.mc),
+          strf("%.1fx", g.speedup),
+          strf("%.1fx", g.speedup_best),
+          strf("%.3f", g.mc > 0 ? g.hom / g.mc : 0),
+          pct(hs.pipeline[0], blocks) + "/" + pct(hs.pipeline[1], blocks) + "/" +
+              pct(hs.pipeline[2], blocks) + "/" + pct(hs.pipeline[3], blocks),
+          strf("%llu/%llu", static_cast<unsigned long long>(hs.raw_chunks),
+               static_cast<unsigned long long>(e.hinfo.chunks)),
+          std::to_string(hs.widened_chunks),
+          strf("%.2f", ratio_of(na)),
+          strf("%.2f", ratio_of(t.n_hom)),
+          strf("%.2f", ratio_of(t.n_doc)),
+          strf("%.3f", e.hom_err / eb),
+          strf("%.3f", e.doc_err / eb),
+          strf("%.0f", 100 * t.cpu_share),
+          ok ? "ok" : "FAIL"};
+}
+
 template <typename T>
 void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int threads, double rel,
              HomBuffers& buf, HomScratch<T>& w, ModeResult* r) {
@@ -77,211 +319,26 @@ void hom_row(const Options& o, const DatasetSpec& d, const HomData<T>& in, int t
           ZCOLL_SUCCESS)
     return fail_row(api_error("zcoll_compress", s));
 
-  size_t n_hom = 0, n_doc = 0, n_acc = 0, n_fused = 0;
-  zcoll_status st_hom = ZCOLL_SUCCESS, st_doc = ZCOLL_SUCCESS, st_acc = ZCOLL_SUCCESS,
-               st_fused = ZCOLL_SUCCESS;
-  auto op_memcpy = [&] { parallel_memcpy(buf.copy.data(), in.a.data(), bytes, threads); };
-  auto op_hom = [&] {
-    st_hom = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom,
-                           nullptr, threads);
-  };
-  // DOC: decompress both, add in the value type, compress the sum at the same bound
-  auto op_doc = [&] {
-    st_doc = zcoll_decompress(buf.sa.data(), na, w.sum.data(), n, threads);
-    if (st_doc == ZCOLL_SUCCESS)
-      st_doc = zcoll_decompress(buf.sb.data(), nb, w.addend.data(), n, threads);
-    if (st_doc != ZCOLL_SUCCESS) return;
-    add_into(w.sum.data(), w.addend.data(), n, threads);
-    st_doc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc.data(), cap, &n_doc, threads);
-  };
-  // DOCacc: the same with the add fused into decoding b (zcoll_decompress_accumulate):
-  // one pass less, the strongest DOC built from public calls
-  auto op_acc = [&] {
-    st_acc = zcoll_decompress(buf.sa.data(), na, w.sum.data(), n, threads);
-    if (st_acc == ZCOLL_SUCCESS)
-      st_acc = zcoll_decompress_accumulate(buf.sb.data(), nb, w.sum.data(), n, threads);
-    if (st_acc == ZCOLL_SUCCESS)
-      st_acc = zcoll_compress(&p, dt, w.sum.data(), n, buf.doc_acc.data(), cap, &n_acc, threads);
-  };
-  auto op_fused = [&] {
-    st_fused = zcoll_doc_combine(buf.sa.data(), na, buf.sb.data(), nb, ZCOLL_OP_SUM,
-                                 buf.fused.data(), cap, &n_fused, threads);
-  };
-  auto check_status = [&]() -> std::string {
-    if (st_hom != ZCOLL_SUCCESS) return api_error("zcoll_hom_add", st_hom);
-    if (st_doc != ZCOLL_SUCCESS) return api_error("DOC path", st_doc);
-    if (st_acc != ZCOLL_SUCCESS) return api_error("DOCacc path", st_acc);
-    return "";
-  };
-  for (int k = 0; k < o.warmup; ++k) {
-    op_memcpy();
-    op_hom();
-    op_doc();
-    op_acc();
-    op_fused();
-    std::string e = check_status();
-    if (!e.empty()) return fail_row(e);
-  }
-  Samples t_mc, t_hom, t_doc, t_acc, t_fused;
-  const CpuShare cpu;
-  for (int k = 0; k < o.repeat; ++k) {
-    t_mc.seconds.push_back(seconds_of(op_memcpy));
-    t_hom.seconds.push_back(seconds_of(op_hom));
-    t_doc.seconds.push_back(seconds_of(op_doc));
-    t_acc.seconds.push_back(seconds_of(op_acc));
-    t_fused.seconds.push_back(seconds_of(op_fused));
-    std::string e = check_status();
-    if (!e.empty()) return fail_row(e);
-  }
-  const double cpu_share = cpu.share(threads);
-  const bool fused_ok = st_fused == ZCOLL_SUCCESS;
-
-  // pipeline counts from one more (untimed) call
-  zcoll_hom_stats hs = ZCOLL_HOM_STATS_INITIALIZER;
-  size_t n_hom2 = 0;
-  s = zcoll_hom_add(buf.sa.data(), na, buf.sb.data(), nb, buf.hom.data(), cap, &n_hom2, &hs,
-                    threads);
-  if (s != ZCOLL_SUCCESS) return fail_row(api_error("zcoll_hom_add (stats)", s));
-
+  HomTimes t;
+  std::string error = time_hom(o, in, threads, p, na, nb, buf, w, &t);
+  if (!error.empty()) return fail_row(error);
   // ---- correctness against the exact double sum ----
-  bool ok = true;
-  zcoll_info hinfo = ZCOLL_INFO_INITIALIZER;
-  if ((s = zcoll_inspect(buf.hom.data(), n_hom2, &hinfo)) != ZCOLL_SUCCESS)
-    return fail_row(api_error("zcoll_inspect (hom output)", s));
-  std::vector<T>& check = w.check;
-  if ((s = zcoll_decompress(buf.hom.data(), n_hom2, check.data(), n, threads)) != ZCOLL_SUCCESS)
-    return fail_row(api_error("zcoll_decompress (hom output)", s));
-  uint64_t hom_mismatch = 0, doc_mismatch = 0;
-  const double hom_err = max_error_vs(in.exact.data(), check.data(), n, &hom_mismatch);
-  if ((s = zcoll_decompress(buf.doc.data(), n_doc, check.data(), n, threads)) != ZCOLL_SUCCESS)
-    return fail_row(api_error("zcoll_decompress (DOC output)", s));
-  const double doc_err = max_error_vs(in.exact.data(), check.data(), n, &doc_mismatch);
-  // DOC and DOCacc add the same values in the same type: the streams must agree
-  const bool doc_variants_identical = n_doc == n_acc &&
-                                      std::memcmp(buf.doc.data(), buf.doc_acc.data(), n_doc) == 0;
-  double fused_err = std::numeric_limits<double>::quiet_NaN();
-  uint64_t fused_mismatch = 0;
-  if (fused_ok &&
-      zcoll_decompress(buf.fused.data(), n_fused, check.data(), n, threads) == ZCOLL_SUCCESS)
-    fused_err = max_error_vs(in.exact.data(), check.data(), n, &fused_mismatch);
+  HomErrors e;
+  error = measure_errors(in, threads, eb, na, nb, t, buf, w, &e);
+  if (!error.empty()) return fail_row(error);
+  const bool ok = judge(e, t, where, r);
 
-  double max_abs_sum = 0;
-  for (double v : in.exact)
-    if (std::isfinite(v)) max_abs_sum = std::max(max_abs_sum, std::fabs(v));
-  // DOC: two decoding errors of eb, the rounding of the sum in T, and the re-encoding
-  const double doc_bound = 3 * eb + std::numeric_limits<T>::epsilon() * max_abs_sum;
-  if (!(hom_err <= hinfo.error_bound)) {
-    ok = false;
-    r->failures.push_back(where + strf(": hom error %.6g exceeds the output's bound %.6g", hom_err,
-                                       hinfo.error_bound));
-  }
-  if (!(doc_err <= doc_bound)) {
-    ok = false;
-    r->failures.push_back(
-        where + strf(": DOC error %.6g exceeds 3 eb + rounding = %.6g", doc_err, doc_bound));
-  }
-  if (hom_mismatch || doc_mismatch) {
-    ok = false;
-    r->failures.push_back(where +
-                          strf(": non-finite positions differ from a+b (hom %llu, DOC %llu)",
-                               static_cast<unsigned long long>(hom_mismatch),
-                               static_cast<unsigned long long>(doc_mismatch)));
-  }
-  if (!doc_variants_identical) {
-    ok = false;
-    r->failures.push_back(where +
-                          ": DOC and DOCacc (decompress_accumulate) gave different streams");
-  }
-  if (n_hom2 != n_hom || hinfo.terms != 2) {
-    ok = false;
-    r->failures.push_back(where + strf(": hom output: %zu vs %zu bytes between calls, terms %u",
-                                       n_hom, n_hom2, hinfo.terms));
-  }
-
-  const double g_mc = gbps(bytes, t_mc.pick(o.stat)), g_hom = gbps(bytes, t_hom.pick(o.stat)),
-               g_doc = gbps(bytes, t_doc.pick(o.stat)), g_acc = gbps(bytes, t_acc.pick(o.stat)),
-               g_fused = fused_ok ? gbps(bytes, t_fused.pick(o.stat)) : 0;
-  const double g_best_doc = std::max({g_doc, g_acc, g_fused});
-  const double speedup = g_doc > 0 ? g_hom / g_doc : 0;
-  const double speedup_best = g_best_doc > 0 ? g_hom / g_best_doc : 0;
-  uint64_t blocks = 0;
-  for (uint64_t c : hs.pipeline) blocks += c;
-  auto ratio_of = [&](size_t sz) { return static_cast<double>(bytes) / static_cast<double>(sz); };
-
-  row["ratio_a"] = ratio_of(na);
-  row["ratio_b"] = ratio_of(nb);
-  row["stat"] = stat_name(o.stat);
-  row["hom"] = samples_json(t_hom, bytes);
-  row["doc"] = samples_json(t_doc, bytes);
-  row["doc_acc"] = samples_json(t_acc, bytes);
-  row["doc_fused"] = fused_ok ? samples_json(t_fused, bytes) : Json(nullptr);
-  row["memcpy"] = samples_json(t_mc, bytes);
-  row["hom_gbps"] = g_hom;
-  row["doc_gbps"] = g_doc;
-  row["doc_acc_gbps"] = g_acc;
-  row["doc_fused_gbps"] = fused_ok ? Json(g_fused) : Json(nullptr);
-  row["memcpy_gbps"] = g_mc;
-  row["speedup_hom_over_doc"] = speedup;
-  row["speedup_hom_over_best_doc"] = speedup_best;
-  row["hom_over_memcpy"] = g_mc > 0 ? g_hom / g_mc : 0;
-  row["pipeline_blocks"] = {hs.pipeline[0], hs.pipeline[1], hs.pipeline[2], hs.pipeline[3]};
-  Json pp = Json::array();
-  for (uint64_t c : hs.pipeline)
-    pp.push_back(blocks ? 100.0 * static_cast<double>(c) / static_cast<double>(blocks) : 0.0);
-  row["pipeline_pct"] = pp;
-  row["raw_chunks"] = hs.raw_chunks;
-  row["widened_chunks"] = hs.widened_chunks;
-  row["chunks"] = hinfo.chunks;
-  row["hom_bytes"] = n_hom;
-  row["hom_ratio"] = ratio_of(n_hom);
-  row["hom_stream_error_bound"] = hinfo.error_bound;
-  row["hom_max_abs_error"] = hom_err;
-  row["hom_err_over_eb"] = hom_err / eb;
-  row["hom_nonfinite_mismatch"] = hom_mismatch;
-  row["doc_bytes"] = n_doc;
-  row["doc_ratio"] = ratio_of(n_doc);
-  row["doc_error_bound"] = doc_bound;
-  row["doc_max_abs_error"] = doc_err;
-  row["doc_err_over_eb"] = doc_err / eb;
-  row["doc_nonfinite_mismatch"] = doc_mismatch;
-  row["doc_variants_identical"] = doc_variants_identical;
-  if (!fused_ok) row["doc_fused_error"] = api_error("zcoll_doc_combine", st_fused);
-  if (fused_ok) {
-    row["doc_fused_bytes"] = n_fused;
-    row["doc_fused_max_abs_error"] = fused_err;
-    row["doc_fused_nonfinite_mismatch"] = fused_mismatch;
-  }
-  row["cpu_share"] = cpu_share;
+  const HomRates g = hom_rates(t, bytes, o.stat);
+  fill_hom_row(row, o.stat, bytes, eb, na, nb, t, g, e);
+  row["cpu_share"] = t.cpu_share;
   row["ok"] = ok;
   r->rows.push_back(row);
-
-  r->table.add({d.name,
-                dtype_name<T>(),
-                std::to_string(threads),
-                rel_text(rel),
-                strf("%.3g", eb),
-                strf("%.3f", g_hom),
-                strf("%.3f", g_doc),
-                strf("%.3f", g_acc),
-                fused_ok ? strf("%.3f", g_fused) : "-",
-                strf("%.2f", g_mc),
-                strf("%.1fx", speedup),
-                strf("%.1fx", speedup_best),
-                strf("%.3f", g_mc > 0 ? g_hom / g_mc : 0),
-                pct(hs.pipeline[0], blocks) + "/" + pct(hs.pipeline[1], blocks) + "/" +
-                    pct(hs.pipeline[2], blocks) + "/" + pct(hs.pipeline[3], blocks),
-                strf("%llu/%llu", static_cast<unsigned long long>(hs.raw_chunks),
-                     static_cast<unsigned long long>(hinfo.chunks)),
-                std::to_string(hs.widened_chunks),
-                strf("%.2f", ratio_of(na)),
-                strf("%.2f", ratio_of(n_hom)),
-                strf("%.2f", ratio_of(n_doc)),
-                strf("%.3f", hom_err / eb),
-                strf("%.3f", doc_err / eb),
-                strf("%.0f", 100 * cpu_share),
-                ok ? "ok" : "FAIL"});
-  std::fprintf(stderr, "  %-50s hom %.3f  DOC %.3f GB/s  speedup %.1fx\n", where.c_str(), g_hom,
-               g_doc, speedup);
+  std::vector<std::string> cells = {d.name, dtype_name<T>(), std::to_string(threads), rel_text(rel),
+                                    strf("%.3g", eb)};
+  for (std::string& c : hom_cells(bytes, eb, na, t, g, e, ok)) cells.push_back(std::move(c));
+  r->table.add(cells);
+  std::fprintf(stderr, "  %-50s hom %.3f  DOC %.3f GB/s  speedup %.1fx\n", where.c_str(), g.hom,
+               g.doc, g.speedup);
 }
 
 template <typename T>
@@ -307,32 +364,8 @@ void hom_dataset(const Options& o, const DatasetSpec& d, const InputPair& pair32
     for (double rel : o.rels) hom_row<T>(o, d, in, t, rel, buf, w, r);
 }
 
-}  // namespace
-
-void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r) {
-  r->table = Table(
-      {"dataset",    "dt",   "thr",     "rel",       "abs eb",    "hom",        "DOC",
-       "DOCacc",     "DOCf", "memcpy",  "hom/DOC",   "hom/best",  "hom/mc",     "p0/p1/p2/p3 %",
-       "raw/chunks", "wide", "ratio a", "ratio hom", "ratio DOC", "hom err/eb", "DOC err/eb",
-       "cpu%",       "ok"},
-      1);
-  for (const DatasetSpec& d : datasets) {
-    InputPair pair;
-    try {
-      pair = make_input_pair(d);
-    } catch (const std::exception& e) {
-      r->failures.push_back(d.name + ": " + e.what());
-      continue;
-    }
-    for (const std::string& dt : o.dtypes) {
-      if (dt == "f64")
-        hom_dataset<double>(o, d, pair, r);
-      else
-        hom_dataset<float>(o, d, pair, r);
-    }
-  }
-
-  // ---- performance targets (informative: they do not change the exit status) ----
+// The footer's performance targets (informative: they do not change the exit status).
+void hom_targets(const Options& o, ModeResult* r) {
   std::vector<std::string>& f = r->footer;
   std::vector<std::string> slower;
   for (const Json& row : r->rows) {
@@ -368,6 +401,11 @@ void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, Mo
       strf("(targets are checked on this run's %s timings; on a busy machine re-run "
            "before concluding)",
            stat_name(o.stat)));
+}
+
+// The footer's legend of the table's columns.
+void hom_legend(const Options& o, std::vector<std::string>* footer) {
+  std::vector<std::string>& f = *footer;
   f.push_back("");
   f.push_back(
       strf("GB/s = 1e9 bytes of ONE uncompressed input per second (%s of %d runs after "
@@ -398,6 +436,35 @@ void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, Mo
   f.push_back(
       "cpu% = CPU time the timed runs got / (wall x threads): well under 100 = "
       "descheduled, timings suspect.");
+}
+
+}  // namespace
+
+void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r) {
+  r->table = Table(
+      {"dataset",    "dt",   "thr",     "rel",       "abs eb",    "hom",        "DOC",
+       "DOCacc",     "DOCf", "memcpy",  "hom/DOC",   "hom/best",  "hom/mc",     "p0/p1/p2/p3 %",
+       "raw/chunks", "wide", "ratio a", "ratio hom", "ratio DOC", "hom err/eb", "DOC err/eb",
+       "cpu%",       "ok"},
+      1);
+  for (const DatasetSpec& d : datasets) {
+    InputPair pair;
+    try {
+      pair = make_input_pair(d);
+    } catch (const std::exception& e) {
+      r->failures.push_back(d.name + ": " + e.what());
+      continue;
+    }
+    for (const std::string& dt : o.dtypes) {
+      if (dt == "f64")
+        hom_dataset<double>(o, d, pair, r);
+      else
+        hom_dataset<float>(o, d, pair, r);
+    }
+  }
+
+  hom_targets(o, r);
+  hom_legend(o, &r->footer);
 }
 
 }  // namespace zcoll_bench
