@@ -153,14 +153,16 @@ std::vector<float> smooth_field(size_t n) {
   return v;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   std::vector<std::string> inputs;
   std::string type = "f32", json;
   std::vector<double> rels = {1e-2, 1e-3, 1e-4};
   int repeat = 20;
   double min_mb = 256;
+};
+
+// The command line into *o; -1, or the exit status (usage, --help).
+int parse_args(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -171,17 +173,17 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--input")
-      inputs.push_back(next());
+      o->inputs.push_back(next());
     else if (a == "--type")
-      type = next();
+      o->type = next();
     else if (a == "--rel")
-      rels = split_doubles(next());
+      o->rels = split_doubles(next());
     else if (a == "--repeat")
-      repeat = std::max(1, std::atoi(next().c_str()));
+      o->repeat = std::max(1, std::atoi(next().c_str()));
     else if (a == "--min-mb")
-      min_mb = std::atof(next().c_str());
+      o->min_mb = std::atof(next().c_str());
     else if (a == "--json")
-      json = next();
+      o->json = next();
     else {
       std::fprintf(stderr,
                    "usage: %s [--input F.f32]... [--type f32|f64] [--rel a,b,c] "
@@ -190,20 +192,21 @@ int main(int argc, char** argv) {
       return a == "--help" ? 0 : 1;
     }
   }
-  if (zcoll_cuda_device_count() == 0) {
-    std::fprintf(stderr, "zcoll-gpu-bench: no CUDA device\n");
-    return 4;
-  }
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  std::vector<std::pair<std::string, std::vector<float>>> fields;
-  const size_t min_values = static_cast<size_t>(min_mb * 1e6 / (type == "f64" ? 8 : 4));
-  if (inputs.empty()) fields.push_back({"synthetic-smooth", smooth_field(min_values)});
-  for (const auto& f : inputs) {
+  return -1;
+}
+
+using Fields = std::vector<std::pair<std::string, std::vector<float>>>;
+
+// The synthetic field, or the --input files, tiled to --min-mb; false: a file
+// cannot be read.
+bool load_fields(const Options& o, Fields* fields) {
+  const size_t min_values = static_cast<size_t>(o.min_mb * 1e6 / (o.type == "f64" ? 8 : 4));
+  if (o.inputs.empty()) fields->push_back({"synthetic-smooth", smooth_field(min_values)});
+  for (const auto& f : o.inputs) {
     std::ifstream in(f, std::ios::binary | std::ios::ate);
     if (!in) {
       std::fprintf(stderr, "cannot read %s\n", f.c_str());
-      return 1;
+      return false;
     }
     std::vector<float> v(static_cast<size_t>(in.tellg()) / 4);
     in.seekg(0);
@@ -211,16 +214,12 @@ int main(int argc, char** argv) {
     const std::vector<float> one(v);  // tile (a range of v itself may not be inserted into v)
     while (v.size() < min_values && !one.empty()) v.insert(v.end(), one.begin(), one.end());
     std::string name = f.substr(f.find_last_of('/') + 1);
-    fields.push_back({name, std::move(v)});
+    fields->push_back({name, std::move(v)});
   }
-  std::vector<Row> rows;
-  for (auto& [name, v] : fields)
-    for (double rel : rels) {
-      if (type == "f64")
-        rows.push_back(run<double>(name, std::vector<double>(v.begin(), v.end()), rel, repeat));
-      else
-        rows.push_back(run<float>(name, v, rel, repeat));
-    }
+  return true;
+}
+
+void print_rows(const cudaDeviceProp& prop, const std::vector<Row>& rows, int repeat) {
   std::printf("device: %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
   std::printf("%-34s %4s %7s %8s %9s %9s %9s %9s %9s %7s %10s\n", "input", "type", "rel", "ratio",
               "copy", "compress", "decomp", "hom_add", "doc_sum", "hom/doc", "max_err/eb");
@@ -231,6 +230,55 @@ int main(int argc, char** argv) {
   std::printf(
       "(GB/s of uncompressed bytes, median of %d; copy = cudaMemcpyAsync device to device)\n",
       repeat);
+}
+
+// false: the file cannot be written.
+bool write_json(const std::string& path, const cudaDeviceProp& prop, const std::vector<Row>& rows,
+                int repeat) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"repeat\": %d,\n  \"rows\": [\n",
+               prop.name, prop.multiProcessorCount, repeat);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    std::fprintf(
+        f,
+        "    {\"input\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"rel\": %g, \"abs_bound\": "
+        "%.17g, "
+        "\"ratio\": %.6g, \"max_error\": %.17g, \"copy_gbs\": %.6g, \"compress_gbs\": %.6g, "
+        "\"decompress_gbs\": %.6g, \"hom_add_gbs\": %.6g, \"doc_sum_gbs\": %.6g}%s\n",
+        r.input.c_str(), r.type.c_str(), r.n, r.rel, r.bound, r.ratio, r.max_err, r.copy_gbs,
+        r.comp_gbs, r.decomp_gbs, r.hom_gbs, r.doc_gbs, i + 1 < rows.size() ? "," : "");
+  }
+  std::fprintf(f, "  ]\n}\n");
+  std::fclose(f);
+  return true;
+}
+
+int bench_main(int argc, char** argv) {
+  Options o;
+  const int rc = parse_args(argc, argv, &o);
+  if (rc >= 0) return rc;
+  if (zcoll_cuda_device_count() == 0) {
+    std::fprintf(stderr, "zcoll-gpu-bench: no CUDA device\n");
+    return 4;
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  Fields fields;
+  if (!load_fields(o, &fields)) return 1;
+  std::vector<Row> rows;
+  for (auto& [name, v] : fields)
+    for (double rel : o.rels) {
+      if (o.type == "f64")
+        rows.push_back(run<double>(name, std::vector<double>(v.begin(), v.end()), rel, o.repeat));
+      else
+        rows.push_back(run<float>(name, v, rel, o.repeat));
+    }
+  print_rows(prop, rows, o.repeat);
   // the benchmark is a check too: every decompressed value within the bound
   int wrong = 0;
   for (const Row& r : rows)
@@ -239,27 +287,17 @@ int main(int argc, char** argv) {
                    r.input.c_str(), r.type.c_str(), r.rel, r.max_err, r.bound);
       ++wrong;
     }
-  if (!json.empty()) {
-    FILE* f = std::fopen(json.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", json.c_str());
-      return 1;
-    }
-    std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"repeat\": %d,\n  \"rows\": [\n",
-                 prop.name, prop.multiProcessorCount, repeat);
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      std::fprintf(
-          f,
-          "    {\"input\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"rel\": %g, \"abs_bound\": "
-          "%.17g, "
-          "\"ratio\": %.6g, \"max_error\": %.17g, \"copy_gbs\": %.6g, \"compress_gbs\": %.6g, "
-          "\"decompress_gbs\": %.6g, \"hom_add_gbs\": %.6g, \"doc_sum_gbs\": %.6g}%s\n",
-          r.input.c_str(), r.type.c_str(), r.n, r.rel, r.bound, r.ratio, r.max_err, r.copy_gbs,
-          r.comp_gbs, r.decomp_gbs, r.hom_gbs, r.doc_gbs, i + 1 < rows.size() ? "," : "");
-    }
-    std::fprintf(f, "  ]\n}\n");
-    std::fclose(f);
-  }
+  if (!o.json.empty() && !write_json(o.json, prop, rows, o.repeat)) return 1;
   return wrong ? 5 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bench_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zcoll-gpu-bench: %s\n", e.what());
+    return 1;
+  }
 }

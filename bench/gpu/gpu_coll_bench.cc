@@ -164,7 +164,193 @@ double best_gbps(size_t bytes, int repeat, F f) {
   return static_cast<double>(bytes) / best / 1e9;
 }
 
-int calibrate(const std::map<std::string, std::string>& o) {
+using Args = std::map<std::string, std::string>;
+using Curves = std::map<std::string, std::map<int, double>>;  // kind -> terms -> GB/s
+
+// The device buffers of a calibration over n values: dx an input, vals the
+// values of the k-input sum; one input's streams `one`, the sum's `sum`.
+struct CalBuffers {
+  cudaStream_t st;
+  zcoll_cuda_result* res;  // one per segment
+  float *dx, *vals, *tmp, *acc;
+  DevStreams one, sum, nxt, work;
+};
+
+CalBuffers alloc_cal(size_t n) {
+  CalBuffers b;
+  CK(cudaStreamCreateWithFlags(&b.st, cudaStreamNonBlocking));
+  CK(cudaMalloc(reinterpret_cast<void**>(&b.res), nsegs(n) * sizeof(zcoll_cuda_result)));
+  CK(cudaMalloc(reinterpret_cast<void**>(&b.dx), n * 4));
+  CK(cudaMalloc(reinterpret_cast<void**>(&b.vals), n * 4));
+  CK(cudaMalloc(reinterpret_cast<void**>(&b.tmp), n * 4));
+  CK(cudaMalloc(reinterpret_cast<void**>(&b.acc), n * 4));
+  CK(cudaMemset(b.acc, 0, n * 4));
+  b.one = alloc_streams(n);
+  b.sum = alloc_streams(n);
+  b.nxt = alloc_streams(n);
+  b.work = alloc_streams(n);
+  return b;
+}
+
+// The c.n values at v compressed into s, segment by segment.
+void compress_into(const zcoll_params& p, const float* v, DevStreams& s, Cal& c) {
+  const size_t n = c.n;
+  c.each(
+      [&](size_t k, zcoll_cuda_result* r) {
+        return zcoll_cuda_compress(&p, ZCOLL_FLOAT32, v + k * kSeg, seglen(n, k), s.buf + s.off[k],
+                                   zcoll_compress_bound(seglen(n, k), ZCOLL_FLOAT32), r, c.st);
+      },
+      &s.size);
+}
+
+// sum += the input at dx (hom add segment by segment, through nxt).
+void add_input(const zcoll_params& p, CalBuffers& b, Cal& c) {
+  const size_t n = c.n;
+  compress_into(p, b.dx, b.work, c);
+  c.each(
+      [&](size_t s, zcoll_cuda_result* r) {
+        return zcoll_cuda_hom_add(
+            b.sum.buf + b.sum.off[s], b.sum.size[s], b.work.buf + b.work.off[s], b.work.size[s],
+            b.nxt.buf + b.nxt.off[s], zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), r, c.st);
+      },
+      &b.nxt.size);
+  std::swap(b.sum, b.nxt);
+}
+
+// The element-wise kernel the collectives use (elementwise.cu), one call per
+// segment (the synced way waits after each, as the collectives' next
+// synchronizing step does at the latest), and a device-to-device copy.
+void measure_reduce_and_copy(CalBuffers& b, const Cal& c, int repeat, Curves& T) {
+  const size_t n = c.n;
+  cudaStream_t st = b.st;
+  T["reduce"][1] = best_gbps(n * 4, repeat, [&] {
+    for (size_t s = 0; s < nsegs(n); ++s) {
+      CK(zcoll::cuda::coll::launch_reduce(ZCOLL_FLOAT32, ZCOLL_OP_SUM, b.tmp + s * kSeg,
+                                          b.vals + s * kSeg, b.dx + s * kSeg, seglen(n, s), st));
+      if (c.synced) CK(cudaStreamSynchronize(st));
+    }
+    CK(cudaStreamSynchronize(st));
+  });
+  T["copy"][1] = best_gbps(n * 4, repeat, [&] {
+    CK(cudaMemcpyAsync(b.tmp, b.vals, n * 4, cudaMemcpyDeviceToDevice, st));
+    CK(cudaStreamSynchronize(st));
+  });
+}
+
+// The device rates on the k-input sum, one way (c.synced or not).
+void measure_way(const zcoll_params& p, CalBuffers& b, Cal& c, int k, int repeat, Curves& T) {
+  const size_t n = c.n;
+  cudaStream_t st = b.st;
+  const DevStreams &sum = b.sum, &one = b.one;
+  std::vector<size_t> sizes(nsegs(n));
+  T["compress"][k] = best_gbps(n * 4, repeat, [&] { compress_into(p, b.vals, b.work, c); });
+  T["decompress"][k] = best_gbps(n * 4, repeat, [&] {
+    c.each(
+        [&](size_t s, zcoll_cuda_result* r) {
+          return zcoll_cuda_decompress(sum.buf + sum.off[s], sum.size[s], b.tmp + s * kSeg,
+                                       seglen(n, s), r, st);
+        },
+        nullptr);
+  });
+  T["accumulate"][k] = best_gbps(n * 4, repeat, [&] {
+    c.each(
+        [&](size_t s, zcoll_cuda_result* r) {
+          return zcoll_cuda_decompress_accumulate(sum.buf + sum.off[s], sum.size[s],
+                                                  b.acc + s * kSeg, seglen(n, s), r, st);
+        },
+        nullptr);
+  });
+  T["hom_add"][k] = best_gbps(n * 4, repeat, [&] {
+    c.each(
+        [&](size_t s, zcoll_cuda_result* r) {
+          return zcoll_cuda_hom_add(sum.buf + sum.off[s], sum.size[s], one.buf + one.off[s],
+                                    one.size[s], b.work.buf + b.work.off[s],
+                                    zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), r, st);
+        },
+        &sizes);
+  });
+  if (k == 1) measure_reduce_and_copy(b, c, repeat, T);
+}
+
+// The sum of k inputs decoded into vals, each input within eb: within k * eb of
+// the exact sum. Returns the wrong values; *worst = max |error| / bound.
+size_t check_sum(const CalBuffers& b, Cal& cs, const std::vector<double>& exact, int k, double eb,
+                 double* worst) {
+  const size_t n = cs.n;
+  cs.each(
+      [&](size_t s, zcoll_cuda_result* r) {
+        return zcoll_cuda_decompress(b.sum.buf + b.sum.off[s], b.sum.size[s], b.vals + s * kSeg,
+                                     seglen(n, s), r, b.st);
+      },
+      nullptr);
+  std::vector<float> got(n);
+  CK(cudaMemcpyAsync(got.data(), b.vals, n * 4, cudaMemcpyDeviceToHost, b.st));
+  CK(cudaStreamSynchronize(b.st));
+  const size_t bad = count_wrong(got, exact, k * eb, worst);
+  if (bad)
+    std::fprintf(stderr, "check: %zu of %zu values of the sum of %d inputs wrong\n", bad, n, k);
+  return bad;
+}
+
+std::string device_name() {
+  cudaDeviceProp prop{};
+  int dev = 0;
+  cudaGetDevice(&dev);
+  cudaGetDeviceProperties(&prop, dev);
+  return prop.name;
+}
+
+// A JSON object of curves: {"WAY": {"KIND": {"TERMS": GB/s, ...}, ...}, ...}.
+void write_gbps(std::FILE* f, const std::map<std::string, Curves>& g) {
+  bool fw = true;
+  for (auto& [way, kinds] : g) {
+    std::fprintf(f, "%s\n  \"%s\": {", fw ? "" : ",", way.c_str());
+    fw = false;
+    bool fk = true;
+    for (auto& [kind, curve] : kinds) {
+      std::fprintf(f, "%s\n   \"%s\": {", fk ? "" : ",", kind.c_str());
+      fk = false;
+      bool fc = true;
+      for (auto& [k, v] : curve) {
+        std::fprintf(f, "%s\"%d\": %.6g", fc ? "" : ", ", k, v);
+        fc = false;
+      }
+      std::fprintf(f, "}");
+    }
+    std::fprintf(f, "}");
+  }
+}
+
+// What calibrate measured.
+struct CalResult {
+  std::map<std::string, Curves> g;  // way -> kind -> k
+  std::map<int, double> ratio;
+  size_t wrong = 0;
+  double worst = 0;
+};
+
+bool write_cal_json(const Args& o, double rel, size_t n, int repeat, const CalResult& cr) {
+  std::FILE* f = std::fopen(o.at("json").c_str(), "w");
+  if (!f) return false;
+  std::fprintf(f,
+               "{\n \"tool\": \"zcoll-gpu-coll-bench calibrate\",\n \"device\": \"%s\",\n"
+               " \"data\": \"%s\",\n \"rel\": %.17g,\n \"values\": %zu,\n"
+               " \"segment_values\": %zu,\n \"repeat\": %d,\n \"gbps\": {",
+               device_name().c_str(), o.at("data").c_str(), rel, n, kSeg, repeat);
+  write_gbps(f, cr.g);
+  std::fprintf(f, "},\n \"ratio\": {");
+  bool fr = true;
+  for (auto& [k, r] : cr.ratio) {
+    std::fprintf(f, "%s\"%d\": %.6g", fr ? "" : ", ", k, r);
+    fr = false;
+  }
+  std::fprintf(f, "},\n \"check\": {\"wrong\": %zu, \"max_error_over_bound\": %.6g}\n}\n", cr.wrong,
+               cr.worst);
+  std::fclose(f);
+  return true;
+}
+
+int calibrate(const Args& o) {
   if (!o.count("data") || !o.count("json")) {
     std::fprintf(stderr, "calibrate needs --data FILE.f32 and --json OUT\n");
     return 2;
@@ -193,165 +379,40 @@ int calibrate(const std::map<std::string, std::string>& o) {
     const size_t start = static_cast<size_t>(r) * (m / K) + static_cast<size_t>(r) * 7919;
     for (size_t i = 0; i < n; ++i) x[i] = src[(i + start) % m];
   };
-  cudaStream_t st;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  zcoll_cuda_result* res;
-  CK(cudaMalloc(reinterpret_cast<void**>(&res), nsegs(n) * sizeof(zcoll_cuda_result)));
-  float *dx, *vals, *tmp, *acc;
-  CK(cudaMalloc(reinterpret_cast<void**>(&dx), n * 4));
-  CK(cudaMalloc(reinterpret_cast<void**>(&vals), n * 4));
-  CK(cudaMalloc(reinterpret_cast<void**>(&tmp), n * 4));
-  CK(cudaMalloc(reinterpret_cast<void**>(&acc), n * 4));
-  CK(cudaMemset(acc, 0, n * 4));
-  DevStreams one = alloc_streams(n), sum = alloc_streams(n), nxt = alloc_streams(n),
-             work = alloc_streams(n);
-  Cal cs{st, res, n, true};
-  auto compress_into = [&](const float* v, DevStreams& s, Cal& c) {
-    c.each(
-        [&](size_t k, zcoll_cuda_result* r) {
-          return zcoll_cuda_compress(&p, ZCOLL_FLOAT32, v + k * kSeg, seglen(n, k),
-                                     s.buf + s.off[k],
-                                     zcoll_compress_bound(seglen(n, k), ZCOLL_FLOAT32), r, st);
-        },
-        &s.size);
-  };
+  CalBuffers b = alloc_cal(n);
+  Cal cs{b.st, b.res, n, true};
   input(K - 1);
-  upload(dx, x.data(), n * 4, st);
-  compress_into(dx, one, cs);
+  upload(b.dx, x.data(), n * 4, b.st);
+  compress_into(p, b.dx, b.one, cs);
   std::vector<double> exact(n, 0.0);  // the sum of the inputs so far
-  size_t wrong = 0;
-  double worst = 0;
-  std::map<std::string, std::map<std::string, std::map<int, double>>> g;  // way -> kind -> k
-  std::map<int, double> ratio;
+  CalResult cr;
   size_t ti = 0;
   for (int k = 1; k <= K; ++k) {
     input(k - 1);
-    upload(dx, x.data(), n * 4, st);
+    upload(b.dx, x.data(), n * 4, b.st);
     for (size_t i = 0; i < n; ++i) exact[i] += static_cast<double>(x[i]);
-    if (k == 1) {
-      compress_into(dx, sum, cs);
-    } else {
-      compress_into(dx, work, cs);
-      cs.each(
-          [&](size_t s, zcoll_cuda_result* r) {
-            return zcoll_cuda_hom_add(sum.buf + sum.off[s], sum.size[s], work.buf + work.off[s],
-                                      work.size[s], nxt.buf + nxt.off[s],
-                                      zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), r, st);
-          },
-          &nxt.size);
-      std::swap(sum, nxt);
-    }
+    if (k == 1)
+      compress_into(p, b.dx, b.sum, cs);
+    else
+      add_input(p, b, cs);
     if (ti >= terms.size() || k != terms[ti]) continue;
     ++ti;
-    ratio[k] = static_cast<double>(n * 4) / static_cast<double>(sum.total());
-    cs.each(
-        [&](size_t s, zcoll_cuda_result* r) {
-          return zcoll_cuda_decompress(sum.buf + sum.off[s], sum.size[s], vals + s * kSeg,
-                                       seglen(n, s), r, st);
-        },
-        nullptr);
-    {  // the sum of k inputs, each within eb: within k * eb of the exact sum
-      std::vector<float> got(n);
-      CK(cudaMemcpyAsync(got.data(), vals, n * 4, cudaMemcpyDeviceToHost, st));
-      CK(cudaStreamSynchronize(st));
-      double w = 0;
-      const size_t bad = count_wrong(got, exact, k * eb, &w);
-      if (bad)
-        std::fprintf(stderr, "check: %zu of %zu values of the sum of %d inputs wrong\n", bad, n, k);
-      wrong += bad;
-      worst = std::max(worst, w);
-    }
+    cr.ratio[k] = static_cast<double>(n * 4) / static_cast<double>(b.sum.total());
+    double w = 0;
+    cr.wrong += check_sum(b, cs, exact, k, eb, &w);
+    cr.worst = std::max(cr.worst, w);
     for (int way = 0; way < 2; ++way) {
-      Cal c{st, res, n, way == 0};
-      auto& T = g[way == 0 ? "synced" : "async"];
-      std::vector<size_t> sizes(nsegs(n));
-      T["compress"][k] = best_gbps(n * 4, repeat, [&] { compress_into(vals, work, c); });
-      T["decompress"][k] = best_gbps(n * 4, repeat, [&] {
-        c.each(
-            [&](size_t s, zcoll_cuda_result* r) {
-              return zcoll_cuda_decompress(sum.buf + sum.off[s], sum.size[s], tmp + s * kSeg,
-                                           seglen(n, s), r, st);
-            },
-            nullptr);
-      });
-      T["accumulate"][k] = best_gbps(n * 4, repeat, [&] {
-        c.each(
-            [&](size_t s, zcoll_cuda_result* r) {
-              return zcoll_cuda_decompress_accumulate(sum.buf + sum.off[s], sum.size[s],
-                                                      acc + s * kSeg, seglen(n, s), r, st);
-            },
-            nullptr);
-      });
-      T["hom_add"][k] = best_gbps(n * 4, repeat, [&] {
-        c.each(
-            [&](size_t s, zcoll_cuda_result* r) {
-              return zcoll_cuda_hom_add(sum.buf + sum.off[s], sum.size[s], one.buf + one.off[s],
-                                        one.size[s], work.buf + work.off[s],
-                                        zcoll_compress_bound(seglen(n, s), ZCOLL_FLOAT32), r, st);
-            },
-            &sizes);
-      });
-      if (k == 1) {
-        // the element-wise kernel the collectives use (elementwise.cu), one call
-        // per segment; the synced way waits after each as the collectives' next
-        // synchronizing step does at the latest
-        T["reduce"][1] = best_gbps(n * 4, repeat, [&] {
-          for (size_t s = 0; s < nsegs(n); ++s) {
-            CK(zcoll::cuda::coll::launch_reduce(ZCOLL_FLOAT32, ZCOLL_OP_SUM, tmp + s * kSeg,
-                                                vals + s * kSeg, dx + s * kSeg, seglen(n, s), st));
-            if (c.synced) CK(cudaStreamSynchronize(st));
-          }
-          CK(cudaStreamSynchronize(st));
-        });
-        T["copy"][1] = best_gbps(n * 4, repeat, [&] {
-          CK(cudaMemcpyAsync(tmp, vals, n * 4, cudaMemcpyDeviceToDevice, st));
-          CK(cudaStreamSynchronize(st));
-        });
-      }
+      Cal c{b.st, b.res, n, way == 0};
+      Curves& T = cr.g[way == 0 ? "synced" : "async"];
+      measure_way(p, b, c, k, repeat, T);
       std::fprintf(stderr, "%s terms %4d: ratio %.3f  c %.1f d %.1f a %.1f h %.1f GB/s\n",
-                   way == 0 ? "synced" : "async ", k, ratio[k], T["compress"][k],
+                   way == 0 ? "synced" : "async ", k, cr.ratio[k], T["compress"][k],
                    T["decompress"][k], T["accumulate"][k], T["hom_add"][k]);
     }
   }
-  cudaDeviceProp prop{};
-  int dev = 0;
-  cudaGetDevice(&dev);
-  cudaGetDeviceProperties(&prop, dev);
-  std::FILE* f = std::fopen(o.at("json").c_str(), "w");
-  if (!f) return 2;
-  std::fprintf(f,
-               "{\n \"tool\": \"zcoll-gpu-coll-bench calibrate\",\n \"device\": \"%s\",\n"
-               " \"data\": \"%s\",\n \"rel\": %.17g,\n \"values\": %zu,\n"
-               " \"segment_values\": %zu,\n \"repeat\": %d,\n \"gbps\": {",
-               prop.name, o.at("data").c_str(), rel, n, kSeg, repeat);
-  bool fw = true;
-  for (auto& [way, kinds] : g) {
-    std::fprintf(f, "%s\n  \"%s\": {", fw ? "" : ",", way.c_str());
-    fw = false;
-    bool fk = true;
-    for (auto& [kind, curve] : kinds) {
-      std::fprintf(f, "%s\n   \"%s\": {", fk ? "" : ",", kind.c_str());
-      fk = false;
-      bool fc = true;
-      for (auto& [k, v] : curve) {
-        std::fprintf(f, "%s\"%d\": %.6g", fc ? "" : ", ", k, v);
-        fc = false;
-      }
-      std::fprintf(f, "}");
-    }
-    std::fprintf(f, "}");
-  }
-  std::fprintf(f, "},\n \"ratio\": {");
-  bool fr = true;
-  for (auto& [k, r] : ratio) {
-    std::fprintf(f, "%s\"%d\": %.6g", fr ? "" : ", ", k, r);
-    fr = false;
-  }
-  std::fprintf(f, "},\n \"check\": {\"wrong\": %zu, \"max_error_over_bound\": %.6g}\n}\n", wrong,
-               worst);
-  std::fclose(f);
-  std::fprintf(stderr, "check: %zu wrong values, max |error| / bound %.3g\n", wrong, worst);
-  return wrong ? 5 : 0;
+  if (!write_cal_json(o, rel, n, repeat, cr)) return 2;
+  std::fprintf(stderr, "check: %zu wrong values, max |error| / bound %.3g\n", cr.wrong, cr.worst);
+  return cr.wrong ? 5 : 0;
 }
 
 // ---- coll --------------------------------------------------------------------------
@@ -364,22 +425,193 @@ struct CollRow {
   long wrong;  // Allreduce: values outside the bound (-1: not checked)
 };
 
-int coll(const std::map<std::string, std::string>& o) {
-  int rank = 0, N = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &N);
-  const int repeat = o.count("repeat") ? std::atoi(o.at("repeat").c_str()) : 5;
+// What every row of `coll` shares.
+struct CollRun {
+  int rank = 0, N = 1, repeat = 5;
+  zcoll_cuda_comm* zcc = nullptr;
+  cudaStream_t st = nullptr;
+};
+
+// One message size: n floats a rank (device buffers a, b), the exact Allreduce
+// result, and the sum of magnitudes that bounds the rounding of adding N floats
+// (partial sums may be larger than the result).
+struct Message {
+  size_t n = 0;
+  float *a = nullptr, *b = nullptr;
+  std::vector<double> sum, mag;
+};
+
+Message make_message(const CollRun& run, const std::vector<float>& src, double mb) {
+  Message msg;
+  const size_t n = msg.n = static_cast<size_t>(mb * 1e6 / 4);
+  auto value = [&](int r, size_t i) {
+    return src.empty() ? static_cast<float>(std::sin(1e-4 * i + r))
+                       : src[(i + static_cast<size_t>(r) * 7919) % src.size()];
+  };
+  std::vector<float> h(n * run.N);
+  for (size_t i = 0; i < h.size(); ++i) h[i] = value(run.rank, i);
+  msg.sum.assign(n, 0.0);
+  msg.mag.assign(n, 0.0);
+  for (int r = 0; r < run.N; ++r)
+    for (size_t i = 0; i < n; ++i) {
+      msg.sum[i] += static_cast<double>(value(r, i));
+      msg.mag[i] += std::fabs(static_cast<double>(value(r, i)));
+    }
+  CK(cudaMalloc(reinterpret_cast<void**>(&msg.a), h.size() * 4));
+  CK(cudaMalloc(reinterpret_cast<void**>(&msg.b), h.size() * 4));
+  upload(msg.a, h.data(), h.size() * 4, run.st);
+  return msg;
+}
+
+// One call of collective `cname` on the message (rooted / gathering
+// collectives: n values in all, blocks of n / N).
+zcoll_status call_coll(const CollRun& run, const std::string& cname, const Message& msg,
+                       zcoll_report* rep) {
+  zcoll_cuda_comm* zcc = run.zcc;
+  float *a = msg.a, *b = msg.b;
+  const size_t n = msg.n, blk = n / run.N;
+  cudaStream_t st = run.st;
+  if (cname == "allreduce" || cname == "allreduce_rd")
+    return zcoll_cuda_allreduce(zcc, a, b, n, MPI_FLOAT, MPI_SUM, st, rep);
+  if (cname == "reduce_scatter")
+    return zcoll_cuda_reduce_scatter_block(zcc, a, b, blk, MPI_FLOAT, MPI_SUM, st, rep);
+  if (cname == "allgather") return zcoll_cuda_allgather(zcc, a, b, blk, MPI_FLOAT, st, rep);
+  if (cname == "bcast") return zcoll_cuda_bcast(zcc, b, n, MPI_FLOAT, 0, st, rep);
+  if (cname == "scatter") return zcoll_cuda_scatter(zcc, a, b, blk, MPI_FLOAT, 0, st, rep);
+  if (cname == "reduce") return zcoll_cuda_reduce(zcc, a, b, n, MPI_FLOAT, MPI_SUM, 0, st, rep);
+  if (cname == "gather") return zcoll_cuda_gather(zcc, a, b, blk, MPI_FLOAT, 0, st, rep);
+  return ZCOLL_ERR_INVALID_ARG;
+}
+
+// A warm-up and `repeat` timed runs of call(), timed as the slowest rank's:
+// the sorted times. Stops at the first failure (*status).
+template <typename F>
+std::vector<double> time_calls(int repeat, F call, zcoll_status* status) {
+  std::vector<double> ts;
+  zcoll_status s = ZCOLL_SUCCESS;
+  for (int r = 0; r <= repeat && s == ZCOLL_SUCCESS; ++r) {  // r = 0: warm-up
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now();
+    s = call();
+    double t = now() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (r > 0) ts.push_back(t);
+  }
+  std::sort(ts.begin(), ts.end());
+  *status = s;
+  return ts;
+}
+
+// One collective in one mode; *wrong_all: the most wrong values on any rank.
+CollRow coll_row(const CollRun& run, const std::string& cname, const std::string& mname,
+                 const Message& msg, long* wrong_all) {
+  zcoll_mode mode;
+  ZK(zcoll_mode_from_name(mname.c_str(), &mode));
+  ZK(zcoll_cuda_comm_set_mode(run.zcc, mode));
+  ZK(zcoll_cuda_comm_set_algorithm(
+      run.zcc, ZCOLL_COLL_ALLREDUCE,
+      cname == "allreduce_rd" ? ZCOLL_ALGO_RECURSIVE_DOUBLING : ZCOLL_ALGO_RING));
+  const size_t n = msg.n;
+  if (cname == "bcast") {
+    CK(cudaMemcpyAsync(msg.b, msg.a, n * 4, cudaMemcpyDeviceToDevice, run.st));
+    CK(cudaStreamSynchronize(run.st));
+  }
+  zcoll_report rep{};
+  zcoll_status s = ZCOLL_SUCCESS;
+  const std::vector<double> ts = time_calls(
+      run.repeat, [&] { return call_coll(run, cname, msg, &rep); }, &s);
+  CollRow row{};
+  row.coll = cname;
+  row.mode = mname;
+  row.bytes = n * 4;
+  row.status = s;
+  if (!ts.empty()) {
+    row.t_median = ts[ts.size() / 2];
+    row.t_min = ts[0];
+  }
+  row.compress = rep.time_compress;
+  row.reduce = rep.time_reduce;
+  row.comm = rep.time_comm;
+  row.sent = rep.bytes_sent;
+  row.ratio = rep.bytes_sent ? static_cast<double>(rep.bytes_uncompressed) / rep.bytes_sent : 0;
+  row.bound = rep.error_bound;
+  row.wrong = -1;
+  if (s == ZCOLL_SUCCESS && (cname == "allreduce" || cname == "allreduce_rd")) {
+    std::vector<float> got(n);
+    CK(cudaMemcpyAsync(got.data(), msg.b, n * 4, cudaMemcpyDeviceToHost, run.st));
+    CK(cudaStreamSynchronize(run.st));
+    double worst = 0;
+    row.wrong =
+        static_cast<long>(count_wrong(got, msg.sum, rep.error_bound, &worst, msg.mag, run.N));
+  }
+  *wrong_all = row.wrong;
+  MPI_Allreduce(MPI_IN_PLACE, wrong_all, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  uint64_t staged = 0;
+  ZK(zcoll_cuda_comm_device_stats(run.zcc, &row.kernel, &row.kernels, &staged, &row.staging));
+  return row;
+}
+
+// The baseline: MPI_Allreduce on the device buffers.
+CollRow baseline_row(const CollRun& run, const Message& msg) {
+  zcoll_status s = ZCOLL_SUCCESS;
+  const std::vector<double> ts = time_calls(
+      run.repeat,
+      [&] {
+        ZK(zcoll_cuda_baseline_allreduce(run.zcc, msg.a, msg.b, msg.n, MPI_FLOAT, MPI_SUM, run.st));
+        return ZCOLL_SUCCESS;
+      },
+      &s);
+  CollRow row{};
+  row.wrong = -1;
+  row.coll = "allreduce";
+  row.mode = "baseline_mpi";
+  row.bytes = msg.n * 4;
+  row.t_median = ts[ts.size() / 2];
+  row.t_min = ts[0];
+  return row;
+}
+
+bool write_coll_json(const Args& o, int N, double rel, const std::vector<CollRow>& rows) {
+  std::FILE* f = std::fopen(o.at("json").c_str(), "w");
+  if (!f) return false;
+  std::fprintf(f,
+               "{\"tool\": \"zcoll-gpu-coll-bench coll\", \"device\": \"%s\", \"ranks\": %d, "
+               "\"transport\": \"%s\", \"rel\": %.17g, \"data\": \"%s\", \"rows\": [",
+               device_name().c_str(), N, o.count("cuda-aware") ? "mpi_cuda_aware" : "mpi_staged",
+               rel, o.count("data") ? o.at("data").c_str() : "synthetic");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const CollRow& r = rows[i];
+    std::fprintf(f,
+                 "%s\n {\"collective\": \"%s\", \"mode\": \"%s\", \"bytes\": %zu, "
+                 "\"status\": %d, \"t_median\": %.6g, \"t_min\": %.6g, \"rank0\": "
+                 "{\"time_compress\": %.6g, \"time_reduce\": %.6g, \"time_comm\": %.6g, "
+                 "\"device_kernel_seconds\": %.6g, \"device_ops\": %llu, \"staging_seconds\": "
+                 "%.6g, \"bytes_sent\": %llu, \"ratio\": %.6g, \"error_bound\": %.6g}, "
+                 "\"wrong\": %ld}",
+                 i ? "," : "", r.coll.c_str(), r.mode.c_str(), r.bytes, r.status, r.t_median,
+                 r.t_min, r.compress, r.reduce, r.comm, r.kernel,
+                 static_cast<unsigned long long>(r.kernels), r.staging,
+                 static_cast<unsigned long long>(r.sent), r.ratio, r.bound, r.wrong);
+  }
+  std::fprintf(f, "\n]}\n");
+  std::fclose(f);
+  return true;
+}
+
+int coll(const Args& o) {
+  CollRun run;
+  MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &run.N);
+  run.repeat = o.count("repeat") ? std::atoi(o.at("repeat").c_str()) : 5;
   const double rel = o.count("rel") ? std::atof(o.at("rel").c_str()) : 1e-4;
   std::vector<float> src;
   if (o.count("data")) src = read_f32(o.at("data"));
-  zcoll_cuda_comm* zcc = nullptr;
   ZK(zcoll_cuda_comm_create(
       MPI_COMM_WORLD, nullptr,
       o.count("cuda-aware") ? ZCOLL_CUDA_TRANSPORT_MPI_CUDA_AWARE : ZCOLL_CUDA_TRANSPORT_MPI_STAGED,
-      &zcc));
-  ZK(zcoll_cuda_comm_set_error_bound(zcc, ZCOLL_EB_REL, rel));
-  cudaStream_t st;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+      &run.zcc));
+  ZK(zcoll_cuda_comm_set_error_bound(run.zcc, ZCOLL_EB_REL, rel));
+  CK(cudaStreamCreateWithFlags(&run.st, cudaStreamNonBlocking));
   std::vector<std::string> colls = split(o.count("colls")
                                              ? o.at("colls")
                                              : "allreduce,allreduce_rd,reduce_scatter,allgather,"
@@ -391,170 +623,41 @@ int coll(const std::map<std::string, std::string>& o) {
   bool failed_checks = false;
   for (auto& mbs : split(o.count("mb") ? o.at("mb") : "1,16,64", ',')) {
     // the message: MB per rank of floats (the total for scatter/gather blocks: / N)
-    const size_t n = static_cast<size_t>(std::atof(mbs.c_str()) * 1e6 / 4);
-    auto value = [&](int r, size_t i) {
-      return src.empty() ? static_cast<float>(std::sin(1e-4 * i + r))
-                         : src[(i + static_cast<size_t>(r) * 7919) % src.size()];
-    };
-    std::vector<float> h(n * N);
-    for (size_t i = 0; i < h.size(); ++i) h[i] = value(rank, i);
-    // the exact Allreduce result, and the sum of magnitudes that bounds the
-    // rounding of adding N floats (partial sums may be larger than the result)
-    std::vector<double> sum(n, 0.0), mag(n, 0.0);
-    for (int r = 0; r < N; ++r)
-      for (size_t i = 0; i < n; ++i) {
-        sum[i] += static_cast<double>(value(r, i));
-        mag[i] += std::fabs(static_cast<double>(value(r, i)));
-      }
-    float *a, *b;
-    CK(cudaMalloc(reinterpret_cast<void**>(&a), h.size() * 4));
-    CK(cudaMalloc(reinterpret_cast<void**>(&b), h.size() * 4));
-    upload(a, h.data(), h.size() * 4, st);
-    for (auto& cname : colls) {
+    const Message msg = make_message(run, src, std::atof(mbs.c_str()));
+    for (auto& cname : colls)
       for (auto& mname : modes) {
-        zcoll_mode mode;
-        ZK(zcoll_mode_from_name(mname.c_str(), &mode));
-        ZK(zcoll_cuda_comm_set_mode(zcc, mode));
-        ZK(zcoll_cuda_comm_set_algorithm(
-            zcc, ZCOLL_COLL_ALLREDUCE,
-            cname == "allreduce_rd" ? ZCOLL_ALGO_RECURSIVE_DOUBLING : ZCOLL_ALGO_RING));
-        const size_t blk = n / N;  // rooted / gathering collectives: n values in all
-        auto call = [&](zcoll_report* rep) -> zcoll_status {
-          if (cname == "allreduce" || cname == "allreduce_rd")
-            return zcoll_cuda_allreduce(zcc, a, b, n, MPI_FLOAT, MPI_SUM, st, rep);
-          if (cname == "reduce_scatter")
-            return zcoll_cuda_reduce_scatter_block(zcc, a, b, blk, MPI_FLOAT, MPI_SUM, st, rep);
-          if (cname == "allgather") return zcoll_cuda_allgather(zcc, a, b, blk, MPI_FLOAT, st, rep);
-          if (cname == "bcast") return zcoll_cuda_bcast(zcc, b, n, MPI_FLOAT, 0, st, rep);
-          if (cname == "scatter") return zcoll_cuda_scatter(zcc, a, b, blk, MPI_FLOAT, 0, st, rep);
-          if (cname == "reduce")
-            return zcoll_cuda_reduce(zcc, a, b, n, MPI_FLOAT, MPI_SUM, 0, st, rep);
-          if (cname == "gather") return zcoll_cuda_gather(zcc, a, b, blk, MPI_FLOAT, 0, st, rep);
-          return ZCOLL_ERR_INVALID_ARG;
-        };
-        if (cname == "bcast") {
-          CK(cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice, st));
-          CK(cudaStreamSynchronize(st));
-        }
-        zcoll_report rep{};
-        std::vector<double> ts;
-        zcoll_status s = ZCOLL_SUCCESS;
-        for (int r = 0; r <= repeat && s == ZCOLL_SUCCESS; ++r) {  // r = 0: warm-up
-          MPI_Barrier(MPI_COMM_WORLD);
-          const double t0 = now();
-          s = call(&rep);
-          double t = now() - t0;
-          MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-          if (r > 0) ts.push_back(t);
-        }
-        CollRow row{};
-        row.coll = cname;
-        row.mode = mname;
-        row.bytes = n * 4;
-        row.status = s;
-        if (!ts.empty()) {
-          std::sort(ts.begin(), ts.end());
-          row.t_median = ts[ts.size() / 2];
-          row.t_min = ts[0];
-        }
-        row.compress = rep.time_compress;
-        row.reduce = rep.time_reduce;
-        row.comm = rep.time_comm;
-        row.sent = rep.bytes_sent;
-        row.ratio = rep.bytes_sent ? static_cast<double>(rep.bytes_uncompressed) / rep.bytes_sent
-                                   : 0;
-        row.bound = rep.error_bound;
-        row.wrong = -1;
-        if (s == ZCOLL_SUCCESS && (cname == "allreduce" || cname == "allreduce_rd")) {
-          std::vector<float> got(n);
-          CK(cudaMemcpyAsync(got.data(), b, n * 4, cudaMemcpyDeviceToHost, st));
-          CK(cudaStreamSynchronize(st));
-          double worst = 0;
-          row.wrong = static_cast<long>(count_wrong(got, sum, rep.error_bound, &worst, mag, N));
-        }
-        long wrong_all = row.wrong;
-        MPI_Allreduce(MPI_IN_PLACE, &wrong_all, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+        long wrong_all = 0;
+        const CollRow row = coll_row(run, cname, mname, msg, &wrong_all);
         if (wrong_all > 0) failed_checks = true;
-        uint64_t staged = 0;
-        ZK(zcoll_cuda_comm_device_stats(zcc, &row.kernel, &row.kernels, &staged, &row.staging));
         rows.push_back(row);
-        if (rank == 0)
+        if (run.rank == 0)
           std::printf(
               "%-15s %-8s %9.1f MB  %9.3f ms (min %.3f)  kernels %.3f ms (%llu)  "
               "staging %.3f ms  ratio %.2f  %s%s\n",
-              cname.c_str(), mname.c_str(), n * 4 / 1e6, row.t_median * 1e3, row.t_min * 1e3,
+              cname.c_str(), mname.c_str(), msg.n * 4 / 1e6, row.t_median * 1e3, row.t_min * 1e3,
               row.kernel * 1e3, static_cast<unsigned long long>(row.kernels), row.staging * 1e3,
-              row.ratio, zcoll_status_string(s),
+              row.ratio, zcoll_status_string(static_cast<zcoll_status>(row.status)),
               wrong_all > 0 ? "  WRONG (values outside the bound)" : "");
       }
-    }
-    {  // the baseline: MPI_Allreduce on the device buffers
-      std::vector<double> ts;
-      for (int r = 0; r <= repeat; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = now();
-        ZK(zcoll_cuda_baseline_allreduce(zcc, a, b, n, MPI_FLOAT, MPI_SUM, st));
-        double t = now() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0) ts.push_back(t);
-      }
-      std::sort(ts.begin(), ts.end());
-      CollRow row{};
-      row.wrong = -1;
-      row.coll = "allreduce";
-      row.mode = "baseline_mpi";
-      row.bytes = n * 4;
-      row.t_median = ts[ts.size() / 2];
-      row.t_min = ts[0];
-      rows.push_back(row);
-      if (rank == 0)
-        std::printf("%-15s %-8s %9.1f MB  %9.3f ms\n", "allreduce", "baseline", n * 4 / 1e6,
-                    row.t_median * 1e3);
-    }
-    cudaFree(a);
-    cudaFree(b);
+    rows.push_back(baseline_row(run, msg));
+    if (run.rank == 0)
+      std::printf("%-15s %-8s %9.1f MB  %9.3f ms\n", "allreduce", "baseline", msg.n * 4 / 1e6,
+                  rows.back().t_median * 1e3);
+    cudaFree(msg.a);
+    cudaFree(msg.b);
   }
-  if (rank == 0 && o.count("json")) {
-    std::FILE* f = std::fopen(o.at("json").c_str(), "w");
-    if (!f) return 2;
-    cudaDeviceProp prop{};
-    int dev = 0;
-    cudaGetDevice(&dev);
-    cudaGetDeviceProperties(&prop, dev);
-    std::fprintf(f,
-                 "{\"tool\": \"zcoll-gpu-coll-bench coll\", \"device\": \"%s\", \"ranks\": %d, "
-                 "\"transport\": \"%s\", \"rel\": %.17g, \"data\": \"%s\", \"rows\": [",
-                 prop.name, N, o.count("cuda-aware") ? "mpi_cuda_aware" : "mpi_staged", rel,
-                 o.count("data") ? o.at("data").c_str() : "synthetic");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const CollRow& r = rows[i];
-      std::fprintf(f,
-                   "%s\n {\"collective\": \"%s\", \"mode\": \"%s\", \"bytes\": %zu, "
-                   "\"status\": %d, \"t_median\": %.6g, \"t_min\": %.6g, \"rank0\": "
-                   "{\"time_compress\": %.6g, \"time_reduce\": %.6g, \"time_comm\": %.6g, "
-                   "\"device_kernel_seconds\": %.6g, \"device_ops\": %llu, \"staging_seconds\": "
-                   "%.6g, \"bytes_sent\": %llu, \"ratio\": %.6g, \"error_bound\": %.6g}, "
-                   "\"wrong\": %ld}",
-                   i ? "," : "", r.coll.c_str(), r.mode.c_str(), r.bytes, r.status, r.t_median,
-                   r.t_min, r.compress, r.reduce, r.comm, r.kernel,
-                   static_cast<unsigned long long>(r.kernels), r.staging,
-                   static_cast<unsigned long long>(r.sent), r.ratio, r.bound, r.wrong);
-    }
-    std::fprintf(f, "\n]}\n");
-    std::fclose(f);
-  }
-  cudaStreamDestroy(st);
-  ZK(zcoll_cuda_comm_free(zcc));
-  if (failed_checks && rank == 0) std::fprintf(stderr, "check: some Allreduce results are wrong\n");
+  if (run.rank == 0 && o.count("json") && !write_coll_json(o, run.N, rel, rows)) return 2;
+  cudaStreamDestroy(run.st);
+  ZK(zcoll_cuda_comm_free(run.zcc));
+  if (failed_checks && run.rank == 0)
+    std::fprintf(stderr, "check: some Allreduce results are wrong\n");
   return failed_checks ? 5 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 2;
-  std::map<std::string, std::string> o;
+  Args o;
   const std::string cmd = argc > 1 ? argv[1] : "";
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -579,4 +682,16 @@ int main(int argc, char** argv) {
   }
   MPI_Finalize();
   return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bench_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zcoll-gpu-coll-bench: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
 }
