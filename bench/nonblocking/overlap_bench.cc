@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -83,42 +84,241 @@ int usage() {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  Options o;
+// The command line into *o; false: a usage error.
+bool parse_args(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (i + 1 >= argc) {
-      if (rank == 0) usage();
-      MPI_Finalize();
-      return 2;
-    }
+    if (i + 1 >= argc) return false;
     const char* v = argv[++i];
     if (a == "--count")
-      o.count = std::strtoull(v, nullptr, 10);
+      o->count = std::strtoull(v, nullptr, 10);
     else if (a == "--mode")
-      o.mode = v;
+      o->mode = v;
     else if (a == "--abs")
-      o.abs_eb = std::atof(v);
+      o->abs_eb = std::atof(v);
     else if (a == "--repeats")
-      o.repeats = std::max(1, std::atoi(v));
+      o->repeats = std::max(1, std::atoi(v));
     else if (a == "--compute-ratio")
-      o.compute_ratio = std::atof(v);
+      o->compute_ratio = std::atof(v);
     else if (a == "--threads")
-      o.threads = std::atoi(v);
+      o->threads = std::atoi(v);
     else if (a == "--json")
-      o.json = v;
-    else {
-      if (rank == 0) usage();
-      MPI_Finalize();
-      return 2;
+      o->json = v;
+    else
+      return false;
+  }
+  return true;
+}
+
+// The kernel's passes that take about compute_ratio x one zcoll_allreduce of
+// x (rank 0's measurement, for everyone).
+long size_kernel(zcoll_comm* zc, const std::vector<float>& x, std::vector<float>& y,
+                 double compute_ratio) {
+  const size_t n = x.size();
+  double t_comm0 = 0;
+  for (int k = 0; k < 2; ++k) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t = now();
+    zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
+    t_comm0 = max_over_ranks(now() - t);
+  }
+  long iters = 64;
+  for (;;) {  // calibrate: passes per second of the kernel
+    const double t = now();
+    compute(iters);
+    double dt = now() - t;
+    MPI_Bcast(&dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (dt > 0.05) {
+      iters = static_cast<long>(iters * (t_comm0 * compute_ratio) / dt);
+      break;
     }
+    iters *= 4;
+  }
+  return std::max(1L, iters);
+}
+
+// The measurements, slowest rank's seconds of each repeat.
+struct Stats {
+  Stat comm, comp, serial, overlap, nb_only, mpi_nb, mpi_alone;
+  std::array<std::pair<const char*, const Stat*>, 7> rows() const {
+    return {{{"comm", &comm},
+             {"compute", &comp},
+             {"serial", &serial},
+             {"overlap", &overlap},
+             {"nb_only", &nb_only},
+             {"mpi_alone", &mpi_alone},
+             {"mpi_nb", &mpi_nb}}};
+  }
+};
+
+// One repeat of every measurement (outputs y and z, reused: no page faults in
+// the timed calls); returns the results that differ from ref (bit for bit) or
+// failed.
+long measure(zcoll_comm* zc, const std::vector<float>& x, const std::vector<float>& ref, long iters,
+             std::vector<float>& y, std::vector<float>& z, Stats* st) {
+  const size_t n = x.size();
+  long wrong = 0;
+  auto check = [&](const std::vector<float>& got) {
+    if (std::memcmp(got.data(), ref.data(), n * sizeof(float)) != 0) ++wrong;
+  };
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = now();
+  zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
+  st->comm.v.push_back(max_over_ranks(now() - t));
+  check(y);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = now();
+  compute(iters);
+  st->comp.v.push_back(max_over_ranks(now() - t));
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = now();
+  zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
+  compute(iters);
+  st->serial.v.push_back(max_over_ranks(now() - t));
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::fill(z.begin(), z.end(), 0.f);
+  t = now();
+  zcoll_request* q = nullptr;
+  zcoll_iallreduce(zc, x.data(), z.data(), n, MPI_FLOAT, MPI_SUM, &q);
+  compute(iters);
+  const zcoll_status s = zcoll_wait(q, nullptr);
+  st->overlap.v.push_back(max_over_ranks(now() - t));
+  zcoll_request_free(q);
+  if (s != ZCOLL_SUCCESS) ++wrong;
+  check(z);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = now();
+  zcoll_iallreduce(zc, x.data(), z.data(), n, MPI_FLOAT, MPI_SUM, &q);
+  zcoll_wait(q, nullptr);
+  st->nb_only.v.push_back(max_over_ranks(now() - t));
+  zcoll_request_free(q);
+  check(z);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = now();
+  MPI_Allreduce(x.data(), z.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  st->mpi_alone.v.push_back(max_over_ranks(now() - t));
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = now();
+  MPI_Request mr;
+  MPI_Iallreduce(x.data(), z.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &mr);
+  compute(iters);
+  MPI_Wait(&mr, MPI_STATUS_IGNORE);
+  st->mpi_nb.v.push_back(max_over_ranks(now() - t));
+  return wrong;
+}
+
+// The result within the reported bound of the exact sum (double), plus the
+// float rounding of the sum, (N+2) u sum|x|, as zcoll_mpi.h states: the values
+// outside; *max_err = the largest error.
+long outside_bound(const std::vector<float>& x, const std::vector<float>& ref, int size,
+                   double bound, double* max_err) {
+  const size_t n = x.size();
+  long outside = 0;
+  std::vector<double> xd(x.begin(), x.end()), exact(n), ax(n), absum(n);
+  MPI_Allreduce(xd.data(), exact.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (size_t i = 0; i < n; ++i) ax[i] = std::fabs(xd[i]);
+  MPI_Allreduce(ax.data(), absum.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (size_t i = 0; i < n; ++i) {
+    const double e = std::fabs(ref[i] - exact[i]);
+    *max_err = std::max(*max_err, e);
+    if (!(e <= bound + (size + 2) * 0x1p-24 * absum[i])) ++outside;
+  }
+  return outside;
+}
+
+// What rank 0 prints and writes.
+struct Summary {
+  int size = 1;
+  bool threaded = false, multiple = false;
+  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+  double f = 0, f_mpi = 0;  // overlap fractions: zcoll's, MPI's without progress calls
+  double max_err = 0;
+  long wrong_all = 0, outside_all = 0;
+  bool ok = false;
+};
+
+void print_summary(const Options& o, const Stats& st, const Summary& s) {
+  const zcoll_report& rep = s.rep;
+  std::printf(
+      "zcoll-overlap-bench: %d ranks, %zu floats (%.0f MiB), mode %s abs %g, "
+      "threads %d, progress %s, MPI thread level %s, %d repeats\n",
+      s.size, o.count, o.count * 4.0 / 1048576, o.mode.c_str(), o.abs_eb, o.threads,
+      s.threaded ? "thread" : "inline", s.multiple ? "MULTIPLE" : "below MULTIPLE", o.repeats);
+  std::printf("report: mode %s algorithm %s, bound %.3g, sent %llu of %llu bytes\n",
+              zcoll_mode_name(rep.mode), zcoll_algorithm_name(rep.algorithm), rep.error_bound,
+              static_cast<unsigned long long>(rep.bytes_sent),
+              static_cast<unsigned long long>(rep.bytes_uncompressed));
+  std::printf("%-10s %10s %10s %10s   (seconds, slowest rank)\n", "", "median", "min", "max");
+  for (const auto& r : st.rows())
+    std::printf("%-10s %10.4f %10.4f %10.4f\n", r.first, r.second->median(), r.second->lo(),
+                r.second->hi());
+  std::printf(
+      "overlap fraction: zcoll %.2f (serial %.3f s -> %.3f s), MPI_Iallreduce without "
+      "progress calls %.2f\n",
+      s.f, st.serial.median(), st.overlap.median(), s.f_mpi);
+  std::printf(
+      "# %s: results bit-identical to the blocking call: %s; max |error| %.3g, bound "
+      "%.3g (+ rounding), %ld values outside\n",
+      s.ok ? "OK" : "FAILED", s.wrong_all ? "NO" : "yes", s.max_err, rep.error_bound,
+      s.outside_all);
+}
+
+void write_json(const Options& o, const Stats& st, const Summary& s) {
+  FILE* fj = std::fopen(o.json.c_str(), "w");
+  if (!fj) return;
+  const zcoll_report& rep = s.rep;
+  std::fprintf(fj,
+               "{\n  \"ranks\": %d, \"count\": %zu, \"mode\": \"%s\", \"abs\": %g, "
+               "\"threads\": %d,\n  \"progress\": \"%s\", \"repeats\": %d, "
+               "\"compute_ratio\": %g,\n  \"ran\": {\"mode\": \"%s\", \"algorithm\": "
+               "\"%s\", \"error_bound\": %g, \"bytes_sent\": %llu, "
+               "\"bytes_uncompressed\": %llu},\n",
+               s.size, o.count, o.mode.c_str(), o.abs_eb, o.threads,
+               s.threaded ? "thread" : "inline", o.repeats, o.compute_ratio,
+               zcoll_mode_name(rep.mode), zcoll_algorithm_name(rep.algorithm), rep.error_bound,
+               static_cast<unsigned long long>(rep.bytes_sent),
+               static_cast<unsigned long long>(rep.bytes_uncompressed));
+  for (const auto& r : st.rows()) {
+    std::fprintf(fj,
+                 "  \"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, "
+                 "\"all\": [",
+                 r.first, r.second->median(), r.second->lo(), r.second->hi());
+    for (size_t i = 0; i < r.second->v.size(); ++i)
+      std::fprintf(fj, "%s%.6g", i ? ", " : "", r.second->v[i]);
+    std::fprintf(fj, "]},\n");
+  }
+  std::fprintf(fj,
+               "  \"overlap_fraction\": %.4f, \"overlap_fraction_mpi_no_progress\": %.4f,\n"
+               "  \"bit_identical\": %s, \"max_error\": %.6g, \"ok\": %s\n}\n",
+               s.f, s.f_mpi, s.wrong_all ? "false" : "true", s.max_err, s.ok ? "true" : "false");
+  std::fclose(fj);
+}
+
+// (serial - overlap) / the shorter of the two parts.
+double overlap_fraction(double serial_t, double overlap_t, double a, double b) {
+  const double shorter = std::min(a, b);
+  return shorter > 0 ? (serial_t - overlap_t) / shorter : 0;
+}
+
+int bench_main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0;
+  Summary sum;
+  sum.multiple = provided == MPI_THREAD_MULTIPLE;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &sum.size);
+  Options o;
+  if (!parse_args(argc, argv, &o)) {
+    if (rank == 0) usage();
+    MPI_Finalize();
+    return 2;
   }
   zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
   if (zcoll_mode_from_name(o.mode.c_str(), &cfg.mode) != ZCOLL_SUCCESS) {
@@ -137,6 +337,7 @@ int main(int argc, char** argv) {
   }
   int threaded = 0;
   zcoll_comm_progress(zc, &threaded);
+  sum.threaded = threaded != 0;
 
   // a smooth field with some noise, different on every rank
   const size_t n = o.count;
@@ -146,174 +347,39 @@ int main(int argc, char** argv) {
 
   // the reference result (blocking) and the kernel's size
   zcoll_allreduce(zc, x.data(), ref.data(), n, MPI_FLOAT, MPI_SUM);
-  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
-  zcoll_comm_last_report(zc, &rep);
-  double t_comm0 = 0;
-  for (int k = 0; k < 2; ++k) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t = now();
-    zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
-    t_comm0 = max_over_ranks(now() - t);
-  }
-  long iters = 64;
-  for (;;) {  // calibrate: passes per second of the kernel (rank 0's, for everyone)
-    const double t = now();
-    compute(iters);
-    double dt = now() - t;
-    MPI_Bcast(&dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (dt > 0.05) {
-      iters = static_cast<long>(iters * (t_comm0 * o.compute_ratio) / dt);
-      break;
-    }
-    iters *= 4;
-  }
-  iters = std::max(1L, iters);
+  zcoll_comm_last_report(zc, &sum.rep);
+  const long iters = size_kernel(zc, x, y, o.compute_ratio);
 
-  Stat comm, comp, serial, overlap, nb_only, mpi_nb, mpi_alone;
+  Stats st;
   long wrong = 0;
-  auto check = [&](const std::vector<float>& got) {
-    if (std::memcmp(got.data(), ref.data(), n * sizeof(float)) != 0) ++wrong;
-  };
-  for (int r = 0; r < o.repeats; ++r) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t = now();
-    zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
-    comm.v.push_back(max_over_ranks(now() - t));
-    check(y);
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    t = now();
-    compute(iters);
-    comp.v.push_back(max_over_ranks(now() - t));
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    t = now();
-    zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
-    compute(iters);
-    serial.v.push_back(max_over_ranks(now() - t));
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    std::fill(z.begin(), z.end(), 0.f);
-    t = now();
-    zcoll_request* q = nullptr;
-    zcoll_iallreduce(zc, x.data(), z.data(), n, MPI_FLOAT, MPI_SUM, &q);
-    compute(iters);
-    const zcoll_status st = zcoll_wait(q, nullptr);
-    overlap.v.push_back(max_over_ranks(now() - t));
-    zcoll_request_free(q);
-    if (st != ZCOLL_SUCCESS) ++wrong;
-    check(z);
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    t = now();
-    zcoll_iallreduce(zc, x.data(), z.data(), n, MPI_FLOAT, MPI_SUM, &q);
-    zcoll_wait(q, nullptr);
-    nb_only.v.push_back(max_over_ranks(now() - t));
-    zcoll_request_free(q);
-    check(z);
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    t = now();
-    MPI_Allreduce(x.data(), z.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    mpi_alone.v.push_back(max_over_ranks(now() - t));
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    t = now();
-    MPI_Request mr;
-    MPI_Iallreduce(x.data(), z.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                   &mr);
-    compute(iters);
-    MPI_Wait(&mr, MPI_STATUS_IGNORE);
-    mpi_nb.v.push_back(max_over_ranks(now() - t));
-  }
-  // the result within the reported bound of the exact sum (double)
-  // (plus the float rounding of the sum, (N+2) u sum|x|, as zcoll_mpi.h states)
-  double max_err = 0;
-  long outside = 0;
-  {
-    std::vector<double> xd(x.begin(), x.end()), exact(n), ax(n), absum(n);
-    MPI_Allreduce(xd.data(), exact.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
-                  MPI_COMM_WORLD);
-    for (size_t i = 0; i < n; ++i) ax[i] = std::fabs(xd[i]);
-    MPI_Allreduce(ax.data(), absum.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
-                  MPI_COMM_WORLD);
-    for (size_t i = 0; i < n; ++i) {
-      const double e = std::fabs(ref[i] - exact[i]);
-      max_err = std::max(max_err, e);
-      if (!(e <= rep.error_bound + (size + 2) * 0x1p-24 * absum[i])) ++outside;
-    }
-  }
+  for (int r = 0; r < o.repeats; ++r) wrong += measure(zc, x, ref, iters, y, z, &st);
+  const long outside = outside_bound(x, ref, sum.size, sum.rep.error_bound, &sum.max_err);
   long bad[2] = {wrong, outside}, bad_all[2] = {0, 0};
   MPI_Allreduce(bad, bad_all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  const long wrong_all = bad_all[0];
-  const bool ok = bad_all[0] == 0 && bad_all[1] == 0;
-
-  auto frac = [](double serial_t, double overlap_t, double a, double b) {
-    const double shorter = std::min(a, b);
-    return shorter > 0 ? (serial_t - overlap_t) / shorter : 0;
-  };
-  const double f = frac(serial.median(), overlap.median(), comm.median(), comp.median());
-  const double f_mpi =
-      frac(mpi_alone.median() + comp.median(), mpi_nb.median(), mpi_alone.median(), comp.median());
+  sum.wrong_all = bad_all[0];
+  sum.outside_all = bad_all[1];
+  sum.ok = bad_all[0] == 0 && bad_all[1] == 0;
+  sum.f =
+      overlap_fraction(st.serial.median(), st.overlap.median(), st.comm.median(), st.comp.median());
+  sum.f_mpi = overlap_fraction(st.mpi_alone.median() + st.comp.median(), st.mpi_nb.median(),
+                               st.mpi_alone.median(), st.comp.median());
   if (rank == 0) {
-    std::printf(
-        "zcoll-overlap-bench: %d ranks, %zu floats (%.0f MiB), mode %s abs %g, "
-        "threads %d, progress %s, MPI thread level %s, %d repeats\n",
-        size, n, n * 4.0 / 1048576, o.mode.c_str(), o.abs_eb, o.threads,
-        threaded ? "thread" : "inline",
-        provided == MPI_THREAD_MULTIPLE ? "MULTIPLE" : "below MULTIPLE", o.repeats);
-    std::printf("report: mode %s algorithm %s, bound %.3g, sent %llu of %llu bytes\n",
-                zcoll_mode_name(rep.mode), zcoll_algorithm_name(rep.algorithm), rep.error_bound,
-                static_cast<unsigned long long>(rep.bytes_sent),
-                static_cast<unsigned long long>(rep.bytes_uncompressed));
-    std::printf("%-10s %10s %10s %10s   (seconds, slowest rank)\n", "", "median", "min", "max");
-    const std::pair<const char*, const Stat*> rows[] = {
-        {"comm", &comm},       {"compute", &comp},    {"serial", &serial},
-        {"overlap", &overlap}, {"nb_only", &nb_only}, {"mpi_alone", &mpi_alone},
-        {"mpi_nb", &mpi_nb}};
-    for (const auto& r : rows)
-      std::printf("%-10s %10.4f %10.4f %10.4f\n", r.first, r.second->median(), r.second->lo(),
-                  r.second->hi());
-    std::printf(
-        "overlap fraction: zcoll %.2f (serial %.3f s -> %.3f s), MPI_Iallreduce without "
-        "progress calls %.2f\n",
-        f, serial.median(), overlap.median(), f_mpi);
-    std::printf(
-        "# %s: results bit-identical to the blocking call: %s; max |error| %.3g, bound "
-        "%.3g (+ rounding), %ld values outside\n",
-        ok ? "OK" : "FAILED", wrong_all ? "NO" : "yes", max_err, rep.error_bound, bad_all[1]);
-    if (!o.json.empty()) {
-      FILE* fj = std::fopen(o.json.c_str(), "w");
-      if (fj) {
-        std::fprintf(fj,
-                     "{\n  \"ranks\": %d, \"count\": %zu, \"mode\": \"%s\", \"abs\": %g, "
-                     "\"threads\": %d,\n  \"progress\": \"%s\", \"repeats\": %d, "
-                     "\"compute_ratio\": %g,\n  \"ran\": {\"mode\": \"%s\", \"algorithm\": "
-                     "\"%s\", \"error_bound\": %g, \"bytes_sent\": %llu, "
-                     "\"bytes_uncompressed\": %llu},\n",
-                     size, n, o.mode.c_str(), o.abs_eb, o.threads, threaded ? "thread" : "inline",
-                     o.repeats, o.compute_ratio, zcoll_mode_name(rep.mode),
-                     zcoll_algorithm_name(rep.algorithm), rep.error_bound,
-                     static_cast<unsigned long long>(rep.bytes_sent),
-                     static_cast<unsigned long long>(rep.bytes_uncompressed));
-        for (const auto& r : rows) {
-          std::fprintf(fj,
-                       "  \"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, "
-                       "\"all\": [",
-                       r.first, r.second->median(), r.second->lo(), r.second->hi());
-          for (size_t i = 0; i < r.second->v.size(); ++i)
-            std::fprintf(fj, "%s%.6g", i ? ", " : "", r.second->v[i]);
-          std::fprintf(fj, "]},\n");
-        }
-        std::fprintf(fj,
-                     "  \"overlap_fraction\": %.4f, \"overlap_fraction_mpi_no_progress\": %.4f,\n"
-                     "  \"bit_identical\": %s, \"max_error\": %.6g, \"ok\": %s\n}\n",
-                     f, f_mpi, wrong_all ? "false" : "true", max_err, ok ? "true" : "false");
-        std::fclose(fj);
-      }
-    }
+    print_summary(o, st, sum);
+    if (!o.json.empty()) write_json(o, st, sum);
   }
   zcoll_comm_free(zc);
   MPI_Finalize();
-  return ok ? 0 : 1;
+  return sum.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bench_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zcoll-overlap-bench: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
 }
