@@ -87,6 +87,10 @@ uint64_t fnv1a(const void* p, size_t bytes) {
 
 namespace {
 
+// Whether the n bytes at a and at b are equal: a non-finite value reproduced
+// bit for bit (its NaN payload and sign), which == does not compare.
+bool same_bytes(const void* a, const void* b, size_t n) { return std::memcmp(a, b, n) == 0; }
+
 template <typename T>
 Quality local_quality(const T* x, const T* y, size_t n) {
   Quality q;
@@ -106,7 +110,7 @@ Quality local_quality(const T* x, const T* y, size_t n) {
       hi = std::max(hi, a);
     } else {
       ++nonfinite;
-      mismatch += std::memcmp(&x[i], &y[i], sizeof(T)) != 0;
+      mismatch += !same_bytes(&x[i], &y[i], sizeof(T));
     }
   }
   q.max_abs_error = max_err;

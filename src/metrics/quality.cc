@@ -16,6 +16,9 @@
 
 namespace zcoll {
 namespace {
+// Whether the n bytes at a and at b are equal: a non-finite value reproduced
+// bit for bit (its NaN payload and sign), which == does not compare.
+bool same_bytes(const void* a, const void* b, size_t n) { return std::memcmp(a, b, n) == 0; }
 
 // Values per partial sum. Partial sums are combined in block order after the
 // parallel loop, so the result is the same for every thread count.
@@ -40,7 +43,7 @@ Partial compare_block(const T* xs, const T* ys, size_t n) {
     if (!std::isfinite(xi)) {
       // NaN/Inf cannot be quantized; a correct codec copies their bits exactly
       ++p.nonfinite;
-      p.nonfinite_mismatch += std::memcmp(&xs[i], &ys[i], sizeof(T)) != 0;
+      p.nonfinite_mismatch += !same_bytes(&xs[i], &ys[i], sizeof(T));
       continue;
     }
     const double xv = static_cast<double>(xi);

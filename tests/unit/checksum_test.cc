@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/format.h"
+#include "test_util.h"
 #include "zcoll.h"
 
 namespace {
@@ -187,7 +188,7 @@ TEST(Checksum, HomomorphicOutputsCarryValidChecksums) {
   auto same_values = [&](const char* what) {
     ASSERT_EQ(zcoll_decompress(o.data(), sz, y.data(), n, 1), ZCOLL_SUCCESS) << what;
     ASSERT_EQ(zcoll_decompress(o0.data(), sz0, y0.data(), n, 1), ZCOLL_SUCCESS) << what;
-    EXPECT_EQ(std::memcmp(y.data(), y0.data(), n * 4), 0) << what;
+    EXPECT_TRUE(zt::same_bytes(y.data(), y0.data(), n * 4)) << what;
   };
   for (int threads : {1, 3}) {
     ASSERT_EQ(

@@ -254,7 +254,7 @@ TEST(Format, WorkedExampleQuantizedChunk) {
   std::vector<float> r;
   std::string why;
   ASSERT_TRUE(ref_decode<float>(z.data(), z.size(), &r, &why)) << why;
-  EXPECT_EQ(std::memcmp(r.data(), want, sizeof want), 0);
+  EXPECT_TRUE(zt::same_bytes(r.data(), want, sizeof want));
   uint32_t crc = ref_crc32c(z.data(), 44);
   crc = ref_crc32c(z.data() + 48, 8, crc);
   EXPECT_EQ(crc, 0x60c217c3u);
@@ -266,7 +266,7 @@ TEST(Format, WorkedExampleRawChunk) {
   std::vector<uint8_t> z = zt::compress(x, ZCOLL_EB_ABS, 0.5, 1024, 1);
   expect_bytes(z, kExampleRaw, sizeof kExampleRaw);
   std::vector<float> y = zt::decompress<float>(z, 3);
-  EXPECT_EQ(std::memcmp(y.data(), x.data(), 12), 0);
+  EXPECT_TRUE(zt::same_bytes(y.data(), x.data(), 12));
   EXPECT_EQ(zt::inspect(z).raw_chunks, 1u);
 }
 

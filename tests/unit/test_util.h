@@ -33,6 +33,10 @@ struct Bits<double> {
   using U = uint64_t;
 };
 
+// Whether the n bytes at a and at b are equal: bit-exact values (a NaN's payload,
+// the sign of zero), which == on floats does not compare.
+inline bool same_bytes(const void* a, const void* b, size_t n) { return std::memcmp(a, b, n) == 0; }
+
 template <typename T>
 typename Bits<T>::U bits_of(T v) {
   typename Bits<T>::U u;
