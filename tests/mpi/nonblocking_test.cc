@@ -408,7 +408,7 @@ const zcoll_collective kColls[] = {
 void group_identical() {
   const zcoll_mode modes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P,
                               ZCOLL_MODE_DOC, ZCOLL_MODE_HOM, ZCOLL_MODE_AUTO};
-  const size_t odd = static_cast<size_t>(2 * g_size + 1);
+  const size_t odd = 2 * static_cast<size_t>(g_size) + 1;
   struct Shape {
     size_t n;
     bool f64, in_place;

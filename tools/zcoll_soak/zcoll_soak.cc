@@ -569,8 +569,7 @@ size_t input_elems(const Case& k, int p) {
   switch (k.coll) {
     case ZCOLL_COLL_REDUCE_SCATTER: return (k.variant & 2) ? total : v.count * k.N;
     case ZCOLL_COLL_SCATTER: return p == v.root ? v.count * k.N : 0;
-    case ZCOLL_COLL_BCAST: return v.count;
-    default: return v.count;
+    default: return v.count;  // Bcast and the rest
   }
 }
 

@@ -15,6 +15,10 @@
 #include "cuda_runtime_api.h"
 #include "cuda/emu/emu.h"
 
+// The names below are CUDA's own (__syncthreads, __shfl_sync, __host__, ...):
+// reserved identifiers by the C++ standard, defined here because the emulated
+// device code calls them by those names.
+// NOLINTBEGIN(bugprone-reserved-identifier)
 #define __host__
 #define __device__
 #define __global__
@@ -223,6 +227,8 @@ inline float __uint_as_float(unsigned x) {
   std::memcpy(&f, &x, sizeof f);
   return f;
 }
+
+// NOLINTEND(bugprone-reserved-identifier)
 
 // CUDA's integer min / max overloads
 inline int max(int a, int b) { return a > b ? a : b; }
