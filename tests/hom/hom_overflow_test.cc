@@ -101,19 +101,19 @@ TEST(HomOverflow, NearLimitCodesChainF64T1) { near_limit_chain_f64(1); }
 TEST(HomOverflow, NearLimitCodesChainF64T2) { near_limit_chain_f64(2); }
 
 // Crafted streams: the guard's boundary qmax_a + qmax_b == 2^31 - 1 (allowed,
-// codes reach +-(2^31 - 1) exactly) and == 2^31 (widened).
+// codes reach +-(2^31 - 1) exactly) and == 2^31 (widened). The chunks of a
+// (which is a sum of two) and b, cs codes each:
 template <typename T>
-void boundary(int threads) {
-  const uint32_t cs = 1024;
-  const size_t n = 4 * cs;
-  const double q = 0.5;  // any quantum: the streams are crafted
+void boundary_chunks(uint32_t cs, std::vector<CraftChunk<T>>* a, std::vector<CraftChunk<T>>* b) {
   const int64_t A = (int64_t{1} << 30) - 1, B = int64_t{1} << 30;
   auto smooth = [&](int64_t base, size_t c) {
     std::vector<int64_t> v(cs);
     for (size_t i = 0; i < cs; ++i) v[i] = base + static_cast<int64_t>((i + c) % 7) - 3;
     return v;
   };
-  std::vector<CraftChunk<T>> ca(4), cb(4);
+  std::vector<CraftChunk<T>>&ca = *a, &cb = *b;
+  ca.assign(4, {});
+  cb.assign(4, {});
   // chunk 0: extreme codes in the first two blocks (alternating signs, 33-plane
   // sums), small smooth codes elsewhere
   ca[0].codes = smooth(0, 0);
@@ -135,43 +135,58 @@ void boundary(int threads) {
   ca[3].codes = smooth(-(kCodeLimit - 3), 3);
   cb[3].codes.assign(cs, 0);
   cb[3].codes[100] = 1;
+}
+
+// a op b of the boundary streams (quantum q): chunks 1 and 3 widened, the
+// extreme codes of chunk 0 exact, every value the exact combination.
+template <typename T>
+void boundary_op(Op op, const Bytes& za, const Bytes& zb, double q, int threads) {
+  const std::string w = std::string("boundary ") + (op == Op::kAdd ? "add" : "sub");
+  zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
+  Bytes out = hom(op, za, zb, threads, &st);
+  ASSERT_FALSE(out.empty()) << w;
+  check_hom_model<T>(za, zb, out, op, &st, w);
+  EXPECT_EQ(st.widened_chunks, 2u) << w;
+  EXPECT_EQ(st.raw_chunks, 0u) << w;
+  StreamDump d = dump(out);
+  ASSERT_EQ(d.chunks.size(), 4u);
+  EXPECT_FALSE(d.chunks[0].raw) << w;
+  EXPECT_TRUE(d.chunks[1].raw) << w;
+  EXPECT_FALSE(d.chunks[2].raw) << w;
+  EXPECT_TRUE(d.chunks[3].raw) << w;
+  EXPECT_EQ(int64_t{d.chunks[0].qmax}, kCodeLimit) << w;
+  EXPECT_EQ(int64_t{d.chunks[2].qmax}, kCodeLimit) << w;
+  const std::vector<T> y = decompress<T>(out, threads);
+  if (op == Op::kAdd) {  // the extreme codes of chunk 0: +-(2^31 - 1) exactly
+    bool has33 = false;
+    for (uint8_t L : d.chunks[0].lens) has33 |= L == 33;
+    EXPECT_TRUE(has33) << w;
+    for (size_t i = 0; i < 64; ++i) {
+      const bool pos = (i / 3) % 2 == 0;
+      const T want = static_cast<T>(static_cast<double>(pos ? kCodeLimit : -kCodeLimit) * q);
+      ASSERT_TRUE(same_bits(y[i], want)) << w << " value " << i << ": " << y[i];
+    }
+  }
+  // every value: the exact combination of the represented inputs (+ rounding)
+  const std::vector<T> xa = decompress<T>(za), xb = decompress<T>(zb);
+  EXPECT_EQ(check_against_exact<T>({&xa, &xb}, {1, op == Op::kAdd ? 1 : -1}, y, 1.0, 0.0, w), 0u);
+}
+
+template <typename T>
+void boundary(int threads) {
+  const uint32_t cs = 1024;
+  const size_t n = 4 * cs;
+  const double q = 0.5;  // any quantum: the streams are crafted
+  std::vector<CraftChunk<T>> ca, cb;
+  boundary_chunks<T>(cs, &ca, &cb);
   Bytes za = craft_stream<T>(n, cs, q, q, 1, 2, ca);
   Bytes zb = craft_stream<T>(n, cs, q, q, 1, 1, cb);
   ASSERT_EQ(inspect(za).raw_chunks, 0u);
   ASSERT_EQ(inspect(zb).raw_chunks, 0u);
   check_invariants(dump(za), "crafted a");
   check_invariants(dump(zb), "crafted b");
-  for (Op op : {Op::kAdd, Op::kSub}) {
-    const std::string w = std::string("boundary ") + (op == Op::kAdd ? "add" : "sub");
-    zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
-    Bytes out = hom(op, za, zb, threads, &st);
-    ASSERT_FALSE(out.empty()) << w;
-    check_hom_model<T>(za, zb, out, op, &st, w);
-    EXPECT_EQ(st.widened_chunks, 2u) << w;
-    EXPECT_EQ(st.raw_chunks, 0u) << w;
-    StreamDump d = dump(out);
-    ASSERT_EQ(d.chunks.size(), 4u);
-    EXPECT_FALSE(d.chunks[0].raw) << w;
-    EXPECT_TRUE(d.chunks[1].raw) << w;
-    EXPECT_FALSE(d.chunks[2].raw) << w;
-    EXPECT_TRUE(d.chunks[3].raw) << w;
-    EXPECT_EQ(int64_t{d.chunks[0].qmax}, kCodeLimit) << w;
-    EXPECT_EQ(int64_t{d.chunks[2].qmax}, kCodeLimit) << w;
-    const std::vector<T> y = decompress<T>(out, threads);
-    if (op == Op::kAdd) {  // the extreme codes of chunk 0: +-(2^31 - 1) exactly
-      bool has33 = false;
-      for (uint8_t L : d.chunks[0].lens) has33 |= L == 33;
-      EXPECT_TRUE(has33) << w;
-      for (size_t i = 0; i < 64; ++i) {
-        const bool pos = (i / 3) % 2 == 0;
-        const T want = static_cast<T>(static_cast<double>(pos ? kCodeLimit : -kCodeLimit) * q);
-        ASSERT_TRUE(same_bits(y[i], want)) << w << " value " << i << ": " << y[i];
-      }
-    }
-    // every value: the exact combination of the represented inputs (+ rounding)
-    const std::vector<T> xa = decompress<T>(za), xb = decompress<T>(zb);
-    EXPECT_EQ(check_against_exact<T>({&xa, &xb}, {1, op == Op::kAdd ? 1 : -1}, y, 1.0, 0.0, w), 0u);
-  }
+  for (Op op : {Op::kAdd, Op::kSub})
+    ASSERT_NO_FATAL_FAILURE(boundary_op<T>(op, za, zb, q, threads));
   // one more term on the sum at the limit: widened, values still right
   Bytes s = hom_add(za, zb, threads);
   std::vector<CraftChunk<T>> cc(4);

@@ -112,9 +112,12 @@ inline std::vector<Config> all_configs() {
   return {{ZCOLL_FLOAT32, 1}, {ZCOLL_FLOAT32, 2}, {ZCOLL_FLOAT64, 1}, {ZCOLL_FLOAT64, 2}};
 }
 // Call body_template<T>(threads) with the configuration's value type T.
+// (body_template names a template: it cannot be parenthesized.)
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define HT_DISPATCH(cfg, body_template)                               \
   ((cfg).dtype == ZCOLL_FLOAT32 ? body_template<float>((cfg).threads) \
                                 : body_template<double>((cfg).threads))
+// NOLINTEND(bugprone-macro-parentheses)
 
 // ---- deterministic random numbers -------------------------------------------
 class Rng {
@@ -447,6 +450,129 @@ inline void check_invariants(const StreamDump& d, const std::string& what) {
 //    when some block's worst case max(wa,wb)+1 planes, or the final size, would
 //    not be smaller than the raw chunk) -> raw_chunks + 1.
 // Checks every output value bit for bit and the stats counters exactly.
+// The result's header: the inputs', with bounds and terms added.
+inline void check_hom_header(const zcoll_info& ia, const zcoll_info& ib, const zcoll_info& io,
+                             size_t out_size, const std::string& what) {
+  EXPECT_EQ(io.dtype, ia.dtype) << what;
+  EXPECT_EQ(io.n, ia.n) << what;
+  EXPECT_EQ(io.chunk_size, ia.chunk_size) << what;
+  EXPECT_EQ(io.divisor, ia.divisor) << what;
+  EXPECT_EQ(bits_of(io.quantum), bits_of(ia.quantum)) << what;
+  EXPECT_EQ(io.error_bound, ia.error_bound + ib.error_bound) << what;
+  const uint64_t terms = uint64_t{ia.terms} + ib.terms;
+  EXPECT_EQ(io.terms, terms > 0xFFFFFFFFu ? 0xFFFFFFFFu : terms) << what;
+  EXPECT_EQ(io.stream_size, out_size) << what;
+}
+
+// The size rule: whether the implementation may send a quantized chunk pair
+// through floats (some block's worst case max(wa,wb)+1 planes, or the final
+// size, not smaller than the raw chunk of `value_size` values). local[p]
+// counts the blocks of each pipeline p up to there.
+inline bool may_fall_back(const ChunkDump& ka, const ChunkDump& kb, const ChunkDump& ko, bool sub,
+                          size_t value_size, uint64_t local[4]) {
+  const size_t raw_bytes = zcoll::raw_chunk_bytes(ko.len, value_size);
+  const uint32_t nb = (ko.len + 31) / 32;
+  size_t pos = zcoll::kQuantChunkHeaderBytes + ((nb + 3) & ~size_t{3});
+  if (pos >= raw_bytes) return true;
+  for (uint32_t blk = 0; blk < nb; ++blk) {
+    const uint32_t wa = ka.lens[blk], wb = kb.lens[blk];
+    if (pos + 4 * ((wa > wb ? wa : wb) + 1) >= raw_bytes) return true;
+    int64_t dsum[32];
+    for (int i = 0; i < 32; ++i)
+      dsum[i] = sub ? ka.deltas[32 * blk + i] - kb.deltas[32 * blk + i]
+                    : ka.deltas[32 * blk + i] + kb.deltas[32 * blk + i];
+    pos += 4 * min_width(dsum, 32);
+    int pipe = wa == 0 && wb == 0 ? 0 : wa == 0 ? 1 : wb == 0 ? 2 : 3;
+    ++local[pipe];
+  }
+  return ((pos + 7) & ~size_t{7}) >= raw_bytes;
+}
+
+// A quantized result chunk: anchor a ± b, qmax qmax_a + qmax_b, codes a ± b
+// exactly, and the blocks the pipelines copy.
+inline void check_quantized_chunk(const ChunkDump& ka, const ChunkDump& kb, const ChunkDump& ko,
+                                  bool sub, const std::string& wc) {
+  EXPECT_EQ(int64_t{ko.anchor},
+            sub ? int64_t{ka.anchor} - kb.anchor : int64_t{ka.anchor} + kb.anchor)
+      << wc;
+  EXPECT_EQ(uint64_t{ko.qmax}, uint64_t{ka.qmax} + kb.qmax) << wc;
+  int bad = 0;
+  for (size_t i = 0; i < ko.codes.size(); ++i) {
+    const int64_t want = sub ? ka.codes[i] - kb.codes[i] : ka.codes[i] + kb.codes[i];
+    if (ko.codes[i] != want && ++bad <= 3)
+      ADD_FAILURE() << wc << ": code " << i << " is " << ko.codes[i] << ", expected " << want
+                    << " (" << ka.codes[i] << (sub ? " - " : " + ") << kb.codes[i] << ")";
+  }
+  const uint32_t nb = (ko.len + 31) / 32;
+  for (uint32_t blk = 0; blk < nb; ++blk) {
+    const uint32_t wa = ka.lens[blk], wb = kb.lens[blk];
+    if (wa == 0 && wb == 0) {
+      EXPECT_EQ(ko.lens[blk], 0u) << wc << " block " << blk << " (pipeline 0)";
+    } else if (wa == 0 && !sub) {
+      EXPECT_EQ(ko.words[blk], kb.words[blk]) << wc << " block " << blk << " (pipeline 1 copies b)";
+    } else if (wb == 0) {
+      EXPECT_EQ(ko.words[blk], ka.words[blk]) << wc << " block " << blk << " (pipeline 2 copies a)";
+    }
+  }
+}
+
+// The values of result chunk c, bit for bit: a' op b' in T (float path) or
+// code * factor (quantum / divisor).
+template <typename T>
+void check_chunk_values(size_t c, size_t cs, const ChunkDump& ko, bool float_path, bool sub,
+                        double factor, const std::vector<T>& xa, const std::vector<T>& xb,
+                        const std::vector<T>& y, const std::string& wc) {
+  int bad = 0;
+  for (uint32_t i = 0; i < ko.len; ++i) {
+    const size_t g = c * cs + i;
+    T want;
+    if (float_path)
+      want = sub ? static_cast<T>(xa[g] - xb[g]) : static_cast<T>(xa[g] + xb[g]);
+    else
+      want = static_cast<T>(static_cast<double>(static_cast<int32_t>(ko.codes[i])) * factor);
+    if (!same_bits(y[g], want) && ++bad <= 3)
+      ADD_FAILURE() << wc << ": value " << g << " is " << testing::PrintToString(y[g])
+                    << ", expected " << testing::PrintToString(want) << " ("
+                    << (float_path ? "float path a' op b'" : "code * quantum / divisor")
+                    << "; a' = " << testing::PrintToString(xa[g])
+                    << ", b' = " << testing::PrintToString(xb[g]) << ")";
+  }
+}
+
+// What the model expects the stats to count.
+struct HomCounts {
+  uint64_t pipe[4] = {0, 0, 0, 0};
+  uint64_t raw = 0, wide = 0;
+};
+
+// Result chunk c of a op b: which path it must have taken (true: through
+// floats), its checks, and the counters it adds to *n.
+inline bool check_chunk_path(const ChunkDump& ka, const ChunkDump& kb, const ChunkDump& ko,
+                             bool sub, size_t value_size, const std::string& wc, HomCounts* n) {
+  if (ka.raw || kb.raw) {
+    EXPECT_TRUE(ko.raw) << wc << ": a raw input chunk must give a raw chunk";
+    ++n->raw;
+    return true;
+  }
+  if (uint64_t{ka.qmax} + kb.qmax > static_cast<uint64_t>(kCodeLimit)) {
+    EXPECT_TRUE(ko.raw) << wc << ": qmax " << ka.qmax << " + " << kb.qmax
+                        << " may overflow int32: must go through floats";
+    ++n->wide;
+    return true;
+  }
+  uint64_t local[4] = {0, 0, 0, 0};
+  const bool fall_back = may_fall_back(ka, kb, ko, sub, value_size, local);
+  if (ko.raw) {
+    EXPECT_TRUE(fall_back) << wc << ": went through floats although the quantized sum "
+                           << "is smaller than a raw chunk";
+    ++n->raw;
+    return true;
+  }
+  for (int i = 0; i < 4; ++i) n->pipe[i] += local[i];
+  check_quantized_chunk(ka, kb, ko, sub, wc);
+  return false;
+}
+
 template <typename T>
 void check_hom_model(const Bytes& a, const Bytes& b, const Bytes& out, Op op,
                      const zcoll_hom_stats* stats, const std::string& what) {
@@ -457,110 +583,24 @@ void check_hom_model(const Bytes& a, const Bytes& b, const Bytes& out, Op op,
   std::vector<T> xa = decompress<T>(a), xb = decompress<T>(b), y = decompress<T>(out);
   ASSERT_EQ(xa.size(), y.size()) << what;
   zcoll_info ia = inspect(a), ib = inspect(b), io = inspect(out);
-  EXPECT_EQ(io.dtype, ia.dtype) << what;
-  EXPECT_EQ(io.n, ia.n) << what;
-  EXPECT_EQ(io.chunk_size, ia.chunk_size) << what;
-  EXPECT_EQ(io.divisor, ia.divisor) << what;
-  EXPECT_EQ(bits_of(io.quantum), bits_of(ia.quantum)) << what;
-  EXPECT_EQ(io.error_bound, ia.error_bound + ib.error_bound) << what;
-  const uint64_t terms = uint64_t{ia.terms} + ib.terms;
-  EXPECT_EQ(io.terms, terms > 0xFFFFFFFFu ? 0xFFFFFFFFu : terms) << what;
-  EXPECT_EQ(io.stream_size, out.size()) << what;
+  check_hom_header(ia, ib, io, out.size(), what);
   const double factor = ia.quantum / static_cast<double>(ia.divisor);
-  uint64_t exp_pipe[4] = {0, 0, 0, 0}, exp_raw = 0, exp_wide = 0, out_raw = 0;
+  HomCounts expected;
+  uint64_t out_raw = 0;
   const size_t cs = ia.chunk_size;
   for (size_t c = 0; c < dout.chunks.size(); ++c) {
     const ChunkDump &ka = da.chunks[c], &kb = db.chunks[c], &ko = dout.chunks[c];
     out_raw += ko.raw;
     const std::string wc = what + ": chunk " + std::to_string(c);
-    bool float_path;
-    if (ka.raw || kb.raw) {
-      EXPECT_TRUE(ko.raw) << wc << ": a raw input chunk must give a raw chunk";
-      ++exp_raw;
-      float_path = true;
-    } else if (uint64_t{ka.qmax} + kb.qmax > static_cast<uint64_t>(kCodeLimit)) {
-      EXPECT_TRUE(ko.raw) << wc << ": qmax " << ka.qmax << " + " << kb.qmax
-                          << " may overflow int32: must go through floats";
-      ++exp_wide;
-      float_path = true;
-    } else {
-      // the size rule: may the implementation fall back to floats here?
-      const size_t raw_bytes = zcoll::raw_chunk_bytes(ko.len, sizeof(T));
-      const uint32_t nb = (ko.len + 31) / 32;
-      size_t pos = zcoll::kQuantChunkHeaderBytes + ((nb + 3) & ~size_t{3});
-      bool may_fall_back = pos >= raw_bytes;
-      uint64_t local[4] = {0, 0, 0, 0};
-      for (uint32_t blk = 0; blk < nb && !may_fall_back; ++blk) {
-        const uint32_t wa = ka.lens[blk], wb = kb.lens[blk];
-        if (pos + 4 * ((wa > wb ? wa : wb) + 1) >= raw_bytes) {
-          may_fall_back = true;
-          break;
-        }
-        int64_t dsum[32];
-        for (int i = 0; i < 32; ++i)
-          dsum[i] = sub ? ka.deltas[32 * blk + i] - kb.deltas[32 * blk + i]
-                        : ka.deltas[32 * blk + i] + kb.deltas[32 * blk + i];
-        pos += 4 * min_width(dsum, 32);
-        int pipe = wa == 0 && wb == 0 ? 0 : wa == 0 ? 1 : wb == 0 ? 2 : 3;
-        ++local[pipe];
-      }
-      if (((pos + 7) & ~size_t{7}) >= raw_bytes) may_fall_back = true;
-      if (ko.raw) {
-        EXPECT_TRUE(may_fall_back) << wc << ": went through floats although the quantized sum "
-                                   << "is smaller than a raw chunk";
-        ++exp_raw;
-        float_path = true;
-      } else {
-        float_path = false;
-        for (int i = 0; i < 4; ++i) exp_pipe[i] += local[i];
-        EXPECT_EQ(int64_t{ko.anchor},
-                  sub ? int64_t{ka.anchor} - kb.anchor : int64_t{ka.anchor} + kb.anchor)
-            << wc;
-        EXPECT_EQ(uint64_t{ko.qmax}, uint64_t{ka.qmax} + kb.qmax) << wc;
-        int bad = 0;
-        for (size_t i = 0; i < ko.codes.size(); ++i) {
-          const int64_t want = sub ? ka.codes[i] - kb.codes[i] : ka.codes[i] + kb.codes[i];
-          if (ko.codes[i] != want && ++bad <= 3)
-            ADD_FAILURE() << wc << ": code " << i << " is " << ko.codes[i] << ", expected " << want
-                          << " (" << ka.codes[i] << (sub ? " - " : " + ") << kb.codes[i] << ")";
-        }
-        for (uint32_t blk = 0; blk < nb; ++blk) {
-          const uint32_t wa = ka.lens[blk], wb = kb.lens[blk];
-          if (wa == 0 && wb == 0) {
-            EXPECT_EQ(ko.lens[blk], 0u) << wc << " block " << blk << " (pipeline 0)";
-          } else if (wa == 0 && !sub) {
-            EXPECT_EQ(ko.words[blk], kb.words[blk])
-                << wc << " block " << blk << " (pipeline 1 copies b)";
-          } else if (wb == 0) {
-            EXPECT_EQ(ko.words[blk], ka.words[blk])
-                << wc << " block " << blk << " (pipeline 2 copies a)";
-          }
-        }
-      }
-    }
-    // values of this chunk, bit for bit
-    int bad = 0;
-    for (uint32_t i = 0; i < ko.len; ++i) {
-      const size_t g = c * cs + i;
-      T want;
-      if (float_path)
-        want = sub ? static_cast<T>(xa[g] - xb[g]) : static_cast<T>(xa[g] + xb[g]);
-      else
-        want = static_cast<T>(static_cast<double>(static_cast<int32_t>(ko.codes[i])) * factor);
-      if (!same_bits(y[g], want) && ++bad <= 3)
-        ADD_FAILURE() << wc << ": value " << g << " is " << testing::PrintToString(y[g])
-                      << ", expected " << testing::PrintToString(want) << " ("
-                      << (float_path ? "float path a' op b'" : "code * quantum / divisor")
-                      << "; a' = " << testing::PrintToString(xa[g])
-                      << ", b' = " << testing::PrintToString(xb[g]) << ")";
-    }
+    const bool float_path = check_chunk_path(ka, kb, ko, sub, sizeof(T), wc, &expected);
+    check_chunk_values<T>(c, cs, ko, float_path, sub, factor, xa, xb, y, wc);
   }
   EXPECT_EQ(io.raw_chunks, out_raw) << what;
   if (stats) {
     for (int i = 0; i < 4; ++i)
-      EXPECT_EQ(stats->pipeline[i], exp_pipe[i]) << what << ": pipeline[" << i << "]";
-    EXPECT_EQ(stats->raw_chunks, exp_raw) << what << ": raw_chunks";
-    EXPECT_EQ(stats->widened_chunks, exp_wide) << what << ": widened_chunks";
+      EXPECT_EQ(stats->pipeline[i], expected.pipe[i]) << what << ": pipeline[" << i << "]";
+    EXPECT_EQ(stats->raw_chunks, expected.raw) << what << ": raw_chunks";
+    EXPECT_EQ(stats->widened_chunks, expected.wide) << what << ": widened_chunks";
   }
 }
 

@@ -81,6 +81,81 @@ double probe_quantum(const std::vector<T>& probe, zcoll_eb_mode mode, double eb)
   return inspect(z).quantum;
 }
 
+// kStraddle (escape = false): values at and near the middle of quantization
+// bins of several code sizes; kEscape: codes around the escape threshold
+// 2^30 - 1. Both nudged by up to 3 ulps.
+template <typename T>
+void fill_quantization_bins(bool escape, std::vector<T>& x, Rng& r, zcoll_eb_mode mode, double eb,
+                            double amp) {
+  const size_t n = x.size();
+  double R = 0, quantum = 0;
+  if (mode == ZCOLL_EB_ABS) {
+    quantum = probe_quantum<T>({T(0)}, mode, eb);
+  } else {
+    R = amp;
+    quantum = probe_quantum<T>({static_cast<T>(-R), static_cast<T>(R)}, mode, eb);
+  }
+  if (quantum == 0) return;
+  for (auto& v : x) {
+    double k;
+    if (escape) {
+      k = std::ldexp(1.0, 30) - static_cast<double>(r.below(5)) + (r.coin() ? 0.5 : 0.0);
+    } else {
+      switch (r.below(4)) {
+        case 0: k = static_cast<double>(r.below(64)); break;
+        case 1: k = static_cast<double>(r.below(1u << 20)); break;
+        case 2: k = std::ldexp(1.0, 23) + static_cast<double>(r.below(64)) - 32; break;
+        default: k = static_cast<double>(r.below(1u << 30)); break;
+      }
+      k += 0.5;
+    }
+    if (r.coin()) k = -k;
+    double val = k * quantum;
+    if (R > 0 && std::fabs(val) > R) val = std::fmod(val, R);
+    v = nudge<T>(val, static_cast<int>(r.below(7)) - 3);
+  }
+  if (R > 0 && n >= 2) {
+    x[0] = static_cast<T>(-R);
+    x[n - 1] = static_cast<T>(R);
+  }
+}
+
+// A smooth signal with 2 % special values: NaNs, infinities, extremes,
+// denormals, -0.
+template <typename T>
+void fill_specials(std::vector<T>& x, Rng& r, double amp) {
+  const T tmax = std::numeric_limits<T>::max();
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<T>(amp * std::sin(0.01 * i));
+    if (r.coin(0.02)) {
+      switch (r.below(8)) {
+        case 0: x[i] = nan_with_payload<T>(r); break;
+        case 1: x[i] = std::numeric_limits<T>::quiet_NaN(); break;
+        case 2: x[i] = std::numeric_limits<T>::infinity(); break;
+        case 3: x[i] = -std::numeric_limits<T>::infinity(); break;
+        case 4: x[i] = r.coin() ? tmax : -tmax; break;
+        case 5: x[i] = denormal<T>(r); break;
+        case 6: x[i] = -T(0); break;
+        default: x[i] = std::numeric_limits<T>::denorm_min(); break;
+      }
+    }
+  }
+}
+
+// A smooth signal with three NaNs in one chunk (of chunk_size values).
+template <typename T>
+void fill_one_bad_chunk(std::vector<T>& x, Rng& r, double amp, uint32_t chunk_size) {
+  const size_t n = x.size();
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<T>(amp * std::cos(0.003 * i));
+  uint32_t cs = chunk_size ? chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
+  if (n) {
+    size_t chunks = (n + cs - 1) / cs;
+    size_t c = r.below(chunks);
+    size_t lo = c * cs, hi = std::min(n, lo + cs);
+    for (int j = 0; j < 3; ++j) x[lo + r.below(hi - lo)] = nan_with_payload<T>(r);
+  }
+}
+
 // Build an input of the given kind. `mode`/`eb` are the settings it will be
 // compressed with; kinds that target quantization bins read the quantum from a
 // first compression (for REL the range is pinned to [-R, R] first).
@@ -131,58 +206,8 @@ std::vector<T> make_case(int kind, size_t n, Rng& r, zcoll_eb_mode mode, double 
       break;
     }
     case kStraddle:
-    case kEscape: {
-      double R = 0, quantum = 0;
-      if (mode == ZCOLL_EB_ABS) {
-        quantum = probe_quantum<T>({T(0)}, mode, eb);
-      } else {
-        R = amp;
-        quantum = probe_quantum<T>({static_cast<T>(-R), static_cast<T>(R)}, mode, eb);
-      }
-      if (quantum == 0) break;
-      for (auto& v : x) {
-        double k;
-        if (kind == kEscape) {
-          // codes around the escape threshold 2^30 - 1
-          k = std::ldexp(1.0, 30) - static_cast<double>(r.below(5)) + (r.coin() ? 0.5 : 0.0);
-        } else {
-          switch (r.below(4)) {
-            case 0: k = static_cast<double>(r.below(64)); break;
-            case 1: k = static_cast<double>(r.below(1u << 20)); break;
-            case 2: k = std::ldexp(1.0, 23) + static_cast<double>(r.below(64)) - 32; break;
-            default: k = static_cast<double>(r.below(1u << 30)); break;
-          }
-          k += 0.5;
-        }
-        if (r.coin()) k = -k;
-        double val = k * quantum;
-        if (R > 0 && std::fabs(val) > R) val = std::fmod(val, R);
-        v = nudge<T>(val, static_cast<int>(r.below(7)) - 3);
-      }
-      if (R > 0 && n >= 2) {
-        x[0] = static_cast<T>(-R);
-        x[n - 1] = static_cast<T>(R);
-      }
-      break;
-    }
-    case kSpecials: {
-      for (size_t i = 0; i < n; ++i) {
-        x[i] = static_cast<T>(amp * std::sin(0.01 * i));
-        if (r.coin(0.02)) {
-          switch (r.below(8)) {
-            case 0: x[i] = nan_with_payload<T>(r); break;
-            case 1: x[i] = std::numeric_limits<T>::quiet_NaN(); break;
-            case 2: x[i] = std::numeric_limits<T>::infinity(); break;
-            case 3: x[i] = -std::numeric_limits<T>::infinity(); break;
-            case 4: x[i] = r.coin() ? tmax : -tmax; break;
-            case 5: x[i] = denormal<T>(r); break;
-            case 6: x[i] = -T(0); break;
-            default: x[i] = std::numeric_limits<T>::denorm_min(); break;
-          }
-        }
-      }
-      break;
-    }
+    case kEscape: fill_quantization_bins<T>(kind == kEscape, x, r, mode, eb, amp); break;
+    case kSpecials: fill_specials<T>(x, r, amp); break;
     case kRandomBits:
       for (auto& v : x) v = random_bits<T>(r);
       break;
@@ -195,17 +220,7 @@ std::vector<T> make_case(int kind, size_t n, Rng& r, zcoll_eb_mode mode, double 
     case kSpikes:
       for (auto& v : x) v = r.coin(0.01) ? static_cast<T>(tmax * r.uniform(-0.5, 0.5)) : T(0);
       break;
-    case kOneBadChunk: {
-      for (size_t i = 0; i < n; ++i) x[i] = static_cast<T>(amp * std::cos(0.003 * i));
-      uint32_t cs = chunk_size ? chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
-      if (n) {
-        size_t chunks = (n + cs - 1) / cs;
-        size_t c = r.below(chunks);
-        size_t lo = c * cs, hi = std::min(n, lo + cs);
-        for (int j = 0; j < 3; ++j) x[lo + r.below(hi - lo)] = nan_with_payload<T>(r);
-      }
-      break;
-    }
+    case kOneBadChunk: fill_one_bad_chunk<T>(x, r, amp, chunk_size); break;
     case kSteps: {
       double level = 0;
       for (auto& v : x) {
