@@ -744,6 +744,47 @@ void node_layout(MPI_Comm comm, int* nodes, int* max_local) {
     *max_local = std::max(*max_local, static_cast<int>(std::count(mine.begin(), mine.end(), d)));
 }
 
+// AUTO with a two-level model where the rails are the bottleneck (memory
+// inside a node nearly free, 100 Mbit/s between nodes): a node-aware row
+// where ranks share nodes on more than one node, a flat one elsewhere; the
+// result within the reported bound either way (t_allreduce checks it).
+void node_aware_auto(const Env& e, size_t big) {
+  int nodes = 0, max_local = 0;
+  node_layout(e.comm, &nodes, &max_local);
+  zcoll_model m = ZCOLL_MODEL_INITIALIZER;
+  m.latency = 20e-6;
+  m.bandwidth = 12.5e6;
+  m.compress_bw = 4e9;
+  m.decompress_bw = 8e9;
+  m.hom_bw = 16e9;
+  m.reduce_bw = 1e12;
+  m.overlap = 0.5;
+  m.growth_bits = 0.7;
+  m.mpi_scale = m.mpi_scale_small = 1;
+  m.threads = 1;
+  m.node_latency = 1e-7;
+  m.node_bandwidth = 1e12;
+  m.rail_bandwidth = 12.5e6;
+  EXPECT(zcoll_comm_set_model(e.fine, &m) == ZCOLL_SUCCESS, "set_model: %s", zcoll_last_error());
+  Case c = base(e, e.fine, "fine node-aware auto");
+  c.mode = ZCOLL_MODE_AUTO;
+  c.count = big;
+  t_allreduce<float>(c);
+  const zcoll_report rep = last(e.fine);
+  const bool tiered = nodes > 1 && max_local > 1;
+  const char* name = zcoll_algorithm_name(rep.algorithm);
+  const bool node_row = std::strncmp(name, "node_", 5) == 0;
+  EXPECT(node_row == tiered, "auto at %d nodes, %d ranks on the largest: %s %s", nodes, max_local,
+         zcoll_mode_name(rep.mode), name);
+  // the steps' transports count in the report (every rank sends in some step)
+  if (e.size > 1)
+    EXPECT(rep.bytes_sent > 0 && rep.bytes_uncompressed > 0, "auto %s: bytes sent %llu of %llu",
+           name, static_cast<unsigned long long>(rep.bytes_sent),
+           static_cast<unsigned long long>(rep.bytes_uncompressed));
+  zcoll_comm_set_mode(e.fine, ZCOLL_MODE_AUTO);
+}
+
+
 void group_node_aware(const Env& e) {
   struct Row {
     zcoll_collective coll;
@@ -804,43 +845,7 @@ void group_node_aware(const Env& e) {
     }
     zcoll_comm_set_algorithm(e.fine, row.coll, ZCOLL_ALGO_AUTO);
   }
-  // AUTO with a two-level model where the rails are the bottleneck (memory
-  // inside a node nearly free, 100 Mbit/s between nodes): a node-aware row
-  // where ranks share nodes on more than one node, a flat one elsewhere; the
-  // result within the reported bound either way (t_allreduce checks it).
-  int nodes = 0, max_local = 0;
-  node_layout(e.comm, &nodes, &max_local);
-  zcoll_model m = ZCOLL_MODEL_INITIALIZER;
-  m.latency = 20e-6;
-  m.bandwidth = 12.5e6;
-  m.compress_bw = 4e9;
-  m.decompress_bw = 8e9;
-  m.hom_bw = 16e9;
-  m.reduce_bw = 1e12;
-  m.overlap = 0.5;
-  m.growth_bits = 0.7;
-  m.mpi_scale = m.mpi_scale_small = 1;
-  m.threads = 1;
-  m.node_latency = 1e-7;
-  m.node_bandwidth = 1e12;
-  m.rail_bandwidth = 12.5e6;
-  EXPECT(zcoll_comm_set_model(e.fine, &m) == ZCOLL_SUCCESS, "set_model: %s", zcoll_last_error());
-  Case c = base(e, e.fine, "fine node-aware auto");
-  c.mode = ZCOLL_MODE_AUTO;
-  c.count = big;
-  t_allreduce<float>(c);
-  const zcoll_report rep = last(e.fine);
-  const bool tiered = nodes > 1 && max_local > 1;
-  const char* name = zcoll_algorithm_name(rep.algorithm);
-  const bool node_row = std::strncmp(name, "node_", 5) == 0;
-  EXPECT(node_row == tiered, "auto at %d nodes, %d ranks on the largest: %s %s", nodes, max_local,
-         zcoll_mode_name(rep.mode), name);
-  // the steps' transports count in the report (every rank sends in some step)
-  if (e.size > 1)
-    EXPECT(rep.bytes_sent > 0 && rep.bytes_uncompressed > 0, "auto %s: bytes sent %llu of %llu",
-           name, static_cast<unsigned long long>(rep.bytes_sent),
-           static_cast<unsigned long long>(rep.bytes_uncompressed));
-  zcoll_comm_set_mode(e.fine, ZCOLL_MODE_AUTO);
+  node_aware_auto(e, big);
 }
 
 void group_large(const Env& e) {
@@ -872,8 +877,8 @@ void group_large(const Env& e) {
   zcoll_comm_set_algorithm(e.coarse, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
 }
 
-void group_special(const Env& e) {
-  // algorithms are chosen per collective, among the collective's own
+// algorithms are chosen per collective, among the collective's own
+void special_algorithm_choice(const Env& e) {
   EXPECT(
       zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_RING) == ZCOLL_ERR_INVALID_ARG,
       "bcast has no ring algorithm");
@@ -888,23 +893,27 @@ void group_special(const Env& e) {
              ZCOLL_ERR_INVALID_ARG,
          "allreduce has no chain algorithm");
   zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_BCAST, ZCOLL_ALGO_AUTO);
-  // the struct_size rule on the MPI side: a struct smaller than the first
-  // version is refused; a newer (larger) one gets its unknown tail zeroed
-  {
-    zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
-    rep.struct_size = sizeof(size_t);
-    EXPECT(zcoll_comm_last_report(e.fine, &rep) == ZCOLL_ERR_INVALID_ARG, "tiny report accepted");
-    struct {
-      zcoll_report r;
-      double newer_field;
-    } big;
-    std::memset(&big, 0xff, sizeof big);
-    big.r.struct_size = sizeof big;
-    EXPECT(zcoll_comm_last_report(e.fine, &big.r) == ZCOLL_SUCCESS && big.newer_field == 0 &&
-               big.r.struct_size == sizeof big,
-           "newer report: %s", zcoll_last_error());
-  }
-  // NaN / Inf through every mode (raw chunks carry them exactly; IEEE results)
+}
+
+// the struct_size rule on the MPI side: a struct smaller than the first
+// version is refused; a newer (larger) one gets its unknown tail zeroed
+void special_struct_size(const Env& e) {
+  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+  rep.struct_size = sizeof(size_t);
+  EXPECT(zcoll_comm_last_report(e.fine, &rep) == ZCOLL_ERR_INVALID_ARG, "tiny report accepted");
+  struct {
+    zcoll_report r;
+    double newer_field;
+  } big;
+  std::memset(&big, 0xff, sizeof big);
+  big.r.struct_size = sizeof big;
+  EXPECT(zcoll_comm_last_report(e.fine, &big.r) == ZCOLL_SUCCESS && big.newer_field == 0 &&
+             big.r.struct_size == sizeof big,
+         "newer report: %s", zcoll_last_error());
+}
+
+// NaN / Inf through every mode (raw chunks carry them exactly; IEEE results)
+void special_nonfinite(const Env& e) {
   for (zcoll_mode m : kModes)
     for (int dt = 0; dt < 2; ++dt)
       for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
@@ -928,40 +937,41 @@ void group_special(const Env& e) {
           t_bcast<double>(c, 1);
       }
   zcoll_comm_set_algorithm(e.fine, ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_AUTO);
+}
 
-  // the final-result bound: error within the configured bound itself
-  {
-    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
-    cfg.min_bytes = 0;
-    cfg.eb_mode = ZCOLL_EB_ABS;
-    cfg.error_bound = 1e-2;
-    cfg.bound = ZCOLL_BOUND_RESULT;
-    cfg.chunk_size = 1024;
-    cfg.pipeline_values = 2048;
-    zcoll_comm* zc = nullptr;
-    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
-    for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
-      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING})
-        for (MPI_Op op : kOps) {
-          Case c = base(e, zc, "result-bound");
-          c.mode = m;
-          c.algo = al;
-          c.op = op;
-          c.count = 9000;
-          t_allreduce<float>(c);
-          zcoll_report rep = last(zc);
-          EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "result bound %.17g > 1e-2 (%s %s %s)",
-                 rep.error_bound, zcoll_mode_name(m), zcoll_algorithm_name(al), op_name(op));
-          c.algo = ZCOLL_ALGO_AUTO;
-          t_reduce<double>(c);
-          rep = last(zc);
-          EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "reduce result bound %.17g",
-                 rep.error_bound);
-        }
-    zcoll_comm_free(zc);
-  }
+// the final-result bound: error within the configured bound itself
+void special_result_bound(const Env& e) {
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  cfg.min_bytes = 0;
+  cfg.eb_mode = ZCOLL_EB_ABS;
+  cfg.error_bound = 1e-2;
+  cfg.bound = ZCOLL_BOUND_RESULT;
+  cfg.chunk_size = 1024;
+  cfg.pipeline_values = 2048;
+  zcoll_comm* zc = nullptr;
+  EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
+  for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+    for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING})
+      for (MPI_Op op : kOps) {
+        Case c = base(e, zc, "result-bound");
+        c.mode = m;
+        c.algo = al;
+        c.op = op;
+        c.count = 9000;
+        t_allreduce<float>(c);
+        zcoll_report rep = last(zc);
+        EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "result bound %.17g > 1e-2 (%s %s %s)",
+               rep.error_bound, zcoll_mode_name(m), zcoll_algorithm_name(al), op_name(op));
+        c.algo = ZCOLL_ALGO_AUTO;
+        t_reduce<double>(c);
+        rep = last(zc);
+        EXPECT(rep.error_bound <= 1e-2 * (1 + 1e-12), "reduce result bound %.17g", rep.error_bound);
+      }
+  zcoll_comm_free(zc);
+}
 
-  // mismatched error bounds: every rank reports ZCOLL_ERR_MISMATCH, nobody hangs
+// mismatched error bounds: every rank reports ZCOLL_ERR_MISMATCH, nobody hangs
+void special_mismatched_bounds(const Env& e) {
   if (e.size > 1) {
     std::vector<float> x(6000, 1.5f), y(6000 * e.size);
     zcoll_comm_set_error_bound(e.fine, ZCOLL_EB_ABS, e.rank == 0 ? 1e-3 : 1e-4);
@@ -986,139 +996,152 @@ void group_special(const Env& e) {
     c.count = 3000;
     t_allreduce<float>(c);
   }
+}
 
-  // non-float datatypes and other ops go to MPI and are exact
-  {
-    std::vector<int> a(5000), b(5000);
-    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i) + e.rank;
-    zcoll_comm_set_mode(e.fine, ZCOLL_MODE_HOM);
-    zcoll_status s = zcoll_allreduce(e.fine, a.data(), b.data(), a.size(), MPI_INT, MPI_SUM);
-    EXPECT(s == ZCOLL_SUCCESS && last(e.fine).mode == ZCOLL_MODE_MPI, "int allreduce -> MPI");
-    bool ok = true;
-    for (size_t i = 0; i < a.size(); ++i)
-      ok = ok && b[i] == static_cast<int>(i) * e.size + e.size * (e.size - 1) / 2;
-    EXPECT(ok, "int allreduce values");
-    // an op zcoll does not handle (MPI_BAND on ints) also goes to MPI
-    s = zcoll_allreduce(e.fine, a.data(), b.data(), a.size(), MPI_INT, MPI_BAND);
-    EXPECT(s == ZCOLL_SUCCESS && last(e.fine).mode == ZCOLL_MODE_MPI, "int BAND -> MPI");
-  }
+// non-float datatypes and other ops go to MPI and are exact
+void special_not_float(const Env& e) {
+  std::vector<int> a(5000), b(5000);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int>(i) + e.rank;
+  zcoll_comm_set_mode(e.fine, ZCOLL_MODE_HOM);
+  zcoll_status s = zcoll_allreduce(e.fine, a.data(), b.data(), a.size(), MPI_INT, MPI_SUM);
+  EXPECT(s == ZCOLL_SUCCESS && last(e.fine).mode == ZCOLL_MODE_MPI, "int allreduce -> MPI");
+  bool ok = true;
+  for (size_t i = 0; i < a.size(); ++i)
+    ok = ok && b[i] == static_cast<int>(i) * e.size + e.size * (e.size - 1) / 2;
+  EXPECT(ok, "int allreduce values");
+  // an op zcoll does not handle (MPI_BAND on ints) also goes to MPI
+  s = zcoll_allreduce(e.fine, a.data(), b.data(), a.size(), MPI_INT, MPI_BAND);
+  EXPECT(s == ZCOLL_SUCCESS && last(e.fine).mode == ZCOLL_MODE_MPI, "int BAND -> MPI");
+}
 
-  // an OpenMP team per rank (threads = 2): same guarantees
-  {
-    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
-    cfg.min_bytes = 0;
-    cfg.threads = 2;
-    cfg.chunk_size = 1024;
-    zcoll_comm* zc = nullptr;
-    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
-    for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
-      Case c = base(e, zc, "threads=2");
-      c.mode = m;
-      c.count = 70000;
-      for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
-        c.algo = al;
-        t_allreduce<float>(c);
-      }
-      c.algo = ZCOLL_ALGO_AUTO;
-      t_reduce_scatter<double>(c, true);
-      t_allgather<float>(c);
+// an OpenMP team per rank (threads = 2): same guarantees
+void special_threads(const Env& e) {
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  cfg.min_bytes = 0;
+  cfg.threads = 2;
+  cfg.chunk_size = 1024;
+  zcoll_comm* zc = nullptr;
+  EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
+  for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+    Case c = base(e, zc, "threads=2");
+    c.mode = m;
+    c.count = 70000;
+    for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+      c.algo = al;
+      t_allreduce<float>(c);
     }
-    zcoll_comm_free(zc);
+    c.algo = ZCOLL_ALGO_AUTO;
+    t_reduce_scatter<double>(c, true);
+    t_allgather<float>(c);
   }
+  zcoll_comm_free(zc);
+}
 
-  // ZCOLL_* environment variables override the configuration; a bad value
-  // fails zcoll_comm_create on every rank
-  {
-    setenv("ZCOLL_MODE", "doc", 1);
-    setenv("ZCOLL_MIN_BYTES", "0", 1);
-    zcoll_comm* zc = nullptr;
-    EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create with env: %s",
-           zcoll_last_error());
-    zcoll_comm_config got = ZCOLL_COMM_CONFIG_INITIALIZER;
-    zcoll_comm_get_config(zc, &got);
-    EXPECT(got.mode == ZCOLL_MODE_DOC && got.min_bytes == 0, "env not applied");
-    std::vector<float> x(3000, 2.0f), y(3000);
-    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS &&
-               last(zc).mode == ZCOLL_MODE_DOC,
-           "env mode doc used: %s", zcoll_mode_name(last(zc).mode));
-    zcoll_comm_free(zc);
-    setenv("ZCOLL_MODE", e.rank == 0 ? "bogus" : "hom", 1);
+// ZCOLL_* environment variables override the configuration; a bad value
+// fails zcoll_comm_create on every rank
+void special_env(const Env& e) {
+  setenv("ZCOLL_MODE", "doc", 1);
+  setenv("ZCOLL_MIN_BYTES", "0", 1);
+  zcoll_comm* zc = nullptr;
+  EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create with env: %s",
+         zcoll_last_error());
+  zcoll_comm_config got = ZCOLL_COMM_CONFIG_INITIALIZER;
+  zcoll_comm_get_config(zc, &got);
+  EXPECT(got.mode == ZCOLL_MODE_DOC && got.min_bytes == 0, "env not applied");
+  std::vector<float> x(3000, 2.0f), y(3000);
+  EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS &&
+             last(zc).mode == ZCOLL_MODE_DOC,
+         "env mode doc used: %s", zcoll_mode_name(last(zc).mode));
+  zcoll_comm_free(zc);
+  setenv("ZCOLL_MODE", e.rank == 0 ? "bogus" : "hom", 1);
+  zc = nullptr;
+  zcoll_status s = zcoll_comm_create(e.comm, nullptr, &zc);
+  EXPECT(s == ZCOLL_ERR_INVALID_ARG && zc == nullptr, "bad ZCOLL_MODE on rank 0: %s",
+         zcoll_status_string(s));
+  unsetenv("ZCOLL_MODE");
+  unsetenv("ZCOLL_MIN_BYTES");
+}
+
+// ZCOLL_REL_RANGE=sampled: the REL range from one line in 16; the result
+// is within the reported bound, which is at most the exact REL bound (one
+// spike the sample misses makes it smaller); mismatched across ranks: every
+// rank reports ZCOLL_ERR_MISMATCH
+void special_rel_range_sampled(const Env& e) {
+  const size_t n = size_t{1} << 17;
+  std::vector<float> x(n), y(n);
+  for (size_t i = 0; i < n; ++i) x[i] = std::sin(0.001f * static_cast<float>(i)) + 0.1f * e.rank;
+  x[77777] = 40.0f;  // not on a sampled line (line 4861, 4861 % 16 != 0)
+  double lo = 1e300, hi = -1e300;
+  for (int r = 0; r < e.size; ++r) {  // the exact range over all ranks' inputs
+    lo = std::min(lo, -1.0 + 0.1 * r);
+    hi = std::max(hi, 40.0);
+  }
+  setenv("ZCOLL_REL_RANGE", "sampled", 1);
+  zcoll_comm* zc = nullptr;
+  EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create sampled: %s",
+         zcoll_last_error());
+  zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
+  for (zcoll_mode m : {ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+    zcoll_comm_set_mode(zc, m);
+    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
+           "sampled allreduce: %s", zcoll_last_error());
+    const zcoll_report rep = last(zc);
+    EXPECT(rep.eb_per_compression > 0 && rep.eb_per_compression <= 1e-3 * (hi - lo) / 2,
+           "sampled eb %.9g: expected > 0 and below half the exact one %.9g (the spike is "
+           "not sampled)",
+           rep.eb_per_compression, 1e-3 * (hi - lo));
+    double err = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double ref = 0;
+      for (int r = 0; r < e.size; ++r)
+        ref += i == 77777
+                   ? 40.0
+                   : static_cast<double>(std::sin(0.001f * static_cast<float>(i)) + 0.1f * r);
+      err = std::max(err, std::fabs(static_cast<double>(y[i]) - ref));
+    }
+    EXPECT(err <= rep.error_bound * (1 + 1e-6) + 1e-6 * e.size,
+           "sampled %s: error %.9g > bound %.9g", zcoll_mode_name(m), err, rep.error_bound);
+  }
+  zcoll_comm_free(zc);
+  if (e.size > 1) {
+    setenv("ZCOLL_REL_RANGE", e.rank == 0 ? "sampled" : "exact", 1);
     zc = nullptr;
-    zcoll_status s = zcoll_comm_create(e.comm, nullptr, &zc);
-    EXPECT(s == ZCOLL_ERR_INVALID_ARG && zc == nullptr, "bad ZCOLL_MODE on rank 0: %s",
-           zcoll_status_string(s));
-    unsetenv("ZCOLL_MODE");
-    unsetenv("ZCOLL_MIN_BYTES");
-  }
-
-  // ZCOLL_REL_RANGE=sampled: the REL range from one line in 16; the result
-  // is within the reported bound, which is at most the exact REL bound (one
-  // spike the sample misses makes it smaller); mismatched across ranks: every
-  // rank reports ZCOLL_ERR_MISMATCH
-  {
-    const size_t n = size_t{1} << 17;
-    std::vector<float> x(n), y(n);
-    for (size_t i = 0; i < n; ++i) x[i] = std::sin(0.001f * static_cast<float>(i)) + 0.1f * e.rank;
-    x[77777] = 40.0f;  // not on a sampled line (line 4861, 4861 % 16 != 0)
-    double lo = 1e300, hi = -1e300;
-    for (int r = 0; r < e.size; ++r) {  // the exact range over all ranks' inputs
-      lo = std::min(lo, -1.0 + 0.1 * r);
-      hi = std::max(hi, 40.0);
-    }
-    setenv("ZCOLL_REL_RANGE", "sampled", 1);
-    zcoll_comm* zc = nullptr;
-    EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create sampled: %s",
+    EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create: %s",
            zcoll_last_error());
     zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
-    for (zcoll_mode m : {ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
-      zcoll_comm_set_mode(zc, m);
-      EXPECT(zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
-             "sampled allreduce: %s", zcoll_last_error());
-      const zcoll_report rep = last(zc);
-      EXPECT(rep.eb_per_compression > 0 && rep.eb_per_compression <= 1e-3 * (hi - lo) / 2,
-             "sampled eb %.9g: expected > 0 and below half the exact one %.9g (the spike is "
-             "not sampled)",
-             rep.eb_per_compression, 1e-3 * (hi - lo));
-      double err = 0;
-      for (size_t i = 0; i < n; ++i) {
-        double ref = 0;
-        for (int r = 0; r < e.size; ++r)
-          ref += i == 77777
-                     ? 40.0
-                     : static_cast<double>(std::sin(0.001f * static_cast<float>(i)) + 0.1f * r);
-        err = std::max(err, std::fabs(static_cast<double>(y[i]) - ref));
-      }
-      EXPECT(err <= rep.error_bound * (1 + 1e-6) + 1e-6 * e.size,
-             "sampled %s: error %.9g > bound %.9g", zcoll_mode_name(m), err, rep.error_bound);
-    }
+    zcoll_comm_set_mode(zc, ZCOLL_MODE_HOM);
+    const zcoll_status st = zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
+    EXPECT(st == ZCOLL_ERR_MISMATCH, "mixed ZCOLL_REL_RANGE: %s", zcoll_status_string(st));
     zcoll_comm_free(zc);
-    if (e.size > 1) {
-      setenv("ZCOLL_REL_RANGE", e.rank == 0 ? "sampled" : "exact", 1);
-      zc = nullptr;
-      EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_SUCCESS, "create: %s",
-             zcoll_last_error());
-      zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
-      zcoll_comm_set_mode(zc, ZCOLL_MODE_HOM);
-      const zcoll_status st = zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
-      EXPECT(st == ZCOLL_ERR_MISMATCH, "mixed ZCOLL_REL_RANGE: %s", zcoll_status_string(st));
-      zcoll_comm_free(zc);
-    }
-    unsetenv("ZCOLL_REL_RANGE");
   }
+  unsetenv("ZCOLL_REL_RANGE");
+}
 
-  // a large message below the threshold goes to MPI
-  {
-    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
-    cfg.min_bytes = 1 << 20;
-    zcoll_comm* zc = nullptr;
-    zcoll_comm_create(e.comm, &cfg, &zc);
-    std::vector<float> x(1000, 1.0f), y(1000);
-    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
-           "threshold allreduce");
-    EXPECT(last(zc).mode == ZCOLL_MODE_MPI, "below threshold -> mpi, got %s",
-           zcoll_mode_name(last(zc).mode));
-    zcoll_comm_free(zc);
-  }
+// a large message below the threshold goes to MPI
+void special_threshold(const Env& e) {
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  cfg.min_bytes = 1 << 20;
+  zcoll_comm* zc = nullptr;
+  zcoll_comm_create(e.comm, &cfg, &zc);
+  std::vector<float> x(1000, 1.0f), y(1000);
+  EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
+         "threshold allreduce");
+  EXPECT(last(zc).mode == ZCOLL_MODE_MPI, "below threshold -> mpi, got %s",
+         zcoll_mode_name(last(zc).mode));
+  zcoll_comm_free(zc);
+}
+
+void group_special(const Env& e) {
+  special_algorithm_choice(e);
+  special_struct_size(e);
+  special_nonfinite(e);
+  special_result_bound(e);
+  special_mismatched_bounds(e);
+  special_not_float(e);
+  special_threads(e);
+  special_env(e);
+  special_rel_range_sampled(e);
+  special_threshold(e);
 }
 
 // ---- mode AUTO and the cost model -------------------------------------------------
@@ -1138,102 +1161,101 @@ zcoll_model make_model(double latency, double bandwidth, double codec) {
   return m;
 }
 
-void group_auto(const Env& e) {
-  const int N = e.size;
-  // every rank of these tests shares one node, where auto runs MPI without a
-  // model; first that, then the model on one node (ZCOLL_AUTO_LOCAL=model)
-  {
-    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
-    const zcoll_model slow = make_model(5e-5, 1e6, 3e9);
-    zcoll_comm_set_model(zc, &slow);
-    Case c = base(e, zc, "auto on one node");
-    c.mode = ZCOLL_MODE_AUTO;
-    c.count = 50000;
-    t_allreduce<float>(c);
-    EXPECT(last(zc).mode == ZCOLL_MODE_MPI && std::strstr(last(zc).reason, "one node"),
-           "auto on one node ran %s (%s)", zcoll_mode_name(last(zc).mode), last(zc).reason);
-    zcoll_comm_free(zc);
-    setenv("ZCOLL_AUTO_LOCAL", "sometimes", 1);
-    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
-    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_ERR_INVALID_ARG, "bad ZCOLL_AUTO_LOCAL");
-  }
-  setenv("ZCOLL_AUTO_LOCAL", "model", 1);
-  // the pure model: MPI wins on a fast network, compression on a slow one,
-  // and predictions grow with size and shrink with the ratio
-  {
-    const zcoll_model fast = make_model(1e-6, 1e11, 3e9), slow = make_model(5e-5, 1.25e7, 3e9);
-    for (zcoll_collective coll :
-         {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
-          ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER}) {
-      double s = 0, s2 = 0;
-      zcoll_mode cm;
-      zcoll_algorithm ca;
-      EXPECT(zcoll_predict(&fast, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32,
-                           5, &s, &cm, &ca) == ZCOLL_SUCCESS,
-             "predict: %s", zcoll_last_error());
-      EXPECT(cm == ZCOLL_MODE_MPI, "%s, fast network: auto picks %s", zcoll_collective_name(coll),
-             zcoll_mode_name(cm));
-      EXPECT(zcoll_predict(&slow, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32,
-                           5, &s, &cm, &ca) == ZCOLL_SUCCESS,
-             "predict: %s", zcoll_last_error());
-      EXPECT(cm == ZCOLL_MODE_DOC || cm == ZCOLL_MODE_HOM, "%s, slow network: auto picks %s",
-             zcoll_collective_name(coll), zcoll_mode_name(cm));
-      for (zcoll_mode md :
-           {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
-        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 20, ZCOLL_FLOAT64, 4, &s,
+// every rank of these tests shares one node, where auto runs MPI without a
+// model; first that, then the model on one node (ZCOLL_AUTO_LOCAL=model)
+void auto_one_node(const Env& e) {
+  zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+  const zcoll_model slow = make_model(5e-5, 1e6, 3e9);
+  zcoll_comm_set_model(zc, &slow);
+  Case c = base(e, zc, "auto on one node");
+  c.mode = ZCOLL_MODE_AUTO;
+  c.count = 50000;
+  t_allreduce<float>(c);
+  EXPECT(last(zc).mode == ZCOLL_MODE_MPI && std::strstr(last(zc).reason, "one node"),
+         "auto on one node ran %s (%s)", zcoll_mode_name(last(zc).mode), last(zc).reason);
+  zcoll_comm_free(zc);
+  setenv("ZCOLL_AUTO_LOCAL", "sometimes", 1);
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_ERR_INVALID_ARG, "bad ZCOLL_AUTO_LOCAL");
+}
+
+// the pure model: MPI wins on a fast network, compression on a slow one,
+// and predictions grow with size and shrink with the ratio
+void auto_pure_model(const Env& e) {
+  const zcoll_model fast = make_model(1e-6, 1e11, 3e9), slow = make_model(5e-5, 1.25e7, 3e9);
+  for (zcoll_collective coll :
+       {ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
+        ZCOLL_COLL_SCATTER, ZCOLL_COLL_REDUCE, ZCOLL_COLL_GATHER}) {
+    double s = 0, s2 = 0;
+    zcoll_mode cm;
+    zcoll_algorithm ca;
+    EXPECT(zcoll_predict(&fast, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32,
+                         5, &s, &cm, &ca) == ZCOLL_SUCCESS,
+           "predict: %s", zcoll_last_error());
+    EXPECT(cm == ZCOLL_MODE_MPI, "%s, fast network: auto picks %s", zcoll_collective_name(coll),
+           zcoll_mode_name(cm));
+    EXPECT(zcoll_predict(&slow, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 22, ZCOLL_FLOAT32,
+                         5, &s, &cm, &ca) == ZCOLL_SUCCESS,
+           "predict: %s", zcoll_last_error());
+    EXPECT(cm == ZCOLL_MODE_DOC || cm == ZCOLL_MODE_HOM, "%s, slow network: auto picks %s",
+           zcoll_collective_name(coll), zcoll_mode_name(cm));
+    for (zcoll_mode md :
+         {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM}) {
+      EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 20, ZCOLL_FLOAT64, 4, &s,
+                           nullptr, nullptr) == ZCOLL_SUCCESS &&
+                 s > 0,
+             "predict %s", zcoll_mode_name(md));
+      EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 4, &s2,
+                           nullptr, nullptr) == ZCOLL_SUCCESS &&
+                 s2 > s,
+             "prediction grows with size (%s)", zcoll_mode_name(md));
+      if (md >= ZCOLL_MODE_CPR_P2P) {
+        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 8, &s,
                              nullptr, nullptr) == ZCOLL_SUCCESS &&
-                   s > 0,
-               "predict %s", zcoll_mode_name(md));
-        EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 4, &s2,
-                             nullptr, nullptr) == ZCOLL_SUCCESS &&
-                   s2 > s,
-               "prediction grows with size (%s)", zcoll_mode_name(md));
-        if (md >= ZCOLL_MODE_CPR_P2P) {
-          EXPECT(zcoll_predict(&slow, coll, md, ZCOLL_ALGO_AUTO, 5, 1 << 21, ZCOLL_FLOAT64, 8, &s,
-                               nullptr, nullptr) == ZCOLL_SUCCESS &&
-                     s < s2,
-                 "prediction shrinks with ratio (%s)", zcoll_mode_name(md));
-        }
+                   s < s2,
+               "prediction shrinks with ratio (%s)", zcoll_mode_name(md));
       }
     }
-    double s = 0;
-    zcoll_model bad = fast;
-    bad.bandwidth = 0;
-    EXPECT(zcoll_predict(&bad, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 4, 100,
-                         ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
-           "unusable model rejected");
-    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_BCAST, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 4, 100,
-                         ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
-           "no ring bcast");
-    EXPECT(zcoll_predict(&fast, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 0, 100,
-                         ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
-           "nranks 0 rejected");
-    EXPECT(zcoll_comm_set_model(e.fine, &bad) == ZCOLL_ERR_INVALID_ARG,
-           "set_model rejects bandwidth 0");
   }
+  double s = 0;
+  zcoll_model bad = fast;
+  bad.bandwidth = 0;
+  EXPECT(zcoll_predict(&bad, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 4, 100,
+                       ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
+         "unusable model rejected");
+  EXPECT(zcoll_predict(&fast, ZCOLL_COLL_BCAST, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING, 4, 100,
+                       ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
+         "no ring bcast");
+  EXPECT(zcoll_predict(&fast, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_ALGO_AUTO, 0, 100,
+                       ZCOLL_FLOAT32, 5, &s, nullptr, nullptr) == ZCOLL_ERR_INVALID_ARG,
+         "nranks 0 rejected");
+  EXPECT(zcoll_comm_set_model(e.fine, &bad) == ZCOLL_ERR_INVALID_ARG,
+         "set_model rejects bandwidth 0");
+}
 
-  // the probe gives a usable model on every rank, the same everywhere
-  {
-    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
-    zcoll_model m = ZCOLL_MODEL_INITIALIZER;
-    m.struct_size = sizeof m;
-    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_ERR_INVALID_ARG, "no model before the probe");
-    EXPECT(zcoll_comm_calibrate(zc) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
-    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_PROBE,
-           "model after the probe");
-    EXPECT(m.latency >= 0 && m.bandwidth > 0 && m.compress_bw > 1e6 && m.decompress_bw > 1e6 &&
-               m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 0.5 && m.mpi_scale > 0,
-           "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
-           m.decompress_bw, m.hom_bw, m.reduce_bw);
-    double v[2] = {m.bandwidth, -m.bandwidth};
-    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, e.comm);
-    EXPECT(v[0] == -v[1], "probed model differs across ranks");
-    zcoll_comm_free(zc);
-  }
+// the probe gives a usable model on every rank, the same everywhere
+void auto_probe(const Env& e) {
+  zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+  zcoll_model m = ZCOLL_MODEL_INITIALIZER;
+  m.struct_size = sizeof m;
+  EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_ERR_INVALID_ARG, "no model before the probe");
+  EXPECT(zcoll_comm_calibrate(zc) == ZCOLL_SUCCESS, "probe: %s", zcoll_last_error());
+  EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_PROBE,
+         "model after the probe");
+  EXPECT(m.latency >= 0 && m.bandwidth > 0 && m.compress_bw > 1e6 && m.decompress_bw > 1e6 &&
+             m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 0.5 && m.mpi_scale > 0,
+         "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
+         m.decompress_bw, m.hom_bw, m.reduce_bw);
+  double v[2] = {m.bandwidth, -m.bandwidth};
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, e.comm);
+  EXPECT(v[0] == -v[1], "probed model differs across ranks");
+  zcoll_comm_free(zc);
+}
 
-  // AUTO on every collective, with a model that makes MPI win and one that
-  // makes compression win: results within the reported bound either way
-  const zcoll_model models[2] = {make_model(1e-6, 1e11, 3e9), make_model(5e-5, 1e6, 3e9)};
+// AUTO on every collective, with a model that makes MPI win and one that
+// makes compression win: results within the reported bound either way
+void auto_every_collective(const Env& e, const zcoll_model models[2]) {
+  const int N = e.size;
   for (int mi = 0; mi < 2; ++mi) {
     zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
     EXPECT(zcoll_comm_set_model(zc, &models[mi]) == ZCOLL_SUCCESS, "set_model: %s",
@@ -1271,105 +1293,120 @@ void group_auto(const Env& e) {
       }
     zcoll_comm_free(zc);
   }
+}
 
-  // AUTO estimates the ratio once, then decides from the agreed (remembered)
-  // ratio for the next calls with the same settings; new settings estimate again
-  if (N > 1) {
-    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
-    zcoll_comm_set_model(zc, &models[1]);
-    Case c = base(e, zc, "auto remembered ratio");
+// AUTO estimates the ratio once, then decides from the agreed (remembered)
+// ratio for the next calls with the same settings; new settings estimate again
+void auto_remembered_ratio(const Env& e, const zcoll_model& slow) {
+  zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_REL, 1e-4);
+  zcoll_comm_set_model(zc, &slow);
+  Case c = base(e, zc, "auto remembered ratio");
+  c.mode = ZCOLL_MODE_AUTO;
+  c.count = 20000;
+  t_allreduce<float>(c);
+  const zcoll_report first = last(zc);
+  t_allreduce<float>(c);
+  const zcoll_report second = last(zc);
+  EXPECT(std::strstr(first.reason, "recent") == nullptr && first.ratio_estimate > 1,
+         "first auto call estimates: %s", first.reason);
+  EXPECT(std::strstr(second.reason, "recent ratio") != nullptr &&
+             second.ratio_estimate == first.ratio_estimate && second.mode == first.mode,
+         "second auto call decides from the first's ratio %g: %s (%g)", first.ratio_estimate,
+         second.reason, second.ratio_estimate);
+  zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
+  t_allreduce<float>(c);
+  EXPECT(std::strstr(last(zc).reason, "recent") == nullptr, "a new bound estimates again: %s",
+         last(zc).reason);
+  zcoll_comm_free(zc);
+}
+
+// a forced Allreduce algorithm is respected by AUTO
+void auto_forced_algorithm(const Env& e, const zcoll_model& slow) {
+  zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
+  zcoll_comm_set_model(zc, &slow);
+  for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
+    Case c = base(e, zc, "auto forced algorithm");
     c.mode = ZCOLL_MODE_AUTO;
+    c.algo = al;
     c.count = 20000;
     t_allreduce<float>(c);
-    const zcoll_report first = last(zc);
-    t_allreduce<float>(c);
-    const zcoll_report second = last(zc);
-    EXPECT(std::strstr(first.reason, "recent") == nullptr && first.ratio_estimate > 1,
-           "first auto call estimates: %s", first.reason);
-    EXPECT(std::strstr(second.reason, "recent ratio") != nullptr &&
-               second.ratio_estimate == first.ratio_estimate && second.mode == first.mode,
-           "second auto call decides from the first's ratio %g: %s (%g)", first.ratio_estimate,
-           second.reason, second.ratio_estimate);
-    zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
-    t_allreduce<float>(c);
-    EXPECT(std::strstr(last(zc).reason, "recent") == nullptr, "a new bound estimates again: %s",
-           last(zc).reason);
-    zcoll_comm_free(zc);
+    EXPECT(last(zc).algorithm == al, "auto with forced %s ran %s", zcoll_algorithm_name(al),
+           zcoll_algorithm_name(last(zc).algorithm));
   }
+  zcoll_comm_free(zc);
+}
 
-  // a forced Allreduce algorithm is respected by AUTO
-  if (N > 1) {
-    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
-    zcoll_comm_set_model(zc, &models[1]);
-    for (zcoll_algorithm al : {ZCOLL_ALGO_RING, ZCOLL_ALGO_RECURSIVE_DOUBLING}) {
-      Case c = base(e, zc, "auto forced algorithm");
-      c.mode = ZCOLL_MODE_AUTO;
-      c.algo = al;
-      c.count = 20000;
-      t_allreduce<float>(c);
-      EXPECT(last(zc).algorithm == al, "auto with forced %s ran %s", zcoll_algorithm_name(al),
-             zcoll_algorithm_name(last(zc).algorithm));
-    }
-    zcoll_comm_free(zc);
-  }
+// models that differ across ranks: every rank returns ZCOLL_ERR_MISMATCH
+void auto_mismatched_models(const Env& e, const zcoll_model& slow_model) {
+  zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
+  zcoll_model m = slow_model;
+  if (e.rank == 0) m.compress_bw *= 1.5;
+  zcoll_comm_set_model(zc, &m);
+  std::vector<float> x(50000, 1.0f), y(50000);
+  zcoll_comm_set_mode(zc, ZCOLL_MODE_AUTO);
+  zcoll_status s = zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
+  EXPECT(s == ZCOLL_ERR_MISMATCH, "mismatched models: %s", zcoll_status_string(s));
+  zcoll_comm_free(zc);
+  // the same through the environment (a tune-file or ZCOLL_* value on one rank only)
+  if (e.rank == 0) setenv("ZCOLL_NET_BANDWIDTH", "1gbit", 1);
+  zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
+  zcoll_comm_set_mode(zc, ZCOLL_MODE_AUTO);
+  s = zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
+  EXPECT(s == ZCOLL_ERR_MISMATCH, "mismatched ZCOLL_NET_BANDWIDTH: %s", zcoll_status_string(s));
+  unsetenv("ZCOLL_NET_BANDWIDTH");
+  zcoll_comm_free(zc);
+}
 
-  // models that differ across ranks: every rank returns ZCOLL_ERR_MISMATCH
-  if (N > 1) {
-    zcoll_comm* zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
-    zcoll_model m = models[1];
-    if (e.rank == 0) m.compress_bw *= 1.5;
-    zcoll_comm_set_model(zc, &m);
-    std::vector<float> x(50000, 1.0f), y(50000);
-    zcoll_comm_set_mode(zc, ZCOLL_MODE_AUTO);
-    zcoll_status s = zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
-    EXPECT(s == ZCOLL_ERR_MISMATCH, "mismatched models: %s", zcoll_status_string(s));
-    zcoll_comm_free(zc);
-    // the same through the environment (a tune-file or ZCOLL_* value on one rank only)
-    if (e.rank == 0) setenv("ZCOLL_NET_BANDWIDTH", "1gbit", 1);
-    zc = make_comm(e.comm, 1024, 2048, ZCOLL_EB_ABS, 1e-3);
-    zcoll_comm_set_mode(zc, ZCOLL_MODE_AUTO);
-    s = zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
-    EXPECT(s == ZCOLL_ERR_MISMATCH, "mismatched ZCOLL_NET_BANDWIDTH: %s", zcoll_status_string(s));
-    unsetenv("ZCOLL_NET_BANDWIDTH");
-    zcoll_comm_free(zc);
-  }
+// bad values in the environment fail the handle's creation, naming the variable
+void auto_bad_env(const Env& e) {
+  setenv("ZCOLL_NET_BANDWIDTH", "fast", 1);
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  zcoll_comm* zc = nullptr;
+  zcoll_status s = zcoll_comm_create(e.comm, &cfg, &zc);
+  EXPECT(s == ZCOLL_ERR_INVALID_ARG && std::strstr(zcoll_last_error(), "ZCOLL_NET_BANDWIDTH"),
+         "bad ZCOLL_NET_BANDWIDTH: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+  unsetenv("ZCOLL_NET_BANDWIDTH");
+  setenv("ZCOLL_TUNE_FILE", "/nonexistent/zcoll_tune.json", 1);
+  s = zcoll_comm_create(e.comm, &cfg, &zc);
+  EXPECT(s == ZCOLL_ERR_INVALID_ARG && std::strstr(zcoll_last_error(), "ZCOLL_TUNE_FILE"),
+         "missing tune file: %s (%s)", zcoll_status_string(s), zcoll_last_error());
+  unsetenv("ZCOLL_TUNE_FILE");
+  // a complete model from the environment: no probe, source 3
+  setenv("ZCOLL_NET_LATENCY", "20us", 1);
+  setenv("ZCOLL_NET_BANDWIDTH", "1gbit", 1);
+  setenv("ZCOLL_COMPRESS_BW", "2.5GB", 1);
+  setenv("ZCOLL_DECOMPRESS_BW", "5GB", 1);
+  setenv("ZCOLL_HOM_BW", "8GB", 1);
+  setenv("ZCOLL_REDUCE_BW", "6e9", 1);
+  EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
+  std::vector<float> x(50000, 1.0f), y(50000);
+  EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
+         "allreduce with an env model: %s", zcoll_last_error());
+  zcoll_model m = ZCOLL_MODEL_INITIALIZER;
+  m.struct_size = sizeof m;
+  EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_SET &&
+             std::fabs(m.bandwidth - 1.25e8) < 1 && std::fabs(m.latency - 2e-5) < 1e-12 &&
+             m.reduce_bw == 6e9,
+         "env model: bw %g lat %g source %d", m.bandwidth, m.latency, m.source);
+  for (const char* v : {"ZCOLL_NET_LATENCY", "ZCOLL_NET_BANDWIDTH", "ZCOLL_COMPRESS_BW",
+                        "ZCOLL_DECOMPRESS_BW", "ZCOLL_HOM_BW", "ZCOLL_REDUCE_BW"})
+    unsetenv(v);
+  zcoll_comm_free(zc);
+}
 
-  // bad values in the environment fail the handle's creation, naming the variable
-  {
-    setenv("ZCOLL_NET_BANDWIDTH", "fast", 1);
-    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
-    zcoll_comm* zc = nullptr;
-    zcoll_status s = zcoll_comm_create(e.comm, &cfg, &zc);
-    EXPECT(s == ZCOLL_ERR_INVALID_ARG && std::strstr(zcoll_last_error(), "ZCOLL_NET_BANDWIDTH"),
-           "bad ZCOLL_NET_BANDWIDTH: %s (%s)", zcoll_status_string(s), zcoll_last_error());
-    unsetenv("ZCOLL_NET_BANDWIDTH");
-    setenv("ZCOLL_TUNE_FILE", "/nonexistent/zcoll_tune.json", 1);
-    s = zcoll_comm_create(e.comm, &cfg, &zc);
-    EXPECT(s == ZCOLL_ERR_INVALID_ARG && std::strstr(zcoll_last_error(), "ZCOLL_TUNE_FILE"),
-           "missing tune file: %s (%s)", zcoll_status_string(s), zcoll_last_error());
-    unsetenv("ZCOLL_TUNE_FILE");
-    // a complete model from the environment: no probe, source 3
-    setenv("ZCOLL_NET_LATENCY", "20us", 1);
-    setenv("ZCOLL_NET_BANDWIDTH", "1gbit", 1);
-    setenv("ZCOLL_COMPRESS_BW", "2.5GB", 1);
-    setenv("ZCOLL_DECOMPRESS_BW", "5GB", 1);
-    setenv("ZCOLL_HOM_BW", "8GB", 1);
-    setenv("ZCOLL_REDUCE_BW", "6e9", 1);
-    EXPECT(zcoll_comm_create(e.comm, &cfg, &zc) == ZCOLL_SUCCESS, "create: %s", zcoll_last_error());
-    std::vector<float> x(50000, 1.0f), y(50000);
-    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM) == ZCOLL_SUCCESS,
-           "allreduce with an env model: %s", zcoll_last_error());
-    zcoll_model m = ZCOLL_MODEL_INITIALIZER;
-    m.struct_size = sizeof m;
-    EXPECT(zcoll_comm_get_model(zc, &m) == ZCOLL_SUCCESS && m.source == ZCOLL_MODEL_SOURCE_SET &&
-               std::fabs(m.bandwidth - 1.25e8) < 1 && std::fabs(m.latency - 2e-5) < 1e-12 &&
-               m.reduce_bw == 6e9,
-           "env model: bw %g lat %g source %d", m.bandwidth, m.latency, m.source);
-    for (const char* v : {"ZCOLL_NET_LATENCY", "ZCOLL_NET_BANDWIDTH", "ZCOLL_COMPRESS_BW",
-                          "ZCOLL_DECOMPRESS_BW", "ZCOLL_HOM_BW", "ZCOLL_REDUCE_BW"})
-      unsetenv(v);
-    zcoll_comm_free(zc);
+void group_auto(const Env& e) {
+  auto_one_node(e);
+  setenv("ZCOLL_AUTO_LOCAL", "model", 1);
+  auto_pure_model(e);
+  auto_probe(e);
+  const zcoll_model models[2] = {make_model(1e-6, 1e11, 3e9), make_model(5e-5, 1e6, 3e9)};
+  auto_every_collective(e, models);
+  if (e.size > 1) {
+    auto_remembered_ratio(e, models[1]);
+    auto_forced_algorithm(e, models[1]);
+    auto_mismatched_models(e, models[1]);
   }
+  auto_bad_env(e);
   unsetenv("ZCOLL_AUTO_LOCAL");
 }
 

@@ -121,6 +121,55 @@ static zcoll_status one_call_nb(zcoll_comm* zc, int k, size_t n, int rank, int s
   return s;
 }
 
+/* The failing call and one queued behind it, both in flight; the second
+   waited for first and correct. Returns the first's status. */
+static zcoll_status failing_pair_nb(zcoll_comm* zc, int k, zcoll_mode mode, size_t n, int rank,
+                                    int size) {
+  Bufs b1 = make_bufs(k, n, rank, size), b2 = make_bufs(k, n, rank, size);
+  zcoll_request *q1 = NULL, *q2 = NULL;
+  CHECK(issue(zc, k, n, &b1, &q1) == ZCOLL_SUCCESS, "start 1");
+  CHECK(issue(zc, k, n, &b2, &q2) == ZCOLL_SUCCESS, "start 2");
+  zcoll_report r2 = ZCOLL_REPORT_INITIALIZER;
+  const zcoll_status s2 = zcoll_wait(q2, &r2);
+  CHECK(s2 == ZCOLL_SUCCESS, "%s %s: the request queued behind the failing one returned %d",
+        kNames[k], zcoll_mode_name(mode), (int)s2);
+  const double e2 = s2 == ZCOLL_SUCCESS ? max_error(k, n, rank, size, &b2) : 0;
+  CHECK(e2 <= r2.error_bound + 1e-4 * size * 12 + 1e-6,
+        "%s %s: the request queued behind the failing one off by %g (bound %g)", kNames[k],
+        zcoll_mode_name(mode), e2, r2.error_bound);
+  const zcoll_status s = zcoll_wait(q1, NULL);
+  if (s != ZCOLL_SUCCESS)
+    CHECK(strlen(zcoll_last_error()) > 0, "%s %s: the failed request has no error text", kNames[k],
+          zcoll_mode_name(mode));
+  zcoll_request_free(q1);
+  zcoll_request_free(q2);
+  free_bufs(&b1);
+  free_bufs(&b2);
+  return s;
+}
+
+/* The same handle goes on: three more calls, all correct (nonblocking:
+   nonblocking, blocking, nonblocking). */
+static void calls_after_failure(zcoll_comm* zc, int k, zcoll_mode mode, size_t n, int rank,
+                                int size, int nonblocking) {
+  double err = 0;
+  zcoll_status s;
+  for (int again = 0; again < 3; ++again) {
+    zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+    if (nonblocking && again != 1) {
+      s = one_call_nb(zc, k, n, rank, size, &err, &rep);
+    } else {
+      s = one_call(zc, k, n, rank, size, &err);
+      zcoll_comm_last_report(zc, &rep);
+    }
+    CHECK(s == ZCOLL_SUCCESS, "%s %s: call %d after the failure returned %d", kNames[k],
+          zcoll_mode_name(mode), again + 2, (int)s);
+    const double tol = rep.error_bound + 1e-4 * size * 12 + 1e-6;
+    CHECK(err <= tol, "%s %s: call %d after the failure off by %g (bound %g)", kNames[k],
+          zcoll_mode_name(mode), again + 2, err, rep.error_bound);
+  }
+}
+
 int main(int argc, char** argv) {
   const int nonblocking = argc > 1 && strcmp(argv[1], "nonblocking") == 0;
   int provided = 0;
@@ -154,28 +203,7 @@ int main(int argc, char** argv) {
         int threaded = 0;
         zcoll_comm_progress(zc, &threaded);
         CHECK(threaded == (provided == MPI_THREAD_MULTIPLE), "progress thread %d", threaded);
-        /* the failing call and one queued behind it, both in flight; the second
-           waited for first */
-        Bufs b1 = make_bufs(k, n, rank, size), b2 = make_bufs(k, n, rank, size);
-        zcoll_request *q1 = NULL, *q2 = NULL;
-        CHECK(issue(zc, k, n, &b1, &q1) == ZCOLL_SUCCESS, "start 1");
-        CHECK(issue(zc, k, n, &b2, &q2) == ZCOLL_SUCCESS, "start 2");
-        zcoll_report r2 = ZCOLL_REPORT_INITIALIZER;
-        const zcoll_status s2 = zcoll_wait(q2, &r2);
-        CHECK(s2 == ZCOLL_SUCCESS, "%s %s: the request queued behind the failing one returned %d",
-              kNames[k], zcoll_mode_name(modes[mi]), (int)s2);
-        const double e2 = s2 == ZCOLL_SUCCESS ? max_error(k, n, rank, size, &b2) : 0;
-        CHECK(e2 <= r2.error_bound + 1e-4 * size * 12 + 1e-6,
-              "%s %s: the request queued behind the failing one off by %g (bound %g)", kNames[k],
-              zcoll_mode_name(modes[mi]), e2, r2.error_bound);
-        s = zcoll_wait(q1, NULL);
-        if (s != ZCOLL_SUCCESS)
-          CHECK(strlen(zcoll_last_error()) > 0, "%s %s: the failed request has no error text",
-                kNames[k], zcoll_mode_name(modes[mi]));
-        zcoll_request_free(q1);
-        zcoll_request_free(q2);
-        free_bufs(&b1);
-        free_bufs(&b2);
+        s = failing_pair_nb(zc, k, modes[mi], n, rank, size);
       } else {
         s = one_call(zc, k, n, rank, size, &err);
       }
@@ -188,22 +216,7 @@ int main(int argc, char** argv) {
         CHECK(s == ZCOLL_ERR_NO_MEMORY, "%s %s: the failing rank returned %d", kNames[k],
               zcoll_mode_name(modes[mi]), (int)s);
       injected += any_bad;
-      /* the same handle goes on: three more calls, all correct (nonblocking:
-         nonblocking, blocking, nonblocking) */
-      for (int again = 0; again < 3; ++again) {
-        zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
-        if (nonblocking && again != 1) {
-          s = one_call_nb(zc, k, n, rank, size, &err, &rep);
-        } else {
-          s = one_call(zc, k, n, rank, size, &err);
-          zcoll_comm_last_report(zc, &rep);
-        }
-        CHECK(s == ZCOLL_SUCCESS, "%s %s: call %d after the failure returned %d", kNames[k],
-              zcoll_mode_name(modes[mi]), again + 2, (int)s);
-        const double tol = rep.error_bound + 1e-4 * size * 12 + 1e-6;
-        CHECK(err <= tol, "%s %s: call %d after the failure off by %g (bound %g)", kNames[k],
-              zcoll_mode_name(modes[mi]), again + 2, err, rep.error_bound);
-      }
+      calls_after_failure(zc, k, modes[mi], n, rank, size, nonblocking);
       CHECK(zcoll_comm_free(zc) == ZCOLL_SUCCESS, "free");
     }
   int total = 0;

@@ -197,13 +197,20 @@ void each_algorithm(zcoll_comm* zc, zcoll_collective coll, Body body) {
   zcoll_comm_set_mode(zc, ZCOLL_MODE_DEFAULT);
 }
 
-void run_file(const Setup& s, zcoll_comm* zc) {
+// One file's inputs: every rank's n values (in) and N blocks of `block` values
+// (blocks), and the output buffer.
+struct FileData {
+  size_t n = 12000;     // Allreduce, Reduce, Bcast
+  size_t block = 3001;  // per-rank blocks
+  std::vector<std::vector<uint16_t>> in, blocks;
+  std::vector<uint16_t> y;
+};
+
+void file_reductions(const Setup& s, zcoll_comm* zc, FileData& d) {
   const int N = s.size, r = s.rank;
-  const size_t n = 12000;     // Allreduce, Reduce, Bcast
-  const size_t block = 3001;  // per-rank blocks
-  std::vector<std::vector<uint16_t>> in(N), blocks(N);
-  for (int p = 0; p < N; ++p) in[p] = input(s, p, n), blocks[p] = input(s, p + 11, block * N);
-  std::vector<uint16_t> y(n * N + block * N);
+  const size_t n = d.n, block = d.block;
+  const std::vector<std::vector<uint16_t>>&in = d.in, &blocks = d.blocks;
+  std::vector<uint16_t>& y = d.y;
 
   // Allreduce: SUM, MAX, averaged SUM, in place; identical on every rank
   each_algorithm(zc, ZCOLL_COLL_ALLREDUCE, [&](zcoll_mode m, zcoll_algorithm a) {
@@ -253,6 +260,13 @@ void run_file(const Setup& s, zcoll_comm* zc) {
       if (r == root) check_reduction(s, in, op, false, y.data(), 0, n, last(zc), what);
     }
   });
+}
+
+void file_movement(const Setup& s, zcoll_comm* zc, FileData& d) {
+  const int N = s.size, r = s.rank;
+  const size_t n = d.n, block = d.block;
+  const std::vector<std::vector<uint16_t>>&in = d.in, &blocks = d.blocks;
+  std::vector<uint16_t>& y = d.y;
 
   // Allgather (and in place), Gather, Scatter, Bcast
   each_algorithm(zc, ZCOLL_COLL_ALLGATHER, [&](zcoll_mode m, zcoll_algorithm a) {
@@ -291,6 +305,18 @@ void run_file(const Setup& s, zcoll_comm* zc) {
     EXPECT(st == ZCOLL_SUCCESS, "%s: %s", what.c_str(), zcoll_last_error());
     check_moved(s, in[root].data(), y.data(), n, last(zc), m, what);
   });
+}
+
+void run_file(const Setup& s, zcoll_comm* zc) {
+  const int N = s.size;
+  FileData d;
+  d.in.resize(N);
+  d.blocks.resize(N);
+  for (int p = 0; p < N; ++p)
+    d.in[p] = input(s, p, d.n), d.blocks[p] = input(s, p + 11, d.block * N);
+  d.y.resize(d.n * N + d.block * N);
+  file_reductions(s, zc, d);
+  file_movement(s, zc, d);
 }
 
 // A user-defined op on the 16-bit datatype goes to MPI with the 16-bit values.
@@ -372,63 +398,76 @@ double apply_any(MPI_Op op, double a, double b) {
   return apply(op, a, b);
 }
 
-void check_edges(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf, MPI_Datatype dt) {
+// The values of one edge case's Allreduce that are wrong: outside the reported
+// bound plus float32's own arithmetic, a NaN not propagated (MPI may leave NaN
+// in MAX/MIN unspecified), an infinity changed, or (exact modes) the sign of a
+// zero sum of -0.0 lost. The first three are reported.
+long wrong_edge_values(const std::vector<std::vector<uint16_t>>& in, const std::vector<uint16_t>& y,
+                       MPI_Op op, zcoll_mode m, double bound, bool bf, const char* what) {
+  const int N = static_cast<int>(in.size());
+  const size_t n = y.size() - 1;
+  long bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double ref = value16(in[0][i], bf), sabs = std::fabs(ref);
+    for (int p = 1; p < N; ++p) {
+      const double x = value16(in[p][i], bf);
+      ref = apply_any(op, ref, x);
+      sabs += std::fabs(x);
+    }
+    const double v = value16(y[i], bf);
+    bool ok;
+    if (std::isnan(ref)) {
+      // MPI leaves NaN in MAX/MIN unspecified; zcoll propagates it
+      ok = std::isnan(v) || (m == ZCOLL_MODE_MPI && op != MPI_SUM && op != MPI_PROD);
+    } else if (std::isinf(ref)) {
+      ok = v == ref;
+    } else {
+      // the reported bound plus float32's own arithmetic (zcoll_mpi.h)
+      const double slack = op == MPI_SUM    ? (N + 1) * 0x1p-24 * sabs
+                           : op == MPI_PROD ? (N + 1) * 0x1p-24 * std::fabs(ref)
+                                            : 0;
+      ok = std::fabs(v - ref) <= bound + slack;
+      // exact modes keep the sign of a zero sum of -0.0
+      if (ok && i == 3 && n >= 8 && op == MPI_SUM && (m == ZCOLL_MODE_MPI || m == ZCOLL_MODE_RAW))
+        ok = y[i] == 0x8000;
+    }
+    if (!ok && ++bad <= 3)
+      EXPECT(false, "%s: value %zu: got %.9g (0x%04x), exact %.9g, bound %.6g", what, i, v, y[i],
+             ref, bound);
+  }
+  return bad;
+}
+
+// Allreduce of the edge values at length n with op number o (in place: ip).
+void edges_allreduce(zcoll_comm* zc, int N, int r, bool bf, MPI_Datatype dt, zcoll_mode m, size_t n,
+                     int o, int ip) {
   const char* tn = bf ? "bf16" : "f16";
   const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
   const char* op_names[] = {"SUM", "MAX", "MIN", "PROD"};
-  for (zcoll_mode m : kModes)
-    for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1001}})
-      for (int o = 0; o < 4; ++o)
-        for (int ip = 0; ip < 2; ++ip) {
-          const MPI_Op op = ops[o];
-          zcoll_comm_set_mode(zc, m);
-          std::vector<std::vector<uint16_t>> in(N, std::vector<uint16_t>(n));
-          for (int p = 0; p < N; ++p)
-            for (size_t i = 0; i < n; ++i) in[p][i] = edge_value(p, N, i, n, op, bf);
-          std::vector<uint16_t> y(n + 1, 0x1234);  // one guard value past the end
-          if (ip) std::copy(in[r].begin(), in[r].end(), y.begin());
-          char what[160];
-          std::snprintf(what, sizeof what, "edges %s allreduce mode=%s op=%s n=%zu%s N=%d", tn,
-                        zcoll_mode_name(m), op_names[o], n, ip ? " in-place" : "", N);
-          const zcoll_status st =
-              zcoll_allreduce(zc, ip ? MPI_IN_PLACE : in[r].data(), y.data(), n, dt, op);
-          EXPECT(st == ZCOLL_SUCCESS, "%s: %s", what, zcoll_last_error());
-          EXPECT(y[n] == 0x1234, "%s: wrote past the end", what);
-          const zcoll_report rep = last(zc);
-          long bad = 0;
-          for (size_t i = 0; i < n; ++i) {
-            double ref = value16(in[0][i], bf), sabs = std::fabs(ref);
-            for (int p = 1; p < N; ++p) {
-              const double x = value16(in[p][i], bf);
-              ref = apply_any(op, ref, x);
-              sabs += std::fabs(x);
-            }
-            const double v = value16(y[i], bf);
-            bool ok;
-            if (std::isnan(ref)) {
-              // MPI leaves NaN in MAX/MIN unspecified; zcoll propagates it
-              ok = std::isnan(v) || (m == ZCOLL_MODE_MPI && op != MPI_SUM && op != MPI_PROD);
-            } else if (std::isinf(ref)) {
-              ok = v == ref;
-            } else {
-              // the reported bound plus float32's own arithmetic (zcoll_mpi.h)
-              const double slack = op == MPI_SUM    ? (N + 1) * 0x1p-24 * sabs
-                                   : op == MPI_PROD ? (N + 1) * 0x1p-24 * std::fabs(ref)
-                                                    : 0;
-              ok = std::fabs(v - ref) <= rep.error_bound + slack;
-              // exact modes keep the sign of a zero sum of -0.0
-              if (ok && i == 3 && n >= 8 && op == MPI_SUM &&
-                  (m == ZCOLL_MODE_MPI || m == ZCOLL_MODE_RAW))
-                ok = y[i] == 0x8000;
-            }
-            if (!ok && ++bad <= 3)
-              EXPECT(false, "%s: value %zu: got %.9g (0x%04x), exact %.9g, bound %.6g", what, i, v,
-                     y[i], ref, rep.error_bound);
-          }
-          EXPECT(bad == 0, "%s: %ld values wrong", what, bad);
-          EXPECT(rep.status == ZCOLL_SUCCESS && rep.error_bound >= 0, "%s: report", what);
-        }
-  // Reduce_scatter_block, Allgather, Bcast at lengths 0, 1 and 7 (default algorithms)
+  const MPI_Op op = ops[o];
+  zcoll_comm_set_mode(zc, m);
+  std::vector<std::vector<uint16_t>> in(N, std::vector<uint16_t>(n));
+  for (int p = 0; p < N; ++p)
+    for (size_t i = 0; i < n; ++i) in[p][i] = edge_value(p, N, i, n, op, bf);
+  std::vector<uint16_t> y(n + 1, 0x1234);  // one guard value past the end
+  if (ip) std::copy(in[r].begin(), in[r].end(), y.begin());
+  char what[160];
+  std::snprintf(what, sizeof what, "edges %s allreduce mode=%s op=%s n=%zu%s N=%d", tn,
+                zcoll_mode_name(m), op_names[o], n, ip ? " in-place" : "", N);
+  const zcoll_status st =
+      zcoll_allreduce(zc, ip ? MPI_IN_PLACE : in[r].data(), y.data(), n, dt, op);
+  EXPECT(st == ZCOLL_SUCCESS, "%s: %s", what, zcoll_last_error());
+  EXPECT(y[n] == 0x1234, "%s: wrote past the end", what);
+  const zcoll_report rep = last(zc);
+  const long bad = wrong_edge_values(in, y, op, m, rep.error_bound, bf, what);
+  EXPECT(bad == 0, "%s: %ld values wrong", what, bad);
+  EXPECT(rep.status == ZCOLL_SUCCESS && rep.error_bound >= 0, "%s: report", what);
+}
+
+// Reduce_scatter_block, Allgather, Bcast at lengths 0, 1 and 7 (default algorithms)
+void edges_other_collectives(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf,
+                             MPI_Datatype dt) {
+  const char* tn = bf ? "bf16" : "f16";
   for (zcoll_mode m : kModes)
     for (size_t n : {size_t{0}, size_t{1}, size_t{7}}) {
       zcoll_comm_set_mode(zc, m);
@@ -460,8 +499,12 @@ void check_edges(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf, MPI_Datat
                   std::string(what) + " bcast");
       EXPECT(y[n] == 0x1234, "%s bcast: wrote past the end", what);
     }
-  // Bcast leaves the root's buffer bit for bit (a signaling NaN, -0.0); the
-  // others get a NaN and a zero
+}
+
+// Bcast leaves the root's buffer bit for bit (a signaling NaN, -0.0); the
+// others get a NaN and a zero
+void edges_bcast_root(zcoll_comm* zc, int r, bool bf, MPI_Datatype dt) {
+  const char* tn = bf ? "bf16" : "f16";
   for (zcoll_mode m : kModes) {
     zcoll_comm_set_mode(zc, m);
     const uint16_t snan = bf ? 0x7F81 : 0x7C01;
@@ -477,49 +520,61 @@ void check_edges(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf, MPI_Datat
              "%s bcast mode %s: 0x%04x 0x%04x", tn, zcoll_mode_name(m), b[0], b[1]);
   }
   zcoll_comm_set_mode(zc, ZCOLL_MODE_DEFAULT);
+}
 
-  // MPI's other predefined ops are refused on every rank, before any MPI call
-  {
-    std::vector<uint16_t> x(64, 0x3F80), y(64, 0);
-    for (MPI_Op op : {MPI_BAND, MPI_LOR, MPI_MAXLOC}) {
-      const zcoll_status st = zcoll_allreduce(zc, x.data(), y.data(), x.size(), dt, op);
-      EXPECT(st == ZCOLL_ERR_UNSUPPORTED, "%s: a bitwise/logical/loc op gave %d, not UNSUPPORTED",
-             tn, st);
-      EXPECT(y[0] == 0, "%s: refused op wrote the result", tn);
+// MPI's other predefined ops are refused on every rank, before any MPI call
+void edges_refused_ops(zcoll_comm* zc, bool bf, MPI_Datatype dt) {
+  const char* tn = bf ? "bf16" : "f16";
+  std::vector<uint16_t> x(64, 0x3F80), y(64, 0);
+  for (MPI_Op op : {MPI_BAND, MPI_LOR, MPI_MAXLOC}) {
+    const zcoll_status st = zcoll_allreduce(zc, x.data(), y.data(), x.size(), dt, op);
+    EXPECT(st == ZCOLL_ERR_UNSUPPORTED, "%s: a bitwise/logical/loc op gave %d, not UNSUPPORTED", tn,
+           st);
+    EXPECT(y[0] == 0, "%s: refused op wrote the result", tn);
+  }
+}
+
+// A datatype that differs across ranks: ZCOLL_ERR_MISMATCH on every rank in
+// the zcoll modes (float16 vs bfloat16, and 16-bit vs MPI_FLOAT)
+void edges_mismatched_types(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf, MPI_Datatype dt) {
+  const char* tn = bf ? "bf16" : "f16";
+  MPI_Datatype other16 = MPI_DATATYPE_NULL;
+  zcoll_mpi_datatype(bf ? ZCOLL_FLOAT16 : ZCOLL_BFLOAT16, &other16);
+  for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+    for (int against_f32 = 0; against_f32 < 2; ++against_f32) {
+      zcoll_comm_set_mode(zc, m);
+      const size_t n = 4096;
+      std::vector<float> xf(n, 1.0f), yf(n, 0.0f);  // big enough for either type
+      std::vector<uint16_t> x(n, bf ? 0x3F80 : 0x3C00), y(n, 0);
+      const bool odd_one = r == N - 1;
+      MPI_Datatype mine = !odd_one ? dt : against_f32 ? MPI_FLOAT : other16;
+      const zcoll_status st = mine == MPI_FLOAT
+                                  ? zcoll_allreduce(zc, xf.data(), yf.data(), n, mine, MPI_SUM)
+                                  : zcoll_allreduce(zc, x.data(), y.data(), n, mine, MPI_SUM);
+      int ok = st == ZCOLL_ERR_MISMATCH, all = 0;
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+      EXPECT(ok, "%s vs %s in mode %s: status %d, not MISMATCH (%s)", tn,
+             against_f32 ? "float32" : "the other 16-bit type", zcoll_mode_name(m), st,
+             zcoll_last_error());
+      EXPECT(all, "%s mismatch in mode %s: not refused on every rank", tn, zcoll_mode_name(m));
     }
-  }
+  zcoll_comm_set_mode(zc, ZCOLL_MODE_DEFAULT);
+  // the handle still works after the refusals
+  std::vector<uint16_t> x(512, bf ? 0x3F80 : 0x3C00), y(512, 0);
+  EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), dt, MPI_SUM) == ZCOLL_SUCCESS &&
+             std::fabs(value16(y[7], bf) - N) <= last(zc).error_bound,
+         "%s: allreduce after the mismatches: %g (%s)", tn, value16(y[7], bf), zcoll_last_error());
+}
 
-  // A datatype that differs across ranks: ZCOLL_ERR_MISMATCH on every rank in
-  // the zcoll modes (float16 vs bfloat16, and 16-bit vs MPI_FLOAT)
-  if (N >= 2) {
-    MPI_Datatype other16 = MPI_DATATYPE_NULL;
-    zcoll_mpi_datatype(bf ? ZCOLL_FLOAT16 : ZCOLL_BFLOAT16, &other16);
-    for (zcoll_mode m : {ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
-      for (int against_f32 = 0; against_f32 < 2; ++against_f32) {
-        zcoll_comm_set_mode(zc, m);
-        const size_t n = 4096;
-        std::vector<float> xf(n, 1.0f), yf(n, 0.0f);  // big enough for either type
-        std::vector<uint16_t> x(n, bf ? 0x3F80 : 0x3C00), y(n, 0);
-        const bool odd_one = r == N - 1;
-        MPI_Datatype mine = !odd_one ? dt : against_f32 ? MPI_FLOAT : other16;
-        const zcoll_status st = mine == MPI_FLOAT
-                                    ? zcoll_allreduce(zc, xf.data(), yf.data(), n, mine, MPI_SUM)
-                                    : zcoll_allreduce(zc, x.data(), y.data(), n, mine, MPI_SUM);
-        int ok = st == ZCOLL_ERR_MISMATCH, all = 0;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-        EXPECT(ok, "%s vs %s in mode %s: status %d, not MISMATCH (%s)", tn,
-               against_f32 ? "float32" : "the other 16-bit type", zcoll_mode_name(m), st,
-               zcoll_last_error());
-        EXPECT(all, "%s mismatch in mode %s: not refused on every rank", tn, zcoll_mode_name(m));
-      }
-    zcoll_comm_set_mode(zc, ZCOLL_MODE_DEFAULT);
-    // the handle still works after the refusals
-    std::vector<uint16_t> x(512, bf ? 0x3F80 : 0x3C00), y(512, 0);
-    EXPECT(zcoll_allreduce(zc, x.data(), y.data(), x.size(), dt, MPI_SUM) == ZCOLL_SUCCESS &&
-               std::fabs(value16(y[7], bf) - N) <= last(zc).error_bound,
-           "%s: allreduce after the mismatches: %g (%s)", tn, value16(y[7], bf),
-           zcoll_last_error());
-  }
+void check_edges(MPI_Comm comm, zcoll_comm* zc, int N, int r, bool bf, MPI_Datatype dt) {
+  for (zcoll_mode m : kModes)
+    for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1001}})
+      for (int o = 0; o < 4; ++o)
+        for (int ip = 0; ip < 2; ++ip) edges_allreduce(zc, N, r, bf, dt, m, n, o, ip);
+  edges_other_collectives(comm, zc, N, r, bf, dt);
+  edges_bcast_root(zc, r, bf, dt);
+  edges_refused_ops(zc, bf, dt);
+  if (N >= 2) edges_mismatched_types(comm, zc, N, r, bf, dt);
 }
 
 }  // namespace

@@ -452,15 +452,17 @@ void group_identical() {
 
 // Seven calls in flight on one handle, with settings changed between their
 // starts and a blocking call among them; completion in start order.
-void group_inflight() {
-  Twins t(ZCOLL_MODE_DOC);
-  struct Step {
-    int kind;  // 0 start a call, 1 set_mode, 2 set_error_bound, 3 blocking call, 4 set_average
-    Spec s;
-    zcoll_mode mode = ZCOLL_MODE_DEFAULT;
-  };
+// One step of group_inflight.
+struct InflightStep {
+  int kind;  // 0 start a call, 1 set_mode, 2 set_error_bound, 3 blocking call, 4 set_average
+  Spec s;
+  zcoll_mode mode = ZCOLL_MODE_DEFAULT;
+};
+
+// Calls started between setting changes, and one blocking call among them.
+std::vector<InflightStep> inflight_steps() {
   auto call = [](zcoll_collective coll, size_t n, bool f64, int root, bool ip, int salt) {
-    Step st{0, Spec{}};
+    InflightStep st{0, Spec{}};
     st.s.coll = coll;
     st.s.n = n;
     st.s.f64 = f64;
@@ -469,62 +471,44 @@ void group_inflight() {
     st.s.salt = salt;
     return st;
   };
-  std::vector<Step> steps;
+  std::vector<InflightStep> steps;
   steps.push_back(call(ZCOLL_COLL_ALLREDUCE, 300001, false, 0, false, 1));  // doc (configured)
-  steps.push_back(Step{1, Spec{}, ZCOLL_MODE_HOM});
+  steps.push_back(InflightStep{1, Spec{}, ZCOLL_MODE_HOM});
   steps.push_back(call(ZCOLL_COLL_ALLREDUCE, 100003, true, 0, true, 2));  // hom
-  steps.push_back(Step{2, Spec{}});                                       // abs 1e-2
+  steps.push_back(InflightStep{2, Spec{}});                               // abs 1e-2
   steps.push_back(call(ZCOLL_COLL_BCAST, 50001, false, 1, false, 3));
-  Step blocking = call(ZCOLL_COLL_ALLGATHER, 7001, false, 0, false, 4);
+  InflightStep blocking = call(ZCOLL_COLL_ALLGATHER, 7001, false, 0, false, 4);
   blocking.kind = 3;
   steps.push_back(blocking);
-  steps.push_back(Step{4, Spec{}});  // average on
+  steps.push_back(InflightStep{4, Spec{}});  // average on
   steps.push_back(call(ZCOLL_COLL_REDUCE_SCATTER, 9001, false, 0, false, 5));
-  steps.push_back(Step{1, Spec{}, ZCOLL_MODE_RAW});
+  steps.push_back(InflightStep{1, Spec{}, ZCOLL_MODE_RAW});
   steps.push_back(call(ZCOLL_COLL_GATHER, 4001, true, 2, true, 6));
   steps.push_back(call(ZCOLL_COLL_REDUCE, 30001, false, 1, false, 7));
-  steps.push_back(Step{1, Spec{}, ZCOLL_MODE_DEFAULT});
+  steps.push_back(InflightStep{1, Spec{}, ZCOLL_MODE_DEFAULT});
   steps.push_back(call(ZCOLL_COLL_ALLREDUCE, 1, false, 0, true, 8));  // doc again
+  return steps;
+}
 
-  std::vector<Call> ref, got;
-  std::vector<zcoll_report> ref_rep;
-  std::vector<zcoll_request*> reqs;
-  for (Step& st : steps) {
-    switch (st.kind) {
-      case 1: t.both([&](zcoll_comm* z) { zcoll_comm_set_mode(z, st.mode); }); break;
-      case 2:
-        t.both([&](zcoll_comm* z) { zcoll_comm_set_error_bound(z, ZCOLL_EB_ABS, 1e-2); });
-        break;
-      case 4: t.both([&](zcoll_comm* z) { zcoll_comm_set_average(z, 1); }); break;
-      case 3: {
-        Call b = prepare(st.s), n = prepare(st.s);
-        EXPECT(run_blocking(t.blocking, b) == ZCOLL_SUCCESS, "blocking: %s", zcoll_last_error());
-        const zcoll_report rb = last(t.blocking);
-        EXPECT(run_blocking(t.nb, n) == ZCOLL_SUCCESS, "mixed blocking: %s", zcoll_last_error());
-        // the blocking call ran after the pending ones: those are complete now
-        for (zcoll_request* q : reqs) {
-          int done = 0;
-          EXPECT(zcoll_test(q, &done) == ZCOLL_SUCCESS && done,
-                 "a blocking call returned before an earlier request completed");
-        }
-        const std::string what = "inflight blocking " + describe(st.s);
-        check_exact(n, last(t.nb), what);
-        check_same(b, rb, n, last(t.nb), what);
-        break;
-      }
-      default: {
-        ref.push_back(prepare(st.s));
-        got.push_back(prepare(st.s));
-        EXPECT(run_blocking(t.blocking, ref.back()) == ZCOLL_SUCCESS, "reference: %s",
-               zcoll_last_error());
-        ref_rep.push_back(last(t.blocking));
-        zcoll_request* q = nullptr;
-        EXPECT(start(t.nb, got.back(), &q) == ZCOLL_SUCCESS, "start: %s", zcoll_last_error());
-        reqs.push_back(q);
-      }
-    }
+// A blocking call while requests are pending: it runs after them (they are
+// complete when it returns) and gives the twin's result.
+void inflight_blocking(Twins& t, const Spec& s, const std::vector<zcoll_request*>& reqs) {
+  Call b = prepare(s), n = prepare(s);
+  EXPECT(run_blocking(t.blocking, b) == ZCOLL_SUCCESS, "blocking: %s", zcoll_last_error());
+  const zcoll_report rb = last(t.blocking);
+  EXPECT(run_blocking(t.nb, n) == ZCOLL_SUCCESS, "mixed blocking: %s", zcoll_last_error());
+  for (zcoll_request* q : reqs) {
+    int done = 0;
+    EXPECT(zcoll_test(q, &done) == ZCOLL_SUCCESS && done,
+           "a blocking call returned before an earlier request completed");
   }
-  // poll the last request until it is done: all earlier ones are then done too
+  const std::string what = "inflight blocking " + describe(s);
+  check_exact(n, last(t.nb), what);
+  check_same(b, rb, n, last(t.nb), what);
+}
+
+// Poll the last request until it is done: all earlier ones are then done too.
+void inflight_completion_order(const std::vector<zcoll_request*>& reqs) {
   const size_t k = reqs.size();
   for (int done = 0; !done;) {
     EXPECT(zcoll_test(reqs[k - 1], &done) == ZCOLL_SUCCESS, "test: %s", zcoll_last_error());
@@ -535,7 +519,13 @@ void group_inflight() {
     zcoll_test(reqs[i], &done);
     EXPECT(done, "request %zu not complete after request %zu (completion out of order)", i, k - 1);
   }
-  // wait in another order: odd ones first, then the even ones backwards
+}
+
+// Wait in another order: odd ones first, then the even ones backwards; each
+// result the twin's (and the exact one where the reference has no average).
+void inflight_wait(const std::vector<zcoll_request*>& reqs, const std::vector<Call>& ref,
+                   const std::vector<zcoll_report>& ref_rep, const std::vector<Call>& got) {
+  const size_t k = reqs.size();
   std::vector<size_t> order;
   for (size_t i = 1; i < k; i += 2) order.push_back(i);
   for (size_t i = k; i-- > 0;)
@@ -557,16 +547,49 @@ void group_inflight() {
     EXPECT(zcoll_wait(reqs[i], &again) == st && again.bytes_sent == rn.bytes_sent,
            "%s: a second wait differs", what.c_str());
   }
-  // the modes each call ran with: those in force at its start
+}
+
+// The modes each call ran with: those in force at its start.
+void inflight_modes(const std::vector<zcoll_request*>& reqs) {
   const zcoll_mode want[] = {ZCOLL_MODE_DOC, ZCOLL_MODE_HOM, ZCOLL_MODE_HOM, ZCOLL_MODE_HOM,
                              ZCOLL_MODE_RAW, ZCOLL_MODE_RAW, ZCOLL_MODE_DOC};
-  for (size_t i = 0; i < k && i < 7; ++i) {
+  for (size_t i = 0; i < reqs.size() && i < 7; ++i) {
     zcoll_report rn = ZCOLL_REPORT_INITIALIZER;
     zcoll_wait(reqs[i], &rn);
     EXPECT(g_size == 1 || rn.mode == want[i] || (rn.mode == ZCOLL_MODE_RAW && rn.count <= 1),
            "inflight #%zu ran mode %s, started under %s", i, zcoll_mode_name(rn.mode),
            zcoll_mode_name(want[i]));
   }
+}
+
+void group_inflight() {
+  Twins t(ZCOLL_MODE_DOC);
+  std::vector<Call> ref, got;
+  std::vector<zcoll_report> ref_rep;
+  std::vector<zcoll_request*> reqs;
+  for (InflightStep& st : inflight_steps()) {
+    switch (st.kind) {
+      case 1: t.both([&](zcoll_comm* z) { zcoll_comm_set_mode(z, st.mode); }); break;
+      case 2:
+        t.both([&](zcoll_comm* z) { zcoll_comm_set_error_bound(z, ZCOLL_EB_ABS, 1e-2); });
+        break;
+      case 4: t.both([&](zcoll_comm* z) { zcoll_comm_set_average(z, 1); }); break;
+      case 3: inflight_blocking(t, st.s, reqs); break;
+      default: {
+        ref.push_back(prepare(st.s));
+        got.push_back(prepare(st.s));
+        EXPECT(run_blocking(t.blocking, ref.back()) == ZCOLL_SUCCESS, "reference: %s",
+               zcoll_last_error());
+        ref_rep.push_back(last(t.blocking));
+        zcoll_request* q = nullptr;
+        EXPECT(start(t.nb, got.back(), &q) == ZCOLL_SUCCESS, "start: %s", zcoll_last_error());
+        reqs.push_back(q);
+      }
+    }
+  }
+  inflight_completion_order(reqs);
+  inflight_wait(reqs, ref, ref_rep, got);
+  inflight_modes(reqs);
   for (zcoll_request* q : reqs) zcoll_request_free(q);
 }
 
@@ -637,58 +660,60 @@ void group_errors() {
   zcoll_request_free(q2);
 }
 
-void group_lifetime() {
+// Requests freed while pending, and a wait from another thread.
+void lifetime_free_and_thread() {
   int threaded = -1;
-  {
-    Twins t(ZCOLL_MODE_HOM);
-    EXPECT(zcoll_comm_progress(t.nb, &threaded) == ZCOLL_SUCCESS && threaded == g_expect_threaded,
-           "progress %d, expected %d", threaded, g_expect_threaded);
-    // requests freed while pending: they still run; a blocking call after them shows it
-    Spec a;
-    a.n = 200003;
-    a.salt = 11;
-    Spec b;
-    b.coll = ZCOLL_COLL_BCAST;
-    b.n = 60001;
-    b.root = g_size - 1;
-    b.salt = 12;
-    Call ra = prepare(a), rb = prepare(b), na = prepare(a), nb = prepare(b);
-    run_blocking(t.blocking, ra);
-    const zcoll_report rep_a = last(t.blocking);
-    run_blocking(t.blocking, rb);
-    const zcoll_report rep_b = last(t.blocking);
-    zcoll_request *qa = nullptr, *qb = nullptr;
-    start(t.nb, na, &qa);
-    start(t.nb, nb, &qb);
-    zcoll_request_free(qa);
-    zcoll_request_free(qb);
-    Spec c;
-    c.coll = ZCOLL_COLL_ALLGATHER;
-    c.n = 5001;
-    c.salt = 13;
-    Call rc = prepare(c), nc = prepare(c);
-    run_blocking(t.blocking, rc);
-    EXPECT(run_blocking(t.nb, nc) == ZCOLL_SUCCESS, "blocking after freed requests: %s",
-           zcoll_last_error());
-    EXPECT(ra.recv == na.recv && rb.recv == nb.recv, "freed requests: results differ");
-    check_exact(na, rep_a, "freed pending allreduce");
-    check_exact(nb, rep_b, "freed pending bcast");
-    EXPECT(rc.recv == nc.recv, "the blocking call after them differs");
-    // a wait from another thread while this one computes
-    Call rd = prepare(a), nd = prepare(a);
-    run_blocking(t.blocking, rd);
-    zcoll_request* qd = nullptr;
-    start(t.nb, nd, &qd);
-    zcoll_status waited = ZCOLL_ERR_INTERNAL;
-    zcoll_report rep_d = ZCOLL_REPORT_INITIALIZER;
-    std::thread waiter([&] { waited = zcoll_wait(qd, &rep_d); });
-    volatile double acc = 0;
-    for (int i = 0; i < 2000000; ++i) acc = acc + std::sqrt(static_cast<double>(i));
-    waiter.join();
-    EXPECT(waited == ZCOLL_SUCCESS && rd.recv == nd.recv, "wait from another thread");
-    zcoll_request_free(qd);
-  }
-  // zcoll_comm_free with requests pending: it waits for them; they stay valid
+  Twins t(ZCOLL_MODE_HOM);
+  EXPECT(zcoll_comm_progress(t.nb, &threaded) == ZCOLL_SUCCESS && threaded == g_expect_threaded,
+         "progress %d, expected %d", threaded, g_expect_threaded);
+  // requests freed while pending: they still run; a blocking call after them shows it
+  Spec a;
+  a.n = 200003;
+  a.salt = 11;
+  Spec b;
+  b.coll = ZCOLL_COLL_BCAST;
+  b.n = 60001;
+  b.root = g_size - 1;
+  b.salt = 12;
+  Call ra = prepare(a), rb = prepare(b), na = prepare(a), nb = prepare(b);
+  run_blocking(t.blocking, ra);
+  const zcoll_report rep_a = last(t.blocking);
+  run_blocking(t.blocking, rb);
+  const zcoll_report rep_b = last(t.blocking);
+  zcoll_request *qa = nullptr, *qb = nullptr;
+  start(t.nb, na, &qa);
+  start(t.nb, nb, &qb);
+  zcoll_request_free(qa);
+  zcoll_request_free(qb);
+  Spec c;
+  c.coll = ZCOLL_COLL_ALLGATHER;
+  c.n = 5001;
+  c.salt = 13;
+  Call rc = prepare(c), nc = prepare(c);
+  run_blocking(t.blocking, rc);
+  EXPECT(run_blocking(t.nb, nc) == ZCOLL_SUCCESS, "blocking after freed requests: %s",
+         zcoll_last_error());
+  EXPECT(ra.recv == na.recv && rb.recv == nb.recv, "freed requests: results differ");
+  check_exact(na, rep_a, "freed pending allreduce");
+  check_exact(nb, rep_b, "freed pending bcast");
+  EXPECT(rc.recv == nc.recv, "the blocking call after them differs");
+  // a wait from another thread while this one computes
+  Call rd = prepare(a), nd = prepare(a);
+  run_blocking(t.blocking, rd);
+  zcoll_request* qd = nullptr;
+  start(t.nb, nd, &qd);
+  zcoll_status waited = ZCOLL_ERR_INTERNAL;
+  zcoll_report rep_d = ZCOLL_REPORT_INITIALIZER;
+  std::thread waiter([&] { waited = zcoll_wait(qd, &rep_d); });
+  volatile double acc = 0;
+  for (int i = 0; i < 2000000; ++i) acc = acc + std::sqrt(static_cast<double>(i));
+  waiter.join();
+  EXPECT(waited == ZCOLL_SUCCESS && rd.recv == nd.recv, "wait from another thread");
+  zcoll_request_free(qd);
+}
+
+// zcoll_comm_free with requests pending: it waits for them; they stay valid
+void lifetime_comm_free() {
   zcoll_comm* zc = make(ZCOLL_MODE_DOC);
   zcoll_comm* twin = make(ZCOLL_MODE_DOC);
   Spec s;
@@ -721,6 +746,11 @@ void group_lifetime() {
   zcoll_request_free(q1);
   zcoll_request_free(q2);
   zcoll_comm_free(twin);
+}
+
+void group_lifetime() {
+  lifetime_free_and_thread();
+  lifetime_comm_free();
 }
 
 // Without a progress thread: complete at once, same results (group identical

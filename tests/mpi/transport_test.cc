@@ -210,6 +210,78 @@ std::pair<int, int> place(const std::vector<std::vector<int>>& g, int r) {
   return {-1, -1};
 }
 
+// The sub-transport of kind k on rank r of tp: its rank, members and locality
+// as the groups say, and the node and rail transports kept.
+void check_sub_transport(ThreadTransport& tp, const Layout& lay, int r, Kind k) {
+  const Locality& l = loc(tp);
+  const auto g = groups(k, l);
+  const auto [gi, sr] = place(g, r);
+  Transport* sub = nullptr;
+  std::unique_ptr<Transport> own;
+  EXPECT(sub_transport(tp, k, &sub, &own) == ZCOLL_SUCCESS && sub, "%s %s: no transport", lay.name,
+         kind_name(k));
+  if (!sub) return;
+  const int n = static_cast<int>(g[gi].size());
+  EXPECT(sub->rank() == sr && sub->size() == n, "%s %s: rank %d is %d of %d, expected %d of %d",
+         lay.name, kind_name(k), r, sub->rank(), sub->size(), sr, n);
+  // the members, in order, as the group itself says
+  uint64_t mine = static_cast<uint64_t>(r);
+  std::vector<uint64_t> all(sub->size());
+  EXPECT(sub->allgather_u64(&mine, 1, all.data()) == ZCOLL_SUCCESS, "allgather");
+  std::vector<int> got(all.begin(), all.end());
+  EXPECT(got == g[gi], "%s %s: rank %d's group is %s, expected %s", lay.name, kind_name(k), r,
+         text(got).c_str(), text(g[gi]).c_str());
+  // its locality: the parent's, restricted
+  std::vector<int64_t> sub_labels;
+  for (int p : g[gi]) sub_labels.push_back(l.node_of_rank[p]);
+  const Locality want = Locality::from_labels(sub_labels, sr);
+  EXPECT(loc(*sub).node_of_rank == want.node_of_rank && loc(*sub).rank == sr,
+         "%s %s: sub-group locality %s", lay.name, kind_name(k), loc(*sub).describe().c_str());
+  if (k == Kind::kNode)
+    EXPECT(loc(*sub).nodes == 1 && sub->size() == l.local_size, "%s node: one node", lay.name);
+  if (k == Kind::kRail)
+    EXPECT(loc(*sub).nodes == sub->size(), "%s rail: one rank per node", lay.name);
+  Transport* again = nullptr;
+  if (k == Kind::kNode) tp.node_transport(&again);
+  if (k == Kind::kRail) tp.rail_transport(&again);
+  if (k != Kind::kSplit) EXPECT(again == sub, "%s %s: not kept", lay.name, kind_name(k));
+}
+
+// Message spaces: the same tag on the parent and on the node transport
+// (sub-rank 0 of the node is a parent rank too): nothing crosses.
+void check_message_spaces(ThreadTransport& tp, const Layout& lay, int r, int N) {
+  const Locality& l = loc(tp);
+  Transport* node = nullptr;
+  tp.node_transport(&node);
+  const int tag = 9;
+  const uint64_t on_parent = 1000 + r, on_node = 2000 + r;
+  Req a = transport::kNoReq, b = transport::kNoReq;
+  tp.isend(&on_parent, 8, 0, tag, &a);
+  node->isend(&on_node, 8, 0, tag, &b);
+  if (r == 0)
+    for (int p = 0; p < N; ++p) {
+      uint64_t v = 0;
+      Req q;
+      tp.irecv(&v, 8, p, tag, &q);
+      tp.wait(q, nullptr);
+      EXPECT(v == 1000u + p, "%s: parent got %llu from %d", lay.name,
+             static_cast<unsigned long long>(v), p);
+    }
+  if (node->rank() == 0) {
+    const auto members = l.ranks_on_node(l.node);
+    for (int p = 0; p < node->size(); ++p) {
+      uint64_t v = 0;
+      Req q;
+      node->irecv(&v, 8, p, tag, &q);
+      node->wait(q, nullptr);
+      EXPECT(v == 2000u + members[p], "%s: node got %llu from %d", lay.name,
+             static_cast<unsigned long long>(v), p);
+    }
+  }
+  tp.wait(a, nullptr);
+  node->wait(b, nullptr);
+}
+
 void test_split() {
   for (const Layout& lay : layouts()) {
     const int N = static_cast<int>(lay.labels.size());
@@ -219,73 +291,8 @@ void test_split() {
       const Locality& l = loc(tp);
       EXPECT(l.node_of_rank == Locality::from_labels(lay.labels, r).node_of_rank,
              "%s: the thread transport's locality", lay.name);
-      for (Kind k : {Kind::kNode, Kind::kRail, Kind::kSplit}) {
-        const auto g = groups(k, l);
-        const auto [gi, sr] = place(g, r);
-        Transport* sub = nullptr;
-        std::unique_ptr<Transport> own;
-        EXPECT(sub_transport(tp, k, &sub, &own) == ZCOLL_SUCCESS && sub, "%s %s: no transport",
-               lay.name, kind_name(k));
-        if (!sub) continue;
-        const int n = static_cast<int>(g[gi].size());
-        EXPECT(sub->rank() == sr && sub->size() == n,
-               "%s %s: rank %d is %d of %d, expected %d of %d", lay.name, kind_name(k), r,
-               sub->rank(), sub->size(), sr, n);
-        // the members, in order, as the group itself says
-        uint64_t mine = static_cast<uint64_t>(r);
-        std::vector<uint64_t> all(sub->size());
-        EXPECT(sub->allgather_u64(&mine, 1, all.data()) == ZCOLL_SUCCESS, "allgather");
-        std::vector<int> got(all.begin(), all.end());
-        EXPECT(got == g[gi], "%s %s: rank %d's group is %s, expected %s", lay.name, kind_name(k), r,
-               text(got).c_str(), text(g[gi]).c_str());
-        // its locality: the parent's, restricted
-        std::vector<int64_t> sub_labels;
-        for (int p : g[gi]) sub_labels.push_back(l.node_of_rank[p]);
-        const Locality want = Locality::from_labels(sub_labels, sr);
-        EXPECT(loc(*sub).node_of_rank == want.node_of_rank && loc(*sub).rank == sr,
-               "%s %s: sub-group locality %s", lay.name, kind_name(k),
-               loc(*sub).describe().c_str());
-        if (k == Kind::kNode)
-          EXPECT(loc(*sub).nodes == 1 && sub->size() == l.local_size, "%s node: one node",
-                 lay.name);
-        if (k == Kind::kRail)
-          EXPECT(loc(*sub).nodes == sub->size(), "%s rail: one rank per node", lay.name);
-        Transport* again = nullptr;
-        if (k == Kind::kNode) tp.node_transport(&again);
-        if (k == Kind::kRail) tp.rail_transport(&again);
-        if (k != Kind::kSplit) EXPECT(again == sub, "%s %s: not kept", lay.name, kind_name(k));
-      }
-      // Message spaces: the same tag on the parent and on the node transport
-      // (sub-rank 0 of the node is a parent rank too): nothing crosses.
-      Transport* node = nullptr;
-      tp.node_transport(&node);
-      const int tag = 9;
-      const uint64_t on_parent = 1000 + r, on_node = 2000 + r;
-      Req a = transport::kNoReq, b = transport::kNoReq;
-      tp.isend(&on_parent, 8, 0, tag, &a);
-      node->isend(&on_node, 8, 0, tag, &b);
-      if (r == 0)
-        for (int p = 0; p < N; ++p) {
-          uint64_t v = 0;
-          Req q;
-          tp.irecv(&v, 8, p, tag, &q);
-          tp.wait(q, nullptr);
-          EXPECT(v == 1000u + p, "%s: parent got %llu from %d", lay.name,
-                 static_cast<unsigned long long>(v), p);
-        }
-      if (node->rank() == 0) {
-        const auto members = l.ranks_on_node(l.node);
-        for (int p = 0; p < node->size(); ++p) {
-          uint64_t v = 0;
-          Req q;
-          node->irecv(&v, 8, p, tag, &q);
-          node->wait(q, nullptr);
-          EXPECT(v == 2000u + members[p], "%s: node got %llu from %d", lay.name,
-                 static_cast<unsigned long long>(v), p);
-        }
-      }
-      tp.wait(a, nullptr);
-      node->wait(b, nullptr);
+      for (Kind k : {Kind::kNode, Kind::kRail, Kind::kSplit}) check_sub_transport(tp, lay, r, k);
+      check_message_spaces(tp, lay, r, N);
       // color < 0: no transport for that rank
       std::unique_ptr<Transport> some;
       EXPECT(tp.split(r == 0 ? -1 : 4, 0, &some) == ZCOLL_SUCCESS, "split");
@@ -424,6 +431,32 @@ std::unique_ptr<Transport> prefixed(std::shared_ptr<ThreadFabric> f, int r) {
       std::make_unique<ThreadTransport>(std::move(f), r));
 }
 
+// wait_any over two channels of the adapter: the one whose message comes
+// (rank 0 sends the second channel's first, the first's once rank 1 has it).
+void adapter_wait_any(transport::SizePrefixedTransport& tp, int r, std::atomic<int>& done) {
+  if (r == 1) {
+    uint32_t u = 0, v = 0;
+    Req q[2];
+    tp.irecv(&u, 4, 0, 5, &q[0]);
+    tp.irecv(&v, 4, 0, 6, &q[1]);
+    int idx = -1;
+    EXPECT(tp.wait_any(q, 2, &idx) == ZCOLL_SUCCESS && idx == 1, "wait_any: %d", idx);
+    tp.wait(q[1], nullptr);
+    EXPECT(v == 66, "wait_any: value %u", v);
+    ++done;
+    tp.wait(q[0], nullptr);
+    EXPECT(u == 55, "wait_any: second value %u", u);
+  } else {
+    const uint32_t v = 66, u = 55;
+    Req a, b;
+    tp.isend(&v, 4, 1, 6, &b);
+    while (done == 0) std::this_thread::yield();
+    tp.isend(&u, 4, 1, 5, &a);
+    tp.wait(a, nullptr);
+    tp.wait(b, nullptr);
+  }
+}
+
 void test_adapter_channels() {
   auto fabric = std::make_shared<ThreadFabric>(2, std::vector<int64_t>{}, kExact);
   std::atomic<int> done{0};
@@ -470,28 +503,7 @@ void test_adapter_channels() {
       EXPECT(tp.wait(a, &n) == ZCOLL_ERR_BUFFER_TOO_SMALL && n == 100, "oversized: %zu", n);
       EXPECT(tp.wait(b, &n) == ZCOLL_SUCCESS && n == 10 && y[9] == 2, "after the oversized");
     }
-    // wait_any over two channels: the one whose message comes
-    if (r == 1) {
-      uint32_t u = 0, v = 0;
-      Req q[2];
-      tp.irecv(&u, 4, 0, 5, &q[0]);
-      tp.irecv(&v, 4, 0, 6, &q[1]);
-      int idx = -1;
-      EXPECT(tp.wait_any(q, 2, &idx) == ZCOLL_SUCCESS && idx == 1, "wait_any: %d", idx);
-      tp.wait(q[1], nullptr);
-      EXPECT(v == 66, "wait_any: value %u", v);
-      ++done;
-      tp.wait(q[0], nullptr);
-      EXPECT(u == 55, "wait_any: second value %u", u);
-    } else {
-      const uint32_t v = 66, u = 55;
-      Req a, b;
-      tp.isend(&v, 4, 1, 6, &b);
-      while (done == 0) std::this_thread::yield();
-      tp.isend(&u, 4, 1, 5, &a);
-      tp.wait(a, nullptr);
-      tp.wait(b, nullptr);
-    }
+    adapter_wait_any(tp, r, done);
     // both ranks wait for their (rendezvous) sends before their receives: each
     // must post the payload's receive while it waits
     std::vector<uint8_t> out(300000, static_cast<uint8_t>(r + 1)), in(300000);

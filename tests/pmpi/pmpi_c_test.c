@@ -82,24 +82,9 @@ static int copy_with_collective(MPI_Comm old, int keyval, void* extra, void* in,
   return MPI_SUCCESS;
 }
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  g_lossy = argc > 1 && strcmp(argv[1], "lossy") == 0;
-  const char* eb = getenv("ZCOLL_ERROR_BOUND");
-  g_eb = eb ? atof(eb) : 0;
+/* small Allreduce: exact always */
+static void allreduce_floats(float* a, float* b, float* r, size_t small, size_t large) {
   const int lossy = g_lossy;
-  int keyval;
-  MPI_Comm_create_keyval(copy_with_collective, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
-  MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &g_copies);
-  const size_t small = 1000, large = ((size_t)1 << 20) + 3; /* 4 MiB + 12 bytes, odd */
-  const size_t n_rsb = (size_t)(300001); /* per rank: not a multiple of anything */
-  float* a = malloc(sizeof(float) * large * (size_t)g_size);
-  float* b = malloc(sizeof(float) * large * (size_t)g_size);
-  float* r = malloc(sizeof(float) * large * (size_t)g_size);
-
-  /* small Allreduce: exact always */
   fill(a, small, g_rank, 1);
   MPI_Allreduce(a, b, (int)small, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   PMPI_Allreduce(a, r, (int)small, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -124,60 +109,65 @@ int main(int argc, char** argv) {
   MPI_Allreduce(a, b, (int)large, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
   PMPI_Allreduce(a, r, (int)large, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
   check_f("large allreduce max", b, r, large, 1);
+}
 
-  /* large integer and double: exact (double not in ZCOLL_PMPI_TYPES by default) */
-  {
-    int* ia = (int*)a;
-    int* ib = (int*)b;
-    int* ir = (int*)r;
-    for (size_t i = 0; i < large; ++i) ia[i] = (int)(i * 7 + (size_t)g_rank);
-    MPI_Allreduce(ia, ib, (int)large, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    PMPI_Allreduce(ia, ir, (int)large, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (memcmp(ib, ir, large * sizeof(int)) != 0) {
-      ++g_failures;
-      fprintf(stderr, "rank %d: int allreduce not exact\n", g_rank);
-    }
-    digest(ib, large * sizeof(int));
-    double* da = (double*)a;
-    double* db = (double*)b;
-    double* dr = (double*)r;
-    const size_t nd = large / 2;
-    for (size_t i = 0; i < nd; ++i) da[i] = sin(0.002 * (double)i + g_rank);
-    MPI_Allreduce(da, db, (int)nd, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    PMPI_Allreduce(da, dr, (int)nd, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    if (!same_bytes(db, dr, nd * sizeof(double))) {
-      ++g_failures;
-      fprintf(stderr, "rank %d: double allreduce not exact\n", g_rank);
-    }
-    digest(db, nd * sizeof(double));
+/* large integer and double: exact (double not in ZCOLL_PMPI_TYPES by default) */
+static void int_and_double(float* a, float* b, float* r, size_t large) {
+  int* ia = (int*)a;
+  int* ib = (int*)b;
+  int* ir = (int*)r;
+  for (size_t i = 0; i < large; ++i) ia[i] = (int)(i * 7 + (size_t)g_rank);
+  MPI_Allreduce(ia, ib, (int)large, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  PMPI_Allreduce(ia, ir, (int)large, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (memcmp(ib, ir, large * sizeof(int)) != 0) {
+    ++g_failures;
+    fprintf(stderr, "rank %d: int allreduce not exact\n", g_rank);
   }
-
-  /* MAXLOC on float-int pairs: never touched */
-  {
-    struct {
-      float v;
-      int i;
-    }* p = (void*)a, *q = (void*)b, *w = (void*)r;
-    const size_t np = large / 2;
-    for (size_t i = 0; i < np; ++i)
-      p[i].v = (float)((i * 13 + (size_t)g_rank * 5) % 101), p[i].i = g_rank;
-    MPI_Allreduce(p, q, (int)np, MPI_FLOAT_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-    PMPI_Allreduce(p, w, (int)np, MPI_FLOAT_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-    if (!same_bytes(q, w, np * sizeof *p)) {
-      ++g_failures;
-      fprintf(stderr, "rank %d: maxloc not exact\n", g_rank);
-    }
+  digest(ib, large * sizeof(int));
+  double* da = (double*)a;
+  double* db = (double*)b;
+  double* dr = (double*)r;
+  const size_t nd = large / 2;
+  for (size_t i = 0; i < nd; ++i) da[i] = sin(0.002 * (double)i + g_rank);
+  MPI_Allreduce(da, db, (int)nd, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  PMPI_Allreduce(da, dr, (int)nd, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (!same_bytes(db, dr, nd * sizeof(double))) {
+    ++g_failures;
+    fprintf(stderr, "rank %d: double allreduce not exact\n", g_rank);
   }
+  digest(db, nd * sizeof(double));
+}
 
-  /* MPI_Pcontrol(0): compression off for the region */
+/* MAXLOC on float-int pairs: never touched */
+static void maxloc(float* a, float* b, float* r, size_t large) {
+  struct {
+    float v;
+    int i;
+  }* p = (void*)a, *q = (void*)b, *w = (void*)r;
+  const size_t np = large / 2;
+  for (size_t i = 0; i < np; ++i)
+    p[i].v = (float)((i * 13 + (size_t)g_rank * 5) % 101), p[i].i = g_rank;
+  MPI_Allreduce(p, q, (int)np, MPI_FLOAT_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  PMPI_Allreduce(p, w, (int)np, MPI_FLOAT_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  if (!same_bytes(q, w, np * sizeof *p)) {
+    ++g_failures;
+    fprintf(stderr, "rank %d: maxloc not exact\n", g_rank);
+  }
+}
+
+/* MPI_Pcontrol(0): compression off for the region */
+static void pcontrol(float* a, float* b, float* r, size_t large) {
   fill(a, large, g_rank, 3);
   MPI_Pcontrol(0);
   MPI_Allreduce(a, b, (int)large, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Pcontrol(1);
   PMPI_Allreduce(a, r, (int)large, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   check_f("allreduce under Pcontrol(0)", b, r, large, 1);
+}
 
-  /* the other collectives (compressed when ZCOLL_PMPI_COLLS lists them) */
+/* the other collectives (compressed when ZCOLL_PMPI_COLLS lists them) */
+static void other_collectives(float* a, float* b, float* r, size_t large, size_t n_rsb) {
+  const int lossy = g_lossy;
   const int all = getenv("ZCOLL_PMPI_COLLS") && strstr(getenv("ZCOLL_PMPI_COLLS"), "all");
   const int lossy_all = lossy && all;
   fill(a, large, g_rank, 4);
@@ -212,26 +202,52 @@ int main(int argc, char** argv) {
   MPI_Gather(a, (int)n_rsb, MPI_FLOAT, b, (int)n_rsb, MPI_FLOAT, 0, MPI_COMM_WORLD);
   PMPI_Gather(a, (int)n_rsb, MPI_FLOAT, r, (int)n_rsb, MPI_FLOAT, 0, MPI_COMM_WORLD);
   if (g_rank == 0) check_f("gather", b, r, n_rsb * (size_t)g_size, !lossy_all);
+}
 
-  /* communicators by name: "exact_sub" is left alone by the test's pattern
-   * ("[MZz]*"), "zwork" is compressed; both freed before MPI_Finalize (the
-   * attribute's delete callback frees zwork's handle) */
-  {
-    MPI_Comm work, sub;
-    MPI_Comm_dup(MPI_COMM_WORLD, &work);
-    MPI_Comm_set_name(work, "zwork");
-    MPI_Comm_split(MPI_COMM_WORLD, 0, g_size - g_rank, &sub);
-    MPI_Comm_set_name(sub, "exact_sub");
-    fill(a, large, g_rank, 10);
-    MPI_Allreduce(a, b, (int)large, MPI_FLOAT, MPI_SUM, sub);
-    PMPI_Allreduce(a, r, (int)large, MPI_FLOAT, MPI_SUM, sub);
-    check_f("allreduce on exact_sub", b, r, large, 1);
-    MPI_Allreduce(a, b, (int)large, MPI_FLOAT, MPI_SUM, work);
-    PMPI_Allreduce(a, r, (int)large, MPI_FLOAT, MPI_SUM, work);
-    check_f("allreduce on zwork", b, r, large, !lossy);
-    MPI_Comm_free(&sub);
-    MPI_Comm_free(&work);
-  }
+/* communicators by name: "exact_sub" is left alone by the test's pattern
+ * ("[MZz]*"), "zwork" is compressed; both freed before MPI_Finalize (the
+ * attribute's delete callback frees zwork's handle) */
+static void named_comms(float* a, float* b, float* r, size_t large) {
+  const int lossy = g_lossy;
+  MPI_Comm work, sub;
+  MPI_Comm_dup(MPI_COMM_WORLD, &work);
+  MPI_Comm_set_name(work, "zwork");
+  MPI_Comm_split(MPI_COMM_WORLD, 0, g_size - g_rank, &sub);
+  MPI_Comm_set_name(sub, "exact_sub");
+  fill(a, large, g_rank, 10);
+  MPI_Allreduce(a, b, (int)large, MPI_FLOAT, MPI_SUM, sub);
+  PMPI_Allreduce(a, r, (int)large, MPI_FLOAT, MPI_SUM, sub);
+  check_f("allreduce on exact_sub", b, r, large, 1);
+  MPI_Allreduce(a, b, (int)large, MPI_FLOAT, MPI_SUM, work);
+  PMPI_Allreduce(a, r, (int)large, MPI_FLOAT, MPI_SUM, work);
+  check_f("allreduce on zwork", b, r, large, !lossy);
+  MPI_Comm_free(&sub);
+  MPI_Comm_free(&work);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_lossy = argc > 1 && strcmp(argv[1], "lossy") == 0;
+  const char* eb = getenv("ZCOLL_ERROR_BOUND");
+  g_eb = eb ? atof(eb) : 0;
+  const int lossy = g_lossy;
+  int keyval;
+  MPI_Comm_create_keyval(copy_with_collective, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &g_copies);
+  const size_t small = 1000, large = ((size_t)1 << 20) + 3; /* 4 MiB + 12 bytes, odd */
+  const size_t n_rsb = (size_t)(300001); /* per rank: not a multiple of anything */
+  float* a = malloc(sizeof(float) * large * (size_t)g_size);
+  float* b = malloc(sizeof(float) * large * (size_t)g_size);
+  float* r = malloc(sizeof(float) * large * (size_t)g_size);
+
+  allreduce_floats(a, b, r, small, large);
+  int_and_double(a, b, r, large);
+  maxloc(a, b, r, large);
+  pcontrol(a, b, r, large);
+  other_collectives(a, b, r, large, n_rsb);
+  named_comms(a, b, r, large);
 
   MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
   MPI_Comm_free_keyval(&keyval);

@@ -73,6 +73,114 @@ static void compute(void) {
   g_sink = s;
 }
 
+/* The buffers of the test: inputs, the program's results and the references. */
+typedef struct {
+  size_t n, k, total;
+  int root;
+  float *x, *y, *yr, *xs, *rs, *rsr, *ag, *agr, *bc, *bcr, *rd, *rdr, *xv, *rv, *rvr;
+  int* counts;
+  int ix[5], iy[5], iyr[5];
+  double dx[7], dy[7], dyr[7];
+} Bufs;
+
+static void make_bufs(Bufs* b, int P, int R) {
+  const size_t n = b->n = 300000, k = b->k = 100000;
+  b->x = malloc(n * sizeof(float)), b->y = malloc(n * sizeof(float));
+  b->yr = malloc(n * sizeof(float)), b->xs = malloc(k * P * sizeof(float));
+  b->rs = malloc(k * sizeof(float)), b->rsr = malloc(k * sizeof(float));
+  b->ag = malloc(k * P * sizeof(float)), b->agr = malloc(k * P * sizeof(float));
+  b->bc = malloc(n * sizeof(float)), b->bcr = malloc(n * sizeof(float));
+  b->rd = malloc(n * sizeof(float)), b->rdr = malloc(n * sizeof(float));
+  b->counts = malloc(P * sizeof(int));
+  b->total = 0;
+  for (int p = 0; p < P; ++p) {
+    b->counts[p] = (int)(k / 2 + 1000 * (size_t)p);
+    b->total += (size_t)b->counts[p];
+  }
+  b->xv = malloc(b->total * sizeof(float)), b->rv = malloc(k * sizeof(float) * 2);
+  b->rvr = malloc(k * sizeof(float) * 2);
+  fill(b->x, n, R, 1);
+  fill(b->xs, k * P, R, 2);
+  fill(b->xv, b->total, R, 3);
+  b->root = P - 1;
+  fill(b->bc, n, b->root, 4);
+  memcpy(b->bcr, b->bc, n * sizeof(float));
+  if (R != b->root) {
+    memset(b->bc, 0, n * sizeof(float));
+    memset(b->bcr, 0, n * sizeof(float));
+  }
+  for (int i = 0; i < 5; ++i) b->ix[i] = (R + 1) * (i + 1);
+  for (int i = 0; i < 7; ++i) b->dx[i] = 0.1 * (R + 1) * (i + 1);
+}
+
+static void free_bufs(Bufs* b) {
+  free(b->x), free(b->y), free(b->yr), free(b->xs), free(b->rs), free(b->rsr), free(b->ag);
+  free(b->agr), free(b->bc), free(b->bcr), free(b->rd), free(b->rdr), free(b->counts);
+  free(b->xv), free(b->rv), free(b->rvr);
+}
+
+/* the references: the MPI library's own nonblocking calls */
+static void references(Bufs* b) {
+  const int n = (int)b->n, k = (int)b->k;
+  MPI_Request ref[9];
+  PMPI_Iallreduce(b->x, b->yr, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &ref[0]);
+  PMPI_Ireduce_scatter_block(b->xs, b->rsr, k, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &ref[1]);
+  PMPI_Ireduce_scatter(b->xv, b->rvr, b->counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &ref[2]);
+  PMPI_Ireduce(b->x, b->rdr, n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &ref[3]);
+  PMPI_Iallgather(b->x, k, MPI_FLOAT, b->agr, k, MPI_FLOAT, MPI_COMM_WORLD, &ref[4]);
+  PMPI_Ibcast(b->bcr, n, MPI_FLOAT, b->root, MPI_COMM_WORLD, &ref[5]);
+  PMPI_Iallreduce(b->ix, b->iyr, 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ref[6]);
+  PMPI_Iallreduce(b->dx, b->dyr, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &ref[7]);
+  ref[8] = MPI_REQUEST_NULL;
+  MPI_Status sts[9];
+  PMPI_Waitall(9, ref, sts);
+}
+
+/* the program's calls, all in flight together, computation between; the
+ * first completed by polling, the last by MPI_Wait, the rest together */
+static void program_calls(Bufs* b, int R) {
+  const int n = (int)b->n, k = (int)b->k;
+  MPI_Request q[8];
+  MPI_Iallreduce(b->x, b->y, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q[0]);
+  MPI_Ireduce_scatter_block(b->xs, b->rs, k, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q[1]);
+  compute();
+  MPI_Ireduce_scatter(b->xv, b->rv, b->counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q[2]);
+  MPI_Ireduce(b->x, b->rd, n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &q[3]);
+  MPI_Iallgather(b->x, k, MPI_FLOAT, b->ag, k, MPI_FLOAT, MPI_COMM_WORLD, &q[4]);
+  if (R != b->root) memset(b->bc, 0, b->n * sizeof(float));
+  MPI_Ibcast(b->bc, n, MPI_FLOAT, b->root, MPI_COMM_WORLD, &q[5]);
+  MPI_Iallreduce(b->ix, b->iy, 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[6]);
+  MPI_Iallreduce(b->dx, b->dy, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[7]);
+  compute();
+  for (int done = 0; !done;) MPI_Test(&q[0], &done, MPI_STATUS_IGNORE);
+  MPI_Status st, sts[9];
+  MPI_Wait(&q[7], &st);
+  MPI_Waitall(6, &q[1], sts);
+  for (int i = 0; i < 8; ++i)
+    if (q[i] != MPI_REQUEST_NULL) {
+      ++g_failures;
+      fprintf(stderr, "rank %d: request %d not freed by its completion\n", R, i);
+    }
+}
+
+/* the program's results against the references */
+static void check_results(Bufs* b, int P, int R) {
+  const int lossy = g_lossy;
+  const size_t n = b->n, k = b->k;
+  check_f("MPI_Iallreduce float", b->y, b->yr, n, !lossy);
+  check_f("MPI_Ireduce_scatter_block", b->rs, b->rsr, k, !lossy);
+  check_f("MPI_Ireduce_scatter", b->rv, b->rvr, (size_t)b->counts[R], !lossy);
+  if (R == 0) check_f("MPI_Ireduce", b->rd, b->rdr, n, !lossy);
+  check_f("MPI_Iallgather", b->ag, b->agr, k * P, !lossy);
+  check_f("MPI_Ibcast", b->bc, b->bcr, n, !lossy || R == b->root);
+  digest(b->iy, sizeof b->iy);
+  digest(b->dy, sizeof b->dy);
+  if (!same_bytes(b->iy, b->iyr, sizeof b->iy) || !same_bytes(b->dy, b->dyr, sizeof b->dy)) {
+    ++g_failures;
+    fprintf(stderr, "rank %d: the int / double MPI_Iallreduce differ\n", R);
+  }
+}
+
 int main(int argc, char** argv) {
   g_lossy = argc > 1 && strcmp(argv[1], "lossy") == 0;
   const int single = argc > 2 && strcmp(argv[2], "single") == 0;
@@ -83,88 +191,12 @@ int main(int argc, char** argv) {
   const char* eb = getenv("ZCOLL_ERROR_BOUND");
   g_eb = eb ? atof(eb) : 0;
   const int P = g_size, R = g_rank;
-
-  const size_t n = 300000, k = 100000;
-  float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
-  float *yr = malloc(n * sizeof(float)), *xs = malloc(k * P * sizeof(float));
-  float *rs = malloc(k * sizeof(float)), *rsr = malloc(k * sizeof(float));
-  float *ag = malloc(k * P * sizeof(float)), *agr = malloc(k * P * sizeof(float));
-  float *bc = malloc(n * sizeof(float)), *bcr = malloc(n * sizeof(float));
-  float *rd = malloc(n * sizeof(float)), *rdr = malloc(n * sizeof(float));
-  int* counts = malloc(P * sizeof(int));
-  size_t total = 0;
-  for (int p = 0; p < P; ++p) {
-    counts[p] = (int)(k / 2 + 1000 * (size_t)p);
-    total += (size_t)counts[p];
-  }
-  float *xv = malloc(total * sizeof(float)), *rv = malloc(k * sizeof(float) * 2);
-  float* rvr = malloc(k * sizeof(float) * 2);
-  fill(x, n, R, 1);
-  fill(xs, k * P, R, 2);
-  fill(xv, total, R, 3);
-  const int root = P - 1;
-  fill(bc, n, root, 4);
-  memcpy(bcr, bc, n * sizeof(float));
-  if (R != root) {
-    memset(bc, 0, n * sizeof(float));
-    memset(bcr, 0, n * sizeof(float));
-  }
-  int ix[5], iy[5], iyr[5];
-  double dx[7], dy[7], dyr[7];
-  for (int i = 0; i < 5; ++i) ix[i] = (R + 1) * (i + 1);
-  for (int i = 0; i < 7; ++i) dx[i] = 0.1 * (R + 1) * (i + 1);
-
-  /* the references: the MPI library's own nonblocking calls */
-  MPI_Request ref[9];
-  PMPI_Iallreduce(x, yr, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &ref[0]);
-  PMPI_Ireduce_scatter_block(xs, rsr, (int)k, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &ref[1]);
-  PMPI_Ireduce_scatter(xv, rvr, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &ref[2]);
-  PMPI_Ireduce(x, rdr, (int)n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &ref[3]);
-  PMPI_Iallgather(x, (int)k, MPI_FLOAT, agr, (int)k, MPI_FLOAT, MPI_COMM_WORLD, &ref[4]);
-  PMPI_Ibcast(bcr, (int)n, MPI_FLOAT, root, MPI_COMM_WORLD, &ref[5]);
-  PMPI_Iallreduce(ix, iyr, 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ref[6]);
-  PMPI_Iallreduce(dx, dyr, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &ref[7]);
-  ref[8] = MPI_REQUEST_NULL;
-  MPI_Status sts[9];
-  PMPI_Waitall(9, ref, sts);
-
-  /* the program's calls, all in flight together, computation between */
+  Bufs b;
+  make_bufs(&b, P, R);
+  references(&b);
   for (int round = 0; round < 2; ++round) {
-    MPI_Request q[8];
-    MPI_Iallreduce(x, y, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q[0]);
-    MPI_Ireduce_scatter_block(xs, rs, (int)k, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q[1]);
-    compute();
-    MPI_Ireduce_scatter(xv, rv, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q[2]);
-    MPI_Ireduce(x, rd, (int)n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, &q[3]);
-    MPI_Iallgather(x, (int)k, MPI_FLOAT, ag, (int)k, MPI_FLOAT, MPI_COMM_WORLD, &q[4]);
-    if (R != root) memset(bc, 0, n * sizeof(float));
-    MPI_Ibcast(bc, (int)n, MPI_FLOAT, root, MPI_COMM_WORLD, &q[5]);
-    MPI_Iallreduce(ix, iy, 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[6]);
-    MPI_Iallreduce(dx, dy, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[7]);
-    compute();
-    /* the first by polling, the last by MPI_Wait, the rest together */
-    for (int done = 0; !done;) MPI_Test(&q[0], &done, MPI_STATUS_IGNORE);
-    MPI_Status st;
-    MPI_Wait(&q[7], &st);
-    MPI_Waitall(6, &q[1], sts);
-    for (int i = 0; i < 8; ++i)
-      if (q[i] != MPI_REQUEST_NULL) {
-        ++g_failures;
-        fprintf(stderr, "rank %d: request %d not freed by its completion\n", R, i);
-      }
-    const int lossy = g_lossy;
-    check_f("MPI_Iallreduce float", y, yr, n, !lossy);
-    check_f("MPI_Ireduce_scatter_block", rs, rsr, k, !lossy);
-    check_f("MPI_Ireduce_scatter", rv, rvr, (size_t)counts[R], !lossy);
-    if (R == 0) check_f("MPI_Ireduce", rd, rdr, n, !lossy);
-    check_f("MPI_Iallgather", ag, agr, k * P, !lossy);
-    check_f("MPI_Ibcast", bc, bcr, n, !lossy || R == root);
-    digest(iy, sizeof iy);
-    digest(dy, sizeof dy);
-    if (!same_bytes(iy, iyr, sizeof iy) || !same_bytes(dy, dyr, sizeof dy)) {
-      ++g_failures;
-      fprintf(stderr, "rank %d: the int / double MPI_Iallreduce differ\n", R);
-    }
+    program_calls(&b, R);
+    check_results(&b, P, R);
   }
   int fails = 0, differ = 0;
   PMPI_Allreduce(&g_failures, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -183,8 +215,7 @@ int main(int argc, char** argv) {
            provided == MPI_THREAD_MULTIPLE ? "multiple" : "below multiple", fails,
            g_lossy ? 0ull : (unsigned long long)d);
   }
-  free(x), free(y), free(yr), free(xs), free(rs), free(rsr), free(ag), free(agr), free(bc);
-  free(bcr), free(rd), free(rdr), free(counts), free(xv), free(rv), free(rvr);
+  free_bufs(&b);
   MPI_Finalize();
   return fails ? 1 : 0;
 }
