@@ -48,7 +48,7 @@ constexpr zcoll_algorithm kNodeAwareAlgo = ZCOLL_ALGO_NODE_AWARE;
 constexpr zcoll_algorithm kNodeLeaderAlgo = ZCOLL_ALGO_NODE_LEADER;
 
 namespace {
-const Algorithm kAlgorithms[] = {
+constexpr Algorithm kAlgorithms[] = {
     {ZCOLL_COLL_ALLREDUCE, ZCOLL_ALGO_RING, "ring", nullptr, kCommutativeOps,
      "reduce-scatter ring + allgather ring; bandwidth-optimal for large vectors",
      ZCOLL_FUNCTIONS(allreduce_ring), pieces_helpers, share_at_least_256k,
@@ -115,6 +115,95 @@ const Algorithm kAlgorithms[] = {
 #undef ZCOLL_FUNCTIONS
 
 bool is(const char* a, const char* b) { return a && b && strcasecmp(a, b) == 0; }
+
+// ---- the table against zcoll_algorithm (zcoll_mpi.h), at compile time --------
+// Every value of the public enum, sorted: ROW, an algorithm of the table (the
+// rows with that number are named like it: ZCOLL_ALGO_NODE_AWARE, "node_aware");
+// OTHER, a value with no row (the library's choice, MPI's own, nothing to do).
+// A value added to the enum and not here fails the build (-Wswitch is an error
+// in kind_of); so does a ROW without rows, a row of another name, an OTHER with
+// rows, and a row whose number is no ROW (the count check below).
+// clang-format off
+#define ZCOLL_ALGORITHM_VALUES(ROW, OTHER)                                      \
+  OTHER(ZCOLL_ALGO_AUTO) OTHER(ZCOLL_ALGO_NATIVE) OTHER(ZCOLL_ALGO_NONE)         \
+  ROW(ZCOLL_ALGO_RING) ROW(ZCOLL_ALGO_RECURSIVE_DOUBLING) ROW(ZCOLL_ALGO_BINOMIAL) \
+  ROW(ZCOLL_ALGO_CHAIN) ROW(ZCOLL_ALGO_PAIRWISE) ROW(ZCOLL_ALGO_NODE_AWARE)      \
+  ROW(ZCOLL_ALGO_NODE_LEADER)
+// clang-format on
+
+constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Whether `name` is the enumerator's spelling after ZCOLL_ALGO_, in lower case.
+constexpr bool spelled_as(const char* enumerator, const char* name) {
+  const char* e = enumerator + sizeof("ZCOLL_ALGO_") - 1;
+  for (; *e && *name; ++e, ++name)
+    if (lower(*e) != *name) return false;
+  return *e == *name;
+}
+
+// Rows with number a exist, all named as the enumerator.
+constexpr bool has_rows(zcoll_algorithm a, const char* enumerator) {
+  bool any = false;
+  for (const Algorithm& row : kAlgorithms) {
+    if (row.algo != a) continue;
+    if (!spelled_as(enumerator, row.name)) return false;
+    any = true;
+  }
+  return any;
+}
+
+constexpr bool has_no_rows(zcoll_algorithm a) {
+  for (const Algorithm& row : kAlgorithms)
+    if (row.algo == a) return false;
+  return true;
+}
+
+enum class ValueKind { kRow, kOther, kUnknown };
+
+// NOLINTBEGIN(bugprone-macro-parentheses): the pieces of ZCOLL_ALGORITHM_VALUES' uses
+// (a case label, an array element) cannot be parenthesized
+#define ZCOLL_CASE_ROW(e)                                                                 \
+  case e:                                                                                 \
+    static_assert(has_rows(e, #e), #e ": no row of kAlgorithms, or one named otherwise"); \
+    return ValueKind::kRow;
+#define ZCOLL_CASE_OTHER(e)                                      \
+  case e:                                                        \
+    static_assert(has_no_rows(e), #e ": not a table algorithm"); \
+    return ValueKind::kOther;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+constexpr ValueKind kind_of(zcoll_algorithm a) {
+  switch (a) { ZCOLL_ALGORITHM_VALUES(ZCOLL_CASE_ROW, ZCOLL_CASE_OTHER) }
+  return ValueKind::kUnknown;  // a number zcoll_algorithm does not name
+}
+#pragma GCC diagnostic pop
+#undef ZCOLL_CASE_ROW
+#undef ZCOLL_CASE_OTHER
+
+// The ROW values.
+#define ZCOLL_ROW_VALUE(e) e,
+#define ZCOLL_NO_VALUE(e)
+constexpr zcoll_algorithm kRowValues[] = {ZCOLL_ALGORITHM_VALUES(ZCOLL_ROW_VALUE, ZCOLL_NO_VALUE)};
+#undef ZCOLL_ROW_VALUE
+#undef ZCOLL_NO_VALUE
+#undef ZCOLL_ALGORITHM_VALUES
+// NOLINTEND(bugprone-macro-parentheses)
+
+// The distinct numbers of the table's rows, each a ROW value.
+constexpr size_t row_numbers() {
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof kAlgorithms / sizeof kAlgorithms[0]; ++i) {
+    if (kind_of(kAlgorithms[i].algo) != ValueKind::kRow) return 0;
+    bool first = true;
+    for (size_t j = 0; j < i; ++j) first = first && kAlgorithms[j].algo != kAlgorithms[i].algo;
+    n += first;
+  }
+  return n;
+}
+static_assert(row_numbers() == sizeof kRowValues / sizeof kRowValues[0],
+              "kAlgorithms and zcoll_algorithm (zcoll_mpi.h) disagree: every row's number must "
+              "be a ZCOLL_ALGO_* value listed as ROW in ZCOLL_ALGORITHM_VALUES, and every ROW "
+              "value must have rows");
 }  // namespace
 
 const Algorithm* algorithms(size_t* count) {
