@@ -49,10 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calibration import best_of_rounds  # noqa: E402  (tools/simscale/calibration.py)
 
 KINDS = ["compress", "decompress", "accumulate", "hom_add", "reduce", "copy"]
-MODES = {"mpi": 1, "raw": 2, "cpr_p2p": 3, "doc": 4, "hom": 5}
-ALGOS = {"native": 1, "ring": 2, "rd": 3, "node_aware": 8, "node_leader": 9}
-COLL_ALLREDUCE = 1
-FLOAT32 = 1
+FLOAT32 = 1  # zcoll_dtype ZCOLL_FLOAT32 (zcoll.h)
 COMPRESSED = [("hom", "ring"), ("hom", "rd"), ("doc", "ring"), ("doc", "rd"), ("cpr_p2p", "ring")]
 
 
@@ -70,7 +67,10 @@ class Model(ctypes.Structure):
 
 
 class CostModel:
-    """zcoll_predict() of the built library."""
+    """zcoll_predict() of the built library. Modes, collectives and algorithms are
+    named as the library names them (zcoll_mode_from_name, zcoll_collective_from_name,
+    zcoll_algorithm_from_name: its algorithm table's names and aliases, "rd" too), so
+    that a number here never differs from the library's."""
 
     def __init__(self, lib):
         self.lib = ctypes.CDLL(lib)
@@ -79,11 +79,48 @@ class CostModel:
                       ctypes.c_size_t, ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_double),
                       ctypes.c_void_p, ctypes.c_void_p]
         f.restype = ctypes.c_int
+        for name in ("zcoll_mode_from_name", "zcoll_collective_from_name"):
+            getattr(self.lib, name).argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
+            getattr(self.lib, name).restype = ctypes.c_int
+        self.lib.zcoll_algorithm_from_name.argtypes = [ctypes.c_int, ctypes.c_char_p,
+                                                       ctypes.POINTER(ctypes.c_int)]
+        self.lib.zcoll_algorithm_from_name.restype = ctypes.c_int
+        self.lib.zcoll_algorithm_name.argtypes = [ctypes.c_int]
+        self.lib.zcoll_algorithm_name.restype = ctypes.c_char_p
+        self.numbers = {}
 
-    def predict(self, m, mode, algo, nranks, count, ratio, coll=COLL_ALLREDUCE):
+    def _number(self, what, *args):
+        key = (what,) + args
+        if key not in self.numbers:
+            v = ctypes.c_int(-1)
+            if what == "algorithm":
+                coll, name = args
+                rc = self.lib.zcoll_algorithm_from_name(coll, name.encode(), ctypes.byref(v))
+                if rc != 0:  # not a row of the table: "native" (MPI's own), "none"
+                    v.value = next((a for a in range(64)
+                                    if self.lib.zcoll_algorithm_name(a) == name.encode()), -1)
+                    rc = 0 if v.value >= 0 else rc
+            else:
+                rc = getattr(self.lib, f"zcoll_{what}_from_name")(args[0].encode(), ctypes.byref(v))
+            if rc != 0:
+                raise ValueError(f"the library has no {what} {args[-1]!r}")
+            self.numbers[key] = v.value
+        return self.numbers[key]
+
+    def mode(self, name):
+        return self._number("mode", name)
+
+    def collective(self, name):
+        return self._number("collective", name)
+
+    def algorithm(self, name, coll="allreduce"):
+        return self._number("algorithm", self.collective(coll), name)
+
+    def predict(self, m, mode, algo, nranks, count, ratio, coll="allreduce"):
         s = ctypes.c_double(-1)
-        rc = self.lib.zcoll_predict(ctypes.byref(m), coll, MODES[mode], ALGOS[algo], nranks,
-                                    count, FLOAT32, ratio, ctypes.byref(s), None, None)
+        rc = self.lib.zcoll_predict(ctypes.byref(m), self.collective(coll), self.mode(mode),
+                                    self.algorithm(algo, coll), nranks, count, FLOAT32, ratio,
+                                    ctypes.byref(s), None, None)
         if rc != 0:
             raise RuntimeError(f"zcoll_predict({mode}, {algo}) failed: {rc}")
         return s.value
@@ -284,6 +321,13 @@ def selftest(lib):
         if not abs(got - want) <= tol * max(1.0, abs(want)):
             bad.append(f"{what}: {got!r} != {want!r}")
 
+    # the names this study and nodeaware.py use, resolved by the library
+    for al in ("native", "ring", "rd", "recursive_doubling", "node_aware", "node_leader"):
+        try:
+            cm.algorithm(al)
+        except ValueError as e:
+            bad.append(str(e))
+    near("rd is recursive_doubling", cm.algorithm("rd"), cm.algorithm("recursive_doubling"))
     N, count = 64, 1 << 24
     D = count * 4.0
     a, B, g, cc, cd, ch = 2e-6, 12.5e9, 10e9, 4e9, 5e9, 6e9
