@@ -14,8 +14,9 @@ Makes, in OUT (default RESULTS_DIR/plots):
                                  mode, mean time, speedup, ratio, pass.
 Speedup is, for runs with --repeats, the median over the repeats of MPI's time / the mode's
 time in the same repeat, with error bars from the smallest to the largest (the range);
-for older JSON, zcoll-bench's speedup_vs_mpi (MPI's mean time / the mode's) without bars. Rows that failed their bound check are drawn with an x. The achieved link rate is
-the lowest receive rate `netcluster.sh check` measured (when the sweep ran the check).
+for older JSON, zcoll-bench's speedup_vs_mpi (MPI's mean time / the mode's) without bars.
+Rows that failed their bound check are drawn with an x. The achieved link rate is the lowest
+receive rate `netcluster.sh check` measured (when the sweep ran the check).
 Needs matplotlib (python3 -m pip install matplotlib).
 """
 import argparse
@@ -27,8 +28,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "common"))
-import zcoll_units  # noqa: E402  (tools/common/zcoll_units.py)
 import matplotlib  # noqa: E402
+
+import zcoll_units  # noqa: E402  (tools/common/zcoll_units.py)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -43,7 +45,7 @@ def parse_size(s):
     try:
         return zcoll_units.parse_size(s)
     except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e))
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
 human = zcoll_units.format_size

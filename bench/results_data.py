@@ -22,6 +22,7 @@ pack is deterministic (GNU tar --sort=name --mtime=@0 --owner=0 --group=0
 --numeric-owner --format=gnu, modes normalised, xz -9e single-threaded): packing what
 extract unpacked gives the same bytes.
 """
+import builtins
 import fnmatch
 import io
 import json
@@ -87,7 +88,7 @@ def read_bytes(p):
             return members(w[1])[w[2]]
         except KeyError:
             raise FileNotFoundError(f"{p}: no member {w[2]} in {w[1]}") from None
-    with io.open(w[1], "rb") as f:
+    with builtins.open(w[1], "rb") as f:
         return f.read()
 
 
@@ -97,7 +98,7 @@ def open(p, mode="r"):  # noqa: A001 (the builtin's name on purpose: a drop-in)
         raise ValueError("results_data.open reads only")
     w = _where(p)
     if w[0] == "fs":
-        return io.open(w[1], mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        return builtins.open(w[1], mode, **({} if "b" in mode else {"encoding": "utf-8"}))
     data = read_bytes(p)
     return io.BytesIO(data) if "b" in mode else io.StringIO(data.decode("utf-8"))
 
@@ -150,13 +151,13 @@ def glob(pattern):
 def _pack(name):
     src = path(name)
     if os.path.isfile(src) and name.endswith(".json"):
-        with io.open(src + ".xz", "wb") as out:
+        with builtins.open(src + ".xz", "wb") as out:
             subprocess.run(["xz", "-9e", "-T1", "-c", src], stdout=out, check=True)
         return src + ".xz"
     if not os.path.isdir(src):
         raise SystemExit(f"results_data: {src} is not a results directory")
     dst = src + ".tar.xz"
-    with io.open(dst, "wb") as out:
+    with builtins.open(dst, "wb") as out:
         tar = subprocess.Popen(["tar", *TAR_OPTIONS, "-C", RESULTS, "-cf", "-", name],
                                stdout=subprocess.PIPE)
         subprocess.run(["xz", "-9e", "-T1", "-c"], stdin=tar.stdout, stdout=out, check=True)
@@ -169,7 +170,7 @@ def _pack(name):
 def _extract(name):
     name = name.removesuffix(".tar.xz").removesuffix(".json.xz")
     if os.path.exists(path(name + ".json.xz")):
-        with lzma.open(path(name + ".json.xz")) as f, io.open(path(name + ".json"), "wb") as out:
+        with lzma.open(path(name + ".json.xz")) as f, builtins.open(path(name + ".json"), "wb") as out:
             out.write(f.read())
         return path(name + ".json")
     with tarfile.open(path(name + ".tar.xz"), "r:xz") as t:

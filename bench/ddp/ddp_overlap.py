@@ -43,11 +43,11 @@ import sys
 import time
 
 import numpy as np
-from mpi4py import MPI
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from mpi4py import MPI
 
 import zcoll
 import zcoll.torch as zt
@@ -239,7 +239,7 @@ def summarize(a, runs):
             default_final = s
         out[v] = s
     if default_final is not None:
-        for v, s in out.items():
+        for s in out.values():
             s["final_loss_gap"] = s["final_loss"] - default_final["final_loss"]
             s["held_out_accuracy_gap"] = s["held_out_accuracy"] - default_final["held_out_accuracy"]
             s["step_time_vs_default"] = (s["step_seconds_median_of_runs"]["median"]

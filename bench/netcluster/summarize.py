@@ -113,7 +113,8 @@ def main():
     groups = {}
     for r in runs:
         groups.setdefault((r["hosts"], r["rate"], r["achieved"]), []).append(r)
-    for (hosts, rate, achieved), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], zcoll_units.rate_bps(kv[0][1]))):
+    for (hosts, rate, achieved), rs in sorted(groups.items(),
+                                              key=lambda kv: (kv[0][0], zcoll_units.rate_bps(kv[0][1]))):
         modes = [m for m in MODES if any(m == x["mode"] for r in rs for x in r["rows"])]
         ach = f", achieved {achieved:.0f} Mbit/s (lowest receive rate of the check)" if achieved else ""
         print(f"\n**{hosts} hosts, {rate}{ach}** — speedup over MPI, median [min-max] over the repeats\n")
@@ -139,7 +140,8 @@ def main():
     # 2. auto vs MPI vs the best mode
     print("\n`auto` against MPI and the best mode (median times; ratio of medians; spreads: min-max over "
           "the repeats). Goal: auto/MPI <= 1.05 and auto/best <= 1.10.\n")
-    print("| hosts | rate | run | size | auto ran | auto ms | MPI ms | best | best ms | auto/MPI | auto/best | verdict |")
+    print("| hosts | rate | run | size | auto ran | auto ms | MPI ms | best | best ms | auto/MPI | auto/best "
+          "| verdict |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     n = slow = slow_noise = far = far_noise = 0
     for r in sorted(runs, key=lambda r: (r["hosts"], zcoll_units.rate_bps(r["rate"]), r["coll"])):
@@ -162,10 +164,10 @@ def main():
             if q_best > 1.10:
                 if overlap(ta, tb):
                     far_noise += 1
-                    v.append(f"off the best (noise: ranges overlap)")
+                    v.append("off the best (noise: ranges overlap)")
                 else:
                     far += 1
-                    v.append(f"**>10% off the best**")
+                    v.append("**>10% off the best**")
             print(f'| {r["hosts"]} | {r["rate"]} | {name(r)} | {human(size)} | {m["auto"]["algorithm"]} | '
                   f"{spread([t / 1e3 for t in ta], '{:.1f}')} | {spread([t / 1e3 for t in tm], '{:.1f}')} | "
                   f"{best} | {med(tb) / 1e3:.1f} | {q_mpi:.2f} | {q_best:.2f} | {'; '.join(v) or 'ok'} |")
@@ -187,8 +189,11 @@ def main():
               "and speedup / ratio (the fraction of the wire limit reached), median [min-max] over the repeats\n")
         print("| hosts | rate | collective | field | REL | size | speedup | ratio | fraction of the limit |")
         print("|---|---|---|---|---|---|---|---|---|")
-        for r, size, s, ratio in sorted(wl, key=lambda x: (x[0]["hosts"], x[0]["coll"], x[0]["data"] or "",
-                                                              x[0]["rel"] or 0, zcoll_units.rate_bps(x[0]["rate"]), x[1])):
+        def order(x):
+            return (x[0]["hosts"], x[0]["coll"], x[0]["data"] or "", x[0]["rel"] or 0,
+                    zcoll_units.rate_bps(x[0]["rate"]), x[1])
+
+        for r, size, s, ratio in sorted(wl, key=order):
             print(f'| {r["hosts"]} | {r["rate"]} | {r["coll"]} | {r["data"]} | {r["rel"]:g} | {human(size)} | '
                   f"{spread(s)} | {ratio:.2f} | {spread([x / ratio for x in s])} |")
 

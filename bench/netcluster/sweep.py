@@ -58,7 +58,7 @@ def rate_bps(r):
     try:
         bps = zcoll_units.rate_bps(r)
     except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{e} (e.g. 500mbit, 1gbit)")
+        raise argparse.ArgumentTypeError(f"{e} (e.g. 500mbit, 1gbit)") from e
     if not r.lower().endswith(("bit", "bits")):
         raise argparse.ArgumentTypeError(f"bad rate {r!r}: give tc the rate in bits (500mbit, 1gbit)")
     return int(bps)
@@ -328,7 +328,8 @@ def main():
                          "json": os.path.relpath(js, a.out) if ok_json else None,
                          "log": os.path.relpath(log, a.out), "pass": status,
                          "finalize_hang": hang, "timed_out": timed_out,
-                         "link_bytes": re.findall(r"netcluster: (zc-h\d+) sent ([0-9.]+) MB, received ([0-9.]+) MB", out)}
+                         "link_bytes": re.findall(r"netcluster: (zc-h\d+) sent ([0-9.]+) MB, "
+                                                  r"received ([0-9.]+) MB", out)}
                 cl["runs"].append(entry)
                 if not a.dry_run:
                     print(f"  {name}: rc={rc} {dt:.0f}s json={'yes' if ok_json else 'NO'} pass={status}"

@@ -17,13 +17,13 @@ field's range.
 """
 
 import argparse
-import warnings
 import json
 import pathlib
 import platform
 import statistics
 import sys
 import time
+import warnings
 
 import numpy as np
 import zarr

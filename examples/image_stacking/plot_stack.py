@@ -20,9 +20,9 @@ import json
 import os
 import sys
 
-import numpy as np
 import matplotlib
 import matplotlib.ticker
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

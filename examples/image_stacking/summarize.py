@@ -34,7 +34,10 @@ def main():
         tm = [t for r in rows for t in r["times_mpi_s"]]
         tz = [t for r in rows for t in r["times_zcoll_s"]]
         mm, mz = statistics.median(tm), statistics.median(tz)
-        med = lambda k: None if any(r[k] is None for r in rows) else statistics.median(r[k] for r in rows)  # noqa: E731
+
+        def med(k, rows=rows):  # the median of field k over the runs (None if any has none)
+            return None if any(r[k] is None for r in rows) else statistics.median(r[k] for r in rows)
+
         eb_ratio = med("max_abs_error") / rows[0]["error_bound"] if rows[0]["error_bound"] else 0.0
         ran = ",".join(sorted({f"{r['mode_ran']}/{r['algorithm']}" for r in rows}))
         print(f"| {key[0]} | {key[1]:g} | {key[2]} ({ran}) "

@@ -86,19 +86,19 @@ def main():
         err = np.abs(out.astype(np.float64) - exact64)
         allowed = a.bound + (size + 1) * u * absum + 2 * u * np.abs(exact64)
         if not np.all(err <= allowed):
-            fails.append("allreduce: max |error| %.4g > allowed" % err.max())
+            fails.append(f"allreduce: max |error| {err.max():.4g} > allowed")
         berr = np.abs(buf.astype(np.float64) - geoid.astype(np.float64))
         if a.expect == "exact":
             if not np.array_equal(buf, geoid):
                 fails.append("bcast not bit-identical")
         else:
             if not np.all(berr <= a.bound + u * np.abs(geoid)):
-                fails.append("bcast: max |error| %.4g > bound %g" % (berr.max(), a.bound))
+                fails.append(f"bcast: max |error| {berr.max():.4g} > bound {a.bound:g}")
             if a.expect == "lossy" and rank != 0 and berr.max() == 0:
                 fails.append("bcast bit-identical: the shim did not run")
         if it == 0 and rank == 0:
-            print("allreduce %d values: max |error| %.4g; bcast %d values: max |error| %.4g"
-                  % (mine.size, err.max(), geoid.size, berr.max()), flush=True)
+            print(f"allreduce {mine.size} values: max |error| {err.max():.4g}; "
+                  f"bcast {geoid.size} values: max |error| {berr.max():.4g}", flush=True)
 
     # small reductions: a norm and a count stay exact (bit-identical to the
     # value every rank computes in the same order from the gathered inputs)
@@ -124,7 +124,7 @@ def main():
     if rank == 0:
         for r, f in enumerate(allfails):
             for m in f:
-                print("rank %d: FAIL %s" % (r, m), flush=True)
+                print(f"rank {r}: FAIL {m}", flush=True)
         if a.repeat > 1 or a.label:
             for i, (ta, tb) in enumerate(timings):
                 print(json.dumps({"label": a.label, "np": size, "iter": i,

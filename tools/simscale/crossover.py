@@ -391,7 +391,8 @@ def main():
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", required=True, help="libzcoll_mpi.so (zcoll_predict)")
-    ap.add_argument("--calib-dram", required=True, help="zcoll-calibrate JSON(s), working set > caches (comma list: best per entry)")
+    ap.add_argument("--calib-dram", required=True,
+                    help="zcoll-calibrate JSON(s), working set > caches (comma list: best per entry)")
     ap.add_argument("--calib-cache", required=True, help="zcoll-calibrate JSON(s), working set in cache (comma list)")
     ap.add_argument("--mem-gbps", type=float, default=320.0, help="node memory bandwidth (STREAM triad)")
     ap.add_argument("--mpi-reduce", choices=["single", "node"], default="single")
@@ -431,7 +432,8 @@ def main():
     tag = args.tag
     meta = {"node_model": node.describe(), "growth_bits": growth, "latency_s": args.latency,
             "overlap": args.overlap, "mpi_reduce": args.mpi_reduce, "bytes": count * 4,
-            "ratio_from": args.ratio_from, "calib_dram": args.calib_dram, "calib_cache": args.calib_cache, "lib": args.lib,
+            "ratio_from": args.ratio_from, "calib_dram": args.calib_dram, "calib_cache": args.calib_cache,
+            "lib": args.lib,
             "argv": sys.argv[1:]}
     with open(os.path.join(args.out, f"crossover{tag}.json"), "w") as f:
         # meta indented, one grid point per line

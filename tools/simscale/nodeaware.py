@@ -41,7 +41,6 @@ ZCOLL_ALGO_NODE_LEADER.
 """
 import argparse
 import json
-import math
 import os
 import sys
 
@@ -96,7 +95,8 @@ def point(cm, node, gbps, M, P, count, args, growth):
     node_best = min(("/".join(k) for k in NODE), key=times.get) if P > 1 else None
     best = flat_best if node_best is None or times[flat_best] <= times[node_best] else node_best
     return {"gbps": gbps, "nodes": M, "ranks_per_node": P, "ranks": N, "bytes": count * 4,
-            "mpi_s": t_mpi, "mpi_best": mpi_best, "mpi_times_s": mpi, "times_s": times, "flat_best": flat_best, "node_best": node_best,
+            "mpi_s": t_mpi, "mpi_best": mpi_best, "mpi_times_s": mpi, "times_s": times, "flat_best": flat_best,
+            "node_best": node_best,
             "best": best, "speedup": t_mpi / times[best],
             "flat_speedup": t_mpi / times[flat_best],
             "node_speedup": t_mpi / times[node_best] if node_best else None,
@@ -142,7 +142,8 @@ def write_profiles(node, dram, P_list, out, node_lat_us):
     for P in P_list:
         rm = RankModel(node, P, node_lat_us)
         path = os.path.join(out, f"profile-P{P}.txt")
-        xo.write_sim_profile(node, dram, [1], rm.rates["reduce"], path, rate=lambda kind, T: rm.rates[kind],
+        xo.write_sim_profile(node, dram, [1], rm.rates["reduce"], path,
+                             rate=lambda kind, T, rates=rm.rates: rates[kind],
                              comment=f"MPI-everywhere node model, {P} ranks per node: per-rank rates of "
                              f"{os.path.basename(dram['data'])} (REL {dram['rel']}), memory {node.mem} GB/s; "
                              "nodeaware.py")
@@ -306,7 +307,8 @@ def check(cm, node, growth, args):
         json.dump(out, f, indent=1)
     # the simulated answer: MPI's best (its four algorithms, and the uncompressed
     # node-aware schedule an MPI could run) against flat and node-aware hom
-    print("| link | nodes x ranks | MPI's best, simulated (ms) | which | hom ring (ms) | hom node-aware (ms) | speedup flat / node-aware |")
+    print("| link | nodes x ranks | MPI's best, simulated (ms) | which | hom ring (ms) | hom node-aware (ms) "
+          "| speedup flat / node-aware |")
     print("|---|---|---|---|---|---|---|")
     pts = sorted({(o["gbps"], o["nodes"], o["ranks_per_node"]) for o in out}, key=lambda k: (k[1], k[2], k[0]))
     for g, M, P in pts:

@@ -8,7 +8,6 @@ thread count, MPI in black; plus the 512-node Allreduce speedups next to hZCCL's
                                                             # prints the 512-node table of docs/scale.md
 (the committed study: tar -xJf bench/results/scale.tar.xz -C bench/results first)
 """
-import json
 import os
 import sys
 
