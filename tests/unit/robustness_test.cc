@@ -165,19 +165,20 @@ TEST(BadInput, ChunkCorruptionNeverCrashes) {
   EXPECT_EQ(try_all(c.data(), c.size(), 0).inspect, ZCOLL_ERR_CORRUPT);
 }
 
+// small_stream's header checksum recomputed (3 chunks), after a forged change.
+void reseal(std::vector<uint8_t>& s) {
+  zcoll::store_u32(s.data() + 44, zcoll::header_checksum(s.data(), 3));
+}
+
 // Random garbage after a valid-looking header, with a fresh checksum, so the
 // index and chunk checks (not the checksum) have to catch it.
 TEST(BadInput, ForgedIndexesAreValidated) {
   std::vector<float> x;
   std::vector<uint8_t> z = small_stream(&x);
   ASSERT_FALSE(z.empty());
-  const uint64_t chunks = 3;
-  auto refresh = [&](std::vector<uint8_t>& s) {
-    zcoll::store_u32(s.data() + 44, zcoll::header_checksum(s.data(), chunks));
-  };
   auto set_size = [&](std::vector<uint8_t>& s, int c, uint32_t v) {
     zcoll::store_u32(s.data() + 48 + 4 * c, v);
-    refresh(s);
+    reseal(s);
   };
   const uint32_t s0 = zcoll::load_u32(z.data() + 48), s1 = zcoll::load_u32(z.data() + 52),
                  s2 = zcoll::load_u32(z.data() + 56);
@@ -212,11 +213,18 @@ TEST(BadInput, ForgedIndexesAreValidated) {
     c.resize(c.size() + 168, 0);
     EXPECT_EQ(try_all(c.data(), c.size(), x.size()).inspect, ZCOLL_ERR_CORRUPT);
   }
+}
+
+// Header fields changed, with a recomputed checksum: each one is validated.
+TEST(BadInput, ForgedHeaderFieldsAreValidated) {
+  std::vector<float> x;
+  std::vector<uint8_t> z = small_stream(&x);
+  ASSERT_FALSE(z.empty());
   // header fields with a recomputed checksum
   auto field = [&](size_t off, const void* v, size_t len) {
     std::vector<uint8_t> c = z;
     std::memcpy(c.data() + off, v, len);
-    refresh(c);
+    reseal(c);
     return try_all(c.data(), c.size(), x.size()).inspect;
   };
   const double zero = 0, neg = -1, nan = std::numeric_limits<double>::quiet_NaN(),
@@ -311,22 +319,34 @@ TEST(BadInput, RandomStreamsNeverCrash) {
 
 // ---- bad parameters -------------------------------------------------------------
 
+// A valid ABS setting, the documented way.
+zcoll_params abs_params() {
+  zcoll_params p;
+  zcoll_params_init(&p);
+  p.eb_mode = ZCOLL_EB_ABS;
+  p.error_bound = 0.1;
+  return p;
+}
+
+// A refused call: the documented status, and a message for it.
+void expect_fail(zcoll_status got, zcoll_status want, const char* what) {
+  EXPECT_EQ(got, want) << what;
+  EXPECT_STRNE(zcoll_last_error(), "") << what;
+  EXPECT_STRNE(zcoll_status_string(got), "") << what;
+}
+
+// zcoll_compress, threads defaulting to 1.
+zcoll_status run(const zcoll_params* p, zcoll_dtype dt, const void* src, size_t n, void* dst,
+                 size_t cap, size_t* sz, int threads = 1) {
+  return zcoll_compress(p, dt, src, n, dst, cap, sz, threads);
+}
+
+// Bad settings: the bound, the chunk size, struct_size, threads, the dtype.
 TEST(BadParams, CompressRejectsWithDocumentedStatus) {
   std::vector<float> x(100, 1.0f);
   std::vector<uint8_t> out(zcoll_compress_bound(100, ZCOLL_FLOAT32));
   size_t size = 0;
-  zcoll_params good;
-  zcoll_params_init(&good);
-  good.eb_mode = ZCOLL_EB_ABS;
-  good.error_bound = 0.1;
-  auto run = [&](const zcoll_params* p, zcoll_dtype dt, const void* src, size_t n, void* dst,
-                 size_t cap, size_t* sz,
-                 int threads = 1) { return zcoll_compress(p, dt, src, n, dst, cap, sz, threads); };
-  auto expect_fail = [&](zcoll_status got, zcoll_status want, const char* what) {
-    EXPECT_EQ(got, want) << what;
-    EXPECT_STRNE(zcoll_last_error(), "") << what;
-    EXPECT_STRNE(zcoll_status_string(got), "") << what;
-  };
+  const zcoll_params good = abs_params();
   ASSERT_EQ(run(&good, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size), ZCOLL_SUCCESS);
   EXPECT_STREQ(zcoll_last_error(), "");
   expect_fail(run(nullptr, ZCOLL_FLOAT32, x.data(), 100, out.data(), out.size(), &size),
@@ -371,6 +391,15 @@ TEST(BadParams, CompressRejectsWithDocumentedStatus) {
     expect_fail(
         run(&good, static_cast<zcoll_dtype>(dt), x.data(), 100, out.data(), out.size(), &size),
         ZCOLL_ERR_UNSUPPORTED, "dtype");
+}
+
+// Bad buffers: NULL pointers and too little capacity; an absolute bound below a
+// quantization step; n == 0.
+TEST(BadParams, CompressChecksItsBuffers) {
+  std::vector<float> x(100, 1.0f);
+  std::vector<uint8_t> out(zcoll_compress_bound(100, ZCOLL_FLOAT32));
+  size_t size = 0;
+  const zcoll_params good = abs_params();
   expect_fail(run(&good, ZCOLL_FLOAT32, nullptr, 100, out.data(), out.size(), &size),
               ZCOLL_ERR_INVALID_ARG, "NULL src");
   expect_fail(run(&good, ZCOLL_FLOAT32, x.data(), 100, nullptr, out.size(), &size),
