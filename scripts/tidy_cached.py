@@ -17,7 +17,8 @@ ZCOLL_TIDY_CACHE=off to check everything.
 --list prints every C/C++ source of the source tree that BUILD_DIR compiles: the files of
 compile_commands.json with a C or C++ suffix (and CUDA .cu files that a command compiles as
 C++, `-x c++`: the CPU emulation's), outside BUILD_DIR, outside any other build directory
-in the tree (one with a CMakeCache.txt) and outside bench/results (measurement records).
+in the tree (one with a CMakeCache.txt) and outside bench/reports (the reports' measurement
+programs: records, kept as they ran).
 Exit status: 0 when every file is clean, 1 otherwise.
 """
 
@@ -60,7 +61,7 @@ def tidy_sources(build, commands):
         if ROOT not in p.parents or build == p or build in p.parents:
             continue
         rel = p.relative_to(ROOT)
-        if rel.parts[:2] == ("bench", "results"):
+        if rel.parts[:2] == ("bench", "reports"):
             continue
         if any((d / "CMakeCache.txt").exists() for d in p.parents if ROOT in d.parents):
             continue  # another build directory inside the tree (generated sources)
