@@ -87,11 +87,11 @@ typedef enum zcoll_mode {
   ZCOLL_MODE_AUTO = 6
 } zcoll_mode;
 
-/* Algorithms. The library's algorithm table (docs/algorithms.md) is the list;
- * the values below are those of the algorithms zcoll 1.0 had, and newer ones
- * (e.g. Reduce_scatter "pairwise") have numbers from the table: get them by
- * name with zcoll_algorithm_from_name(), list a collective's with
- * zcoll_algorithms_of(). Numbers never change once released. */
+/* Algorithms. The library's algorithm table (docs/algorithms.md) is the list:
+ * every algorithm of it has its value here, named like it (the library checks
+ * both when it is built); zcoll_algorithm_from_name() takes the names,
+ * zcoll_algorithms_of() lists a collective's. Numbers never change once
+ * released. */
 typedef enum zcoll_algorithm {
   ZCOLL_ALGO_AUTO = 0,               /* selection by the library              */
   ZCOLL_ALGO_NATIVE = 1,             /* the MPI library's collective          */

@@ -6,7 +6,9 @@
 // Selection, the names of the C API and the environment, AUTO's candidates,
 // the docs, the tests, Python, zcoll-bench and zcoll-soak all read the table;
 // adding an algorithm is its file (src/coll/<collective>/<function>.cc:
-// run, <function>_model, <function>_cost), one row, its test and its doc.
+// run, <function>_model, <function>_cost), one row (with its zcoll_algorithm
+// value, checked against the table when registry.cc compiles), its test and
+// its doc (CONTRIBUTING.md).
 #pragma once
 
 #include <cstddef>
