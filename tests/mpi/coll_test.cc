@@ -1495,7 +1495,10 @@ int main(int argc, char** argv) {
   MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   std::string what = "zcoll mpi tests (" + std::to_string(g_size) + " ranks" +
                      (subcomm ? ", split communicators" : "") +
-                     (g_types == 1 ? ", float" : g_types == 2 ? ", double" : "") + "):";
+                     (g_types == 1   ? ", float"
+                      : g_types == 2 ? ", double"
+                                     : "") +
+                     "):";
   for (const std::string& g : groups) what += " " + g;
   if (groups.empty()) what += " all";
   const double seconds = MPI_Wtime() - t0;
