@@ -88,6 +88,11 @@ phase "sanitizer runs"
 # (from modules it dlopens and unloads) match the suppressions
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
+# The ranks (not mpiexec) get the MPI that leaves the core when idle, as under
+# CTest (cmake/ZcollTestYield.cmake), behind the sanitizer's runtime, which must
+# come first: 3 ranks share 2 cores.
+asan_rt=$(ldd "$asan/tools/zcoll_soak/zcoll-soak" | awk '/libasan/ {print $3}')
+yield_ranks=(-genv LD_PRELOAD "$asan_rt:$PWD/$build/libzcoll_test_yield.so")
 OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
 # corrupt and bad input to the codec (every header byte flipped, forged indexes,
 # random streams, bad parameters): statuses, and no undefined behaviour on the way
@@ -98,19 +103,19 @@ OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
 ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu"
 "$asan/tests/gpu/zcoll_emu_tests"
 "$asan/tests/gpu/zcoll_gpu_kernels_emu_tests"
-OMP_NUM_THREADS=1 mpiexec -n 2 "$asan/tests/mpi/zcoll_lifecycle_test" 100
+OMP_NUM_THREADS=1 mpiexec -n 2 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_lifecycle_test" 100
 # the nonblocking calls: requests in flight, errors, lifetimes (progress threads)
-OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tests/mpi/zcoll_nonblocking_tests" \
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_nonblocking_tests" \
   inflight errors lifetime
 # The seeds come from the commit (a new range for every commit, the same on every run
 # of one commit, so that a run before submitting checks exactly what CI will run);
 # ZCOLL_SOAK_SEED chooses another start.
 soak_seed=${ZCOLL_SOAK_SEED:-$((16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1)))}
-OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/zcoll-soak" \
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tools/zcoll_soak/zcoll-soak" \
   --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300 --nonblocking
 # and the recorded cases that once failed at 3 ranks (tools/zcoll_soak/regression_seeds.txt;
 # CTest replays the other rank counts' in the release build)
-OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "$asan/tools/zcoll_soak/zcoll-soak" \
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tools/zcoll_soak/zcoll-soak" \
   --seeds-file tools/zcoll_soak/regression_seeds.txt --timeout 300
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
@@ -139,9 +144,11 @@ pytest_args=(-m pytest -q -p no:cacheprovider)
 run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py python/tests
 # one thread per rank, no spinning OpenMP workers: the ranks share the cores
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-run_pytest timeout 600 mpirun -np 2 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
+# the ranks' MPI leaves the core when idle (as under CTest: cmake/ZcollTestYield.cmake)
+yield_ranks=(-genv LD_PRELOAD "$PWD/$build/libzcoll_test_yield.so")
+run_pytest timeout 600 mpirun -np 2 "${yield_ranks[@]}" "$py" "${pytest_args[@]}" python/tests/test_comm.py \
   python/tests/test_nonblocking.py python/tests/test_torch_ddp.py python/tests/test_torch_backend.py
-run_pytest timeout 600 mpirun -np 3 "$py" "${pytest_args[@]}" python/tests/test_comm.py \
+run_pytest timeout 600 mpirun -np 3 "${yield_ranks[@]}" "$py" "${pytest_args[@]}" python/tests/test_comm.py \
   python/tests/test_nonblocking.py
 phase ""
 phase_table

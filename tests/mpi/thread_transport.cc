@@ -9,12 +9,18 @@
 namespace zcoll::transport {
 
 ThreadFabric::ThreadFabric(int size, std::vector<int64_t> node_labels, Options options)
-    : size_(size),
+    : rank_cv_(size),
+      size_(size),
       slots_(size),
       labels_(node_labels.empty() ? std::vector<int64_t>(size, 0) : std::move(node_labels)),
       options_(options),
       mismatches_(std::make_shared<std::atomic<long>>(0)),
       split_in_(size) {}
+
+void ThreadFabric::wake_all() {
+  cv_.notify_all();
+  for (std::condition_variable& cv : rank_cv_) cv.notify_all();
+}
 
 std::shared_ptr<ThreadFabric> ThreadFabric::split(int rank, int color, int key, int* sub_rank) {
   std::unique_lock<std::mutex> lk(mu_);
@@ -103,7 +109,7 @@ zcoll_status ThreadTransport::isend(const void* buf, size_t bytes, int peer, int
       *p.bytes = bytes;
       *p.done = true;
       s.done = true;
-      fabric_->cv_.notify_all();
+      fabric_->rank_cv_[peer].notify_all();
     } else {
       const auto* b = static_cast<const uint8_t*>(buf);
       const bool rendezvous = fabric_->options().rendezvous;
@@ -134,7 +140,7 @@ zcoll_status ThreadTransport::irecv(void* buf, size_t capacity, int peer, int ta
     s.done = true;
     if (bool* sent = q.front().sender_done) {
       *sent = true;
-      fabric_->cv_.notify_all();
+      fabric_->rank_cv_[peer].notify_all();
     }
     q.pop_front();
   } else {
@@ -153,7 +159,7 @@ zcoll_status ThreadTransport::wait(Req r, size_t* bytes) {
   {
     std::unique_lock<std::mutex> lk(fabric_->mu_);
     auto notice = [&] { return notice_tag_ >= 0 && fabric_->notices_.count(notice_tag_) != 0; };
-    fabric_->cv_.wait(lk, [&] { return s.done || notice(); });
+    fabric_->rank_cv_[rank_].wait(lk, [&] { return s.done || notice(); });
     if (!s.done) {  // a rank left the call: the slot stays active until end_call
       const auto st = static_cast<zcoll_status>(fabric_->notices_[notice_tag_]);
       return fail(st, "another rank failed in this collective and left it (%s)",
@@ -197,7 +203,7 @@ zcoll_status ThreadTransport::wait_any(const Req* reqs, int n, int* index) {
     return -1;
   };
   auto notice = [&] { return notice_tag_ >= 0 && fabric_->notices_.count(notice_tag_) != 0; };
-  fabric_->cv_.wait(lk, [&] { return found() >= 0 || notice(); });
+  fabric_->rank_cv_[rank_].wait(lk, [&] { return found() >= 0 || notice(); });
   *index = found();
   if (*index < 0) {
     const auto st = static_cast<zcoll_status>(fabric_->notices_[notice_tag_]);
@@ -253,7 +259,7 @@ zcoll_status ThreadTransport::begin_call(int data_tag, int notice_tag) {
 void ThreadTransport::abort_call(zcoll_status status) {
   std::lock_guard<std::mutex> lk(fabric_->mu_);
   fabric_->notices_.emplace(notice_tag_, static_cast<uint32_t>(status));  // the first one stays
-  fabric_->cv_.notify_all();
+  fabric_->wake_all();
 }
 
 uint32_t ThreadTransport::notice() const {

@@ -58,7 +58,12 @@ class ThreadFabric {
   };
   using Key = std::tuple<int, int, int>;  // (dst, src, tag)
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable cv_;  // the barrier's
+  // Each rank waits for its requests on its own condition variable, so that a
+  // completion wakes the one rank it is for (one shared variable woke all 16
+  // threads for every message: most of the tests' time went to the scheduler).
+  std::vector<std::condition_variable> rank_cv_;
+  void wake_all();  // abort notices: every rank
   std::map<Key, std::deque<Message>> unexpected_;
   std::map<Key, std::deque<PendingRecv>> posted_;
   std::map<int, uint32_t> notices_;  // abort notices by notice tag (the status)

@@ -33,6 +33,8 @@ trap 'rm -rf "$tmp"' EXIT
 envflags() {
   local flags=() kv
   for kv in "$@"; do
+    # the shim first, then what the test inherited (CTest's yield-when-idle preload)
+    [[ $kv == LD_PRELOAD=* && -n ${LD_PRELOAD:-} ]] && kv="$kv:$LD_PRELOAD"
     if [[ ${launcher[0]} == *openmpi* || ${launcher[0]} == *orterun* ]]; then
       flags+=(-x "$kv")
     else
