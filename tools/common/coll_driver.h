@@ -12,6 +12,7 @@
 
 #include <cstddef>
 
+#include "coll/algorithms.h"  // Args (bind_args)
 #include "coll/collective.h"
 #include "coll/comm.h"
 #include "zcoll_mpi.h"
@@ -39,6 +40,8 @@ struct DriverColl {
   double bus_steps;
   // Every rank's output holds the same bits (checked across the ranks).
   bool identical_on_all_ranks;
+  // A second public form with per-rank counts (Bufs::recvcounts).
+  bool counts_form;
 
   const coll::CollectiveTraits& traits() const { return coll::traits(coll); }
   double bus_factor(int n) const {
@@ -85,14 +88,14 @@ inline const DriverColl& driver_coll(zcoll_collective c) {
   namespace d = driver_detail;
   // clang-format off
   static const DriverColl kRows[coll::kCollectives] = {
-    // coll                      call               bus steps  identical
-    {ZCOLL_COLL_ALLREDUCE,      d::allreduce,      2,         true},
-    {ZCOLL_COLL_REDUCE_SCATTER, d::reduce_scatter, 1,         false},
-    {ZCOLL_COLL_ALLGATHER,      d::allgather,      1,         false},
-    {ZCOLL_COLL_BCAST,          d::bcast,          0,         false},
-    {ZCOLL_COLL_SCATTER,        d::scatter,        1,         false},
-    {ZCOLL_COLL_REDUCE,         d::reduce,         0,         false},
-    {ZCOLL_COLL_GATHER,         d::gather,         1,         false},
+    // coll                      call               bus steps  identical  counts form
+    {ZCOLL_COLL_ALLREDUCE,      d::allreduce,      2,         true,      false},
+    {ZCOLL_COLL_REDUCE_SCATTER, d::reduce_scatter, 1,         false,     true},
+    {ZCOLL_COLL_ALLGATHER,      d::allgather,      1,         false,     false},
+    {ZCOLL_COLL_BCAST,          d::bcast,          0,         false,     false},
+    {ZCOLL_COLL_SCATTER,        d::scatter,        1,         false,     false},
+    {ZCOLL_COLL_REDUCE,         d::reduce,         0,         false,     false},
+    {ZCOLL_COLL_GATHER,         d::gather,         1,         false,     false},
   };
   // clang-format on
   return kRows[coll::is_collective(c) ? static_cast<int>(c) - 1 : 0];
@@ -106,7 +109,14 @@ inline coll::Call call_of(zcoll_collective c, const Bufs& b) {
   return k;
 }
 
-// Whether rank r has an output buffer at all (not a non-root of Reduce, Gather).
+// Whether rank r has an input (not a non-root of Scatter) and an output buffer
+// at all (not a non-root of Reduce, Gather), whatever the count.
+inline bool has_input(const coll::Call& k, int size, int r) {
+  coll::Call one = k;
+  one.count = 1;
+  one.block = true;
+  return coll::input_values(one, size, r) > 0;
+}
 inline bool has_output(const coll::Call& k, int size, int r) {
   coll::Call one = k;
   one.count = 1;
