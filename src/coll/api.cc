@@ -412,7 +412,9 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
   q.coll = collective;
   q.size = nranks;
   q.vsize = zcoll_dtype_size(dtype);
-  q.total_values = traits(collective).per_rank_count ? count * static_cast<size_t>(nranks) : count;
+  Call shape = Call::of(collective, nullptr, nullptr, count, MPI_DATATYPE_NULL);
+  shape.block = true;  // Reduce_scatter: count values per rank
+  q.total_values = total_values(shape, nranks);
   q.ratio = ratio;
   q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
   // the layout: ranks by node, ranks_per_node per node, the last node the rest

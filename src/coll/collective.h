@@ -2,8 +2,9 @@
 // it is (a reduction? rooted?) and the shape of its buffers (per-rank blocks,
 // where MPI_IN_PLACE puts the input, which values bound the error). The one
 // place that knows a collective's shape: dispatch, the MPI fallback, the device
-// path, zcoll_predict, zcoll-bench (through zcoll_mpi.h) and the PMPI shim read
-// it (the nccl-tests idea: one traits table per collective).
+// path (CudaOps::run_native), zcoll_predict, the PMPI shim's wrappers and the
+// test drivers zcoll-soak and zcoll-bench (tools/common/coll_driver.h) read it
+// (the nccl-tests idea: one traits table per collective).
 #pragma once
 
 #include <cstddef>

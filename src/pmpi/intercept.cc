@@ -28,6 +28,9 @@
 #include <thread>
 #include <vector>
 
+#include "coll/algorithms.h"
+#include "coll/collective.h"
+#include "coll/comm.h"
 #include "coll/nonblocking.h"
 #include "pmpi/shim.h"
 
@@ -77,6 +80,49 @@ int comm_rank(MPI_Comm comm) {
 int comm_size(MPI_Comm comm) {
   int s = 0;
   PMPI_Comm_size(comm, &s);
+  return s;
+}
+
+// The values of the whole call with `count` per rank where the collective has
+// blocks (the collective traits table); a negative count stays negative.
+MPI_Count call_count(Coll coll, MPI_Count count, MPI_Comm comm) {
+  if (count < 0) return count;
+  zcoll::coll::Call k =
+      zcoll::coll::Call::of(coll, nullptr, nullptr, static_cast<size_t>(count), MPI_DATATYPE_NULL);
+  k.block = true;
+  return static_cast<MPI_Count>(zcoll::coll::total_values(k, comm_size(comm)));
+}
+
+// This rank's side of a call zcoll runs, from the collective traits table
+// (collective.h): whether it is in place, where its input is then (a
+// reduction's: ZCOLL_PMPI_VERIFY notes it), the values of its input and of its
+// receive buffer, and the values of its result to verify (none where the
+// result is its own input left in place: Bcast's root, Scatter's root with
+// MPI_IN_PLACE).
+struct Shape {
+  bool in_place = false;
+  const void* in = nullptr;  // nullptr for data movement
+  size_t in_n = 0, recv_n = 0, out_n = 0;
+};
+
+Shape shape_of(Coll coll, const void* sb, void* rb, size_t count, const size_t* counts, int root,
+               MPI_Comm comm, MPI_Datatype zdt) {
+  zcoll::coll::Call k = zcoll::coll::Call::of(coll, sb, rb, count, zdt, MPI_OP_NULL, root);
+  k.recvcounts = counts;
+  k.block = counts == nullptr;
+  const int size = comm_size(comm), rank = comm_rank(comm);
+  const zcoll::coll::CollectiveTraits& t = zcoll::coll::traits(coll);
+  std::vector<size_t> c(static_cast<size_t>(size)), d(static_cast<size_t>(size));
+  const zcoll::coll::Args a = zcoll::coll::bind_args(k, size, rank, esize(zdt), c.data(), d.data());
+  Shape s;
+  s.in_place = a.in_place;
+  s.in_n = zcoll::coll::input_values(k, size, rank);
+  if (t.reduction) s.in = a.in;
+  s.recv_n = zcoll::coll::output_values(k, size, rank);
+  const bool own = t.in_place == zcoll::coll::InPlace::kNone            ? rank == root
+                   : t.in_place == zcoll::coll::InPlace::kRootSendBlock ? a.in_place
+                                                                        : false;
+  s.out_n = own ? 0 : s.recv_n;
   return s;
 }
 
@@ -168,13 +214,13 @@ void room(std::string& s, size_t n) { s.assign(n > 0 ? n : 1, '\0'); }
 // passes the call through.
 
 // A reduction with one count on every rank (Allreduce, Reduce,
-// Reduce_scatter_block): decided locally; `values` is the call's total.
-Call reduction_call(Coll coll, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-                    double values) {
+// Reduce_scatter_block): decided locally.
+Call reduction_call(Coll coll, MPI_Comm comm, MPI_Count count, MPI_Datatype dt, MPI_Op op) {
   Call c{coll, comm};
   c.zdt = count > 0 && op_allowed(op) ? zcoll_type(dt) : MPI_DATATYPE_NULL;
   c.count = count;
-  if (c.zdt != MPI_DATATYPE_NULL) c.bytes = values * esize(c.zdt);
+  if (c.zdt != MPI_DATATYPE_NULL)
+    c.bytes = static_cast<double>(call_count(coll, count, comm)) * esize(c.zdt);
   return c;
 }
 
@@ -208,7 +254,7 @@ Call allgather_call(MPI_Comm comm, const void* sb, MPI_Count scount, MPI_Datatyp
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return c;
-  c.bytes = type_bytes(rcount, rtype) * comm_size(comm);
+  c.bytes = type_bytes(call_count(ZCOLL_COLL_ALLGATHER, rcount, comm), rtype);
   const bool same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
   c.zdt = same && rcount > 0 ? zcoll_type(rtype) : MPI_DATATYPE_NULL;
   c.count = rcount;
@@ -218,7 +264,7 @@ Call allgather_call(MPI_Comm comm, const void* sb, MPI_Count scount, MPI_Datatyp
 // Bcast (data movement).
 Call bcast_call(MPI_Comm comm, MPI_Count count, MPI_Datatype dt) {
   Call c{ZCOLL_COLL_BCAST, comm};
-  c.bytes = type_bytes(count, dt);
+  c.bytes = type_bytes(call_count(ZCOLL_COLL_BCAST, count, comm), dt);
   c.zdt = count > 0 ? zcoll_type(dt) : MPI_DATATYPE_NULL;
   c.count = count;
   return c;
@@ -231,19 +277,18 @@ int allreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op
               Pass&& pass) {
   return intercept(
       ZCOLL_COLL_ALLREDUCE,
-      [&] { return reduction_call(ZCOLL_COLL_ALLREDUCE, comm, count, dt, op, count); }, pass,
+      [&] { return reduction_call(ZCOLL_COLL_ALLREDUCE, comm, count, dt, op); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
-        const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
-        const bool in_place = sb == MPI_IN_PLACE;
-        const void* in = in_place ? rb : sb;
+        const size_t n = static_cast<size_t>(count), es = esize(zdt);
+        const Shape sh = shape_of(ZCOLL_COLL_ALLREDUCE, sb, rb, n, nullptr, 0, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_ALLREDUCE, comm, zdt, op, in, n, rb, n,
+            zc, ZCOLL_COLL_ALLREDUCE, comm, zdt, op, sh.in, sh.in_n, rb, sh.out_n,
             [&](std::string& e) {
-              if (in_place) {
-                e = copy(rb, bytes);
+              if (sh.in_place) {
+                e = copy(rb, sh.in_n * es);
                 return exact::allreduce(MPI_IN_PLACE, e.data(), count, dt, op, comm);
               }
-              room(e, bytes);
+              room(e, sh.recv_n * es);
               return exact::allreduce(sb, e.data(), count, dt, op, comm);
             },
             [&] { return zcoll_allreduce(zc, sb, rb, n, zdt, op); });
@@ -254,21 +299,19 @@ template <typename Pass>
 int reduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
            MPI_Comm comm, Pass&& pass) {
   return intercept(
-      ZCOLL_COLL_REDUCE,
-      [&] { return reduction_call(ZCOLL_COLL_REDUCE, comm, count, dt, op, count); }, pass,
+      ZCOLL_COLL_REDUCE, [&] { return reduction_call(ZCOLL_COLL_REDUCE, comm, count, dt, op); },
+      pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
-        const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
-        const bool at_root = comm_rank(comm) == root;
-        const bool in_place = at_root && sb == MPI_IN_PLACE;
-        const void* in = in_place ? rb : sb;
+        const size_t n = static_cast<size_t>(count), es = esize(zdt);
+        const Shape sh = shape_of(ZCOLL_COLL_REDUCE, sb, rb, n, nullptr, root, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_REDUCE, comm, zdt, op, in, n, rb, at_root ? n : 0,
+            zc, ZCOLL_COLL_REDUCE, comm, zdt, op, sh.in, sh.in_n, rb, sh.out_n,
             [&](std::string& e) {
-              if (in_place) {
-                e = copy(rb, bytes);
+              if (sh.in_place) {
+                e = copy(rb, sh.in_n * es);
                 return exact::reduce(MPI_IN_PLACE, e.data(), count, dt, op, root, comm);
               }
-              room(e, at_root ? bytes : 0);
+              room(e, sh.recv_n * es);
               return exact::reduce(sb, e.data(), count, dt, op, root, comm);
             },
             [&] { return zcoll_reduce(zc, sb, rb, n, zdt, op, root); });
@@ -280,24 +323,18 @@ int reduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatype
                          MPI_Comm comm, Pass&& pass) {
   return intercept(
       ZCOLL_COLL_REDUCE_SCATTER,
-      [&] {
-        return reduction_call(ZCOLL_COLL_REDUCE_SCATTER, comm, count, dt, op,
-                              static_cast<double>(count) * comm_size(comm));
-      },
-      pass,
+      [&] { return reduction_call(ZCOLL_COLL_REDUCE_SCATTER, comm, count, dt, op); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         const size_t n = static_cast<size_t>(count), es = esize(zdt);
-        const size_t total = n * static_cast<size_t>(comm_size(comm));
-        const bool in_place = sb == MPI_IN_PLACE;
-        const void* in = in_place ? rb : sb;
+        const Shape sh = shape_of(ZCOLL_COLL_REDUCE_SCATTER, sb, rb, n, nullptr, 0, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_REDUCE_SCATTER, comm, zdt, op, in, total, rb, n,
+            zc, ZCOLL_COLL_REDUCE_SCATTER, comm, zdt, op, sh.in, sh.in_n, rb, sh.out_n,
             [&](std::string& e) {
-              if (in_place) {
-                e = copy(rb, total * es);
+              if (sh.in_place) {
+                e = copy(rb, sh.in_n * es);
                 return exact::reduce_scatter_block(MPI_IN_PLACE, e.data(), count, dt, op, comm);
               }
-              room(e, n * es);
+              room(e, sh.recv_n * es);
               return exact::reduce_scatter_block(sb, e.data(), count, dt, op, comm);
             },
             [&] { return zcoll_reduce_scatter_block(zc, sb, rb, n, zdt, op); });
@@ -313,21 +350,18 @@ int reduce_scatter(const void* sb, void* rb, const Count* recvcounts, MPI_Dataty
       [&] { return reduce_scatter_call(comm, recvcounts, dt, op, &counts); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         const size_t es = esize(zdt);
-        size_t total = 0;
-        for (size_t k : counts) total += k;
-        const size_t mine = counts[static_cast<size_t>(comm_rank(comm))];
-        const bool in_place = sb == MPI_IN_PLACE;
-        const void* in = in_place ? rb : sb;
+        const Shape sh =
+            shape_of(ZCOLL_COLL_REDUCE_SCATTER, sb, rb, 0, counts.data(), 0, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_REDUCE_SCATTER, comm, zdt, op, in, total, rb, mine,
+            zc, ZCOLL_COLL_REDUCE_SCATTER, comm, zdt, op, sh.in, sh.in_n, rb, sh.out_n,
             [&](std::string& e) {
               const int size = static_cast<int>(counts.size());
-              if (in_place) {
-                e = copy(rb, total * es);
+              if (sh.in_place) {
+                e = copy(rb, sh.in_n * es);
                 return exact::reduce_scatter(MPI_IN_PLACE, e.data(), counts.data(), size, dt, op,
                                              comm);
               }
-              room(e, mine * es);
+              room(e, sh.recv_n * es);
               return exact::reduce_scatter(sb, e.data(), counts.data(), size, dt, op, comm);
             },
             [&] { return zcoll_reduce_scatter(zc, sb, rb, counts.data(), zdt, op); });
@@ -346,17 +380,16 @@ int allgather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MP
       },
       pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
-        const size_t n = static_cast<size_t>(rcount);
-        const size_t total = n * static_cast<size_t>(comm_size(comm)), es = esize(zdt);
-        const bool in_place = sb == MPI_IN_PLACE;
+        const size_t n = static_cast<size_t>(rcount), es = esize(zdt);
+        const Shape sh = shape_of(ZCOLL_COLL_ALLGATHER, sb, rb, n, nullptr, 0, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_ALLGATHER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, total,
+            zc, ZCOLL_COLL_ALLGATHER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, sh.out_n,
             [&](std::string& e) {
-              if (in_place) {
-                e = copy(rb, total * es);
+              if (sh.in_place) {
+                e = copy(rb, sh.recv_n * es);
                 return exact::allgather(MPI_IN_PLACE, e.data(), rcount, rtype, comm);
               }
-              room(e, total * es);
+              room(e, sh.recv_n * es);
               return exact::allgather(sb, e.data(), rcount, rtype, comm);
             },
             [&] { return zcoll_allgather(zc, sb, rb, n, zdt); });
@@ -374,15 +407,15 @@ int bcast(void* buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, 
       },
       pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
-        const size_t n = static_cast<size_t>(count), bytes = n * esize(zdt);
-        const bool at_root = comm_rank(comm) == root;
+        const size_t n = static_cast<size_t>(count), es = esize(zdt);
+        const Shape sh = shape_of(ZCOLL_COLL_BCAST, nullptr, buf, n, nullptr, root, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_BCAST, comm, zdt, MPI_OP_NULL, nullptr, 0, buf, at_root ? 0 : n,
+            zc, ZCOLL_COLL_BCAST, comm, zdt, MPI_OP_NULL, nullptr, 0, buf, sh.out_n,
             [&](std::string& e) {
-              if (at_root)
-                e = copy(buf, bytes);
+              if (comm_rank(comm) == root)  // its buffer is the input
+                e = copy(buf, sh.recv_n * es);
               else
-                room(e, bytes);
+                room(e, sh.recv_n * es);
               return exact::bcast(e.data(), count, dt, root, comm);
             },
             [&] { return zcoll_bcast(zc, buf, n, zdt, root); });
@@ -410,20 +443,21 @@ int scatter(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_
             same = stype == rtype && scount == rcount;
           }
         }
-        c.bytes = type_bytes(n_mine, mine) * comm_size(comm);
+        c.bytes = type_bytes(call_count(c.coll, n_mine, comm), mine);
         c.zdt = same && n_mine > 0 ? zcoll_type(mine) : MPI_DATATYPE_NULL;
         c.count = n_mine;
         return c;
       },
       pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
-        const size_t n = static_cast<size_t>(n_mine), bytes = n * esize(zdt);
-        const bool keep = comm_rank(comm) == root && rb == MPI_IN_PLACE;
+        const size_t n = static_cast<size_t>(n_mine);
+        const Shape sh = shape_of(ZCOLL_COLL_SCATTER, sb, rb, n, nullptr, root, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_SCATTER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, keep ? 0 : n,
+            zc, ZCOLL_COLL_SCATTER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, sh.out_n,
             [&](std::string& e) {
-              room(e, bytes);
-              return exact::scatter(sb, keep ? MPI_IN_PLACE : e.data(), n_mine, mine, root, comm);
+              room(e, sh.recv_n * esize(zdt));
+              return exact::scatter(sb, sh.in_place ? MPI_IN_PLACE : e.data(), n_mine, mine, root,
+                                    comm);
             },
             [&] { return zcoll_scatter(zc, sb, rb, n, zdt, root); });
       });
@@ -449,24 +483,23 @@ int gather(const void* sb, MPI_Count scount, MPI_Datatype stype, void* rb, MPI_C
           mine = rtype, n_mine = rcount;
           same = sb == MPI_IN_PLACE || (stype == rtype && scount == rcount);
         }
-        c.bytes = type_bytes(n_mine, mine) * comm_size(comm);
+        c.bytes = type_bytes(call_count(c.coll, n_mine, comm), mine);
         c.zdt = same && n_mine > 0 ? zcoll_type(mine) : MPI_DATATYPE_NULL;
         c.count = n_mine;
         return c;
       },
       pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
-        const size_t n = static_cast<size_t>(n_mine);
-        const size_t total = n * static_cast<size_t>(comm_size(comm)), es = esize(zdt);
-        const bool in_place = at_root && sb == MPI_IN_PLACE;
+        const size_t n = static_cast<size_t>(n_mine), es = esize(zdt);
+        const Shape sh = shape_of(ZCOLL_COLL_GATHER, sb, rb, n, nullptr, root, comm, zdt);
         return run_zcoll(
-            zc, ZCOLL_COLL_GATHER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, at_root ? total : 0,
+            zc, ZCOLL_COLL_GATHER, comm, zdt, MPI_OP_NULL, nullptr, 0, rb, sh.out_n,
             [&](std::string& e) {
-              if (in_place) {
-                e = copy(rb, total * es);
+              if (sh.in_place) {
+                e = copy(rb, sh.recv_n * es);
                 return exact::gather(MPI_IN_PLACE, e.data(), n_mine, mine, root, comm);
               }
-              room(e, at_root ? total * es : 0);
+              room(e, sh.recv_n * es);
               return exact::gather(sb, e.data(), n_mine, mine, root, comm);
             },
             [&] { return zcoll_gather(zc, sb, rb, n, zdt, root); });
@@ -547,7 +580,7 @@ int iallreduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_O
                MPI_Request* req, Pass&& pass) {
   return intercept(
       ZCOLL_COLL_ALLREDUCE,
-      [&] { return reduction_call(ZCOLL_COLL_ALLREDUCE, comm, count, dt, op, count); }, pass,
+      [&] { return reduction_call(ZCOLL_COLL_ALLREDUCE, comm, count, dt, op); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         if (!handle_overlaps(comm)) return pass();
         return start_nb(ZCOLL_COLL_ALLREDUCE, comm, req, [&](zcoll_request** q) {
@@ -560,8 +593,8 @@ template <typename Pass>
 int ireduce(const void* sb, void* rb, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
             MPI_Comm comm, MPI_Request* req, Pass&& pass) {
   return intercept(
-      ZCOLL_COLL_REDUCE,
-      [&] { return reduction_call(ZCOLL_COLL_REDUCE, comm, count, dt, op, count); }, pass,
+      ZCOLL_COLL_REDUCE, [&] { return reduction_call(ZCOLL_COLL_REDUCE, comm, count, dt, op); },
+      pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         if (!handle_overlaps(comm)) return pass();
         return start_nb(ZCOLL_COLL_REDUCE, comm, req, [&](zcoll_request** q) {
@@ -575,11 +608,7 @@ int ireduce_scatter_block(const void* sb, void* rb, MPI_Count count, MPI_Datatyp
                           MPI_Comm comm, MPI_Request* req, Pass&& pass) {
   return intercept(
       ZCOLL_COLL_REDUCE_SCATTER,
-      [&] {
-        return reduction_call(ZCOLL_COLL_REDUCE_SCATTER, comm, count, dt, op,
-                              static_cast<double>(count) * comm_size(comm));
-      },
-      pass,
+      [&] { return reduction_call(ZCOLL_COLL_REDUCE_SCATTER, comm, count, dt, op); }, pass,
       [&](zcoll_comm* zc, MPI_Datatype zdt) {
         if (!handle_overlaps(comm)) return pass();
         return start_nb(ZCOLL_COLL_REDUCE_SCATTER, comm, req, [&](zcoll_request** q) {

@@ -10,6 +10,9 @@
 // report for consistency, its input buffers and the guard bytes after its output
 // for changes. A watchdog aborts the run with the case and its replay command if
 // a call does not return in time. Exit status: 0 when every case passed.
+// The driver is generic over the collective: buffer shapes, MPI_IN_PLACE
+// placement, where each output value comes from and the call itself come from
+// the library's collective traits table (tools/common/coll_driver.h).
 //
 // --seeds-file FILE runs a fixed list of cases instead (the regression seeds:
 // tools/zcoll_soak/regression_seeds.txt), those recorded for this world size;
@@ -35,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/coll_driver.h"
 #include "zcoll.h"
 #include "zcoll_mpi.h"
 
@@ -43,6 +47,16 @@
 #endif
 
 namespace {
+
+using zcoll::coll::CollectiveTraits;
+using zcoll::coll::InPlace;
+using zcoll::tools::Bufs;
+using zcoll::tools::call_of;
+using zcoll::tools::driver_coll;
+using zcoll::tools::DriverColl;
+using zcoll::tools::has_input;
+using zcoll::tools::has_output;
+using zcoll::tools::source_of;
 
 // ---- random numbers ------------------------------------------------------------
 struct Rng {
@@ -184,15 +198,9 @@ struct Case {
   int N = 1, rank = 0;
 };
 
-bool is_reduction(zcoll_collective c) {
-  return c == ZCOLL_COLL_ALLREDUCE || c == ZCOLL_COLL_REDUCE_SCATTER || c == ZCOLL_COLL_REDUCE;
-}
-bool is_rooted(zcoll_collective c) {
-  return c == ZCOLL_COLL_BCAST || c == ZCOLL_COLL_SCATTER || c == ZCOLL_COLL_REDUCE ||
-         c == ZCOLL_COLL_GATHER;
-}
+const CollectiveTraits& traits_of(zcoll_collective c) { return zcoll::coll::traits(c); }
 bool compressible(const Case& k) {
-  return (k.dt == kF32 || k.dt == kF64) && (!is_reduction(k.coll) || k.op <= kProd);
+  return (k.dt == kF32 || k.dt == kF64) && (!traits_of(k.coll).reduction || k.op <= kProd);
 }
 
 const size_t kPrimes[] = {2,    3,    5,    7,    13,    31,    97,    127,    251,    509,
@@ -240,44 +248,44 @@ size_t draw_count(Rng& g, int N, size_t vbytes) {
   return static_cast<size_t>(cap * (0.3 + 0.7 * g.uniform()));
 }
 
-// Draws everything but the group-dependent parts (done in finish_case).
-Case draw_case(uint64_t seed) {
-  Case k;
-  k.seed = seed;
-  Rng g(seed);
+// The group (world, a split, a dup; --subgroups: the first k ranks), the
+// handle and --nonblocking's form; the last two from their own streams, so
+// that the other draws stay as they are.
+void draw_group(Case& k, Rng& g) {
   const int ck = g.pick(10);
   k.comm_kind = ck < 6 ? 0 : ck < 9 ? 1 : 2;
   k.colors = 1 + g.pick(3);
   k.pool = g.chance(0.5) ? g.pick(3) : -1;
-  if (k.comm_kind != 0) k.pool = -1;          // the long-lived handles are on world
-  if (g_opt.subgroups && k.comm_kind == 0) {  // its own stream: the other draws stay as they are
-    Rng gs(mix(seed, 7000));
+  if (k.comm_kind != 0) k.pool = -1;  // the long-lived handles are on world
+  if (g_opt.subgroups && k.comm_kind == 0) {
+    Rng gs(mix(k.seed, 7000));
     if (gs.chance(0.5)) {
       k.comm_kind = 3;
       k.prefix = 1 + gs.pick(g_wsize);
       k.pool = -1;
     }
   }
-  if (g_opt.nonblocking) {  // its own stream too
-    Rng gn(mix(seed, 8000));
+  if (g_opt.nonblocking) {
+    Rng gn(mix(k.seed, 8000));
     k.nb = gn.pick(4);
   }
-  k.cfg = draw_config(g);
-  k.auto_local_model = g.chance(0.8);
-  k.net = g.chance(0.9) ? g.pick(3) : -1;
-  const zcoll_mode modes[] = {ZCOLL_MODE_DEFAULT, ZCOLL_MODE_MPI, ZCOLL_MODE_RAW,
-                              ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM,
-                              ZCOLL_MODE_AUTO,    ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
-  k.mode = g.of(modes);
+}
+
+// The collective, its algorithm and variant (MPI_IN_PLACE, the counts form).
+void draw_collective(Case& k, Rng& g) {
   const zcoll_collective colls[] = {
       ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
       ZCOLL_COLL_SCATTER,   ZCOLL_COLL_REDUCE,         ZCOLL_COLL_GATHER,    ZCOLL_COLL_ALLREDUCE};
   k.coll = g.of(colls);
   k.algo = draw_algorithm(g, k.coll);
   k.variant = g.chance(0.3) ? kInPlace : kPlain;
-  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER && g.chance(0.5)) k.variant |= 2;  // counts variant
-  if (k.coll == ZCOLL_COLL_BCAST) k.variant = kPlain;
+  if (driver_coll(k.coll).counts_form && g.chance(0.5)) k.variant |= kCountsVariant;
+  if (traits_of(k.coll).in_place == InPlace::kNone) k.variant = kPlain;  // one buffer
   k.null_recv = g.chance(0.5);
+}
+
+// The call's error bound (or the configuration's) and the average setting.
+void draw_bound(Case& k, Rng& g) {
   k.set_eb = k.pool >= 0 || g.chance(0.6);
   k.eb_mode = g.chance(0.5) ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
   if (k.eb_mode == ZCOLL_EB_REL) {
@@ -288,16 +296,36 @@ Case draw_case(uint64_t seed) {
     k.eb = g.of(v);
   }
   k.average = g.chance(0.15);
-  // datatype and op
+}
+
+// The datatype and, for a reduction, the op (which may change the datatype).
+void draw_type(Case& k, Rng& g) {
   const int d = g.pick(20);
   k.dt = d < 9 ? kF32 : d < 16 ? kF64 : d < 18 ? kInt : kDerived;
-  if (is_reduction(k.coll)) {
-    const int o = g.pick(20);
-    k.op = o < 9 ? kSum : o < 12 ? kMax : o < 15 ? kMin : o < 17 ? kProd : o < 18 ? kMaxloc : kUser;
-    if (k.op == kMaxloc) k.dt = kDoubleInt;
-    if (k.dt == kDerived) k.dt = kInt;
-    if (k.op == kUser && k.dt != kF64) k.dt = kF32;
-  }
+  if (!traits_of(k.coll).reduction) return;
+  const int o = g.pick(20);
+  k.op = o < 9 ? kSum : o < 12 ? kMax : o < 15 ? kMin : o < 17 ? kProd : o < 18 ? kMaxloc : kUser;
+  if (k.op == kMaxloc) k.dt = kDoubleInt;
+  if (k.dt == kDerived) k.dt = kInt;
+  if (k.op == kUser && k.dt != kF64) k.dt = kF32;
+}
+
+// Draws everything but the group-dependent parts (done in finish_case).
+Case draw_case(uint64_t seed) {
+  Case k;
+  k.seed = seed;
+  Rng g(seed);
+  draw_group(k, g);
+  k.cfg = draw_config(g);
+  k.auto_local_model = g.chance(0.8);
+  k.net = g.chance(0.9) ? g.pick(3) : -1;
+  const zcoll_mode modes[] = {ZCOLL_MODE_DEFAULT, ZCOLL_MODE_MPI, ZCOLL_MODE_RAW,
+                              ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM,
+                              ZCOLL_MODE_AUTO,    ZCOLL_MODE_DOC, ZCOLL_MODE_HOM};
+  k.mode = g.of(modes);
+  draw_collective(k, g);
+  draw_bound(k, g);
+  draw_type(k, g);
   k.data = g.pick(kDataKinds);
   k.scale = std::pow(10.0, g.pick(13) - 6);
   k.shift = g.chance(0.3) ? k.scale * (g.uniform() * 200 - 100) : 0;
@@ -321,21 +349,44 @@ size_t vbytes_of(Dt dt) {
   return 4;
 }
 
+// Whether the mismatch k drew can show: only where the library compares
+// settings (a compressed mode, more than one rank, values to move).
+bool mismatch_shows(const Case& k, int N) {
+  const bool cmp_mode = k.mode == ZCOLL_MODE_RAW || k.mode == ZCOLL_MODE_CPR_P2P ||
+                        k.mode == ZCOLL_MODE_DOC || k.mode == ZCOLL_MODE_HOM;
+  size_t total = k.count;
+  for (size_t rc : k.recvcounts) total += rc;
+  const bool ok = N > 1 && cmp_mode && compressible(k) && total > 0 && k.cfg.min_bytes == 0 &&
+                  k.pool < 0;
+  const bool cmp = k.mode != ZCOLL_MODE_RAW;
+  const CollectiveTraits& t = traits_of(k.coll);
+  switch (k.mismatch) {
+    case kMmEb: return ok && cmp;
+    case kMmRoot: return ok && t.rooted;
+    case kMmOp: return ok && t.reduction && k.op <= kProd && k.mode != ZCOLL_MODE_HOM;
+    case kMmCount: return ok && !driver_coll(k.coll).counts_form;
+    case kMmDtype: return ok;
+    case kMmMode: return ok && k.mode != ZCOLL_MODE_HOM;
+    case kMmChunk: return ok && cmp;
+    case kMmAlgo: return ok && zcoll_algorithms_of(k.coll, nullptr, 0) >= 2;
+  }
+  return ok;
+}
+
 // The parts that depend on the group size; and the mismatch, which only makes
-// sense where the library compares settings (a compressed mode, >1 rank).
+// sense where the library compares settings.
 void finish_case(Case& k, int N, int rank) {
   k.N = N;
   k.rank = rank;
   Rng g(mix(k.seed, 1000 + N));
   const size_t vb = vbytes_of(k.dt);
   size_t c = draw_count(g, N, vb);
-  const bool gathering = k.coll == ZCOLL_COLL_ALLGATHER || k.coll == ZCOLL_COLL_GATHER ||
-                         k.coll == ZCOLL_COLL_SCATTER || k.coll == ZCOLL_COLL_REDUCE_SCATTER;
   const double cap = g_opt.max_mib * 1048576.0 / static_cast<double>(vb);
-  if (gathering && c > cap / N) c = static_cast<size_t>(cap / N);
+  // the collectives with a buffer of every rank's blocks
+  if (traits_of(k.coll).per_rank_count && c > cap / N) c = static_cast<size_t>(cap / N);
   if (k.dt == kDoubleInt || k.dt == kInt || k.dt == kDerived) c = std::min<size_t>(c, 200000);
-  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER) {
-    if (k.variant & 2) {
+  if (driver_coll(k.coll).counts_form) {
+    if (k.variant & kCountsVariant) {
       k.recvcounts.assign(N, 0);
       size_t each = c / std::max(1, N);
       for (int i = 0; i < N; ++i)
@@ -348,26 +399,7 @@ void finish_case(Case& k, int N, int rank) {
   k.count = c;
   k.root = g.pick(N);
   if (k.mismatch) {
-    const bool cmp_mode = k.mode == ZCOLL_MODE_RAW || k.mode == ZCOLL_MODE_CPR_P2P ||
-                          k.mode == ZCOLL_MODE_DOC || k.mode == ZCOLL_MODE_HOM;
-    size_t total = k.count;
-    for (size_t rc : k.recvcounts) total += rc;
-    bool ok = N > 1 && cmp_mode && compressible(k) && total > 0 && k.cfg.min_bytes == 0 &&
-              k.pool < 0;
-    const bool cmp = k.mode != ZCOLL_MODE_RAW;
-    switch (k.mismatch) {
-      case kMmEb: ok = ok && cmp; break;
-      case kMmRoot: ok = ok && is_rooted(k.coll); break;
-      case kMmOp:
-        ok = ok && is_reduction(k.coll) && k.op <= kProd && k.mode != ZCOLL_MODE_HOM;
-        break;
-      case kMmCount: ok = ok && k.coll != ZCOLL_COLL_REDUCE_SCATTER; break;
-      case kMmDtype: break;
-      case kMmMode: ok = ok && k.mode != ZCOLL_MODE_HOM; break;
-      case kMmChunk: ok = ok && cmp; break;
-      case kMmAlgo: ok = ok && zcoll_algorithms_of(k.coll, nullptr, 0) >= 2; break;
-    }
-    if (!ok) k.mismatch = kNoMismatch;
+    if (!mismatch_shows(k, N)) k.mismatch = kNoMismatch;
     if (k.mismatch == kMmEb) k.set_eb = true;  // the differing bound is a call setting
     k.mismatch_rank %= std::max(1, N);
   }
@@ -391,7 +423,7 @@ void describe(const Case& k, char* out, size_t cap) {
       k.pool < 0 ? "fresh" : "pool", zcoll_collective_name(k.coll),
       (k.variant & 1) ? "+in_place" : "", (k.variant & 2) ? "+counts" : "", k.root,
       zcoll_mode_name(k.mode), zcoll_mode_name(k.cfg.mode), zcoll_algorithm_name(k.algo),
-      kDtNames[k.dt], is_reduction(k.coll) ? kOpNames[k.op] : "-", k.count, rc,
+      kDtNames[k.dt], traits_of(k.coll).reduction ? kOpNames[k.op] : "-", k.count, rc,
       k.eb_mode == ZCOLL_EB_REL ? "rel" : "abs", k.eb, k.set_eb ? "call" : "config",
       k.cfg.bound == ZCOLL_BOUND_RESULT ? "result" : "per_compression", k.cfg.threads,
       k.cfg.min_bytes, k.cfg.chunk_size, k.cfg.pipeline_values, k.average, kDataNames[k.data],
@@ -436,43 +468,36 @@ RankView view_of(const Case& k, int p) {
   return v;
 }
 
-// Rank p's input: n elements of k's datatype (as bytes).
-std::vector<uint8_t> make_input(const Case& k, int p, size_t n) {
-  const RankView v = view_of(k, p);
-  const size_t vb = vbytes_of(v.dt);
-  std::vector<uint8_t> buf(n * vb);
-  Rng g(mix(k.seed, 77 + static_cast<uint64_t>(p)));
-  if (v.dt == kInt) {
-    int* x = reinterpret_cast<int*>(buf.data());
-    for (size_t i = 0; i < n; ++i) {
-      if (v.op == kProd) {
-        const int s[] = {1, 1, 1, -1, 2};
-        x[i] = g.of(s);
-      } else {
-        x[i] = static_cast<int>(g.below(2001)) - 1000;
-      }
+// Integer, derived (3 floats) and MPI_DOUBLE_INT inputs.
+void fill_int(const RankView& v, Rng& g, uint8_t* buf, size_t n) {
+  int* x = reinterpret_cast<int*>(buf);
+  for (size_t i = 0; i < n; ++i) {
+    if (v.op == kProd) {
+      const int s[] = {1, 1, 1, -1, 2};
+      x[i] = g.of(s);
+    } else {
+      x[i] = static_cast<int>(g.below(2001)) - 1000;
     }
-    return buf;
   }
-  if (v.dt == kDerived) {
-    float* x = reinterpret_cast<float*>(buf.data());
-    for (size_t i = 0; i < 3 * n; ++i) x[i] = static_cast<float>(g.uniform() * 1e3 - 500);
-    return buf;
+}
+void fill_derived(Rng& g, uint8_t* buf, size_t n) {
+  float* x = reinterpret_cast<float*>(buf);
+  for (size_t i = 0; i < 3 * n; ++i) x[i] = static_cast<float>(g.uniform() * 1e3 - 500);
+}
+void fill_double_int(Rng& g, uint8_t* buf, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const double val = static_cast<double>(g.below(5));  // ties on purpose
+    const int idx = static_cast<int>(g.below(100));
+    std::memcpy(buf + i * 16, &val, 8);
+    std::memcpy(buf + i * 16 + 8, &idx, 4);
+    std::memset(buf + i * 16 + 12, 0, 4);
   }
-  if (v.dt == kDoubleInt) {
-    for (size_t i = 0; i < n; ++i) {
-      const double val = static_cast<double>(g.below(5));  // ties on purpose
-      const int idx = static_cast<int>(g.below(100));
-      std::memcpy(buf.data() + i * 16, &val, 8);
-      std::memcpy(buf.data() + i * 16 + 8, &idx, 4);
-      std::memset(buf.data() + i * 16 + 12, 0, 4);
-    }
-    return buf;
-  }
-  // float / double: in double first
-  std::vector<double> x(n);
+}
+
+// The data kinds of ordinary values: a real field, noise, smooth, constant.
+void draw_plain(const Case& k, int p, Rng& g, std::vector<double>& x) {
+  const size_t n = x.size();
   const double S = k.scale, B = k.shift;
-  const bool f32 = v.dt == kF32;
   switch (k.data) {
     case kField: {
       const std::vector<float>& f = g_fields[g.below(g_fields.size())];
@@ -494,6 +519,15 @@ std::vector<uint8_t> make_input(const Case& k, int p, size_t n) {
       for (size_t i = 0; i < n; ++i) x[i] = c + B;
       break;
     }
+    default: break;
+  }
+}
+
+// The data kinds at the edges: denormals, signed zeros, codes near the
+// format's limit, a wide range of magnitudes.
+void draw_edge(const Case& k, bool f32, Rng& g, std::vector<double>& x) {
+  const size_t n = x.size();
+  switch (k.data) {
     case kDenormal: {
       const double dm = f32 ? std::numeric_limits<float>::denorm_min()
                             : std::numeric_limits<double>::denorm_min();
@@ -520,57 +554,90 @@ std::vector<uint8_t> make_input(const Case& k, int p, size_t n) {
     }
     case kWide:
       for (size_t i = 0; i < n; ++i)
-        x[i] = (g.uniform() - 0.5) * S *
+        x[i] = (g.uniform() - 0.5) * k.scale *
                std::pow(10.0, static_cast<double>(g.pick(f32 ? 20 : 40)) - (f32 ? 10 : 20));
       break;
+    default: break;
   }
-  if (v.op == kProd) {  // keep products finite and meaningful
+}
+
+// Products kept finite and meaningful, float sums finite, NaN/Inf sprinkled.
+void shape_values(const Case& k, const RankView& v, int p, Rng& g, std::vector<double>& x) {
+  const double S = k.scale;
+  if (v.op == kProd) {
     for (double& y : x)
       y = (g.chance(0.02) ? 0.0 : 0.5 + std::fabs(std::fmod(y / (S + 1e-300), 1.0)));
   }
-  if (f32)  // keep float sums finite
+  if (v.dt == kF32)
     for (double& y : x) y = std::max(-1e30, std::min(1e30, y));
   if (k.special_p > 0 && (k.special_ranks == 2 || p == 0)) {
-    for (size_t i = 0; i < n; ++i) {
+    for (double& y : x) {
       if (!g.chance(k.special_p)) continue;
       const int r = g.pick(3);
-      x[i] = r == 0   ? std::numeric_limits<double>::infinity()
-             : r == 1 ? -std::numeric_limits<double>::infinity()
-                      : std::numeric_limits<double>::quiet_NaN();
+      y = r == 0   ? std::numeric_limits<double>::infinity()
+          : r == 1 ? -std::numeric_limits<double>::infinity()
+                   : std::numeric_limits<double>::quiet_NaN();
     }
   }
+}
+
+// The values in the datatype, NaNs with a few payload bits (to check that they
+// move bit for bit).
+void store_values(bool f32, Rng& g, const std::vector<double>& x, uint8_t* buf) {
+  const size_t n = x.size();
   if (f32) {
-    float* o = reinterpret_cast<float*>(buf.data());
+    float* o = reinterpret_cast<float*>(buf);
     for (size_t i = 0; i < n; ++i) o[i] = static_cast<float>(x[i]);
-    // NaN payloads (a quiet NaN with a few payload bits), to check they move bit for bit
     for (size_t i = 0; i < n; ++i)
       if (std::isnan(o[i])) {
         uint32_t b = 0x7FC00000u | static_cast<uint32_t>(g.below(1u << 20));
         std::memcpy(&o[i], &b, 4);
       }
-  } else {
-    double* o = reinterpret_cast<double*>(buf.data());
-    for (size_t i = 0; i < n; ++i) {
-      o[i] = x[i];
-      if (std::isnan(o[i])) {
-        uint64_t b = 0x7FF8000000000000ull | g.below(1ull << 40);
-        std::memcpy(&o[i], &b, 8);
-      }
+    return;
+  }
+  double* o = reinterpret_cast<double*>(buf);
+  for (size_t i = 0; i < n; ++i) {
+    o[i] = x[i];
+    if (std::isnan(o[i])) {
+      uint64_t b = 0x7FF8000000000000ull | g.below(1ull << 40);
+      std::memcpy(&o[i], &b, 8);
     }
+  }
+}
+
+// Rank p's input: n elements of k's datatype (as bytes).
+std::vector<uint8_t> make_input(const Case& k, int p, size_t n) {
+  const RankView v = view_of(k, p);
+  std::vector<uint8_t> buf(n * vbytes_of(v.dt));
+  Rng g(mix(k.seed, 77 + static_cast<uint64_t>(p)));
+  if (v.dt == kInt) {
+    fill_int(v, g, buf.data(), n);
+  } else if (v.dt == kDerived) {
+    fill_derived(g, buf.data(), n);
+  } else if (v.dt == kDoubleInt) {
+    fill_double_int(g, buf.data(), n);
+  } else {  // float / double: in double first
+    std::vector<double> x(n);
+    draw_plain(k, p, g, x);
+    draw_edge(k, v.dt == kF32, g, x);
+    shape_values(k, v, p, g, x);
+    store_values(v.dt == kF32, g, x, buf.data());
   }
   return buf;
 }
 
+// The call's shape for the traits table, as rank p sees it.
+zcoll::coll::Call shape_of(const Case& k, const RankView& v) {
+  Bufs b;
+  b.count = v.count;
+  b.root = v.root;
+  b.recvcounts = (k.variant & kCountsVariant) ? k.recvcounts.data() : nullptr;
+  return call_of(k.coll, b);
+}
+
 // How many elements rank p's input has.
 size_t input_elems(const Case& k, int p) {
-  const RankView v = view_of(k, p);
-  size_t total = 0;
-  for (size_t rc : k.recvcounts) total += rc;
-  switch (k.coll) {
-    case ZCOLL_COLL_REDUCE_SCATTER: return (k.variant & 2) ? total : v.count * k.N;
-    case ZCOLL_COLL_SCATTER: return p == v.root ? v.count * k.N : 0;
-    default: return v.count;  // Bcast and the rest
-  }
+  return zcoll::coll::input_values(shape_of(k, view_of(k, p)), k.N, p);
 }
 
 // A cost model for AUTO from the environment (the probe at handle creation
@@ -635,166 +702,176 @@ double target_of(zcoll_eb_mode m, double v, double mn, double mx) {
   return v * std::max(std::fabs(mn), 1.0);
 }
 
-// Checks rank k.rank's result. in[p] are the inputs of every rank (empty where
-// not needed), out the output buffer (nullptr where the rank has none).
-void check_result(const Case& k, const std::vector<std::vector<uint8_t>>& in, const uint8_t* out,
-                  size_t out_elems, const zcoll_report& rep, zcoll_mode eff_mode, Outcome* o) {
-  const int N = k.N, r = k.rank;
+using Inputs = std::vector<std::vector<uint8_t>>;
+
+// Output element j, moved from rank p's input element src: bit for bit in an
+// exact mode (and for non-finite values), else within the reported bound.
+void check_moved(const Case& k, const uint8_t* x, int p, size_t src, const uint8_t* out, size_t j,
+                 const zcoll_report& rep, Outcome* o) {
   const Dt dt = k.dt;
-  const bool red = is_reduction(k.coll);
   const bool fp = dt == kF32 || dt == kF64;
-  const double u = dt == kF32 ? 0x1p-24 : 0x1p-53;
-  const double tiny = dt == kF32 ? std::numeric_limits<float>::denorm_min()
-                                 : std::numeric_limits<double>::denorm_min();
   const bool exact_mode = rep.mode == ZCOLL_MODE_MPI || rep.mode == ZCOLL_MODE_RAW;
-  (void)eff_mode;
-  if (!out) return;
-  // where output element j comes from: (reduction over ranks at index src) or (rank p, index src)
-  size_t base = 0;
-  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER) {
-    if (k.variant & 2)
-      for (int i = 0; i < r; ++i) base += k.recvcounts[i];
-    else
-      base = static_cast<size_t>(r) * k.count;
+  if (!fp || exact_mode || rep.error_bound == 0) {
+    if (!same_bits(dt, out, j, x, src))
+      o->bad("element %zu (from rank %d [%zu]) differs bitwise in an exact mode", j, p, src);
+    return;
   }
-  if (k.coll == ZCOLL_COLL_SCATTER) base = static_cast<size_t>(r) * k.count;
+  const double a = load(dt, out, j), b = load(dt, x, src);
+  if (!std::isfinite(b)) {
+    if (!same_bits(dt, out, j, x, src))
+      o->bad("element %zu: non-finite input %g (rank %d [%zu]) not carried bit for bit: %g", j, b,
+             p, src, a);
+  } else if (!(std::fabs(a - b) <= rep.error_bound)) {
+    o->bad("element %zu: |%.17g - %.17g| = %.3g above the reported bound %.3g", j, a, b,
+           std::fabs(a - b), rep.error_bound);
+  }
+}
+
+// An integer reduction: exact (the MPI fallback has no average for integers:
+// the library leaves the sum).
+void check_int(const Case& k, const Inputs& in, size_t src, const uint8_t* out, size_t j,
+               Outcome* o) {
+  long long acc = 0;
+  for (int p = 0; p < k.N; ++p) {
+    int v;
+    std::memcpy(&v, in[p].data() + 4 * src, 4);
+    if (p == 0) {
+      acc = v;
+      continue;
+    }
+    switch (k.op) {
+      case kSum: acc += v; break;
+      case kMax: acc = std::max<long long>(acc, v); break;
+      case kMin: acc = std::min<long long>(acc, v); break;
+      case kProd: acc *= v; break;
+      default: break;
+    }
+  }
+  int got;
+  std::memcpy(&got, out + 4 * j, 4);
+  if (got != acc) o->bad("int element %zu: %d, expected %lld", j, got, acc);
+}
+
+// MAXLOC on MPI_DOUBLE_INT: exact, the lowest index among ties.
+void check_maxloc(const Case& k, const Inputs& in, size_t src, const uint8_t* out, size_t j,
+                  Outcome* o) {
+  double best = 0;
+  int bi = 0;
+  for (int p = 0; p < k.N; ++p) {
+    double v;
+    int i;
+    std::memcpy(&v, in[p].data() + 16 * src, 8);
+    std::memcpy(&i, in[p].data() + 16 * src + 8, 4);
+    if (p == 0 || v > best || (v == best && i < bi)) {
+      best = v;
+      bi = i;
+    }
+  }
+  double gv;
+  int gi;
+  std::memcpy(&gv, out + 16 * j, 8);
+  std::memcpy(&gi, out + 16 * j + 8, 4);
+  if (gv != best || gi != bi)
+    o->bad("maxloc element %zu: (%g, %d), expected (%g, %d)", j, gv, gi, best, bi);
+}
+
+// The exact result of a float / double reduction at src, in double, and the
+// magnitude its rounding scales with.
+struct Exact {
+  double acc = 0, mag = 0;
+  bool nan_in = false;
+  // A finite value within the bound of 0 may be reconstructed as 0, and IEEE gives
+  // inf * 0 = NaN: a PROD whose exact result is infinite may then be NaN. The value
+  // may be an input or a partial product that an algorithm recompresses (cpr_p2p,
+  // doc): the smallest partial product of finite factors is that of all factors
+  // below 1 in magnitude (each taken at its largest reconstruction, |v| + eb).
+  bool may_be_zero = false;
+};
+
+Exact exact_fp(const Case& k, const Inputs& in, size_t src, double eb) {
+  Exact e;
+  double smallest_partial = 1;
+  for (int p = 0; p < k.N; ++p) {
+    const double v = load(k.dt, in[p].data(), src);
+    e.nan_in = e.nan_in || std::isnan(v);
+    e.may_be_zero = e.may_be_zero || (std::isfinite(v) && std::fabs(v) <= eb);
+    if (std::isfinite(v)) smallest_partial *= std::min(1.0, std::fabs(v) + eb);
+    if (p == 0) {
+      e.acc = v;
+      e.mag = std::fabs(v) + eb;
+      continue;
+    }
+    switch (k.op) {
+      case kSum:
+      case kUser:
+        e.acc += v;
+        e.mag += std::fabs(v) + eb;
+        break;
+      case kMax: e.acc = (std::isnan(e.acc) || std::isnan(v)) ? NAN : std::max(e.acc, v); break;
+      case kMin: e.acc = (std::isnan(e.acc) || std::isnan(v)) ? NAN : std::min(e.acc, v); break;
+      case kProd:
+        e.acc *= v;
+        e.mag *= std::fabs(v) + eb;
+        break;
+      default: break;
+    }
+  }
+  e.may_be_zero = e.may_be_zero || smallest_partial <= eb;
+  if (k.average && k.op == kSum) {
+    e.acc /= k.N;
+    e.mag /= k.N;
+  }
+  return e;
+}
+
+// A float / double reduction: IEEE for non-finite results, else within the
+// reported bound plus the rounding in the datatype.
+void check_fp(const Case& k, const Inputs& in, size_t src, const uint8_t* out, size_t j,
+              const zcoll_report& rep, Outcome* o) {
+  const Exact e = exact_fp(k, in, src, rep.eb_per_compression);
+  const double got = load(k.dt, out, j);
+  if (!std::isfinite(e.acc)) {
+    if (std::isnan(e.acc)) {
+      // MPI's own MAX/MIN (MPICH: a > b ? a : b) need not propagate NaN
+      const bool mpi_minmax = rep.mode == ZCOLL_MODE_MPI && (k.op == kMax || k.op == kMin);
+      if (!std::isnan(got) && !mpi_minmax)
+        o->bad("element %zu: expected NaN (IEEE), got %.17g", j, got);
+    } else if (got != e.acc && !(k.op == kProd && e.may_be_zero && std::isnan(got))) {
+      o->bad("element %zu: expected %g, got %.17g", j, e.acc, got);
+    }
+    return;
+  }
+  if (e.nan_in && rep.mode == ZCOLL_MODE_MPI) return;
+  const double u = k.dt == kF32 ? 0x1p-24 : 0x1p-53;
+  const double tiny = k.dt == kF32 ? std::numeric_limits<float>::denorm_min()
+                                   : std::numeric_limits<double>::denorm_min();
+  double tol = rep.error_bound;
+  if (k.op == kSum || k.op == kUser || k.op == kProd)
+    tol += (k.N + 2) * u * e.mag + (k.N + 2) * tiny;  // rounding in T (documented term), denormals
+  if (!(std::fabs(got - e.acc) <= tol))
+    o->bad("element %zu: %.17g, exact %.17g: error %.3g above %.3g (reported bound %.3g)", j, got,
+           e.acc, std::fabs(got - e.acc), tol, rep.error_bound);
+}
+
+// Checks rank k.rank's result. in[p] are the inputs of every rank (empty where
+// not needed), out the output buffer (nullptr where the rank has none); where
+// each output element comes from is the traits table's (source_of).
+void check_result(const Case& k, const Inputs& in, const uint8_t* out, size_t out_elems,
+                  const zcoll_report& rep, Outcome* o) {
+  if (!out) return;
+  const zcoll::coll::Call shape = shape_of(k, view_of(k, k.rank));
   for (size_t j = 0; j < out_elems; ++j) {
     ++o->checks;
-    if (!red) {
-      int p = k.root;
-      size_t src = j;
-      if (k.coll == ZCOLL_COLL_ALLGATHER || k.coll == ZCOLL_COLL_GATHER) {
-        p = static_cast<int>(j / k.count);
-        src = j % k.count;
-      } else if (k.coll == ZCOLL_COLL_SCATTER) {
-        src = base + j;
-      }
-      const uint8_t* x = in[p].data();
-      if (!fp || exact_mode || rep.error_bound == 0) {
-        if (!same_bits(dt, out, j, x, src)) {
-          o->bad("element %zu (from rank %d [%zu]) differs bitwise in an exact mode", j, p, src);
-        }
-        continue;
-      }
-      const double a = load(dt, out, j), b = load(dt, x, src);
-      if (!std::isfinite(b)) {
-        if (!same_bits(dt, out, j, x, src))
-          o->bad("element %zu: non-finite input %g (rank %d [%zu]) not carried bit for bit: %g", j,
-                 b, p, src, a);
-      } else if (!(std::fabs(a - b) <= rep.error_bound)) {
-        o->bad("element %zu: |%.17g - %.17g| = %.3g above the reported bound %.3g", j, a, b,
-               std::fabs(a - b), rep.error_bound);
-      }
-      continue;
-    }
-    const size_t src = base + j;
-    if (dt == kInt) {
-      long long acc = 0;
-      for (int p = 0; p < N; ++p) {
-        int v;
-        std::memcpy(&v, in[p].data() + 4 * src, 4);
-        if (p == 0) {
-          acc = v;
-          continue;
-        }
-        switch (k.op) {
-          case kSum: acc += v; break;
-          case kMax: acc = std::max<long long>(acc, v); break;
-          case kMin: acc = std::min<long long>(acc, v); break;
-          case kProd: acc *= v; break;
-          default: break;
-        }
-      }
-      if (k.average && k.op == kSum) {
-        // the MPI fallback has no average for integers: the library leaves the sum
-      }
-      int got;
-      std::memcpy(&got, out + 4 * j, 4);
-      if (got != acc) o->bad("int element %zu: %d, expected %lld", j, got, acc);
-      continue;
-    }
-    if (dt == kDoubleInt) {
-      double best = 0;
-      int bi = 0;
-      for (int p = 0; p < N; ++p) {
-        double v;
-        int i;
-        std::memcpy(&v, in[p].data() + 16 * src, 8);
-        std::memcpy(&i, in[p].data() + 16 * src + 8, 4);
-        if (p == 0 || v > best || (v == best && i < bi)) {
-          best = v;
-          bi = i;
-        }
-      }
-      double gv;
-      int gi;
-      std::memcpy(&gv, out + 16 * j, 8);
-      std::memcpy(&gi, out + 16 * j + 8, 4);
-      if (gv != best || gi != bi)
-        o->bad("maxloc element %zu: (%g, %d), expected (%g, %d)", j, gv, gi, best, bi);
-      continue;
-    }
-    // float / double reductions
-    double acc = 0, mag = 0;
-    bool nan_in = false;
-    // A finite value within the bound of 0 may be reconstructed as 0, and IEEE gives
-    // inf * 0 = NaN: a PROD whose exact result is infinite may then be NaN. The value
-    // may be an input or a partial product that an algorithm recompresses (cpr_p2p,
-    // doc): the smallest partial product of finite factors is that of all factors
-    // below 1 in magnitude (each taken at its largest reconstruction, |v| + eb).
-    bool may_be_zero = false;
-    double smallest_partial = 1;
-    for (int p = 0; p < N; ++p) {
-      const double v = load(dt, in[p].data(), src);
-      nan_in = nan_in || std::isnan(v);
-      may_be_zero = may_be_zero || (std::isfinite(v) && std::fabs(v) <= rep.eb_per_compression);
-      if (std::isfinite(v))
-        smallest_partial *= std::min(1.0, std::fabs(v) + rep.eb_per_compression);
-      if (p == 0) {
-        acc = v;
-        mag = std::fabs(v) + rep.eb_per_compression;
-        continue;
-      }
-      switch (k.op) {
-        case kSum:
-        case kUser:
-          acc += v;
-          mag += std::fabs(v) + rep.eb_per_compression;
-          break;
-        case kMax: acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::max(acc, v); break;
-        case kMin: acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::min(acc, v); break;
-        case kProd:
-          acc *= v;
-          mag *= std::fabs(v) + rep.eb_per_compression;
-          break;
-        default: break;
-      }
-    }
-    may_be_zero = may_be_zero || smallest_partial <= rep.eb_per_compression;
-    const bool avg = k.average && (k.op == kSum);
-    if (avg) {
-      acc /= N;
-      mag /= N;
-    }
-    const double got = load(dt, out, j);
-    if (!std::isfinite(acc)) {
-      if (std::isnan(acc)) {
-        // MPI's own MAX/MIN (MPICH: a > b ? a : b) need not propagate NaN
-        const bool mpi_minmax = rep.mode == ZCOLL_MODE_MPI && (k.op == kMax || k.op == kMin);
-        if (!std::isnan(got) && !mpi_minmax)
-          o->bad("element %zu: expected NaN (IEEE), got %.17g", j, got);
-      } else if (got != acc && !(k.op == kProd && may_be_zero && std::isnan(got))) {
-        o->bad("element %zu: expected %g, got %.17g", j, acc, got);
-      }
-      continue;
-    }
-    if (nan_in && rep.mode == ZCOLL_MODE_MPI) continue;
-    double tol = rep.error_bound;
-    if (k.op == kSum || k.op == kUser || k.op == kProd)
-      tol += (N + 2) * u * mag + (N + 2) * tiny;  // rounding in T (documented term), denormals
-    if (!(std::fabs(got - acc) <= tol))
-      o->bad("element %zu: %.17g, exact %.17g: error %.3g above %.3g (reported bound %.3g)", j, got,
-             acc, std::fabs(got - acc), tol, rep.error_bound);
+    int p = 0;
+    const size_t src = source_of(shape, k.rank, j, &p);
+    if (p >= 0)
+      check_moved(k, in[p].data(), p, src, out, j, rep, o);
+    else if (k.dt == kInt)
+      check_int(k, in, src, out, j, o);
+    else if (k.dt == kDoubleInt)
+      check_maxloc(k, in, src, out, j, o);
+    else
+      check_fp(k, in, src, out, j, rep, o);
   }
 }
 
@@ -849,357 +926,366 @@ void copy_bytes(void* dst, const void* src, size_t n) {
 const uint8_t kGuard = 0xA5;
 const size_t kGuardBytes = 64;
 
+// One case on this rank: the case, this rank's view of it, its handle and its
+// buffers (their shapes from the traits table).
+struct CaseRun {
+  const Case& k;
+  const RankView me;
+  const CollectiveTraits& t;
+  const DriverColl& dc;
+  const int N, r;
+  const size_t vb;
+  zcoll::coll::Call shape;  // this rank's count and root
+  Outcome o;
+  // the handle and its effective settings
+  zcoll_comm* zc = nullptr;
+  bool fresh = false;
+  zcoll_comm_config eff{};
+  // every rank's input where the check needs it; the buffers of the call
+  Inputs in;
+  std::vector<uint8_t> send, recv;
+  size_t out_elems = 0, recv_elems = 0;
+  bool has_out = true;
+  Bufs b;
+  const uint8_t* outp = nullptr;  // where this rank's output is after the call
+  bool keeps_block = false;       // Scatter in place at the root: its block stays in sendbuf
+  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
+
+  explicit CaseRun(const Case& kk)
+      : k(kk),
+        me(view_of(kk, kk.rank)),
+        t(traits_of(kk.coll)),
+        dc(driver_coll(kk.coll)),
+        N(kk.N),
+        r(kk.rank),
+        vb(vbytes_of(me.dt)),
+        shape(shape_of(kk, me)) {}
+};
+
+// The handle (a long-lived one, or a fresh one from the case's configuration)
+// and the call settings on it; false: it could not be created.
+bool open_handle(CaseRun& c, MPI_Comm comm, Pool& pool, std::string* msg) {
+  const Case& k = c.k;
+  zcoll_comm_config cfg = k.cfg;
+  cfg.chunk_size = c.me.chunk;
+  if (k.pool >= 0 && k.comm_kind == 0) {
+    c.zc = pool.h[k.pool];
+  } else {
+    setenv("ZCOLL_AUTO_LOCAL", k.auto_local_model ? "model" : "mpi", 1);
+    set_model_env(k.net);
+    if (zcoll_comm_create(comm, &cfg, &c.zc) != ZCOLL_SUCCESS) {
+      *msg = std::string("zcoll_comm_create failed: ") + zcoll_last_error();
+      return false;
+    }
+    c.fresh = true;
+  }
+  auto setting = [&](zcoll_status s, const char* what) {
+    if (s != ZCOLL_SUCCESS) c.o.bad("%s failed: %s", what, zcoll_last_error());
+  };
+  setting(zcoll_comm_set_mode(c.zc, c.me.mode), "set_mode");
+  setting(zcoll_comm_set_algorithm(c.zc, k.coll, c.me.algo), "set_algorithm");
+  if (k.set_eb) setting(zcoll_comm_set_error_bound(c.zc, k.eb_mode, c.me.eb), "set_error_bound");
+  setting(zcoll_comm_set_average(c.zc, k.average), "set_average");
+  zcoll_comm_config_init(&c.eff);
+  zcoll_comm_get_config(c.zc, &c.eff);
+  return true;
+}
+
+// The inputs and the receive buffer (guard bytes after it); MPI_IN_PLACE's
+// input placed where the library binds it (collective.h: bind_args).
+void make_buffers(CaseRun& c, MPI_Datatype derived) {
+  const Case& k = c.k;
+  const int r = c.r, root = c.me.root;
+  c.in.assign(c.N, {});
+  for (int p = 0; p < c.N; ++p)  // Bcast, Scatter: only the root's values reach the outputs
+    if (p == r || !c.t.root_contributes_only || p == root)
+      c.in[p] = make_input(k, p, input_elems(k, p));
+  const std::vector<uint8_t>& mine = c.in[r];
+  c.out_elems = zcoll::coll::output_values(c.shape, c.N, r);
+  c.has_out = has_output(c.shape, c.N, r);
+  const bool may = !c.t.in_place_root_only || r == root;
+  const bool ip = (k.variant & kInPlace) && may;
+  const bool in_recv = c.t.in_place == InPlace::kRecvbuf || c.t.in_place == InPlace::kOwnBlock;
+  c.recv_elems = c.has_out ? c.out_elems : 0;
+  if (ip && c.t.in_place == InPlace::kRecvbuf) c.recv_elems = mine.size() / c.vb;
+  c.recv.assign(c.recv_elems * c.vb + kGuardBytes, kGuard);
+  c.send = mine;  // a copy: the input must stay unchanged
+  void* rb = c.recv.data();
+  if (!c.has_out && k.null_recv) rb = nullptr;
+  c.b.sendbuf = ip && in_recv                ? MPI_IN_PLACE
+                : has_input(c.shape, c.N, r) ? static_cast<const void*>(c.send.data())
+                                             : nullptr;
+  c.b.recvbuf = ip && c.t.in_place == InPlace::kRootSendBlock ? MPI_IN_PLACE : rb;
+  c.b.count = c.me.count;
+  c.b.recvcounts = c.shape.recvcounts;
+  c.b.datatype = mpi_type(c.me.dt, derived);
+  c.b.op = mpi_op(c.me.op);
+  c.b.root = root;
+  std::vector<size_t> counts(c.N), displs(c.N);
+  const zcoll::coll::Args a =
+      zcoll::coll::bind_args(call_of(k.coll, c.b), c.N, r, c.vb, counts.data(), displs.data());
+  if (a.in_place && in_recv) copy_bytes(const_cast<void*>(a.in), mine.data(), mine.size());
+  if (c.t.in_place == InPlace::kNone && r == root)  // one buffer: the root's input
+    copy_bytes(c.recv.data(), mine.data(), mine.size());
+  c.keeps_block = a.in_place && c.t.in_place == InPlace::kRootSendBlock;
+  c.outp = c.has_out ? static_cast<const uint8_t*>(a.out) : nullptr;
+}
+
+// The companion of nonblocking forms 2 and 3: a small MPI_INT Allreduce on the
+// same handle (the MPI fallback on every rank, whatever the case's settings), exact.
+struct Companion {
+  int in[5], out[5] = {0, 0, 0, 0, 0};
+  explicit Companion(int r) {
+    for (int i = 0; i < 5; ++i) in[i] = (r + 1) * (i + 1);
+  }
+  void check(zcoll_status cs, int N, Outcome& o) const {
+    if (cs != ZCOLL_SUCCESS) o.bad("the companion Allreduce returned %s", zcoll_status_string(cs));
+    for (int i = 0; i < 5; ++i)
+      if (out[i] != N * (N + 1) / 2 * (i + 1)) {
+        o.bad("the companion Allreduce is wrong: %d at %d", out[i], i);
+        break;
+      }
+  }
+};
+
+// The nonblocking call (k.nb 1..3): started and waited; or a blocking call on
+// the handle before the wait (2); or a second request started behind it and
+// waited first (3). The request must be complete after either.
+zcoll_status run_started(CaseRun& c) {
+  Companion comp(c.r);
+  zcoll_request* q = nullptr;
+  zcoll_status s = c.dc.call(c.zc, c.b, &q);
+  if (s != ZCOLL_SUCCESS || !q) c.o.bad("start returned %s", zcoll_status_string(s));
+  if (q && c.k.nb == 2) {  // a blocking call first: it runs after the request
+    comp.check(zcoll_allreduce(c.zc, comp.in, comp.out, 5, MPI_INT, MPI_SUM), c.N, c.o);
+    int done = 0;
+    zcoll_test(q, &done);
+    if (!done) c.o.bad("the request is not complete after a later blocking call");
+  }
+  zcoll_request* q2 = nullptr;
+  if (q && c.k.nb == 3) {  // a second request behind it, waited first
+    const zcoll_status s2 = zcoll_iallreduce(c.zc, comp.in, comp.out, 5, MPI_INT, MPI_SUM, &q2);
+    if (s2 != ZCOLL_SUCCESS) c.o.bad("the second start returned %s", zcoll_status_string(s2));
+    comp.check(zcoll_wait(q2, nullptr), c.N, c.o);
+    int done = 0;
+    zcoll_test(q, &done);
+    if (!done) c.o.bad("the request is not complete after a later one completed");
+  }
+  if (q) s = zcoll_wait(q, &c.rep);
+  zcoll_request_free(q);
+  zcoll_request_free(q2);
+  return s;
+}
+
+// The call under the watchdog; its status, the error text in *err.
+zcoll_status run_call(CaseRun& c, const char* text, std::string* err) {
+  std::snprintf(g_case_text, sizeof g_case_text, "%s", text);
+  g_case_seed = c.k.seed;
+  g_deadline = now() + g_opt.timeout;
+  const zcoll_status s = c.k.nb == 0 ? c.dc.call(c.zc, c.b, nullptr) : run_started(c);
+  *err = s ? zcoll_last_error() : "";
+  g_deadline = 0;
+  if (c.k.nb == 0) zcoll_comm_last_report(c.zc, &c.rep);
+  return s;
+}
+
+// The report's collective, size and count, and the mode and algorithm that ran
+// against what the case asked for. Returns the mode asked.
+zcoll_mode check_selection(CaseRun& c) {
+  const Case& k = c.k;
+  const zcoll_report& rep = c.rep;
+  if (rep.status != ZCOLL_SUCCESS) c.o.bad("report.status %d", rep.status);
+  if (rep.collective != k.coll) c.o.bad("report.collective %d", rep.collective);
+  if (rep.comm_size != c.N) c.o.bad("report.comm_size %d, not %d", rep.comm_size, c.N);
+  // a reduction's count is its input's values; the others' count as passed
+  const size_t want_count = c.t.reduction ? zcoll::coll::input_values(c.shape, c.N, c.r)
+                                          : c.me.count;
+  if (rep.count != want_count) c.o.bad("report.count %" PRIu64 ", not %zu", rep.count, want_count);
+  const zcoll_mode asked = c.me.mode != ZCOLL_MODE_DEFAULT ? c.me.mode : c.eff.mode;
+  const size_t total = zcoll::coll::total_values(c.shape, c.N);
+  const bool fallback = !compressible(k) || asked == ZCOLL_MODE_MPI ||
+                        total * c.vb < c.eff.min_bytes;
+  if (total == 0) {
+    if (rep.algorithm != ZCOLL_ALGO_NONE) c.o.bad("count 0 ran algorithm %d", rep.algorithm);
+  } else if (fallback) {
+    if (rep.mode != ZCOLL_MODE_MPI || rep.algorithm != ZCOLL_ALGO_NATIVE)
+      c.o.bad("expected the MPI fallback, report says %s/%s", zcoll_mode_name(rep.mode),
+              zcoll_algorithm_name(rep.algorithm));
+  } else if (asked != ZCOLL_MODE_AUTO) {
+    zcoll_mode okm = asked;
+    if (asked == ZCOLL_MODE_HOM && c.t.reduction && k.op != kSum) okm = ZCOLL_MODE_DOC;
+    if (rep.mode != okm && rep.mode != ZCOLL_MODE_RAW)
+      c.o.bad("asked %s, report.mode %s", zcoll_mode_name(asked), zcoll_mode_name(rep.mode));
+    if (c.me.algo != ZCOLL_ALGO_AUTO && rep.algorithm != c.me.algo)
+      c.o.bad("asked algorithm %s, report %s", zcoll_algorithm_name(c.me.algo),
+              zcoll_algorithm_name(rep.algorithm));
+  }
+  return asked;
+}
+
+// The bound the configuration asks for, over the inputs that decide it (only
+// the root's for Bcast and Scatter), against the report's.
+void check_target(CaseRun& c) {
+  const zcoll_report& rep = c.rep;
+  double mn = INFINITY, mx = -INFINITY;
+  for (int p = 0; p < c.N; ++p) {
+    if (c.t.root_contributes_only && p != c.me.root) continue;
+    const size_t n = c.in[p].size() / c.vb;
+    for (size_t i = 0; i < n; ++i) {
+      const double v = load(c.me.dt, c.in[p].data(), i);
+      if (std::isfinite(v)) {
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+      }
+    }
+  }
+  const zcoll_eb_mode ebm = c.k.set_eb ? c.k.eb_mode : c.eff.eb_mode;
+  const double ebv = c.k.set_eb ? c.me.eb : c.eff.error_bound;
+  const double target = target_of(ebm, ebv, mn, mx);
+  if (c.eff.bound == ZCOLL_BOUND_RESULT) {
+    if (!(rep.error_bound <= target * (1 + 1e-12)))
+      c.o.bad("bound=result: report.error_bound %.17g above the target %.17g", rep.error_bound,
+              target);
+  } else if (!(std::fabs(rep.eb_per_compression - target) <= 1e-12 * target)) {
+    c.o.bad("bound=per_compression: eb %.17g, target %.17g", rep.eb_per_compression, target);
+  }
+}
+
+// The report's bounds and byte counts for the mode that ran.
+void check_bounds(CaseRun& c) {
+  const zcoll_report& rep = c.rep;
+  if (!(std::isfinite(rep.error_bound) && rep.error_bound >= 0))
+    c.o.bad("report.error_bound %g", rep.error_bound);
+  const bool cmpm = rep.mode == ZCOLL_MODE_CPR_P2P || rep.mode == ZCOLL_MODE_DOC ||
+                    rep.mode == ZCOLL_MODE_HOM;
+  if (!cmpm && (rep.error_bound != 0 || rep.eb_per_compression != 0))
+    c.o.bad("exact mode %s reports bound %g / %g", zcoll_mode_name(rep.mode), rep.error_bound,
+            rep.eb_per_compression);
+  if (cmpm && zcoll::coll::total_values(c.shape, c.N) > 0) {
+    if (!(rep.eb_per_compression > 0)) c.o.bad("compressed mode without a per-compression bound");
+    check_target(c);
+  }
+  if (rep.mode == ZCOLL_MODE_MPI && rep.bytes_sent != 0) c.o.bad("mode mpi reports bytes sent");
+  if (rep.mode == ZCOLL_MODE_RAW && rep.bytes_sent != rep.bytes_uncompressed)
+    c.o.bad("mode raw: bytes_sent %" PRIu64 " != bytes_uncompressed %" PRIu64, rep.bytes_sent,
+            rep.bytes_uncompressed);
+}
+
+// The guard bytes after the output, a non-root's unused receive buffer and
+// the input, unchanged.
+void check_buffers(CaseRun& c) {
+  const size_t used = c.recv_elems * c.vb;
+  for (size_t i = 0; i < kGuardBytes; ++i)
+    if (c.recv[used + i] != kGuard) {
+      c.o.bad("byte %zu after the receive buffer was written", i);
+      break;
+    }
+  if (!c.has_out && c.b.recvbuf)
+    for (size_t i = 0; i < c.recv.size(); ++i)
+      if (c.recv[i] != kGuard) {
+        c.o.bad("non-root receive buffer written");
+        break;
+      }
+  const std::vector<uint8_t>& mine = c.in[c.r];
+  if (!c.keeps_block && !mine.empty() && std::memcmp(c.send.data(), mine.data(), mine.size()) != 0)
+    c.o.bad("the send buffer changed");
+}
+
+// Every rank holds the same bits (Allreduce but cpr_p2p: docs/algorithms.md).
+// Mode mpi: MPI's own Allreduce (MPICH) may give ranks different NaN payloads
+// and signs of zero (the order of operands differs by rank), so the hash there
+// is of the values with NaN and -0 made canonical.
+void check_identical(CaseRun& c, MPI_Comm comm) {
+  if (!c.dc.identical_on_all_ranks || c.rep.mode == ZCOLL_MODE_CPR_P2P || !c.outp) return;
+  const size_t n = c.out_elems, vb = c.vb;
+  std::vector<uint8_t> canon;
+  const uint8_t* hp = c.outp;
+  if (c.rep.mode == ZCOLL_MODE_MPI && (c.me.dt == kF32 || c.me.dt == kF64)) {
+    canon.assign(c.outp, c.outp + n * vb);
+    for (size_t i = 0; i < n; ++i) {
+      double v = load(c.me.dt, canon.data(), i);
+      if (!(std::isnan(v) || v == 0)) continue;
+      if (c.me.dt == kF32) {
+        const float f = std::isnan(v) ? NAN : 0.0f;
+        std::memcpy(canon.data() + 4 * i, &f, 4);
+      } else {
+        v = std::isnan(v) ? NAN : 0.0;
+        std::memcpy(canon.data() + 8 * i, &v, 8);
+      }
+    }
+    hp = canon.data();
+  }
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n * vb; ++i) h = (h ^ hp[i]) * 1099511628211ull;
+  uint64_t hmax = h, hmin = h;
+  MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_UINT64_T, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &hmin, 1, MPI_UINT64_T, MPI_MIN, comm);
+  if (hmax != hmin) c.o.bad("allreduce results differ between ranks");
+}
+
+// The outcome of a call that returned: the mismatch's error, or the report,
+// the data, the buffers.
+void check_call(CaseRun& c, zcoll_status s, const std::string& err, MPI_Comm comm, Stats& st) {
+  const Case& k = c.k;
+  if (k.mismatch != kNoMismatch) {
+    if (s != ZCOLL_ERR_MISMATCH)
+      c.o.bad("mismatch (%s on rank %d) returned %s, not ZCOLL_ERR_MISMATCH", kMmNames[k.mismatch],
+              k.mismatch_rank, zcoll_status_string(s));
+    else if (c.r == 0)
+      ++st.mismatch_ok;
+    return;
+  }
+  if (s != ZCOLL_SUCCESS) {
+    c.o.bad("returned %s: %s", zcoll_status_string(s), err.c_str());
+    ++st.errors;
+    return;
+  }
+  check_selection(c);
+  check_bounds(c);
+  check_result(k, c.in, c.outp, c.has_out ? c.out_elems : 0, c.rep, &c.o);
+  check_buffers(c);
+  check_identical(c, comm);
+  const int mode = c.rep.mode;
+  if (mode >= 1 && mode <= 6 && c.N <= 8 && c.r == 0) ++st.cover[k.coll][mode][c.N];
+}
+
+// The failure's text: the first wrong value, the case, the report, the replay.
+std::string failure_text(const CaseRun& c, const char* text) {
+  char rp[512];
+  replay_line(c.k.seed, rp, sizeof rp);
+  char line[2600];
+  std::snprintf(line, sizeof line,
+                "zcoll-soak: WRONG on world rank %d (group rank %d/%d): %ld bad, first: %s\n  "
+                "case: %s\n  report: mode=%s algo=%s eb=%.3g bound=%.3g reason=\"%s\"\n  "
+                "replay: %s\n",
+                g_wrank, c.r, c.N, c.o.wrong, c.o.first, text, zcoll_mode_name(c.rep.mode),
+                zcoll_algorithm_name(c.rep.algorithm), c.rep.eb_per_compression, c.rep.error_bound,
+                c.rep.reason, rp);
+  return line;
+}
+
 // Runs case k on group comm (this rank's view), checks it; returns whether it
 // passed. The caller agrees on the outcome over the group.
 bool run_case(const Case& k, MPI_Comm comm, Pool& pool, MPI_Datatype derived, Stats& st,
               std::string* msg) {
-  const int N = k.N, r = k.rank;
-  const RankView me = view_of(k, r);
-  Outcome o;
+  CaseRun c(k);
   char text[1024];
   describe(k, text, sizeof text);
-  // the handle
-  zcoll_comm* zc = nullptr;
-  bool fresh = false;
-  zcoll_comm_config cfg = k.cfg;
-  cfg.chunk_size = me.chunk;
-  if (k.pool >= 0 && k.comm_kind == 0) {
-    zc = pool.h[k.pool];
-  } else {
-    setenv("ZCOLL_AUTO_LOCAL", k.auto_local_model ? "model" : "mpi", 1);
-    set_model_env(k.net);
-    zcoll_status s = zcoll_comm_create(comm, &cfg, &zc);
-    if (s != ZCOLL_SUCCESS) {
-      *msg = std::string("zcoll_comm_create failed: ") + zcoll_last_error();
-      return false;
-    }
-    fresh = true;
-  }
-  bool ok = true;
-  auto setting = [&](zcoll_status s, const char* what) {
-    if (s != ZCOLL_SUCCESS) {
-      o.bad("%s failed: %s", what, zcoll_last_error());
-      ok = false;
-    }
-  };
-  setting(zcoll_comm_set_mode(zc, me.mode), "set_mode");
-  setting(zcoll_comm_set_algorithm(zc, k.coll, me.algo), "set_algorithm");
-  if (k.set_eb) setting(zcoll_comm_set_error_bound(zc, k.eb_mode, me.eb), "set_error_bound");
-  setting(zcoll_comm_set_average(zc, k.average), "set_average");
-  zcoll_comm_config eff;
-  zcoll_comm_config_init(&eff);
-  zcoll_comm_get_config(zc, &eff);
-  const zcoll_eb_mode ebm = k.set_eb ? k.eb_mode : eff.eb_mode;
-  const double ebv = k.set_eb ? me.eb : eff.error_bound;
-
-  // buffers
-  const size_t vb = vbytes_of(me.dt);
-  const MPI_Datatype dt = mpi_type(me.dt, derived);
-  const MPI_Op op = mpi_op(me.op);
-  const bool in_place = k.variant & 1;
-  std::vector<std::vector<uint8_t>> in(N);
-  const bool red = is_reduction(k.coll);
-  const bool need_all = red || k.coll == ZCOLL_COLL_ALLGATHER || k.coll == ZCOLL_COLL_GATHER;
-  for (int p = 0; p < N; ++p)
-    if (p == r || need_all || p == me.root) in[p] = make_input(k, p, input_elems(k, p));
-  size_t total_rc = 0;
-  for (size_t rc : k.recvcounts) total_rc += rc;
-  size_t out_elems = 0;
-  bool has_out = true;
-  switch (k.coll) {
-    case ZCOLL_COLL_ALLREDUCE:
-    case ZCOLL_COLL_BCAST: out_elems = me.count; break;
-    case ZCOLL_COLL_REDUCE_SCATTER: out_elems = (k.variant & 2) ? k.recvcounts[r] : me.count; break;
-    case ZCOLL_COLL_ALLGATHER: out_elems = me.count * N; break;
-    case ZCOLL_COLL_SCATTER: out_elems = me.count; break;
-    case ZCOLL_COLL_REDUCE:
-      out_elems = me.count;
-      has_out = r == me.root;
-      break;
-    case ZCOLL_COLL_GATHER:
-      out_elems = me.count * N;
-      has_out = r == me.root;
-      break;
-    default: break;
-  }
-  const std::vector<uint8_t>& mine = in[r];
-  size_t recv_elems = has_out ? out_elems : 0;
-  if (in_place && k.coll == ZCOLL_COLL_REDUCE_SCATTER) recv_elems = mine.size() / vb;
-  std::vector<uint8_t> recv(recv_elems * vb + kGuardBytes, kGuard);
-  std::vector<uint8_t> send = mine;  // a copy: the input must stay unchanged
-  const void* sb = send.data();
-  void* rb = recv.data();
-  if (!has_out && k.null_recv) rb = nullptr;
-  // MPI_IN_PLACE placements
-  bool ip = false;
-  switch (k.coll) {
-    case ZCOLL_COLL_ALLREDUCE:
-    case ZCOLL_COLL_REDUCE_SCATTER:
-      if (in_place) {
-        copy_bytes(recv.data(), mine.data(), mine.size());
-        ip = true;
-      }
-      break;
-    case ZCOLL_COLL_ALLGATHER:
-      if (in_place) {
-        copy_bytes(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
-        ip = true;
-      }
-      break;
-    case ZCOLL_COLL_BCAST:
-      if (r == me.root) copy_bytes(recv.data(), mine.data(), mine.size());
-      break;
-    case ZCOLL_COLL_REDUCE:
-      if (in_place && r == me.root) {
-        copy_bytes(recv.data(), mine.data(), mine.size());
-        ip = true;
-      }
-      break;
-    case ZCOLL_COLL_GATHER:
-      if (in_place && r == me.root) {
-        copy_bytes(recv.data() + static_cast<size_t>(r) * me.count * vb, mine.data(), mine.size());
-        ip = true;
-      }
-      break;
-    default: break;
-  }
-  if (ip) sb = MPI_IN_PLACE;
-  void* scatter_rb = rb;
-  if (k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) scatter_rb = MPI_IN_PLACE;
-
-  // the call, under the watchdog
-  std::snprintf(g_case_text, sizeof g_case_text, "%s", text);
-  g_case_seed = k.seed;
-  const double t0 = now();
-  g_deadline = t0 + g_opt.timeout;
-  std::vector<size_t> rcs = k.recvcounts;
-  // the call: blocking (q nullptr) or started into *q
-  auto issue = [&](zcoll_request** q) -> zcoll_status {
-    switch (k.coll) {
-      case ZCOLL_COLL_ALLREDUCE:
-        return q ? zcoll_iallreduce(zc, sb, rb, me.count, dt, op, q)
-                 : zcoll_allreduce(zc, sb, rb, me.count, dt, op);
-      case ZCOLL_COLL_REDUCE_SCATTER:
-        if (k.variant & 2)
-          return q ? zcoll_ireduce_scatter(zc, sb, rb, rcs.data(), dt, op, q)
-                   : zcoll_reduce_scatter(zc, sb, rb, rcs.data(), dt, op);
-        return q ? zcoll_ireduce_scatter_block(zc, sb, rb, me.count, dt, op, q)
-                 : zcoll_reduce_scatter_block(zc, sb, rb, me.count, dt, op);
-      case ZCOLL_COLL_ALLGATHER:
-        return q ? zcoll_iallgather(zc, sb, rb, me.count, dt, q)
-                 : zcoll_allgather(zc, sb, rb, me.count, dt);
-      case ZCOLL_COLL_BCAST:
-        return q ? zcoll_ibcast(zc, rb, me.count, dt, me.root, q)
-                 : zcoll_bcast(zc, rb, me.count, dt, me.root);
-      case ZCOLL_COLL_SCATTER: {
-        const void* ssb = r == me.root ? send.data() : nullptr;
-        return q ? zcoll_iscatter(zc, ssb, scatter_rb, me.count, dt, me.root, q)
-                 : zcoll_scatter(zc, ssb, scatter_rb, me.count, dt, me.root);
-      }
-      case ZCOLL_COLL_REDUCE:
-        return q ? zcoll_ireduce(zc, sb, rb, me.count, dt, op, me.root, q)
-                 : zcoll_reduce(zc, sb, rb, me.count, dt, op, me.root);
-      case ZCOLL_COLL_GATHER:
-        return q ? zcoll_igather(zc, sb, rb, me.count, dt, me.root, q)
-                 : zcoll_gather(zc, sb, rb, me.count, dt, me.root);
-      default: return ZCOLL_SUCCESS;
-    }
-  };
-  // the companion of nb 2 and 3: a small MPI_INT Allreduce on the same handle
-  // (the MPI fallback on every rank, whatever the case's settings), exact
-  int comp_in[5], comp_out[5] = {0, 0, 0, 0, 0};
-  for (int i = 0; i < 5; ++i) comp_in[i] = (r + 1) * (i + 1);
-  auto check_companion = [&](zcoll_status cs) {
-    if (cs != ZCOLL_SUCCESS) o.bad("the companion Allreduce returned %s", zcoll_status_string(cs));
-    for (int i = 0; i < 5; ++i)
-      if (comp_out[i] != N * (N + 1) / 2 * (i + 1)) {
-        o.bad("the companion Allreduce is wrong: %d at %d", comp_out[i], i);
-        break;
-      }
-  };
-  zcoll_status s = ZCOLL_SUCCESS;
-  zcoll_report rep = ZCOLL_REPORT_INITIALIZER;
-  if (k.nb == 0) {
-    s = issue(nullptr);
-  } else {
-    zcoll_request* q = nullptr;
-    s = issue(&q);
-    if (s != ZCOLL_SUCCESS || !q) o.bad("start returned %s", zcoll_status_string(s));
-    if (q && k.nb == 2) {  // a blocking call first: it runs after the request
-      check_companion(zcoll_allreduce(zc, comp_in, comp_out, 5, MPI_INT, MPI_SUM));
-      int done = 0;
-      zcoll_test(q, &done);
-      if (!done) o.bad("the request is not complete after a later blocking call");
-    }
-    zcoll_request* q2 = nullptr;
-    if (q && k.nb == 3) {  // a second request behind it, waited first
-      const zcoll_status s2 = zcoll_iallreduce(zc, comp_in, comp_out, 5, MPI_INT, MPI_SUM, &q2);
-      if (s2 != ZCOLL_SUCCESS) o.bad("the second start returned %s", zcoll_status_string(s2));
-      check_companion(zcoll_wait(q2, nullptr));
-      int done = 0;
-      zcoll_test(q, &done);
-      if (!done) o.bad("the request is not complete after a later one completed");
-    }
-    if (q) s = zcoll_wait(q, &rep);
-    zcoll_request_free(q);
-    zcoll_request_free(q2);
-  }
-  const std::string err = s ? zcoll_last_error() : "";
-  g_deadline = 0;
-  if (k.nb == 0) zcoll_comm_last_report(zc, &rep);
+  if (!open_handle(c, comm, pool, msg)) return false;
+  make_buffers(c, derived);
+  std::string err;
+  const zcoll_status s = run_call(c, text, &err);
   ++st.calls;
-
-  // scatter in place at root: the root's block stays in sendbuf
-  const uint8_t* outp = has_out ? recv.data() : nullptr;
-  if (k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root)
-    outp = send.data() + static_cast<size_t>(r) * me.count * vb;
-
-  if (k.mismatch != kNoMismatch) {
-    if (s != ZCOLL_ERR_MISMATCH)
-      o.bad("mismatch (%s on rank %d) returned %s, not ZCOLL_ERR_MISMATCH", kMmNames[k.mismatch],
-            k.mismatch_rank, zcoll_status_string(s));
-  } else if (s != ZCOLL_SUCCESS) {
-    o.bad("returned %s: %s", zcoll_status_string(s), err.c_str());
-    ++st.errors;
-  } else {
-    // the report
-    if (rep.status != ZCOLL_SUCCESS) o.bad("report.status %d", rep.status);
-    if (rep.collective != k.coll) o.bad("report.collective %d", rep.collective);
-    if (rep.comm_size != N) o.bad("report.comm_size %d, not %d", rep.comm_size, N);
-    size_t want_count = me.count;
-    if (k.coll == ZCOLL_COLL_REDUCE_SCATTER) want_count = (k.variant & 2) ? total_rc : me.count * N;
-    if (rep.count != want_count) o.bad("report.count %" PRIu64 ", not %zu", rep.count, want_count);
-    const zcoll_mode asked = me.mode != ZCOLL_MODE_DEFAULT ? me.mode : eff.mode;
-    size_t total = k.coll == ZCOLL_COLL_REDUCE_SCATTER ? want_count
-                   : (k.coll == ZCOLL_COLL_ALLREDUCE || k.coll == ZCOLL_COLL_BCAST ||
-                      k.coll == ZCOLL_COLL_REDUCE)
-                       ? me.count
-                       : me.count * N;
-    const bool fallback = !compressible(k) || asked == ZCOLL_MODE_MPI || total * vb < eff.min_bytes;
-    if (total == 0) {
-      if (rep.algorithm != ZCOLL_ALGO_NONE) o.bad("count 0 ran algorithm %d", rep.algorithm);
-    } else if (fallback) {
-      if (rep.mode != ZCOLL_MODE_MPI || rep.algorithm != ZCOLL_ALGO_NATIVE)
-        o.bad("expected the MPI fallback, report says %s/%s", zcoll_mode_name(rep.mode),
-              zcoll_algorithm_name(rep.algorithm));
-    } else if (asked != ZCOLL_MODE_AUTO) {
-      zcoll_mode okm = asked;
-      if (asked == ZCOLL_MODE_HOM && red && k.op != kSum) okm = ZCOLL_MODE_DOC;
-      if (rep.mode != okm && rep.mode != ZCOLL_MODE_RAW)
-        o.bad("asked %s, report.mode %s", zcoll_mode_name(asked), zcoll_mode_name(rep.mode));
-      if (me.algo != ZCOLL_ALGO_AUTO && rep.algorithm != me.algo)
-        o.bad("asked algorithm %s, report %s", zcoll_algorithm_name(me.algo),
-              zcoll_algorithm_name(rep.algorithm));
-    }
-    if (!(std::isfinite(rep.error_bound) && rep.error_bound >= 0))
-      o.bad("report.error_bound %g", rep.error_bound);
-    const bool cmpm = rep.mode == ZCOLL_MODE_CPR_P2P || rep.mode == ZCOLL_MODE_DOC ||
-                      rep.mode == ZCOLL_MODE_HOM;
-    if (!cmpm && (rep.error_bound != 0 || rep.eb_per_compression != 0))
-      o.bad("exact mode %s reports bound %g / %g", zcoll_mode_name(rep.mode), rep.error_bound,
-            rep.eb_per_compression);
-    if (cmpm && total > 0) {
-      if (!(rep.eb_per_compression > 0)) o.bad("compressed mode without a per-compression bound");
-      // the bound asked for, over the inputs that decide it
-      double mn = INFINITY, mx = -INFINITY;
-      for (int p = 0; p < N; ++p) {
-        const bool counts =
-            k.coll == ZCOLL_COLL_BCAST || k.coll == ZCOLL_COLL_SCATTER ? p == me.root : true;
-        if (!counts) continue;
-        const size_t n = in[p].size() / vb;
-        for (size_t i = 0; i < n; ++i) {
-          const double v = load(me.dt, in[p].data(), i);
-          if (std::isfinite(v)) {
-            mn = std::min(mn, v);
-            mx = std::max(mx, v);
-          }
-        }
-      }
-      const double target = target_of(ebm, ebv, mn, mx);
-      if (eff.bound == ZCOLL_BOUND_RESULT) {
-        if (!(rep.error_bound <= target * (1 + 1e-12)))
-          o.bad("bound=result: report.error_bound %.17g above the target %.17g", rep.error_bound,
-                target);
-      } else if (!(std::fabs(rep.eb_per_compression - target) <= 1e-12 * target)) {
-        o.bad("bound=per_compression: eb %.17g, target %.17g", rep.eb_per_compression, target);
-      }
-    }
-    if (rep.mode == ZCOLL_MODE_MPI && rep.bytes_sent != 0) o.bad("mode mpi reports bytes sent");
-    if (rep.mode == ZCOLL_MODE_RAW && rep.bytes_sent != rep.bytes_uncompressed)
-      o.bad("mode raw: bytes_sent %" PRIu64 " != bytes_uncompressed %" PRIu64, rep.bytes_sent,
-            rep.bytes_uncompressed);
-    // the data
-    check_result(k, in, outp, has_out ? out_elems : 0, rep, asked, &o);
-    // guard bytes after the output and the unchanged input
-    const size_t used = recv_elems * vb;
-    for (size_t i = 0; i < kGuardBytes; ++i)
-      if (recv[used + i] != kGuard) {
-        o.bad("byte %zu after the receive buffer was written", i);
-        break;
-      }
-    if (!has_out && rb)
-      for (size_t i = 0; i < recv.size(); ++i)
-        if (recv[i] != kGuard) {
-          o.bad("non-root receive buffer written");
-          break;
-        }
-    if (!(k.coll == ZCOLL_COLL_SCATTER && in_place && r == me.root) && !mine.empty() &&
-        std::memcmp(send.data(), mine.data(), mine.size()) != 0)
-      o.bad("the send buffer changed");
-    // Allreduce: every rank holds the same bits (cpr_p2p: docs/algorithms.md)
-    if (k.coll == ZCOLL_COLL_ALLREDUCE && rep.mode != ZCOLL_MODE_CPR_P2P && outp) {
-      // Mode mpi: MPI's own Allreduce (MPICH) may give ranks different NaN
-      // payloads and signs of zero (the order of operands differs by rank), so
-      // the hash there is of the values with NaN and -0 made canonical.
-      std::vector<uint8_t> canon;
-      const uint8_t* hp = outp;
-      if (rep.mode == ZCOLL_MODE_MPI && (me.dt == kF32 || me.dt == kF64)) {
-        canon.assign(outp, outp + out_elems * vb);
-        for (size_t i = 0; i < out_elems; ++i) {
-          double v = load(me.dt, canon.data(), i);
-          if (std::isnan(v) || v == 0) {
-            if (me.dt == kF32) {
-              const float f = std::isnan(v) ? NAN : 0.0f;
-              std::memcpy(canon.data() + 4 * i, &f, 4);
-            } else {
-              v = std::isnan(v) ? NAN : 0.0;
-              std::memcpy(canon.data() + 8 * i, &v, 8);
-            }
-          }
-        }
-        hp = canon.data();
-      }
-      uint64_t h = 1469598103934665603ull;
-      for (size_t i = 0; i < out_elems * vb; ++i) h = (h ^ hp[i]) * 1099511628211ull;
-      uint64_t hmax = h, hmin = h;
-      MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_UINT64_T, MPI_MAX, comm);
-      MPI_Allreduce(MPI_IN_PLACE, &hmin, 1, MPI_UINT64_T, MPI_MIN, comm);
-      if (hmax != hmin) o.bad("allreduce results differ between ranks");
-    }
-    if (rep.mode >= 1 && rep.mode <= 6 && N <= 8 && r == 0) ++st.cover[k.coll][rep.mode][N];
-  }
-  if (k.mismatch != kNoMismatch && s == ZCOLL_ERR_MISMATCH && r == 0) ++st.mismatch_ok;
-  st.checks += o.checks;
-  if (fresh) {
+  check_call(c, s, err, comm, st);
+  st.checks += c.o.checks;
+  if (c.fresh) {
     g_deadline = now() + g_opt.timeout;
-    if (zcoll_comm_free(zc) != ZCOLL_SUCCESS) o.bad("zcoll_comm_free failed");
+    if (zcoll_comm_free(c.zc) != ZCOLL_SUCCESS) c.o.bad("zcoll_comm_free failed");
     g_deadline = 0;
   }
-  if (o.wrong) {
-    char rp[512];
-    replay_line(k.seed, rp, sizeof rp);
-    char line[2600];
-    std::snprintf(line, sizeof line,
-                  "zcoll-soak: WRONG on world rank %d (group rank %d/%d): %ld bad, first: %s\n  "
-                  "case: %s\n  report: mode=%s algo=%s eb=%.3g bound=%.3g reason=\"%s\"\n  "
-                  "replay: %s\n",
-                  g_wrank, r, N, o.wrong, o.first, text, zcoll_mode_name(rep.mode),
-                  zcoll_algorithm_name(rep.algorithm), rep.eb_per_compression, rep.error_bound,
-                  rep.reason, rp);
-    *msg = line;
-    ok = false;
-  }
-  return ok;
+  if (!c.o.wrong) return true;
+  *msg = failure_text(c, text);
+  return false;
 }
 
 void load_fields() {
@@ -1286,26 +1372,25 @@ void usage() {
                "  drawing.\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // --nonblocking needs the progress threads: MPI_THREAD_MULTIPLE (decided
-  // before MPI_Init; a seeds file with a nonblocking case asks for it too)
+// --nonblocking needs the progress threads: MPI_THREAD_MULTIPLE (decided
+// before MPI_Init; a seeds file with a nonblocking case asks for it too).
+void init_mpi(int* argc, char*** argv) {
   bool want_threads = false;
-  for (int i = 1; i < argc; ++i) {
-    want_threads = want_threads || std::strcmp(argv[i], "--nonblocking") == 0;
-    if (std::strcmp(argv[i], "--seeds-file") == 0 && i + 1 < argc)
-      want_threads = want_threads || seeds_file_has_nonblocking(argv[i + 1]);
+  for (int i = 1; i < *argc; ++i) {
+    want_threads = want_threads || std::strcmp((*argv)[i], "--nonblocking") == 0;
+    if (std::strcmp((*argv)[i], "--seeds-file") == 0 && i + 1 < *argc)
+      want_threads = want_threads || seeds_file_has_nonblocking((*argv)[i + 1]);
   }
   if (want_threads) {
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
-    MPI_Init(&argc, &argv);
+    MPI_Init(argc, argv);
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_wrank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_wsize);
-  g_argv0 = argv[0];
+}
+
+// The command line into g_opt; false: an unknown option (usage printed).
+bool parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&]() -> const char* {
@@ -1341,36 +1426,31 @@ int main(int argc, char** argv) {
       g_opt.seeds_file = val();
     else {
       if (g_wrank == 0) usage();
-      MPI_Finalize();
-      return 2;
+      return false;
     }
   }
   if (g_opt.iterations < 0 && g_opt.seconds < 0) g_opt.iterations = 100;
-  std::vector<Recorded> recorded;
-  if (!g_opt.seeds_file.empty()) {
-    if (!read_seeds_file(g_opt.seeds_file, &recorded)) {
-      if (g_wrank == 0)
-        std::fprintf(stderr, "zcoll-soak: cannot read %s\n", g_opt.seeds_file.c_str());
-      MPI_Finalize();
-      return 2;
-    }
-    g_opt.iterations = static_cast<long>(recorded.size());
-    g_opt.seconds = -1;
-    if (g_wrank == 0)
-      std::printf("zcoll-soak: %zu recorded case(s) of %s for %d ranks\n", recorded.size(),
-                  g_opt.seeds_file.c_str(), g_wsize);
-  }
-  // errors of MPI calls come back as codes (the library turns them into ZCOLL_ERR_MPI)
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  load_fields();
-  MPI_Op_create(user_sum, 1, &g_user_op);
-  MPI_Datatype derived;
-  MPI_Type_contiguous(3, MPI_FLOAT, &derived);
-  MPI_Type_commit(&derived);
-  std::thread dog(watchdog);
+  return true;
+}
 
-  // long-lived handles on world (fixed configurations, so that a replay is the same)
-  Pool pool;
+// --seeds-file: this world size's recorded cases, their number the iterations.
+bool load_recorded(std::vector<Recorded>* recorded) {
+  if (g_opt.seeds_file.empty()) return true;
+  if (!read_seeds_file(g_opt.seeds_file, recorded)) {
+    if (g_wrank == 0)
+      std::fprintf(stderr, "zcoll-soak: cannot read %s\n", g_opt.seeds_file.c_str());
+    return false;
+  }
+  g_opt.iterations = static_cast<long>(recorded->size());
+  g_opt.seconds = -1;
+  if (g_wrank == 0)
+    std::printf("zcoll-soak: %zu recorded case(s) of %s for %d ranks\n", recorded->size(),
+                g_opt.seeds_file.c_str(), g_wsize);
+  return true;
+}
+
+// The long-lived handles on world (fixed configurations, so that a replay is the same).
+void open_pool(Pool& pool) {
   for (int j = 0; j < 3; ++j) {
     Rng g(4242 + j);
     zcoll_comm_config c = draw_config(g);
@@ -1381,7 +1461,132 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
+}
 
+// The case's group: world, a split, a dup, or the first k.prefix ranks (the
+// others get MPI_COMM_NULL and sit this case out).
+MPI_Comm group_of(const Case& k) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  if (k.comm_kind == 0) {
+    comm = MPI_COMM_WORLD;
+  } else if (k.comm_kind == 1) {
+    Rng g(mix(k.seed, 9000 + static_cast<uint64_t>(g_wrank)));
+    const int color = g.pick(k.colors);
+    const int key = g.pick(1000);
+    MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
+  } else if (k.comm_kind == 2) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  } else {
+    MPI_Comm_split(MPI_COMM_WORLD, g_wrank < k.prefix ? 0 : MPI_UNDEFINED, g_wrank, &comm);
+  }
+  return comm;
+}
+
+// Iteration it: its case (drawn, or recorded: its seed and the options it
+// was found with), run on its group; whether it failed on any rank.
+bool run_iteration(long it, const std::vector<Recorded>& recorded, Pool& pool, MPI_Datatype derived,
+                   Stats& st, uint64_t* seed_out) {
+  uint64_t seed = g_opt.seed + static_cast<uint64_t>(it);
+  if (!recorded.empty()) {
+    const Recorded& rc = recorded[static_cast<size_t>(it)];
+    seed = rc.seed;
+    g_opt.max_mib = rc.max_mib;
+    g_opt.max_count = rc.max_count;
+    g_opt.subgroups = rc.subgroups;
+    g_opt.nonblocking = rc.nonblocking;
+  }
+  Case k = draw_case(seed);
+  *seed_out = k.seed;
+  MPI_Comm comm = group_of(k);
+  int N = k.prefix, r = -1;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_size(comm, &N);
+    MPI_Comm_rank(comm, &r);
+  }
+  finish_case(k, N, r);
+  if (g_opt.verbose && g_wrank == 0) {
+    char t[1024];
+    describe(k, t, sizeof t);
+    std::printf("case %ld: %s\n", it, t);
+    std::fflush(stdout);
+  }
+  std::string msg;
+  const bool pass = comm == MPI_COMM_NULL || run_case(k, comm, pool, derived, st, &msg);
+  if (!pass) {
+    std::fprintf(stderr, "%s", msg.c_str());
+    std::fflush(stderr);
+  }
+  // the outcome over the world: every rank sees every failure
+  int bad = pass ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (k.comm_kind != 0 && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  return bad != 0;
+}
+
+// The coverage table: successful group calls by collective x reported mode x N.
+void print_coverage(const std::vector<long>& cover) {
+  std::printf("coverage (successful group calls by collective x reported mode x N):\n");
+  for (int c = 1; c < ZCOLL_MAX_COLLECTIVES; ++c)
+    for (int m = 1; m <= 6; ++m) {
+      std::string row;
+      long any = 0;
+      for (int n = 1; n <= 8; ++n) {
+        const long v = cover[(c * 7 + m) * 9 + n];
+        any += v;
+        char cell[32];
+        std::snprintf(cell, sizeof cell, " N%d=%ld", n, v);
+        row += cell;
+      }
+      if (any)
+        std::printf("  %-15s %-8s%s\n", zcoll_collective_name(static_cast<zcoll_collective>(c)),
+                    zcoll_mode_name(static_cast<zcoll_mode>(m)), row.c_str());
+    }
+}
+
+// The figure: calls are counted once per group (on each group's rank 0 via cover).
+void print_summary(const Stats& st, long cases, long failed_cases, uint64_t last_seed,
+                   double t_start) {
+  std::vector<long> cover(sizeof st.cover / sizeof(long));
+  std::memcpy(cover.data(), st.cover, sizeof st.cover);
+  MPI_Allreduce(MPI_IN_PLACE, cover.data(), static_cast<int>(cover.size()), MPI_LONG, MPI_SUM,
+                MPI_COMM_WORLD);
+  long sums[4] = {st.calls, st.checks, st.errors, st.mismatch_ok};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (g_wrank != 0) return;
+  long cover_total = 0;
+  for (long c : cover) cover_total += c;
+  std::printf("zcoll-soak: seeds %" PRIu64 "..%" PRIu64
+              " on %d ranks: %ld cases, %ld group calls "
+              "(%ld rank calls), %ld values checked, %ld failed cases, %ld error returns, %ld "
+              "mismatches detected, 0 hangs, %.1f s\n",
+              g_opt.seed, last_seed, g_wsize, cases, cover_total, sums[0], sums[1], failed_cases,
+              sums[2], sums[3], now() - t_start);
+  print_coverage(cover);
+  std::printf("zcoll-soak: %s\n", failed_cases ? "FAILED" : "passed");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  init_mpi(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_wsize);
+  g_argv0 = argv[0];
+  std::vector<Recorded> recorded;
+  if (!parse_args(argc, argv) || !load_recorded(&recorded)) {
+    MPI_Finalize();
+    return 2;
+  }
+  // errors of MPI calls come back as codes (the library turns them into ZCOLL_ERR_MPI)
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  load_fields();
+  MPI_Op_create(user_sum, 1, &g_user_op);
+  MPI_Datatype derived;
+  MPI_Type_contiguous(3, MPI_FLOAT, &derived);
+  MPI_Type_commit(&derived);
+  std::thread dog(watchdog);
+  Pool pool;
+  open_pool(pool);
   Stats st;
   const double t_start = now();
   long it = 0, failed_cases = 0;
@@ -1391,93 +1596,14 @@ int main(int argc, char** argv) {
     int go = g_opt.iterations >= 0 ? it < g_opt.iterations : (now() - t_start) < g_opt.seconds;
     MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!go) break;
-    uint64_t seed = g_opt.seed + static_cast<uint64_t>(it);
-    if (!recorded.empty()) {  // a recorded case: its seed and the options it was found with
-      const Recorded& rc = recorded[static_cast<size_t>(it)];
-      seed = rc.seed;
-      g_opt.max_mib = rc.max_mib;
-      g_opt.max_count = rc.max_count;
-      g_opt.subgroups = rc.subgroups;
-      g_opt.nonblocking = rc.nonblocking;
-    }
-    Case k = draw_case(seed);
-    last_seed = k.seed;
-    MPI_Comm comm = MPI_COMM_NULL;
-    if (k.comm_kind == 0) {
-      comm = MPI_COMM_WORLD;
-    } else if (k.comm_kind == 1) {
-      Rng g(mix(k.seed, 9000 + static_cast<uint64_t>(g_wrank)));
-      const int color = g.pick(k.colors);
-      const int key = g.pick(1000);
-      MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
-    } else if (k.comm_kind == 2) {
-      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    } else {  // the first k.prefix ranks; the others sit this case out
-      MPI_Comm_split(MPI_COMM_WORLD, g_wrank < k.prefix ? 0 : MPI_UNDEFINED, g_wrank, &comm);
-    }
-    int N = k.prefix, r = -1;
-    if (comm != MPI_COMM_NULL) {
-      MPI_Comm_size(comm, &N);
-      MPI_Comm_rank(comm, &r);
-    }
-    finish_case(k, N, r);
-    if (g_opt.verbose && g_wrank == 0) {
-      char t[1024];
-      describe(k, t, sizeof t);
-      std::printf("case %ld: %s\n", it, t);
-      std::fflush(stdout);
-    }
-    std::string msg;
-    const bool pass = comm == MPI_COMM_NULL || run_case(k, comm, pool, derived, st, &msg);
-    if (!pass) {
-      std::fprintf(stderr, "%s", msg.c_str());
-      std::fflush(stderr);
-    }
-    // the outcome over the world: every rank sees every failure
-    int bad = pass ? 0 : 1;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const bool bad = run_iteration(it, recorded, pool, derived, st, &last_seed);
     if (bad) ++failed_cases;
-    if (k.comm_kind != 0 && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (bad && !g_opt.keep_going) break;
   }
   for (zcoll_comm*& h : pool.h) zcoll_comm_free(h);
   g_stop = true;
   dog.join();
-
-  // the figure: calls are counted once per group (on each group's rank 0 via cover)
-  long cover_total = 0;
-  std::vector<long> cover(sizeof st.cover / sizeof(long));
-  std::memcpy(cover.data(), st.cover, sizeof st.cover);
-  MPI_Allreduce(MPI_IN_PLACE, cover.data(), static_cast<int>(cover.size()), MPI_LONG, MPI_SUM,
-                MPI_COMM_WORLD);
-  long sums[4] = {st.calls, st.checks, st.errors, st.mismatch_ok};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (g_wrank == 0) {
-    for (long c : cover) cover_total += c;
-    std::printf("zcoll-soak: seeds %" PRIu64 "..%" PRIu64
-                " on %d ranks: %ld cases, %ld group calls "
-                "(%ld rank calls), %ld values checked, %ld failed cases, %ld error returns, %ld "
-                "mismatches detected, 0 hangs, %.1f s\n",
-                g_opt.seed, last_seed, g_wsize, it, cover_total, sums[0], sums[1], failed_cases,
-                sums[2], sums[3], now() - t_start);
-    std::printf("coverage (successful group calls by collective x reported mode x N):\n");
-    for (int c = 1; c < ZCOLL_MAX_COLLECTIVES; ++c)
-      for (int m = 1; m <= 6; ++m) {
-        std::string row;
-        long any = 0;
-        for (int n = 1; n <= 8; ++n) {
-          const long v = cover[(c * 7 + m) * 9 + n];
-          any += v;
-          char cell[32];
-          std::snprintf(cell, sizeof cell, " N%d=%ld", n, v);
-          row += cell;
-        }
-        if (any)
-          std::printf("  %-15s %-8s%s\n", zcoll_collective_name(static_cast<zcoll_collective>(c)),
-                      zcoll_mode_name(static_cast<zcoll_mode>(m)), row.c_str());
-      }
-    std::printf("zcoll-soak: %s\n", failed_cases ? "FAILED" : "passed");
-  }
+  print_summary(st, it, failed_cases, last_seed, t_start);
   MPI_Op_free(&g_user_op);
   MPI_Type_free(&derived);
   MPI_Finalize();

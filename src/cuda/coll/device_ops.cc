@@ -12,7 +12,9 @@
 #include <new>
 #include <vector>
 
+#include "coll/algorithms.h"
 #include "coll/calibrate.h"
+#include "coll/collective.h"
 #include "coll/comm.h"
 #include "core/error.h"
 #include "cuda/coll/kernels.h"
@@ -240,77 +242,46 @@ double CudaOps::estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, do
 // The MPI library's collective on device buffers: the inputs are copied to
 // pinned host buffers, MPI runs there, the outputs are copied back. MPI_IN_PLACE
 // becomes an explicit copy, so that run_native never touches device memory.
+// The sizes, and where MPI_IN_PLACE puts the input, are the collective traits
+// table's (collective.h).
 zcoll_status CudaOps::run_native(zcoll_comm* zc, const Call& k, bool average, zcoll_dtype dtype) {
+  using zcoll::coll::InPlace;
+  if (!zcoll::coll::is_collective(k.coll))
+    return fail(ZCOLL_ERR_INTERNAL, "unknown collective %d", static_cast<int>(k.coll));
   const int N = zc->tp->size(), r = zc->tp->rank();
   MPI_Aint lb = 0, extent = 0;
   if (MPI_Type_get_extent(k.datatype, &lb, &extent) != MPI_SUCCESS)
     return fail(ZCOLL_ERR_INVALID_ARG, "not a valid MPI datatype");
   const size_t ext = static_cast<size_t>(extent);
-  const size_t one = k.count * ext;  // one block of count values
-  size_t rs_total = 0;
-  if (k.coll == ZCOLL_COLL_REDUCE_SCATTER)
-    for (int i = 0; i < N; ++i) rs_total += k.block ? k.count : k.recvcounts[i];
-  const bool in_place = k.sendbuf == MPI_IN_PLACE;
-  const bool root = r == k.root;
-  // in: device source of the host send buffer (bytes); out: device
-  // destination of the host receive buffer; pre: the receive buffer needs its
-  // device contents first (bcast).
-  const void* in_dev = k.sendbuf;
-  size_t in_bytes = 0, out_bytes = 0;
-  void* out_dev = k.recvbuf;
-  bool pre = false;
-  size_t in_off = 0;  // offset of the in-place input inside recvbuf
-  switch (k.coll) {
-    case ZCOLL_COLL_ALLREDUCE: in_bytes = out_bytes = one; break;
-    case ZCOLL_COLL_REDUCE_SCATTER:
-      in_bytes = rs_total * ext;
-      out_bytes = k.count * ext;
-      break;
-    case ZCOLL_COLL_ALLGATHER:
-      in_bytes = one;
-      out_bytes = N * one;
-      in_off = r * one;
-      break;
-    case ZCOLL_COLL_BCAST:
-      in_bytes = 0;
-      out_bytes = one;
-      pre = root;
-      break;
-    case ZCOLL_COLL_SCATTER:
-      in_bytes = root ? N * one : 0;
-      out_bytes = (root && k.recvbuf == MPI_IN_PLACE) ? 0 : one;
-      break;
-    case ZCOLL_COLL_REDUCE:
-      in_bytes = one;
-      out_bytes = root ? one : 0;
-      break;
-    case ZCOLL_COLL_GATHER:
-      in_bytes = one;
-      out_bytes = root ? N * one : 0;
-      in_off = root ? r * one : 0;
-      break;
-    default: return fail(ZCOLL_ERR_INTERNAL, "unknown collective %d", static_cast<int>(k.coll));
-  }
-  if (in_place && in_bytes) in_dev = static_cast<const uint8_t*>(k.recvbuf) + in_off;
+  const zcoll::coll::CollectiveTraits& t = zcoll::coll::traits(k.coll);
+  std::vector<size_t> counts(static_cast<size_t>(N)), displs(static_cast<size_t>(N));
+  const zcoll::coll::Args a = zcoll::coll::bind_args(k, N, r, ext, counts.data(), displs.data());
+  // One buffer (Bcast): no send buffer; the root's contents go in through the
+  // receive buffer (pre) and need not come back.
+  const bool one_buffer = t.in_place == InPlace::kNone;
+  const bool pre = one_buffer && r == k.root;
+  // Scatter in place at the root: its block stays in sendbuf, nothing to receive.
+  const bool keeps_block = a.in_place && t.in_place == InPlace::kRootSendBlock;
+  const size_t in_bytes = one_buffer ? 0 : zcoll::coll::input_values(k, N, r) * ext;
+  const size_t out_bytes = keeps_block ? 0 : zcoll::coll::output_values(k, N, r) * ext;
   void* hs = in_bytes ? pinned(0, in_bytes) : nullptr;
   void* hr = out_bytes ? pinned(1, out_bytes) : nullptr;
   if ((in_bytes && !hs) || (out_bytes && !hr))
     return fail(ZCOLL_ERR_NO_MEMORY, "cudaMallocHost for staging failed");
-  if (in_bytes)
-    ZCOLL_CHECK(cuda_status(cudaMemcpyAsync(hs, in_dev, in_bytes, cudaMemcpyDefault, stream_),
+  if (in_bytes)  // a.in: the send buffer, or where MPI_IN_PLACE puts the input
+    ZCOLL_CHECK(cuda_status(cudaMemcpyAsync(hs, a.in, in_bytes, cudaMemcpyDefault, stream_),
                             "staging the input"));
   if (pre)
     ZCOLL_CHECK(cuda_status(cudaMemcpyAsync(hr, k.recvbuf, out_bytes, cudaMemcpyDefault, stream_),
                             "staging the input"));
   ZCOLL_CHECK(cuda_status(cudaStreamSynchronize(stream_), "staging the input"));
   Call h = k;
-  h.sendbuf = in_bytes ? hs : (k.coll == ZCOLL_COLL_BCAST ? hr : nullptr);
-  h.recvbuf = out_bytes ? hr : (k.coll == ZCOLL_COLL_SCATTER && root ? MPI_IN_PLACE : nullptr);
-  if (k.coll == ZCOLL_COLL_BCAST) h.recvbuf = hr;
+  h.sendbuf = in_bytes ? hs : (one_buffer ? hr : nullptr);
+  h.recvbuf = out_bytes || one_buffer ? hr : (keeps_block ? MPI_IN_PLACE : nullptr);
   zcoll_status s = zcoll::coll::run_native(zc, h, average, dtype);
   if (s != ZCOLL_SUCCESS) return s;
-  if (out_bytes && !(k.coll == ZCOLL_COLL_BCAST && root)) {
-    ZCOLL_CHECK(cuda_status(cudaMemcpyAsync(out_dev, hr, out_bytes, cudaMemcpyDefault, stream_),
+  if (out_bytes && !pre) {
+    ZCOLL_CHECK(cuda_status(cudaMemcpyAsync(k.recvbuf, hr, out_bytes, cudaMemcpyDefault, stream_),
                             "copying the result back"));
     ZCOLL_CHECK(cuda_status(cudaStreamSynchronize(stream_), "copying the result back"));
   }
