@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/chunk_codec.h"
 #include "codec/format.h"
 
 namespace zcoll {
@@ -11,12 +12,17 @@ namespace zcoll {
 namespace {
 
 constexpr uint32_t kScale = 1u << kDenseScaleBits;
-constexpr uint32_t kRansL = 1u << 23;  // states live in [L, 2^31)
+// States live in [L, 2^31), 16 bits move in or out at a time (at most once per
+// symbol), and the encoder's reciprocal division is exact below 2^31.
+constexpr uint32_t kRansL = 1u << 15;
 
 inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 inline uint32_t unzigzag(uint32_t u) { return (u >> 1) ^ (0u - (u & 1u)); }
 inline uint32_t width_of(uint32_t v) { return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0; }
 inline uint32_t load_u16(const uint8_t* p) { return uint32_t{p[0]} | uint32_t{p[1]} << 8; }
+inline void store_u16(uint8_t* p, uint32_t v) {
+  p[0] = static_cast<uint8_t>(v), p[1] = static_cast<uint8_t>(v >> 8);
+}
 
 // Symbol of a zigzagged residual u: u itself below 64; otherwise 64 + 4*(e - 6)
 // + m, with e the position of u's top bit and m the two bits below it; the e - 2
@@ -101,7 +107,7 @@ void normalize(const uint32_t* cnt, uint32_t nsym, uint32_t total, uint16_t* f) 
 }
 
 struct EncSymbol {  // ryg_rans' reciprocal form of x -> (x / f) * 4096 + x % f + start
-  uint32_t x_max, rcp, bias, cmpl, shift;
+  uint32_t freq, rcp, bias, cmpl, shift;
 };
 
 void enc_symbols(const uint16_t* f, uint32_t nsym, EncSymbol* es) {
@@ -109,7 +115,7 @@ void enc_symbols(const uint16_t* f, uint32_t nsym, EncSymbol* es) {
   for (uint32_t s = 0; s < nsym; ++s) {
     const uint32_t fr = f[s];
     EncSymbol& e = es[s];
-    e.x_max = ((kRansL >> kDenseScaleBits) << 8) * fr;
+    e.freq = fr;
     e.cmpl = kScale - fr;
     if (fr < 2) {
       e.rcp = ~0u, e.shift = 0, e.bias = start + kScale - 1;
@@ -123,8 +129,13 @@ void enc_symbols(const uint16_t* f, uint32_t nsym, EncSymbol* es) {
   }
 }
 
+// Renormalize (x >= 2^19 f: its low 16 bits out, without a branch: the word is
+// stored always and kept only when the pointer moves), then encode.
 inline void enc_put(uint32_t& x, uint8_t*& p, const EncSymbol& e) {
-  while (x >= e.x_max) *--p = static_cast<uint8_t>(x), x >>= 8;
+  const bool out = (x >> (31 - kDenseScaleBits)) >= e.freq;
+  store_u16(p - 2, x);
+  p -= out ? 2 : 0;
+  x = out ? x >> 16 : x;
   const uint32_t q = static_cast<uint32_t>((uint64_t{x} * e.rcp) >> 32) >> e.shift;
   x = x + e.bias + q * e.cmpl;
 }
@@ -144,13 +155,19 @@ inline uint32_t dec_step(uint32_t& x, const uint32_t* tab) {
   x = ((e >> 8 & (kScale - 1)) + 1) * (x >> kDenseScaleBits) + (e >> 20);
   return e & 0xFFu;
 }
-// At most two bytes per step (x >= 2^11 after a step); past the end reads zeros.
+// One 16-bit word at most per step (x >= 8 after a step), without a branch; the
+// caller guarantees two readable bytes. renorm_safe: past the end reads zeros.
 inline void renorm_fast(uint32_t& x, const uint8_t*& p) {
-  if (x < kRansL) x = x << 8 | *p++;
-  if (x < kRansL) x = x << 8 | *p++;
+  const bool in = x < kRansL;
+  const uint32_t w = load_u16(p);
+  x = in ? x << 16 | w : x;
+  p += in ? 2 : 0;
 }
 inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
-  while (x < kRansL) x = x << 8 | (p < end ? *p++ : 0u);
+  if (x >= kRansL) return;
+  const bool have = end - p >= 2;
+  x = x << 16 | (have ? load_u16(p) : 0u);
+  p += have ? 2 : 0;
 }
 
 // ---- encoder --------------------------------------------------------------------------
@@ -182,21 +199,47 @@ uint8_t choose_order(const int32_t* q, uint32_t len) {
   return c2 < c1 ? kDenseOrder2 : kDenseOrder1;
 }
 
+// Symbol i of the residuals (and its extra bits into bw); counted in one of four
+// tables (consecutive equal symbols do not wait on each other's increment).
+inline uint32_t put_symbol(uint32_t r, uint32_t i, uint8_t* syms, BitWriter& bw,
+                           uint32_t (*cnt)[kDenseMaxSymbols]) {
+  const uint32_t u = zigzag(r);
+  uint32_t k;
+  const uint32_t s = symbol_of(u, &k);
+  if (k) bw.put(u & ((1u << k) - 1), k);
+  syms[i] = static_cast<uint8_t>(s);
+  ++cnt[i & 3][s];
+  return s;
+}
+
+template <uint8_t kOrder>
+uint32_t symbols_from(const int32_t* q, uint32_t len, uint8_t* syms, BitWriter& bw,
+                      uint32_t (*cnt)[kDenseMaxSymbols]) {
+  uint32_t top = 0;
+  for (uint32_t i = 2; i < len; ++i) {
+    const uint32_t a = static_cast<uint32_t>(q[i - 1]), b = static_cast<uint32_t>(q[i - 2]);
+    const uint32_t pred = kOrder == kDenseOrder2 ? 2 * a - b : a;
+    const uint32_t s = put_symbol(static_cast<uint32_t>(q[i]) - pred, i, syms, bw, cnt);
+    top = s > top ? s : top;
+  }
+  return top;
+}
+
 // Symbols (and their counts) and the extra-bit stream; returns the extra bytes
 // (padded to 4).
 size_t make_symbols(const int32_t* q, uint32_t len, uint8_t order, uint8_t* syms, uint8_t* extra,
                     uint32_t* cnt, uint32_t* nsym) {
   BitWriter bw{extra};
+  uint32_t tables[4][kDenseMaxSymbols] = {};
   uint32_t top = 0;
-  for (uint32_t i = 0; i < len; ++i) {
-    const uint32_t u = zigzag(residual(q, i, order));
-    uint32_t k;
-    const uint32_t s = symbol_of(u, &k);
-    if (k) bw.put(u & ((1u << k) - 1), k);
-    syms[i] = static_cast<uint8_t>(s);
-    ++cnt[s];
+  for (uint32_t i = 0; i < len && i < 2; ++i) {
+    const uint32_t s = put_symbol(residual(q, i, order), i, syms, bw, tables);
     top = s > top ? s : top;
   }
+  const uint32_t rest = order == kDenseOrder2 ? symbols_from<kDenseOrder2>(q, len, syms, bw, tables)
+                                              : symbols_from<kDenseOrder1>(q, len, syms, bw, tables);
+  top = rest > top ? rest : top;
+  for (uint32_t s = 0; s <= top; ++s) cnt[s] = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
   bw.flush();
   size_t bytes = static_cast<size_t>(bw.p - extra);
   while (bytes % 4) extra[bytes++] = 0;
@@ -207,19 +250,22 @@ size_t make_symbols(const int32_t* q, uint32_t len, uint8_t order, uint8_t* syms
 // rANS-code syms[0, len) backwards into the buffer ending at end; returns the
 // first byte (the four states, then the stream).
 uint8_t* rans_encode(const uint8_t* syms, uint32_t len, const EncSymbol* es, uint8_t* end) {
-  uint32_t x[4] = {kRansL, kRansL, kRansL, kRansL};
+  uint32_t x0 = kRansL, x1 = kRansL, x2 = kRansL, x3 = kRansL;  // registers, not an array
   uint8_t* p = end;
-  for (uint32_t i = len; i-- > 0;) enc_put(x[i & 3], p, es[syms[i]]);
+  uint32_t i = len;
+  for (; i % 4; --i) {  // the last len % 4 symbols: states (i - 1) % 4 = 2, 1, 0
+    uint32_t& x = (i - 1) % 4 == 2 ? x2 : (i - 1) % 4 == 1 ? x1 : x0;
+    enc_put(x, p, es[syms[i - 1]]);
+  }
+  for (; i; i -= 4) {
+    enc_put(x3, p, es[syms[i - 1]]);
+    enc_put(x2, p, es[syms[i - 2]]);
+    enc_put(x1, p, es[syms[i - 3]]);
+    enc_put(x0, p, es[syms[i - 4]]);
+  }
   p -= kDenseStateBytes;
-  for (int k = 0; k < 4; ++k) store_u32(p + 4 * k, x[k]);
+  store_u32(p, x0), store_u32(p + 4, x1), store_u32(p + 8, x2), store_u32(p + 12, x3);
   return p;
-}
-
-template <typename T>
-bool quantize_all(const T* x, uint32_t len, const Quantizer<T>& qz, int32_t* q) {
-  bool ok = true;
-  for (uint32_t i = 0; i < len; ++i) ok &= quantize_value(x[i], qz, &q[i]);
-  return ok;
 }
 
 template <typename T>
@@ -297,7 +343,7 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
     s.extra.resize(4 * size_t{len} + 16), s.rans.resize(2 * size_t{len} + 64);
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
-  if (!quantize_all(x, len, qz, s.codes.data())) return write_raw(x, len, out);
+  if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
   const uint8_t order = choose_order(s.codes.data(), len);
   uint32_t cnt[kDenseMaxSymbols] = {}, nsym = 0;
   const size_t extra_bytes =
@@ -343,7 +389,7 @@ bool validate_dense_chunk(const uint8_t* in, size_t bytes) {
   const uint8_t* states = in + kDenseChunkHeaderBytes + table + extra_bytes;
   for (int k = 0; k < 4; ++k) {
     const uint32_t x = load_u32(states + 4 * k);
-    if (x < kRansL || x >= (kRansL << 8)) return false;
+    if (x < kRansL || x >= (1u << 31)) return false;
   }
   return true;
 }
