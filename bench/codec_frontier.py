@@ -64,8 +64,8 @@ def load(data_dir):
 
 def methods(zcoll, np):
     """name -> (compress(a, eb) -> blob, decompress(blob, a) -> array, nbytes(blob))."""
-    from pysz import sz, szConfig, szErrorBoundMode
     import zfpy
+    from pysz import sz, szConfig, szErrorBoundMode
 
     def sz3(shape_of):
         def comp(a, eb):
@@ -138,7 +138,7 @@ def run_field(name, a, rel, ms, repeats, np):
             cpu[m][1].append(gb / max(c2 - c1, 1e-9))
             last[m] = (blob, out)
     rows = []
-    for m, (comp, decomp, nbytes) in ms.items():
+    for m, (_comp, _decomp, nbytes) in ms.items():
         blob, out = last[m]
         err_eb, psnr = quality(np, a, out, eb)
         rows.append({"file": name, "rel": rel, "abs_eb": eb, "method": m,
@@ -220,6 +220,7 @@ def main():
         sys.path.insert(0, args.zcoll_path)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import numpy as np
+
     import zcoll
 
     ms = methods(zcoll, np)

@@ -31,8 +31,7 @@ void write_file(const std::string& target, const std::string& name, const std::v
 }
 
 std::vector<uint8_t> compress_values(zcoll_dtype dt, const void* x, size_t n, zcoll_eb_mode mode,
-                                     double eb, uint32_t cs,
-                                     zcoll_codec codec = ZCOLL_CODEC_FAST) {
+                                     double eb, uint32_t cs, zcoll_codec codec = ZCOLL_CODEC_FAST) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.codec = codec;

@@ -313,7 +313,8 @@ bool quantize_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, int32_t* q)
     int32_t* qb = q + size_t{b} * kBlock;
     __m256i qv[4], absq;
     if (quantize_block(xb, v, ebc, qv, &absq)) {
-      for (int g = 0; g < 4; ++g) _mm256_storeu_si256(reinterpret_cast<__m256i*>(qb + 8 * g), qv[g]);
+      for (int g = 0; g < 4; ++g)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(qb + 8 * g), qv[g]);
     } else {
       ok &= quantize_values_scalar(xb, kBlock, qz, qb);
     }

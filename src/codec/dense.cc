@@ -18,7 +18,9 @@ constexpr uint32_t kRansL = 1u << 15;
 
 inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 inline uint32_t unzigzag(uint32_t u) { return (u >> 1) ^ (0u - (u & 1u)); }
-inline uint32_t width_of(uint32_t v) { return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0; }
+inline uint32_t width_of(uint32_t v) {
+  return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0;
+}
 inline uint32_t load_u16(const uint8_t* p) { return uint32_t{p[0]} | uint32_t{p[1]} << 8; }
 inline void store_u16(uint8_t* p, uint32_t v) {
   p[0] = static_cast<uint8_t>(v), p[1] = static_cast<uint8_t>(v >> 8);
@@ -236,10 +238,12 @@ size_t make_symbols(const int32_t* q, uint32_t len, uint8_t order, uint8_t* syms
     const uint32_t s = put_symbol(residual(q, i, order), i, syms, bw, tables);
     top = s > top ? s : top;
   }
-  const uint32_t rest = order == kDenseOrder2 ? symbols_from<kDenseOrder2>(q, len, syms, bw, tables)
-                                              : symbols_from<kDenseOrder1>(q, len, syms, bw, tables);
+  const uint32_t rest = order == kDenseOrder2
+                            ? symbols_from<kDenseOrder2>(q, len, syms, bw, tables)
+                            : symbols_from<kDenseOrder1>(q, len, syms, bw, tables);
   top = rest > top ? rest : top;
-  for (uint32_t s = 0; s <= top; ++s) cnt[s] = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
+  for (uint32_t s = 0; s <= top; ++s)
+    cnt[s] = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
   bw.flush();
   size_t bytes = static_cast<size_t>(bw.p - extra);
   while (bytes % 4) extra[bytes++] = 0;
@@ -366,7 +370,8 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   store_u32(out + 4, static_cast<uint32_t>(extra_bytes));
   store_u32(out + 8, static_cast<uint32_t>(rans_bytes));
   uint8_t* w = out + kDenseChunkHeaderBytes;
-  for (uint32_t k = 0; k < nsym; ++k) w[2 * k] = static_cast<uint8_t>(f[k]), w[2 * k + 1] = f[k] >> 8;
+  for (uint32_t k = 0; k < nsym; ++k)
+    w[2 * k] = static_cast<uint8_t>(f[k]), w[2 * k + 1] = f[k] >> 8;
   std::memset(w + 2 * nsym, 0, table - 2 * nsym);
   std::memcpy(w + table, s.extra.data(), extra_bytes);
   std::memcpy(w + table + extra_bytes, rbeg, rans_bytes);
@@ -409,13 +414,16 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
        : decode_values<T, false, kDenseOrder1>(v, tab, len, factor, out);
 }
 
-#define ZCOLL_DENSE_INSTANTIATE(T)                                                          \
-  template size_t compress_dense_chunk<T>(const T*, uint32_t, const Quantizer<T>&, uint8_t*); \
-  template void decompress_dense_chunk<T>(const uint8_t*, size_t, uint32_t, double, T*, bool);
-ZCOLL_DENSE_INSTANTIATE(float)
-ZCOLL_DENSE_INSTANTIATE(double)
-ZCOLL_DENSE_INSTANTIATE(Bf16)
-ZCOLL_DENSE_INSTANTIATE(Fp16)
-#undef ZCOLL_DENSE_INSTANTIATE
+template size_t compress_dense_chunk<float>(const float*, uint32_t, const Quantizer<float>&,
+                                            uint8_t*);
+template void decompress_dense_chunk<float>(const uint8_t*, size_t, uint32_t, double, float*, bool);
+template size_t compress_dense_chunk<double>(const double*, uint32_t, const Quantizer<double>&,
+                                             uint8_t*);
+template void decompress_dense_chunk<double>(const uint8_t*, size_t, uint32_t, double, double*,
+                                             bool);
+template size_t compress_dense_chunk<Bf16>(const Bf16*, uint32_t, const Quantizer<Bf16>&, uint8_t*);
+template void decompress_dense_chunk<Bf16>(const uint8_t*, size_t, uint32_t, double, Bf16*, bool);
+template size_t compress_dense_chunk<Fp16>(const Fp16*, uint32_t, const Quantizer<Fp16>&, uint8_t*);
+template void decompress_dense_chunk<Fp16>(const uint8_t*, size_t, uint32_t, double, Fp16*, bool);
 
 }  // namespace zcoll

@@ -505,9 +505,9 @@ TEST_F(GpuCodec, DenseStreamsAreUnsupported) {
   EXPECT_NE(std::strstr(zcoll_last_error(), "dense"), nullptr) << zcoll_last_error();
   Gpu g;
   Dev src(x.size() * sizeof(float)), dst(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
-  EXPECT_EQ(zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, x.size(), dst.p, dst.bytes, g.r(),
-                                nullptr),
-            ZCOLL_ERR_UNSUPPORTED);
+  EXPECT_EQ(
+      zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, x.size(), dst.p, dst.bytes, g.r(), nullptr),
+      ZCOLL_ERR_UNSUPPORTED);
   EXPECT_NE(std::strstr(zcoll_last_error(), "dense"), nullptr) << zcoll_last_error();
 }
 

@@ -115,8 +115,8 @@ class Case {
     error_.resize(N);
     std::snprintf(what_, sizeof what_, "%s %s%s %s op=%d N=%d n=%zu root=%d avg=%d pipe=%zu",
                   alg_.function, zcoll_mode_name(s_.mode), s_.dense ? " dense" : "",
-                  sizeof(T) == 4 ? "float" : "double",
-                  static_cast<int>(s_.op), N, c, s_.root, s_.average, s_.pipeline);
+                  sizeof(T) == 4 ? "float" : "double", static_cast<int>(s_.op), N, c, s_.root,
+                  s_.average, s_.pipeline);
   }
 
   // Rank r's part, from its own thread, over a transport of N ranks where it is

@@ -45,7 +45,7 @@ std::vector<uint8_t> compress_with(const std::vector<T>& x, zcoll_codec codec, z
 std::vector<std::string> data_files() {
   std::vector<std::string> files;
   for (const std::string& dir : {std::string(ZCOLL_TEST_SOURCE_DIR) + "/data",
-                                std::string(ZCOLL_TEST_SOURCE_DIR) + "/../shared/data"}) {
+                                 std::string(ZCOLL_TEST_SOURCE_DIR) + "/../shared/data"}) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec))
       if (e.path().extension() == ".f32") files.push_back(e.path().string());
@@ -125,8 +125,7 @@ void adversarial_cases() {
         expect_same_values(x, y, zt::decompress<T>(f, n), what);
         EXPECT_EQ(compress_with(x, ZCOLL_CODEC_DENSE, mode, eb, cs, 4), z) << what << " threads";
         std::vector<T> acc(n, T(1));  // accumulate: out + x', in T
-        ASSERT_EQ(zcoll_decompress_accumulate(z.data(), z.size(), acc.data(), n, 2),
-                  ZCOLL_SUCCESS);
+        ASSERT_EQ(zcoll_decompress_accumulate(z.data(), z.size(), acc.data(), n, 2), ZCOLL_SUCCESS);
         for (size_t i = 0; i < n; ++i)
           if (zt::bits_of(acc[i]) != zt::bits_of(static_cast<T>(T(1) + y[i])))
             ADD_FAILURE() << what << ": accumulate differs at " << i;
@@ -158,8 +157,9 @@ TEST(Dense, ChunkRangeApiSameStream) {
         << zcoll_last_error();
     pos += w;
   }
-  ASSERT_EQ(zcoll_compress_finish(&p, ZCOLL_FLOAT32, x.size(), sizes.data(), out.data(), out.size()),
-            ZCOLL_SUCCESS);
+  ASSERT_EQ(
+      zcoll_compress_finish(&p, ZCOLL_FLOAT32, x.size(), sizes.data(), out.data(), out.size()),
+      ZCOLL_SUCCESS);
   out.resize(pos);
   EXPECT_EQ(out, z);
 }
@@ -199,11 +199,11 @@ TEST(Dense, CorruptFramingIsCorrupt) {
     c[at + off] = v;
     return decode(c);
   };
-  EXPECT_EQ(with(0, 3), ZCOLL_ERR_CORRUPT);             // unknown kind
-  EXPECT_EQ(with(1, 0), ZCOLL_ERR_CORRUPT);             // predictor 0
-  EXPECT_EQ(with(1, 3), ZCOLL_ERR_CORRUPT);             // predictor 3
-  EXPECT_EQ(with(2, 0), ZCOLL_ERR_CORRUPT);             // nsym low byte: sizes no longer add up
-  EXPECT_EQ(with(3, 1), ZCOLL_ERR_CORRUPT);             // nsym > 168
+  EXPECT_EQ(with(0, 3), ZCOLL_ERR_CORRUPT);                // unknown kind
+  EXPECT_EQ(with(1, 0), ZCOLL_ERR_CORRUPT);                // predictor 0
+  EXPECT_EQ(with(1, 3), ZCOLL_ERR_CORRUPT);                // predictor 3
+  EXPECT_EQ(with(2, 0), ZCOLL_ERR_CORRUPT);                // nsym low byte: sizes no longer add up
+  EXPECT_EQ(with(3, 1), ZCOLL_ERR_CORRUPT);                // nsym > 168
   EXPECT_EQ(with(12, z[at + 12] ^ 1), ZCOLL_ERR_CORRUPT);  // frequencies no longer sum to 4096
   EXPECT_EQ(with(8, z[at + 8] + 8), ZCOLL_ERR_CORRUPT);    // rANS bytes vs chunk size
   // a state below 2^23

@@ -6,8 +6,7 @@
 
 namespace zcoll_cli {
 
-zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size,
-                         const std::string& codec) {
+zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size, const std::string& codec) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.codec = codec == "dense" ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
