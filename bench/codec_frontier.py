@@ -9,6 +9,8 @@ max |x - x'| / eb and PSNR, for
 
   zcoll-fast   zcoll.compress(a, abs=eb, threads=1)                 (1-D)
   zcoll-dense  zcoll.compress(a, abs=eb, threads=1, codec="dense")  (1-D)
+  zcoll-dense-64k  the same with chunk_size=65536 (fewer frequency tables and
+               rANS states per value; the chunk size is the user's choice)
   sz3-1d       pysz defaults (ALGO_INTERP_LORENZO), ABS eb, the flattened array
   sz3-nd       the same with the array's shape
   zfp-nd       zfpy fixed accuracy (tolerance = eb) with the array's shape
@@ -79,9 +81,10 @@ def methods(zcoll, np):
 
         return comp, decomp, lambda b: b.nbytes
 
-    def zc(codec):
+    def zc(codec, chunk_size=0):
         def comp(a, eb):
-            return zcoll.compress(a.ravel(), abs=eb, threads=1, codec=codec)
+            return zcoll.compress(a.ravel(), abs=eb, threads=1, codec=codec,
+                                  chunk_size=chunk_size)
 
         def decomp(blob, a):
             return zcoll.decompress(blob, threads=1)
@@ -91,6 +94,7 @@ def methods(zcoll, np):
     return {
         "zcoll-fast": zc("fast"),
         "zcoll-dense": zc("dense"),
+        "zcoll-dense-64k": zc("dense", 65536),
         "sz3-1d": sz3(lambda a: (a.size,)),
         "sz3-nd": sz3(lambda a: a.shape),
         "zfp-nd": (lambda a, eb: zfpy.compress_numpy(a, tolerance=eb),
@@ -169,6 +173,7 @@ def summary(rows, rels):
             "geomean_ratio": g,
             "dense_over_sz3_1d": g["zcoll-dense"] / g["sz3-1d"],
             "dense_over_sz3_nd": g["zcoll-dense"] / g["sz3-nd"],
+            "dense64k_over_sz3_1d": g["zcoll-dense-64k"] / g["sz3-1d"],
             "dense_min_compress_gbps": min(x["compress_gbps"]["median"] for x in dense),
             "dense_min_decompress_gbps": min(x["decompress_gbps"]["median"] for x in dense),
             "dense_min_compress_gbps_cpu": min(x["compress_gbps_cpu"]["median"] for x in dense),
