@@ -38,7 +38,7 @@ def main():
     for m in METHODS:
         s = [x for x in rows if x["method"] == m]
 
-        def col(key):
+        def col(key, s=s):
             v = [x[key]["median"] for x in s]
             return f"{statistics.median(v):.2f} [{min(v):.2f}, {max(v):.2f}]"
         err = max(x["err_over_eb"] for x in s)
