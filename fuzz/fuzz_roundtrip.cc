@@ -11,7 +11,8 @@
 //   bits 6-7  chunk size 1024 / 1056 / 2048 / 16384
 //   byte 1    bits 0-2: the values are repeated 1 + (byte1 & 7) times (multi-chunk
 //             inputs); bit 3: 16-bit values instead of bit 0's type, bit 4 picks
-//             bfloat16 / float16
+//             bfloat16 / float16; bit 5: the dense codec (format 1.3) instead of the
+//             fast one
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
@@ -87,6 +88,7 @@ void run(const uint8_t* v, size_t nbytes, uint8_t prm, uint8_t rep) {
   p.error_bound = (p.eb_mode == ZCOLL_EB_ABS ? kAbs : kRel)[(prm >> 2) & 7];
   int threads = (prm & 32) ? 2 : 1;
   p.chunk_size = kChunk[prm >> 6];
+  p.codec = (rep & 32) ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
 
   const size_t bound = zcoll_compress_bound(n, dt);
   std::vector<uint8_t> z(bound + 64, 0xA5);

@@ -31,9 +31,10 @@ void write_file(const std::string& target, const std::string& name, const std::v
 }
 
 std::vector<uint8_t> compress_values(zcoll_dtype dt, const void* x, size_t n, zcoll_eb_mode mode,
-                                     double eb, uint32_t cs) {
+                                     double eb, uint32_t cs, zcoll_codec codec = ZCOLL_CODEC_FAST) {
   zcoll_params p;
   zcoll_params_init(&p);
+  p.codec = codec;
   p.eb_mode = mode;
   p.error_bound = eb;
   p.chunk_size = cs;
@@ -48,9 +49,10 @@ std::vector<uint8_t> compress_values(zcoll_dtype dt, const void* x, size_t n, zc
 }
 
 template <typename T>
-std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, double eb, uint32_t cs) {
+std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, double eb, uint32_t cs,
+                              zcoll_codec codec = ZCOLL_CODEC_FAST) {
   const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
-  return compress_values(dt, x.data(), x.size(), mode, eb, cs);
+  return compress_values(dt, x.data(), x.size(), mode, eb, cs, codec);
 }
 
 // the float values narrowed to a 16-bit type (bfloat16 or IEEE half), then compressed
@@ -126,6 +128,12 @@ int main(int argc, char** argv) {
   stream_seed("wide_codes_f32", compress(smooth, ZCOLL_EB_ABS, 1e-7, 1024));
   stream_seed("smooth_bf16", compress16(ZCOLL_BFLOAT16, smooth, ZCOLL_EB_ABS, 1e-2, 1024));
   stream_seed("mixed_f16", compress16(ZCOLL_FLOAT16, mixed, ZCOLL_EB_REL, 1e-3, 1024));
+  // the dense codec (format 1.3: kind 2 chunks; raw ones among them; extra bits)
+  const zcoll_codec dense = ZCOLL_CODEC_DENSE;
+  stream_seed("smooth_f32_dense", compress(smooth, ZCOLL_EB_ABS, 1e-3, 1024, dense));
+  stream_seed("mixed_f32_dense", compress(mixed, ZCOLL_EB_REL, 1e-4, 1024, dense));
+  stream_seed("smooth_f64_dense", compress(dsmooth, ZCOLL_EB_ABS, 1e-6, 1056, dense));
+  stream_seed("wide_codes_f32_dense", compress(smooth, ZCOLL_EB_ABS, 1e-7, 1024, dense));
   {
     // a homomorphic sum (divisor and terms other than 1, wider blocks)
     std::vector<uint8_t> a = compress(smooth, ZCOLL_EB_ABS, 1e-3, 1024);
@@ -154,6 +162,12 @@ int main(int argc, char** argv) {
   std::vector<float> steps(512);
   for (size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<float>((i / 37) % 5) * 0.75f;
   roundtrip_seed("steps_chunk1056", steps, 0x40 | 0x0C, 7);
+  // the dense codec (byte 1 bit 5)
+  roundtrip_seed("smooth_abs_dense", short_smooth, 0x04, 0x20);
+  roundtrip_seed("nan_inf_dense", std::vector<float>{1, fnan, -INFINITY, 3e38f, 1e-40f, -0.0f},
+                 0x04, 0x21);
+  roundtrip_seed("f64_rel_dense", std::vector<double>(dsmooth.begin(), dsmooth.begin() + 400),
+                 0x02 | 0x10, 0x24);
   {
     // 16-bit round-trip inputs (byte 1 bit 3; bit 4: float16)
     std::vector<uint16_t> bf(600), hf(600);

@@ -49,9 +49,11 @@ extern "C" {
  * the version byte of every stream. Minor 1 (zcoll 1.1) defines the header
  * flag ZCOLL_FLAG_CHECKSUM; a stream without flags is byte-identical to 1.0.
  * Minor 2 (zcoll 1.1) adds the dtype codes 3 (bfloat16) and 4 (float16);
- * float32/float64 streams are unchanged. */
+ * float32/float64 streams are unchanged. Minor 3 (zcoll 1.2) adds the dense
+ * chunk kind (codec ZCOLL_CODEC_DENSE) under the header flag
+ * ZCOLL_FORMAT_FLAG_DENSE; streams of the fast codec are unchanged. */
 #define ZCOLL_FORMAT_VERSION 1
-#define ZCOLL_FORMAT_VERSION_MINOR 2
+#define ZCOLL_FORMAT_VERSION_MINOR 3
 
 /* zcoll_params.flags (and the stream header's flags byte, zcoll_info.format_flags).
  * ZCOLL_FLAG_CHECKSUM: a CRC-32C of every chunk, in a trailer after the chunks
@@ -59,6 +61,19 @@ extern "C" {
  * verifies it (a changed byte anywhere in the stream: ZCOLL_ERR_CORRUPT), and
  * the homomorphic operations write it on their output when an input has it. */
 #define ZCOLL_FLAG_CHECKSUM 0x1u
+/* The stream header's flag of a stream written by the dense codec (format 1.3;
+ * zcoll_info.format_flags): its chunks may be dense (kind 2). Not a value of
+ * zcoll_params.flags: choose the codec with zcoll_params.codec. */
+#define ZCOLL_FORMAT_FLAG_DENSE 0x2u
+
+/* zcoll_params.codec (since 1.2).
+ * ZCOLL_CODEC_FAST: the bit-plane codec (format 1.0-1.2 chunks), the fastest, and
+ *   the only one the homomorphic operations and the GPU codec take.
+ * ZCOLL_CODEC_DENSE: the same quantization (the bound means the same), Lorenzo
+ *   prediction of order 1 or 2 chosen per chunk and rANS entropy coding: a higher
+ *   ratio at a lower speed. zcoll_hom_add/_sub/_negate/_accumulate refuse its
+ *   streams (ZCOLL_ERR_UNSUPPORTED); zcoll_doc_combine takes them. */
+typedef enum zcoll_codec { ZCOLL_CODEC_FAST = 0, ZCOLL_CODEC_DENSE = 1 } zcoll_codec;
 
 /* ---- status codes -------------------------------------------------------- */
 typedef enum zcoll_status {
@@ -124,10 +139,11 @@ typedef struct zcoll_params {
   double error_bound;    /* > 0 and finite                                      */
   uint32_t chunk_size;   /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
   uint64_t flags;        /* ZCOLL_FLAG_* (since 1.1; 0 = none, a 1.0 stream)     */
+  zcoll_codec codec;     /* ZCOLL_CODEC_FAST (default) or _DENSE (since 1.2)     */
 } zcoll_params;
 
 #define ZCOLL_PARAMS_INITIALIZER \
-  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u }
+  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u, ZCOLL_CODEC_FAST }
 
 /* Fill *params with the defaults (REL 1e-3, default chunk size). */
 ZCOLL_API void zcoll_params_init(zcoll_params* params);

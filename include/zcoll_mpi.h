@@ -172,7 +172,10 @@ typedef struct zcoll_comm_config {
                                      zcoll_params.flags of every compressed
                                      message (a CRC-32C per chunk: a corrupt
                                      message is an error, never a wrong value);
-                                     0 = none (default). Since 1.1           */
+                                     0 = none (default). Since 1.1.
+                                     ZCOLL_FORMAT_FLAG_DENSE (ZCOLL_CODEC=
+                                     dense, since 1.2): the dense codec for
+                                     every message; hom runs as doc      */
   zcoll_algorithm algorithm[ZCOLL_MAX_COLLECTIVES]; /* per collective, indexed by
                                      zcoll_collective: ZCOLL_<COLLECTIVE>_ALGO
                                      (ZCOLL_ALLREDUCE_ALGO auto|ring|rd, ...);

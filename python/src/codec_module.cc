@@ -75,7 +75,7 @@ View values(nb::handle array, const char* name, bool writable, bool bfloat16, zc
 // Compress into a writable bytes-like `out` of at least compress_bound bytes;
 // returns the stream size (no allocation: for repeated calls on large arrays).
 size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error_bound,
-                     uint32_t chunk_size, int threads, bool bfloat16) {
+                     uint32_t chunk_size, int threads, bool bfloat16, int codec) {
   zcoll_dtype dt;
   size_t n;
   View in = values(array, "array", false, bfloat16, &dt, &n);
@@ -93,6 +93,7 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
   p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
   p.error_bound = error_bound;
   p.chunk_size = chunk_size;
+  p.codec = static_cast<zcoll_codec>(codec);
   size_t size = 0;
   zcoll_status s;
   {
@@ -104,7 +105,7 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
 }
 
 nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t chunk_size,
-                    int threads, bool bfloat16) {
+                    int threads, bool bfloat16, int codec) {
   zcoll_dtype dt;
   size_t n;
   View in = values(array, "array", false, bfloat16, &dt, &n);
@@ -113,6 +114,7 @@ nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t 
   p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
   p.error_bound = error_bound;
   p.chunk_size = chunk_size;
+  p.codec = static_cast<zcoll_codec>(codec);
   const size_t cap = zcoll_compress_bound(n, dt);
   return make_bytes(cap, "compress", [&](char* dst) {
     size_t size = 0;
@@ -171,6 +173,8 @@ nb::dict info(nb::handle buf) {
   d["terms"] = i.terms;
   d["header_size"] = i.header_size;
   d["stream_size"] = i.stream_size;
+  d["format_flags"] = i.format_flags;  // ZCOLL_FLAG_CHECKSUM 1, ZCOLL_FORMAT_FLAG_DENSE 2
+  d["codec"] = (i.format_flags & ZCOLL_FORMAT_FLAG_DENSE) ? "dense" : "fast";
   const size_t raw = static_cast<size_t>(i.n) * zcoll_dtype_size(i.dtype);
   d["ratio"] = i.stream_size ? static_cast<double>(raw) / static_cast<double>(i.stream_size) : 0.0;
   return d;
@@ -278,10 +282,11 @@ NB_MODULE(_codec, m) {
   m.doc() = "zcoll's compressor (include/zcoll.h); use the zcoll package, not this module";
   error_class() = nb::module_::import_("zcoll._error").attr("ZcollError");
   m.def("compress", &compress, nb::arg("array"), nb::arg("eb_mode"), nb::arg("error_bound"),
-        nb::arg("chunk_size"), nb::arg("threads"), nb::arg("bfloat16") = false);
+        nb::arg("chunk_size"), nb::arg("threads"), nb::arg("bfloat16") = false,
+        nb::arg("codec") = 0);
   m.def("compress_into", &compress_into, nb::arg("array"), nb::arg("out"), nb::arg("eb_mode"),
         nb::arg("error_bound"), nb::arg("chunk_size"), nb::arg("threads"),
-        nb::arg("bfloat16") = false);
+        nb::arg("bfloat16") = false, nb::arg("codec") = 0);
   m.def("header", &header, nb::arg("buf"));
   m.def("decompress_into", &decompress_into, nb::arg("buf"), nb::arg("out"), nb::arg("threads"));
   m.def("info", &info, nb::arg("buf"));

@@ -44,6 +44,23 @@ def test_round_trip_data(field, dtype, bound):
         assert len(buf) < a.nbytes  # these fields compress at this bound
 
 
+@pytest.mark.parametrize("rel", [1e-2, 1e-4])
+def test_dense_codec(field, rel):
+    fast = zcoll.compress(field, rel=rel)
+    dense = zcoll.compress(field, rel=rel, codec="dense")
+    assert len(dense) < len(fast)  # the smooth test field: a higher ratio
+    assert zcoll.info(dense)["format_flags"] == 2  # ZCOLL_FORMAT_FLAG_DENSE
+    assert zcoll.info(dense)["codec"] == "dense" and zcoll.info(fast)["codec"] == "fast"
+    b = zcoll.decompress(dense, shape=field.shape)
+    # the same quantization: the same values as the fast codec
+    assert np.array_equal(b, zcoll.decompress(fast, shape=field.shape))
+    assert max_err(field, b) <= zcoll.info(dense)["error_bound"]
+    out = bytearray(zcoll.compress_bound(field.size, field.dtype))
+    assert bytes(zcoll.compress(field, rel=rel, codec="dense", out=out)) == dense
+    with pytest.raises(ValueError, match="codec"):
+        zcoll.compress(field, rel=rel, codec="zstd")
+
+
 def test_decompress_into_out(field):
     buf = zcoll.compress(field, abs=1e-3, chunk_size=4096)
     out = np.full(field.shape, np.nan, dtype=np.float32)

@@ -43,6 +43,19 @@ def test_numcodecs_get_codec(field):
         Zcoll(mode="bogus")
 
 
+def test_numcodecs_dense_codec(field):
+    codec = numcodecs.get_codec({"id": "zcoll", "mode": "abs", "error_bound": 1e-2,
+                                 "codec": "dense"})
+    assert codec.codec == "dense" and codec.get_config()["codec"] == "dense"
+    assert "codec" not in Zcoll().get_config()  # fast: the config of older stores
+    assert numcodecs.get_codec(codec.get_config()) == codec
+    enc = codec.encode(field)
+    assert enc == zcoll.compress(field, abs=1e-2, codec="dense")
+    assert max_err(field.ravel(), codec.decode(enc)) <= 1e-2
+    with pytest.raises(ValueError):
+        Zcoll(codec="bogus")
+
+
 def test_numcodecs_16bit():
     codec = Zcoll(mode="abs", error_bound=1e-2)
     h = np.linspace(-3, 3, 5000, dtype=np.float16).reshape(50, 100)

@@ -25,22 +25,29 @@ class Zcoll(Codec):
 
     mode: "abs" (|x - x'| <= error_bound) or "rel" (error_bound * (max - min) of
     each chunk); chunk_size: zcoll's internal chunk in values (0 = 16384);
-    threads: OpenMP team per call (0 = all).
+    threads: OpenMP team per call (0 = all); codec: "fast" or "dense" (format 1.3:
+    a higher ratio at a lower speed; zcoll.compress). The config omits codec when it
+    is "fast", so stores written before it existed keep their config.
     """
 
     codec_id = "zcoll"
 
-    def __init__(self, mode="abs", error_bound=1e-3, chunk_size=0, threads=1):
+    def __init__(self, mode="abs", error_bound=1e-3, chunk_size=0, threads=1, codec="fast"):
         if mode not in ("abs", "rel"):
             raise ValueError(f"mode must be 'abs' or 'rel', got {mode!r}")
+        _zc._codec_code(codec)  # ValueError for an unknown codec
+        self.codec = codec
         self.mode = mode
         self.error_bound = float(error_bound)
         self.chunk_size = int(chunk_size)
         self.threads = int(threads)
 
     def get_config(self):
-        return {"id": self.codec_id, "mode": self.mode, "error_bound": self.error_bound,
-                "chunk_size": self.chunk_size, "threads": self.threads}
+        cfg = {"id": self.codec_id, "mode": self.mode, "error_bound": self.error_bound,
+               "chunk_size": self.chunk_size, "threads": self.threads}
+        if self.codec != "fast":
+            cfg["codec"] = self.codec
+        return cfg
 
     def encode(self, buf):
         a = np.asarray(buf)
@@ -51,7 +58,8 @@ class Zcoll(Codec):
             a = a.astype(a.dtype.newbyteorder("="))
         a = np.ascontiguousarray(a)  # layout only, never the dtype
         kw = {self.mode: self.error_bound}
-        return _zc.compress(a, chunk_size=self.chunk_size, threads=self.threads, **kw)
+        return _zc.compress(a, chunk_size=self.chunk_size, threads=self.threads,
+                            codec=self.codec, **kw)
 
     def decode(self, buf, out=None):
         if out is None:
@@ -70,7 +78,7 @@ class Zcoll(Codec):
 
     def __repr__(self):
         return (f"Zcoll(mode={self.mode!r}, error_bound={self.error_bound!r}, "
-                f"chunk_size={self.chunk_size}, threads={self.threads})")
+                f"chunk_size={self.chunk_size}, threads={self.threads}, codec={self.codec!r})")
 
 
 register_codec(Zcoll)

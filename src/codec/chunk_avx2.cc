@@ -300,6 +300,29 @@ size_t compress_chunk_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, uin
   return finish_quant_chunk(x, len, out, pos, anchor, qmax);
 }
 
+// The codes of a chunk (the dense codec's quantization): full blocks through
+// quantize_block, the others (and blocks that need the checks' fix-ups) per value.
+template <typename T>
+bool quantize_avx2(const T* x, uint32_t len, const Quantizer<T>& qz, int32_t* q) {
+  const QuantVec v = make_qv(qz);
+  const auto ebc = eb_vec(qz);
+  const uint32_t full = len / kBlock;
+  bool ok = true;
+  for (uint32_t b = 0; b < full; ++b) {
+    const T* xb = x + size_t{b} * kBlock;
+    int32_t* qb = q + size_t{b} * kBlock;
+    __m256i qv[4], absq;
+    if (quantize_block(xb, v, ebc, qv, &absq)) {
+      for (int g = 0; g < 4; ++g)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(qb + 8 * g), qv[g]);
+    } else {
+      ok &= quantize_values_scalar(xb, kBlock, qz, qb);
+    }
+  }
+  const uint32_t done = full * kBlock;
+  return quantize_values_scalar(x + done, len - done, qz, q + done) && ok;
+}
+
 // ---- decoding -------------------------------------------------------------------
 // The carry (the code before a block) is an int32 broadcast in an xmm register.
 
@@ -509,7 +532,9 @@ const ChunkKernels kAvx2 = {"avx2",
                             avx2_decompress_f16,
                             range_avx2_f32,
                             range_avx2_f64,
-                            combine_blocks_avx2};
+                            combine_blocks_avx2,
+                            quantize_avx2<float>,
+                            quantize_avx2<double>};
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "codec/shared_logic.h"
 #include "zcoll.h"
@@ -55,7 +56,30 @@ struct ChunkKernels {
   size_t (*combine_blocks)(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                            uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
                            bool checked, uint64_t counts[4]);
+  // The codes of len values, exactly those compress_* gives them (the dense
+  // codec's quantization, dense.h): false when a value cannot be quantized.
+  bool (*quantize_f32)(const float* x, uint32_t len, const Quantizer<float>& qz, int32_t* q);
+  bool (*quantize_f64)(const double* x, uint32_t len, const Quantizer<double>& qz, int32_t* q);
 };
+
+// The scalar quantize_* (and the 16-bit types' only one): quantize_value per value.
+template <typename T>
+bool quantize_values_scalar(const T* x, uint32_t len, const Quantizer<T>& qz, int32_t* q) {
+  bool ok = true;
+  for (uint32_t i = 0; i < len; ++i) ok &= quantize_value(x[i], qz, &q[i]);
+  return ok;
+}
+
+template <typename T>
+inline bool quantize_values(const ChunkKernels& k, const T* x, uint32_t len, const Quantizer<T>& qz,
+                            int32_t* q) {
+  if constexpr (sizeof(T) == 4 && !std::is_class_v<T>)
+    return k.quantize_f32(x, len, qz, q);
+  else if constexpr (sizeof(T) == 8)
+    return k.quantize_f64(x, len, qz, q);
+  else
+    return quantize_values_scalar(x, len, qz, q);
+}
 
 const ChunkKernels& scalar_kernels();
 // The scalar 16-bit entries (chunk_scalar.cc). The AVX2 set's 16-bit kernels

@@ -92,7 +92,9 @@ const ChunkKernels kScalar = {"scalar",
                               decompress_f16_scalar,
                               range_scalar<float>,
                               range_scalar<double>,
-                              scalar_combine_blocks};
+                              scalar_combine_blocks,
+                              quantize_values_scalar<float>,
+                              quantize_values_scalar<double>};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

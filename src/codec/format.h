@@ -28,7 +28,10 @@ constexpr uint32_t kMaxCodeLength = 33;        // planes of a block (two's compl
 // Header flags (format 1.1; docs/format.md section 2). A 1.0 reader rejects any
 // flag (ZCOLL_ERR_UNSUPPORTED), so a stream with one is never misread.
 constexpr uint8_t kFlagChunkChecksums = ZCOLL_FLAG_CHECKSUM;  // CRC-32C trailer, one per chunk
-constexpr uint8_t kKnownFlags = kFlagChunkChecksums;
+// Format 1.3: the stream may hold dense chunks (kind 2, codec/dense.h). A reader
+// of 1.2 or older rejects the flag (UNSUPPORTED), so a dense stream is never misread.
+constexpr uint8_t kFlagDense = ZCOLL_FORMAT_FLAG_DENSE;
+constexpr uint8_t kKnownFlags = kFlagChunkChecksums | kFlagDense;
 
 // kQMaxCompress, kQMaxFormat, kSlackF32 and kSlackF64 are in shared_logic.h (host
 // and device).
@@ -48,6 +51,7 @@ struct Header {
   uint8_t flags = 0;  // kFlag*
 
   bool checksummed() const { return (flags & kFlagChunkChecksums) != 0; }
+  bool dense() const { return (flags & kFlagDense) != 0; }
   uint64_t chunks() const { return chunk_size ? (n + chunk_size - 1) / chunk_size : 0; }
   size_t value_bytes() const { return value_bytes_of(dtype); }
   // values in chunk c

@@ -173,6 +173,16 @@ zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_siz
   return ZCOLL_SUCCESS;
 }
 
+// The homomorphic operations work on the fast codec's bit planes: a dense stream
+// (format 1.3) goes through zcoll_doc_combine or decompression instead.
+zcoll_status refuse_dense(const StreamView& a, const StreamView* b = nullptr) {
+  if (a.h.dense() || (b && b->h.dense()))
+    return fail(ZCOLL_ERR_UNSUPPORTED,
+                "homomorphic operations take streams of the fast codec only, not dense ones "
+                "(use zcoll_doc_combine)");
+  return ZCOLL_SUCCESS;
+}
+
 zcoll_status check_out(void* out, size_t cap, size_t* out_size, const Header& h) {
   if (!out || !out_size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL output argument");
   const size_t bound = zcoll_compress_bound(h.n, h.dtype);
@@ -262,6 +272,7 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
   ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
   ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(refuse_dense(va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
   const HomOp op = subtract ? HomOp::kSub : HomOp::kAdd;
@@ -360,8 +371,9 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
           }
           prod_bound[t] = m;
         }
-        apply_op(op, x, y, len);
-        return compress_chunk<T>(k, x, len, qz, out);
+        apply_op(op, x, y, len);  // dense in: dense out (the codec of the collective)
+        return h.dense() ? compress_dense_chunk<T>(x, len, qz, out)
+                         : compress_chunk<T>(k, x, len, qz, out);
       },
       h.checksummed() ? crcs.data() : nullptr);
   double prior = 0;
@@ -390,6 +402,7 @@ zcoll_status hom_negate(const void* in, size_t in_size, void* out, size_t cap, s
   StreamView v;
   ZCOLL_CHECK(parse_stream(in, in_size, &v));
   ZCOLL_CHECK(validate_all_chunks(v));
+  ZCOLL_CHECK(refuse_dense(v));
   ZCOLL_CHECK(check_out(out, cap, out_size, v.h));
   // 0 - a: a stream of zeros at the same quantum has constant blocks everywhere,
   // so every block takes pipeline 1 (planes negated by the adder).
@@ -419,6 +432,7 @@ zcoll_status hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* 
   ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
   ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(refuse_dense(va, &vb));
   std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
   size_t n = 0;
   zcoll_status s = with_value_type(va.h.dtype, [&](auto tag) {

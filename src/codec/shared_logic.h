@@ -49,6 +49,11 @@ ZCOLL_HD inline double nearbyint_(double x) {
 #if defined(__CUDA_ARCH__)
   return ::rint(x);  // round half to even, like nearbyint in the default mode
 #else
+  // |x| < 2^51: adding and subtracting 1.5 * 2^52 rounds to an integer in the
+  // current rounding mode, exactly as nearbyint, without its library call (which
+  // x86-64 makes without SSE4.1). Larger (or NaN) x: the library.
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  if (std::fabs(x) < 2251799813685248.0) return (x + kRound) - kRound;
   return std::nearbyint(x);
 #endif
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/chunk_codec.h"
+#include "codec/dense.h"
 #include "codec/format.h"
 #include "codec/stream_internal.h"
 #include "core/error.h"
@@ -44,18 +45,27 @@ namespace {
 
 // Compress chunks [first, last) compactly into dst (chunk data only).
 // crcs (may be null): the CRC-32C of each chunk of the range.
+// The codec is h's: dense chunks under kFlagDense, the fast codec's otherwise.
 template <typename T>
 void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint64_t first,
                     uint64_t last, uint8_t* dst, int threads, size_t* written, uint32_t* sizes,
                     uint32_t* crcs = nullptr) {
   const ChunkKernels& k = active_kernels();
+  const bool dense = h.dense();
   *written = produce_chunks(
       first, last, threads, dst, sizes,
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out) {
-        return compress_chunk<T>(k, src + c * h.chunk_size, h.chunk_len(c), qz, out);
+        const T* x = src + c * h.chunk_size;
+        return dense ? compress_dense_chunk<T>(x, h.chunk_len(c), qz, out)
+                     : compress_chunk<T>(k, x, h.chunk_len(c), qz, out);
       },
       crcs);
+}
+
+// The header flags of params p: its flags, and kFlagDense for the dense codec.
+uint8_t header_flags(const zcoll_params& p) {
+  return static_cast<uint8_t>(p.flags | (p.codec == ZCOLL_CODEC_DENSE ? kFlagDense : 0u));
 }
 
 template <typename T>
@@ -101,6 +111,10 @@ zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last)
     } else if (in[0] == kChunkQuantized) {
       if (validate_quantized_chunk(in, bytes, len) == 0)
         return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: code lengths do not match its size",
+                    static_cast<unsigned long long>(c));
+    } else if (in[0] == kChunkDense && v.h.dense()) {
+      if (!validate_dense_chunk(in, bytes))
+        return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: malformed dense chunk",
                     static_cast<unsigned long long>(c));
     } else {
       return fail(ZCOLL_ERR_CORRUPT, "chunk %llu: unknown chunk kind %u",
@@ -228,6 +242,7 @@ zcoll_status compress_chunks_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
   h.dtype = dtype;
   h.chunk_size = cs;
   h.n = n;
+  h.flags = header_flags(p);
   if (first > last || last > h.chunks())
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk range [%zu, %zu) outside the %llu chunks", first,
                 last, static_cast<unsigned long long>(h.chunks()));
@@ -259,7 +274,7 @@ zcoll_status compress_finish_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
   h.chunk_size = cs;
   h.n = n;
   h.eb = p.error_bound;
-  h.flags = static_cast<uint8_t>(p.flags);
+  h.flags = header_flags(p);
   const bool ok = with_value_type(dtype, [&](auto tag) {
     using T = decltype(tag);
     Quantizer<T> q;
@@ -434,7 +449,7 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     double eb = 0;
     ZCOLL_CHECK(resolve_bound(p, dtype, src, n, threads, &eb));
     auto* d = static_cast<uint8_t*>(dst);
-    const auto flags = static_cast<uint8_t>(p.flags);
+    const uint8_t flags = header_flags(p);
     return with_value_type(dtype, [&](auto tag) {
       using T = decltype(tag);
       return compress_typed(static_cast<const T*>(src), n, eb, cs, flags, threads, d, dst_size);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codec/chunk_codec.h"
+#include "codec/dense.h"
 #include "codec/format.h"
 #include "core/error.h"
 #include "core/params.h"
@@ -49,6 +50,10 @@ void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool
     return;
   }
   const double factor = apply_divisor ? v.h.dequant_factor() : v.h.quantum;
+  if (in[0] == kChunkDense) {
+    decompress_dense_chunk<T>(in, v.chunk_bytes(c), len, factor, out, accumulate);
+    return;
+  }
   decompress_chunk<T>(active_kernels(), in, v.chunk_bytes(c), len, factor, out, accumulate);
 }
 

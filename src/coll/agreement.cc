@@ -67,7 +67,7 @@ const Setting kSettings[] = {
   {"collective",       [](const View& v) { return double(v.k.coll); }},
   {"cost model (ZCOLL_NET_*, ZCOLL_*_BW, ZCOLL_TUNE_FILE)",
                        [](const View& v) { return v.sel.autom ? model_hash(v.zc.model) : 0.0; }},
-  {"checksum (ZCOLL_CHECKSUM)", [](const View& v) { return v.cmp ? double(v.zc.cfg.codec_flags) : 0.0; }},
+  {"codec flags (ZCOLL_CHECKSUM, ZCOLL_CODEC)", [](const View& v) { return v.cmp ? double(v.zc.cfg.codec_flags) : 0.0; }},
   {"value range (ZCOLL_REL_RANGE)",
                        [](const View& v) { return v.need_range && v.zc.rel_range_sampled ? 1.0 : 0.0; }},
 };

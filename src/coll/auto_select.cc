@@ -86,7 +86,9 @@ zcoll_status auto_first_look(zcoll_comm* zc, const Call& k, const Resolved& s, S
   ev.q.total_values = s.total;
   ev.q.vsize = s.vsize;
   ev.q.seg_values = s.seg_values;
-  ev.q.sum = s.reduction && s.op == ZCOLL_OP_SUM;
+  // hom candidates only for SUM on the fast codec (dense streams: doc)
+  ev.q.sum = s.reduction && s.op == ZCOLL_OP_SUM &&
+             !(zc->cfg.codec_flags & ZCOLL_FORMAT_FLAG_DENSE);
   const transport::Locality* layout = nullptr;  // known since ensure_locality
   if (zc->tp->locality(&layout) == ZCOLL_SUCCESS) set_layout(*layout, &ev.q);
   // A ratio agreed in a recent call with the same settings (refreshed every

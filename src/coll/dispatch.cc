@@ -132,6 +132,10 @@ zcoll_status select_explicit(const zcoll_comm& zc, const Call& k, const Resolved
     std::snprintf(sel->why_mode, sizeof sel->why_mode, "hom has no homomorphic %s: doc",
                   zcoll_op_name(s.op));
   }
+  if (sel->mode == ZCOLL_MODE_HOM && (zc.cfg.codec_flags & ZCOLL_FORMAT_FLAG_DENSE)) {
+    sel->mode = ZCOLL_MODE_DOC;  // dense streams have no homomorphic addition
+    std::snprintf(sel->why_mode, sizeof sel->why_mode, "hom with the dense codec: doc");
+  }
   sel->alg = find_algorithm(k.coll, sel->algo);
   if (!sel->alg)
     return fail(ZCOLL_ERR_INTERNAL, "no algorithm %s for %s", zcoll_algorithm_name(sel->algo),
@@ -237,7 +241,9 @@ Bound derive_bound(zcoll_comm* zc, const Call& k, const Resolved& s, const Agree
     c.params.eb_mode = ZCOLL_EB_ABS;
     c.params.error_bound = eb;
     c.params.chunk_size = s.chunk;
-    c.params.flags = zc->cfg.codec_flags;  // ZCOLL_CHECKSUM
+    c.params.flags = zc->cfg.codec_flags & ZCOLL_FLAG_CHECKSUM;  // ZCOLL_CHECKSUM
+    c.params.codec = (zc->cfg.codec_flags & ZCOLL_FORMAT_FLAG_DENSE) ? ZCOLL_CODEC_DENSE
+                                                                     : ZCOLL_CODEC_FAST;
     if (ensure_quantum(zc, c, s.chunk)) {
       c.quantum = zc->q_quantum;
     } else {

@@ -65,6 +65,12 @@ const Decl kTable[kVarCount] = {
    "`1`: every compressed message carries a CRC-32C per chunk (format 1.1, "
    "`ZCOLL_FLAG_CHECKSUM`), verified by the receiver: a corrupted message is an error on every "
    "rank, never a wrong value (docs/reliability.md)"},
+  {kCodec, "ZCOLL_CODEC", Kind::kChoice, "fast|dense", 0, 0, "fast", nullptr, kMpi,
+   "the codec of every compressed message: `fast` (bit planes) or `dense` (format 1.3: Lorenzo "
+   "order 1/2 + rANS, a higher ratio at a lower speed; `ZCOLL_FORMAT_FLAG_DENSE` in "
+   "`codec_flags`). Dense streams have no homomorphic addition: with `dense`, `hom` runs as "
+   "`doc` and `auto` chooses among the `doc` rows (its cost model still has the fast codec's "
+   "rates); the GPU handles refuse it; ranks must agree"},
   {kWaitSleep, "ZCOLL_WAIT_SLEEP", Kind::kTime, "time (0, 20us, 1e-4)", 0, kInf, "0", nullptr,
    kMpi,
    "`0`: a rank waiting for a message spins in `MPI_Wait`; a time: it tests the request and "

@@ -29,6 +29,7 @@ enum Var {
   kChunkSize,
   kPipelineValues,
   kChecksum,
+  kCodec,
   kWaitSleep,
   kRelRange,
   kProgress,

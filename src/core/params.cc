@@ -30,6 +30,11 @@ zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chu
   if (p->flags & ~static_cast<uint64_t>(ZCOLL_FLAG_CHECKSUM))
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown params.flags 0x%llx",
                 static_cast<unsigned long long>(p->flags));
+  int codec;
+  static_assert(sizeof(zcoll_codec) == sizeof(int), "enum size");
+  std::memcpy(&codec, &p->codec, sizeof codec);
+  if (codec != ZCOLL_CODEC_FAST && codec != ZCOLL_CODEC_DENSE)
+    return fail(ZCOLL_ERR_INVALID_ARG, "unknown codec %d", codec);
   *chunk_size = cs;
   return ZCOLL_SUCCESS;
 }

@@ -226,6 +226,8 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   ZCOLL_CHECK(check_params(params, &p, &cs));
   if (p.flags != 0)  // format 1.1 chunk checksums: CPU codec only (the decoder rejects them too)
     return fail(ZCOLL_ERR_UNSUPPORTED, "the GPU codec does not write ZCOLL_FLAG_CHECKSUM streams");
+  if (p.codec != ZCOLL_CODEC_FAST)  // format 1.3 dense chunks: CPU codec only
+    return fail(ZCOLL_ERR_UNSUPPORTED, "the GPU codec has the fast codec only, not the dense one");
   ZCOLL_CHECK(check_dtype(dtype));
   if (dtype == ZCOLL_BFLOAT16 || dtype == ZCOLL_FLOAT16)
     return fail(ZCOLL_ERR_UNSUPPORTED,
@@ -395,6 +397,9 @@ const char* reason_text(uint32_t r) {
     case kDstTooSmall: return "the output holds fewer values than the stream, or is NULL";
     case kDstMisaligned: return "dst is not aligned to 8 bytes for a float64 stream";
     case kScratchTooSmall: return "the result exceeds the temporary memory sized for it";
+    case kDenseStream:
+      return "a stream of the dense codec (format 1.3): the GPU codec decodes the fast codec "
+             "only; decompress it with the CPU codec";
     default: return "device-side check failed";
   }
 }

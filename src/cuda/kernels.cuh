@@ -48,6 +48,7 @@ enum Reason : uint32_t {
   kDstTooSmall,
   kDstMisaligned,
   kScratchTooSmall,
+  kDenseStream,
   kReasonCount
 };
 
@@ -252,6 +253,7 @@ __global__ void k_open(DevState* st, const uint8_t* s, uint64_t src_size, int sl
     return set_error(st, ZCOLL_ERR_UNSUPPORTED, kBadDtype, s[5]);
   if (s[5] != ZCOLL_FLOAT32 && s[5] != ZCOLL_FLOAT64)
     return set_error(st, ZCOLL_ERR_CORRUPT, kBadDtype, s[5]);
+  if (s[7] == 2 && s[6] == 5) return set_error(st, ZCOLL_ERR_UNSUPPORTED, kDenseStream);
   if (s[6] != 5 || s[7] != 0) return set_error(st, ZCOLL_ERR_UNSUPPORTED, kBadBlockOrFlags);
   DevHeader h;
   h.dtype = s[5];

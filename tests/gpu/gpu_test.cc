@@ -492,6 +492,25 @@ TEST_F(GpuCodec, HomOverflowGoesThroughFloats) {
   EXPECT_GT(st.widened_chunks, 0u) << "the test data no longer reaches the overflow guard";
 }
 
+// The dense codec (format 1.3) is the CPU codec's: the device decoder refuses
+// its streams, and the device compressor the codec, with UNSUPPORTED and a
+// message that says so.
+TEST_F(GpuCodec, DenseStreamsAreUnsupported) {
+  const auto x = special_data<float>(20000, 5);
+  auto p = params(ZCOLL_EB_ABS, 1e-3, 1024);
+  p.codec = ZCOLL_CODEC_DENSE;
+  const auto s = cpu_compress(x, x.size(), p);
+  std::vector<float> out;
+  EXPECT_EQ(gpu_decompress<float>(s, &out, x.size()), ZCOLL_ERR_UNSUPPORTED);
+  EXPECT_NE(std::strstr(zcoll_last_error(), "dense"), nullptr) << zcoll_last_error();
+  Gpu g;
+  Dev src(x.size() * sizeof(float)), dst(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
+  EXPECT_EQ(
+      zcoll_cuda_compress(&p, ZCOLL_FLOAT32, src.p, x.size(), dst.p, dst.bytes, g.r(), nullptr),
+      ZCOLL_ERR_UNSUPPORTED);
+  EXPECT_NE(std::strstr(zcoll_last_error(), "dense"), nullptr) << zcoll_last_error();
+}
+
 TEST_F(GpuCodec, CorruptStreamsAreErrors) {
   const auto x = special_data<float>(20000, 9);
   const auto s = cpu_compress(x, x.size(), params(ZCOLL_EB_ABS, 1e-3, 1024));

@@ -39,6 +39,7 @@ struct Setup {
   // The group's node labels (locality.h), which the error model of a
   // node-aware algorithm reads (empty: not known, as for the flat ones).
   std::vector<int64_t> nodes = {};
+  bool dense = false;  // the dense codec (format 1.3): hom runs as doc, as dispatch does
 };
 
 // A uniform value in [-1, 1) from (p, i): splitmix64's finaliser. (The shader
@@ -102,6 +103,7 @@ class Case {
     using namespace zcoll::coll;
     red_ = is_reduction(s_.coll);
     if (s_.mode == ZCOLL_MODE_HOM && red_ && s_.op != ZCOLL_OP_SUM) s_.mode = ZCOLL_MODE_DOC;
+    if (s_.mode == ZCOLL_MODE_HOM && s_.dense) s_.mode = ZCOLL_MODE_DOC;
     const size_t c = s_.count;
     n_in_ = n_out_ = c;
     switch (s_.coll) {
@@ -127,6 +129,7 @@ class Case {
     params_.eb_mode = ZCOLL_EB_ABS;
     params_.error_bound = kEb;
     params_.chunk_size = 1024;
+    params_.codec = s_.dense ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
     quantum_ = quantum_of(params_, dtype());
     params0_ = params_;
     if (s_.mismatch) params0_.error_bound = 10 * kEb;
@@ -136,9 +139,10 @@ class Case {
     for (int p = 0; p < N; ++p) displs_[p] = p * c;
     status_.assign(N, ZCOLL_SUCCESS);
     error_.resize(N);
-    std::snprintf(what_, sizeof what_, "%s %s %s op=%d N=%d n=%zu root=%d avg=%d pipe=%zu",
-                  alg_.function, zcoll_mode_name(s_.mode), sizeof(T) == 4 ? "float" : "double",
-                  static_cast<int>(s_.op), N, c, s_.root, s_.average, s_.pipeline);
+    std::snprintf(what_, sizeof what_, "%s %s%s %s op=%d N=%d n=%zu root=%d avg=%d pipe=%zu",
+                  alg_.function, zcoll_mode_name(s_.mode), s_.dense ? " dense" : "",
+                  sizeof(T) == 4 ? "float" : "double", static_cast<int>(s_.op), N, c, s_.root,
+                  s_.average, s_.pipeline);
   }
 
   // Rank r's part, from its own thread, over a transport of N ranks where it is

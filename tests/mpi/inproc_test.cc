@@ -99,6 +99,21 @@ int main() {
       run<double>(5, s);
     }
   }
+  // the dense codec (format 1.3) in every algorithm: the data-movement modes and
+  // doc (hom runs as doc), SUM and MAX, odd counts and rank counts
+  for (int N : {1, 2, 3, 5, 8}) {
+    for (size_t ai = 0; ai < n_algos; ++ai) {
+      const Algorithm& al = algs[ai];
+      for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+        for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_MAX}) {
+          if (!is_reduction(al.coll) && op != ZCOLL_OP_SUM) continue;
+          Setup s{al.coll, al.algo, m, op, 5000 + static_cast<size_t>(N), N / 2, false};
+          s.dense = true;
+          run<float>(N, s);
+          if (N == 3) run<double>(N, s);
+        }
+    }
+  }
   // mismatched bounds, detected from the stream headers (no agreement step here)
   for (int N : {2, 3, 5, 8}) {
     for (size_t ai = 0; ai < n_algos; ++ai) {

@@ -36,6 +36,66 @@ double lef64(const uint8_t* p) {
   return d;
 }
 
+// A dense chunk (§5.3) of len values into o; false when its framing is invalid.
+template <typename T>
+bool ref_dense(const uint8_t* ch, uint32_t bytes, uint32_t len, double factor, T* o,
+               std::string* why) {
+  auto bad = [&](const char* w) {
+    *why = w;
+    return false;
+  };
+  const uint32_t order = ch[1], nsym = ch[2] | ch[3] << 8;
+  const uint32_t extra_bytes = le32(ch + 4), rans_bytes = le32(ch + 8);
+  if (order != 1 && order != 2) return bad("dense predictor");
+  if (nsym < 1 || nsym > 168) return bad("dense symbol count");
+  const uint64_t E = 12 + (2 * uint64_t{nsym} + 3) / 4 * 4, R = E + extra_bytes;
+  if (rans_bytes < 16 || (R + rans_bytes + 7) / 8 * 8 != bytes) return bad("dense sizes");
+  std::vector<uint32_t> freq(nsym), start(nsym + 1, 0);
+  for (uint32_t s = 0; s < nsym; ++s) {
+    freq[s] = ch[12 + 2 * s] | ch[13 + 2 * s] << 8;
+    start[s + 1] = start[s] + freq[s];
+  }
+  if (start[nsym] != 4096) return bad("dense frequencies");
+  uint32_t x[4];
+  for (int k = 0; k < 4; ++k) {
+    x[k] = le32(ch + R + 4 * k);
+    if (x[k] < (1u << 15) || x[k] >= (1u << 31)) return bad("dense state");
+  }
+  uint64_t word = R + 16, bit = 0;  // next rANS word; next extra bit (from E)
+  auto next_word = [&]() -> uint32_t {
+    const uint32_t w = word + 2 <= R + rans_bytes ? (ch[word] | ch[word + 1] << 8) : 0;
+    word += 2;
+    return w;
+  };
+  auto next_bit = [&]() -> uint32_t {
+    const uint32_t b = bit < 8ull * extra_bytes ? (ch[E + bit / 8] >> (bit % 8)) & 1u : 0;
+    ++bit;
+    return b;
+  };
+  std::vector<uint32_t> q(len);
+  for (uint32_t i = 0; i < len; ++i) {
+    uint32_t& xs = x[i % 4];
+    const uint32_t slot = xs % 4096;
+    uint32_t s = 0;
+    while (!(start[s] <= slot && slot < start[s + 1])) ++s;
+    xs = freq[s] * (xs / 4096) + slot - start[s];
+    if (xs < (1u << 15)) xs = xs << 16 | next_word();
+    uint32_t u = s;
+    if (s >= 64) {
+      const uint32_t e = (s - 64) / 4 + 6, m = (s - 64) % 4;
+      uint32_t b = 0;
+      for (uint32_t k = 0; k < e - 2; ++k) b |= next_bit() << k;
+      u = (4 + m) << (e - 2) | b;
+    }
+    const uint32_t r = (u >> 1) ^ (0u - (u & 1u));
+    uint32_t pred = i == 0 ? 0 : q[i - 1];
+    if (order == 2 && i >= 2) pred = 2 * q[i - 1] - q[i - 2];
+    q[i] = pred + r;
+    o[i] = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
+  }
+  return true;
+}
+
 // Decode a whole stream following the document; false on anything invalid.
 template <typename T>
 bool ref_decode(const uint8_t* s, size_t size, std::vector<T>* out, std::string* why) {
@@ -48,7 +108,8 @@ bool ref_decode(const uint8_t* s, size_t size, std::vector<T>* out, std::string*
   if (s[4] != 1) return bad("version");
   const int dtype = s[5];
   if (dtype != (sizeof(T) == 4 ? 1 : 2)) return bad("dtype");
-  if (s[6] != 5 || s[7] != 0) return bad("block size / flags");
+  if (s[6] != 5 || (s[7] & ~2) != 0) return bad("block size / flags");
+  const bool dense = (s[7] & 2) != 0;  // format 1.3: dense chunks allowed
   const uint32_t cs = le32(s + 8), divisor = le32(s + 12), terms = le32(s + 40);
   const uint64_t n = le64(s + 16);
   const double eb = lef64(s + 24), quantum = lef64(s + 32);
@@ -104,6 +165,8 @@ bool ref_decode(const uint8_t* s, size_t size, std::vector<T>* out, std::string*
           o[b * 32 + i] = static_cast<T>(static_cast<double>(code) * factor);
         }
       }
+    } else if (ch[0] == 2 && dense) {
+      if (!ref_dense(ch, bytes, len, factor, o, why)) return false;
     } else {
       return bad("chunk kind");
     }
@@ -322,8 +385,27 @@ TEST(Format, HeaderFields) {
 }
 
 // The reference decoder and zcoll_decompress agree on streams of every kind.
+// zt::compress with a codec.
 template <typename T>
-void reference_agrees(uint64_t seed) {
+std::vector<uint8_t> compress_codec(const std::vector<T>& x, zcoll_eb_mode mode, double eb,
+                                    uint32_t cs, zcoll_codec codec) {
+  zcoll_params p;
+  zcoll_params_init(&p);
+  p.eb_mode = mode;
+  p.error_bound = eb;
+  p.chunk_size = cs;
+  p.codec = codec;
+  std::vector<uint8_t> z(zcoll_compress_bound(x.size(), zt::dtype_of<T>()));
+  size_t size = 0;
+  EXPECT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), x.size(), z.data(), z.size(), &size, 2),
+            ZCOLL_SUCCESS)
+      << zcoll_last_error();
+  z.resize(size);
+  return z;
+}
+
+template <typename T>
+void reference_agrees(uint64_t seed, zcoll_codec codec = ZCOLL_CODEC_FAST) {
   Rng r(seed);
   for (int it = 0; it < 120; ++it) {
     int kind = it % zt::kNumKinds;
@@ -335,7 +417,7 @@ void reference_agrees(uint64_t seed) {
     double mn, mx;
     zcoll_value_range(zt::dtype_of<T>(), x.data(), n, &mn, &mx, 1);
     if (mode == ZCOLL_EB_REL && !(std::isfinite(mx - mn) && (mx - mn) * eb > 1e-300)) continue;
-    std::vector<uint8_t> z = zt::compress(x, mode, eb, cs, 2);
+    std::vector<uint8_t> z = compress_codec(x, mode, eb, cs, codec);
     ASSERT_FALSE(z.empty());
     std::vector<T> lib = zt::decompress<T>(z, n), ref;
     std::string why;
@@ -349,6 +431,12 @@ void reference_agrees(uint64_t seed) {
 TEST(Format, ReferenceDecoderAgrees) {
   reference_agrees<float>(11);
   reference_agrees<double>(12);
+}
+
+// Format 1.3: streams of the dense codec (kind 2 chunks, raw ones among them).
+TEST(Format, ReferenceDecoderAgreesDense) {
+  reference_agrees<float>(21, ZCOLL_CODEC_DENSE);
+  reference_agrees<double>(22, ZCOLL_CODEC_DENSE);
 }
 
 // Format 1.2: bfloat16 and float16 streams (the float cases of every kind,

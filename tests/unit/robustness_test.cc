@@ -112,9 +112,9 @@ TEST(BadInput, HeaderAndIndexCorruptionIsDetected) {
       Results r = try_all(c.data(), c.size(), 2 * 1024 + 40);
       zcoll_status want = ZCOLL_ERR_CORRUPT;
       if (pos == 4 || pos == 6) want = ZCOLL_ERR_UNSUPPORTED;
-      // flags: an undefined bit is UNSUPPORTED; bit 0 alone (the 1.1 checksum
-      // flag, defined) fails the header checksum
-      if (pos == 7 && mask != 0x01) want = ZCOLL_ERR_UNSUPPORTED;
+      // flags: an undefined bit is UNSUPPORTED; bits 0 and 1 alone (the 1.1
+      // checksum flag and the 1.3 dense flag, defined) fail the header checksum
+      if (pos == 7 && mask != 0x01 && mask != 0x02) want = ZCOLL_ERR_UNSUPPORTED;
       if ((pos >= 8 && pos < 12) || (pos >= 16 && pos < 24)) {
         // layout fields: CORRUPT, or TRUNCATED when the new index would not fit
         EXPECT_TRUE(r.inspect == ZCOLL_ERR_CORRUPT || r.inspect == ZCOLL_ERR_TRUNCATED)
@@ -239,12 +239,12 @@ TEST(BadInput, ForgedHeaderFieldsAreValidated) {
   EXPECT_EQ(field(8, &bad_cs1, 4), ZCOLL_ERR_CORRUPT);  // chunk size
   EXPECT_EQ(field(8, &bad_cs2, 4), ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(field(8, &bad_cs3, 4), ZCOLL_ERR_CORRUPT);
-  const uint8_t dt0 = 0, dt3 = 3, v2 = 2, b4 = 4, fl = 1, fl2 = 2;
+  const uint8_t dt0 = 0, dt3 = 3, v2 = 2, b4 = 4, fl = 1, fl2 = 4;
   EXPECT_EQ(field(5, &dt0, 1), ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(field(5, &dt3, 1), ZCOLL_ERR_CORRUPT);
   EXPECT_EQ(field(4, &v2, 1), ZCOLL_ERR_UNSUPPORTED);
   EXPECT_EQ(field(6, &b4, 1), ZCOLL_ERR_UNSUPPORTED);
-  EXPECT_EQ(field(7, &fl2, 1), ZCOLL_ERR_UNSUPPORTED);  // a flag format 1.1 does not define
+  EXPECT_EQ(field(7, &fl2, 1), ZCOLL_ERR_UNSUPPORTED);  // a flag format 1.3 does not define
   // the checksum flag (1.1) on a stream without the trailer it announces
   EXPECT_EQ(field(7, &fl, 1), ZCOLL_ERR_TRUNCATED);
   const uint64_t huge_n = uint64_t{1} << 60, big_n = uint64_t{1} << 40;

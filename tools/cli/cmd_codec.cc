@@ -6,9 +6,10 @@
 
 namespace zcoll_cli {
 
-zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size) {
+zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size, const std::string& codec) {
   zcoll_params p;
   zcoll_params_init(&p);
+  p.codec = codec == "dense" ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
   p.eb_mode = bound.rel > 0 ? ZCOLL_EB_REL : ZCOLL_EB_ABS;
   p.error_bound = bound.rel > 0 ? bound.rel : bound.abs;
   p.chunk_size = chunk_size;
@@ -19,7 +20,7 @@ int run_compress(const CompressOptions& o) {
   const zcoll_dtype dtype = parse_dtype(o.type);
   size_t n = 0;
   const Buffer in = read_raw_values(o.input, dtype, &n);
-  const zcoll_params p = make_params(o.bound, o.chunk_size);
+  const zcoll_params p = make_params(o.bound, o.chunk_size, o.codec);
   Buffer out(zcoll_compress_bound(n, dtype));
   size_t written = 0;
   check(zcoll_compress(&p, dtype, in.data(), n, out.data(), out.size(), &written, o.threads),

@@ -22,6 +22,7 @@ struct CompressOptions {
   BoundOptions bound;
   int threads = 0;
   uint32_t chunk_size = 0;  // 0 = library default
+  std::string codec = "fast";
 };
 
 struct DecompressOptions {
@@ -39,6 +40,7 @@ struct EvalOptions {
   BoundOptions bound;
   int threads = 0;
   uint32_t chunk_size = 0;
+  std::string codec = "fast";
   int repeat = 3;
   bool json = false;
 };
@@ -54,7 +56,9 @@ struct AddOptions {
 
 // zcoll_params for an error bound, thread count and chunk size (shared by
 // compress and eval; the library validates the values).
-zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size);
+// codec: "fast" or "dense".
+zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size,
+                         const std::string& codec = "fast");
 
 int run_compress(const CompressOptions& o);
 int run_decompress(const DecompressOptions& o);

@@ -81,6 +81,13 @@ struct Commands {
   BoundFlags co_bound, eo_bound;
 };
 
+void add_codec(CLI::App* cmd, std::string* codec) {
+  cmd->add_option("--codec", *codec,
+                  "fast (bit planes, the default) or dense (Lorenzo order 1/2 + rANS: higher "
+                  "ratio, slower)")
+      ->check(CLI::IsMember({"fast", "dense"}));
+}
+
 void add_compress(CLI::App& app, Commands* c) {
   CompressOptions& co = c->co;
   CLI::App* compress = app.add_subcommand("compress", "compress a raw array into a stream");
@@ -91,6 +98,7 @@ void add_compress(CLI::App& app, Commands* c) {
   add_threads(compress, &co.threads);
   compress->add_option("--chunk-size", co.chunk_size,
                        "values per chunk: a multiple of 32 in [1024, 1048576] (default 16384)");
+  add_codec(compress, &co.codec);
   c->compress = compress;
 }
 
@@ -119,6 +127,7 @@ void add_eval(CLI::App& app, Commands* c) {
   c->eo_bound = add_bound_options(eval, &eo.bound);
   add_threads(eval, &eo.threads);
   eval->add_option("--chunk-size", eo.chunk_size, "values per chunk (default 16384)");
+  add_codec(eval, &eo.codec);
   eval->add_option("--repeat", eo.repeat, "runs to time; the best is reported")
       ->check(CLI::Range(1, 1000));
   eval->add_flag("--json", eo.json, "print one JSON object");

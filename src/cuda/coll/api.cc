@@ -124,7 +124,9 @@ zcoll_status create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_cuda_t
   // The GPU codec writes no chunk checksums (format 1.1): a handle that asks for
   // them (ZCOLL_CHECKSUM=1, or ZCOLL_FLAG_CHECKSUM in codec_flags) on any rank
   // is refused on every rank, instead of failing each compressed call.
-  const int mine = (zcc->zc->cfg.codec_flags & ZCOLL_FLAG_CHECKSUM) != 0;
+  // Nor the dense codec (ZCOLL_CODEC=dense, ZCOLL_FORMAT_FLAG_DENSE in codec_flags).
+  const uint64_t cpu_only = ZCOLL_FLAG_CHECKSUM | ZCOLL_FORMAT_FLAG_DENSE;
+  const int mine = (zcc->zc->cfg.codec_flags & cpu_only) != 0;
   int any = mine;
   const int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
   if (rc != MPI_SUCCESS || any) {
@@ -133,7 +135,7 @@ zcoll_status create(MPI_Comm comm, const zcoll_comm_config* config, zcoll_cuda_t
       return fail(ZCOLL_ERR_MPI, "MPI_Allreduce in zcoll_cuda_comm_create failed");
     return fail(ZCOLL_ERR_UNSUPPORTED,
                 "zcoll_cuda_comm_create: chunk checksums (ZCOLL_CHECKSUM=1, ZCOLL_FLAG_CHECKSUM) "
-                "are not implemented by the GPU codec%s",
+                "and the dense codec (ZCOLL_CODEC=dense) are not implemented by the GPU codec%s",
                 mine ? "" : " (asked for on another rank)");
   }
   zcc->tp = std::make_unique<StagingTransport>(zcc->zc->tp.get(),

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""codec_frontier.py — zcoll's fast and dense codecs against SZ3 and ZFP (issue 34).
+
+On every file of a data directory (shared/data: its manifest.json gives the
+shapes) at REL bounds (the absolute bound eb = rel * (max - min) over the
+finite values, the same absolute bound for every compressor), on one core:
+compression ratio, compress and decompress GB/s (of the uncompressed bytes),
+max |x - x'| / eb and PSNR, for
+
+  zcoll-fast   zcoll.compress(a, abs=eb, threads=1)                 (1-D)
+  zcoll-dense  zcoll.compress(a, abs=eb, threads=1, codec="dense")  (1-D)
+  zcoll-dense-64k  the same with chunk_size=65536 (fewer frequency tables and
+               rANS states per value; the chunk size is the user's choice)
+  sz3-1d       pysz defaults (ALGO_INTERP_LORENZO), ABS eb, the flattened array
+  sz3-nd       the same with the array's shape
+  zfp-nd       zfpy fixed accuracy (tolerance = eb) with the array's shape
+
+and memcpy (numpy.copyto of the same array) as the machine's reference. Speeds
+are taken twice: on the wall clock and on the thread's CPU time (which a shared,
+oversubscribed machine distorts less: a preempted call's wall time grows, its
+CPU time does not; caches and memory bandwidth are still shared). Every
+repeat runs every method once, in turn (interleaved), so that a slow spell of
+a shared machine hits all of them; the JSON keeps every sample, the table
+their median and range.
+
+The peers come from PyPI into the bench's own venv, never into zcoll's
+dependencies:
+
+  python3 bench/codec_frontier.py --setup      # creates /opt/zcoll-bench-venv
+  /opt/zcoll-bench-venv/bin/python bench/codec_frontier.py \
+      --zcoll-path DIR --data ../shared/data --repeats 7 --out FILE.json
+
+DIR holds the zcoll package with its built _codec module (e.g. a copy of
+python/zcoll with build-py/python/_codec*.so, or a pip-installed zcoll: then
+omit --zcoll-path).
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+VENV = "/opt/zcoll-bench-venv"
+PEERS = ["numpy", "pysz==1.1.0", "zfpy==1.0.1.post0"]
+
+
+def setup():
+    if not os.path.exists(os.path.join(VENV, "bin", "python")):
+        subprocess.check_call([sys.executable, "-m", "venv", VENV])
+    subprocess.check_call([os.path.join(VENV, "bin", "pip"), "install", "-q"] + PEERS)
+    print(f"{VENV}: " + ", ".join(PEERS))
+
+
+def load(data_dir):
+    import numpy as np
+
+    man = json.load(open(os.path.join(data_dir, "manifest.json")))
+    for f in man["files"]:
+        a = np.fromfile(os.path.join(data_dir, f["file"]), dtype=f["dtype"])
+        yield f["file"], a.reshape(f["shape"])
+
+
+def methods(zcoll, np):
+    """name -> (compress(a, eb) -> blob, decompress(blob, a) -> array, nbytes(blob))."""
+    import zfpy
+    from pysz import sz, szConfig, szErrorBoundMode
+
+    def sz3(shape_of):
+        def comp(a, eb):
+            c = szConfig()
+            c.errorBoundMode = szErrorBoundMode.ABS
+            c.absErrorBound = eb
+            return sz.compress(a.reshape(shape_of(a)), c)[0]
+
+        def decomp(blob, a):
+            return sz.decompress(blob, a.dtype, shape_of(a))[0]
+
+        return comp, decomp, lambda b: b.nbytes
+
+    def zc(codec, chunk_size=0):
+        def comp(a, eb):
+            return zcoll.compress(a.ravel(), abs=eb, threads=1, codec=codec,
+                                  chunk_size=chunk_size)
+
+        def decomp(blob, a):
+            return zcoll.decompress(blob, threads=1)
+
+        return comp, decomp, len
+
+    return {
+        "zcoll-fast": zc("fast"),
+        "zcoll-dense": zc("dense"),
+        "zcoll-dense-64k": zc("dense", 65536),
+        "sz3-1d": sz3(lambda a: (a.size,)),
+        "sz3-nd": sz3(lambda a: a.shape),
+        "zfp-nd": (lambda a, eb: zfpy.compress_numpy(a, tolerance=eb),
+                   lambda blob, a: zfpy.decompress_numpy(blob), len),
+    }
+
+
+def quality(np, a, b, eb):
+    x = a.astype(np.float64).ravel()
+    y = np.asarray(b, dtype=np.float64).ravel()
+    fin = np.isfinite(x)
+    err = np.abs(x[fin] - y[fin])
+    rng = float(x[fin].max() - x[fin].min())
+    rmse = float(np.sqrt(np.mean(err * err)))
+    psnr = float("inf") if rmse == 0 else 20 * math.log10(rng / rmse)
+    return float(err.max()) / eb, psnr
+
+
+def stats(v):
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "samples": v}
+
+
+def run_field(name, a, rel, ms, repeats, np):
+    fin = a[np.isfinite(a)].astype(np.float64)
+    eb = rel * float(fin.max() - fin.min())
+    gb = a.nbytes / 1e9
+    t = {m: ([], []) for m in ms}  # wall-clock GB/s: compress, decompress
+    cpu = {m: ([], []) for m in ms}  # the same on the thread's CPU time
+    t["memcpy"] = ([], [])
+    dst = np.empty_like(a)
+    last = {}
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        np.copyto(dst, a)
+        t["memcpy"][0].append(gb / (time.perf_counter() - t0))
+        for m, (comp, decomp, _) in ms.items():
+            c0, t0 = time.thread_time(), time.perf_counter()
+            blob = comp(a, eb)
+            c1, t1 = time.thread_time(), time.perf_counter()
+            out = decomp(blob, a)
+            c2, t2 = time.thread_time(), time.perf_counter()
+            t[m][0].append(gb / (t1 - t0))
+            t[m][1].append(gb / (t2 - t1))
+            cpu[m][0].append(gb / max(c1 - c0, 1e-9))
+            cpu[m][1].append(gb / max(c2 - c1, 1e-9))
+            last[m] = (blob, out)
+    rows = []
+    for m, (_comp, _decomp, nbytes) in ms.items():
+        blob, out = last[m]
+        err_eb, psnr = quality(np, a, out, eb)
+        rows.append({"file": name, "rel": rel, "abs_eb": eb, "method": m,
+                     "ratio": a.nbytes / nbytes(blob), "err_over_eb": err_eb, "psnr": psnr,
+                     "compress_gbps": stats(t[m][0]), "decompress_gbps": stats(t[m][1]),
+                     "compress_gbps_cpu": stats(cpu[m][0]),
+                     "decompress_gbps_cpu": stats(cpu[m][1])})
+    rows.append({"file": name, "rel": rel, "method": "memcpy",
+                 "copy_gbps": stats(t["memcpy"][0])})
+    return rows
+
+
+def geomean(v):
+    return math.exp(sum(math.log(x) for x in v) / len(v))
+
+
+def summary(rows, rels):
+    """Per bound: geometric-mean ratios and the dense codec's against SZ3's."""
+    out = {}
+    for rel in rels:
+        r = [x for x in rows if x["rel"] == rel and "ratio" in x]
+        by = {}
+        for x in r:
+            by.setdefault(x["method"], []).append(x)
+        g = {m: geomean([x["ratio"] for x in v]) for m, v in by.items()}
+        dense = by["zcoll-dense"]
+        out[str(rel)] = {
+            "geomean_ratio": g,
+            "dense_over_sz3_1d": g["zcoll-dense"] / g["sz3-1d"],
+            "dense_over_sz3_nd": g["zcoll-dense"] / g["sz3-nd"],
+            "dense64k_over_sz3_1d": g["zcoll-dense-64k"] / g["sz3-1d"],
+            "dense_min_compress_gbps": min(x["compress_gbps"]["median"] for x in dense),
+            "dense_min_decompress_gbps": min(x["decompress_gbps"]["median"] for x in dense),
+            "dense_min_compress_gbps_cpu": min(x["compress_gbps_cpu"]["median"] for x in dense),
+            "dense_min_decompress_gbps_cpu": min(x["decompress_gbps_cpu"]["median"]
+                                                 for x in dense),
+            "all_zcoll_within_bound": all(x["err_over_eb"] <= 1 for x in r
+                                          if x["method"].startswith("zcoll")),
+        }
+    return out
+
+
+def table(rows):
+    lines = ["| file | REL | method | ratio | compress GB/s (median [min, max]) | "
+             "decompress GB/s | compress / decompress GB/s of CPU time (median) | err/eb | "
+             "PSNR dB |", "|---|---|---|---:|---|---|---|---:|---:|"]
+    f = "{:.2f} [{:.2f}, {:.2f}]"
+    for x in rows:
+        if "ratio" not in x:
+            c = x["copy_gbps"]
+            lines.append(f"| {x['file']} | {x['rel']:g} | memcpy | | "
+                         + f.format(c["median"], c["min"], c["max"]) + " | | | | |")
+            continue
+        c, d = x["compress_gbps"], x["decompress_gbps"]
+        lines.append(f"| {x['file']} | {x['rel']:g} | {x['method']} | {x['ratio']:.2f} | "
+                     + f.format(c["median"], c["min"], c["max"]) + " | "
+                     + f.format(d["median"], d["min"], d["max"])
+                     + f" | {x['compress_gbps_cpu']['median']:.2f} / "
+                     + f"{x['decompress_gbps_cpu']['median']:.2f}"
+                     + f" | {x['err_over_eb']:.3f} | {x['psnr']:.1f} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--setup", action="store_true", help=f"create {VENV} with the peers")
+    ap.add_argument("--zcoll-path", help="directory holding the zcoll package")
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..",
+                                                    "shared", "data"))
+    ap.add_argument("--rel", type=float, nargs="+", default=[1e-2, 1e-3, 1e-4])
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--files", nargs="*", help="only these files (names from the manifest)")
+    ap.add_argument("--out", help="JSON results file")
+    ap.add_argument("--table", help="markdown table file")
+    args = ap.parse_args()
+    if args.setup:
+        setup()
+        return
+    if args.zcoll_path:
+        sys.path.insert(0, args.zcoll_path)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import numpy as np
+
+    import zcoll
+
+    ms = methods(zcoll, np)
+    rows = []
+    for name, a in load(args.data):
+        if args.files and name not in args.files:
+            continue
+        for rel in args.rel:
+            rows += run_field(name, a, rel, ms, args.repeats, np)
+            print(f"{name} REL {rel:g} done", file=sys.stderr, flush=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    result = {"commit": commit, "host": platform.node(), "cpu": platform.processor(),
+              "python": platform.python_version(), "repeats": args.repeats,
+              "peers": PEERS, "data": os.path.abspath(args.data), "argv": sys.argv,
+              "rows": rows, "summary": summary(rows, args.rel)}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+    md = table(rows)
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write(md + "\n")
+    print(md)
+    print(json.dumps(result["summary"], indent=1))
+
+
+if __name__ == "__main__":
+    main()
