@@ -36,6 +36,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../common/coll_driver.h"
@@ -783,19 +784,37 @@ struct Exact {
   // A finite value within the bound of 0 may be reconstructed as 0, and IEEE gives
   // inf * 0 = NaN: a PROD whose exact result is infinite may then be NaN. The value
   // may be an input or a partial product that an algorithm recompresses (cpr_p2p,
-  // doc): the smallest partial product of finite factors is that of all factors
-  // below 1 in magnitude (each taken at its largest reconstruction, |v| + eb).
+  // doc), or one below the type's range (flushed to 0): see smallest_partial.
   bool may_be_zero = false;
 };
 
+// Whether a partial product of the finite factors |v| may reach 0: the factors
+// below 1 multiplied smallest first, each at its smallest reconstruction
+// (|v| - eb) and each partial product recompressed (eb off again), until it is
+// within eb of 0 or below the smallest normal number of the type. (Taking each
+// factor at |v| + eb, as this once did, missed seed 8000757 at 8 ranks: eight
+// factors 0.5-1.2 at eb 0.15, a partial product of four of them reconstructed
+// as 0, inf * 0 = NaN.)
+bool partial_product_may_be_zero(std::vector<double> mags, double eb, double smallest_normal) {
+  std::sort(mags.begin(), mags.end());
+  double partial = 1;
+  for (double m : mags) {
+    const double f = std::max(0.0, m - eb);
+    if (f >= 1) break;
+    partial = partial * f - eb;
+    if (partial <= eb || partial < smallest_normal) return true;
+  }
+  return false;
+}
+
 Exact exact_fp(const Case& k, const Inputs& in, size_t src, double eb) {
   Exact e;
-  double smallest_partial = 1;
+  std::vector<double> finite_mags;
   for (int p = 0; p < k.N; ++p) {
     const double v = load(k.dt, in[p].data(), src);
     e.nan_in = e.nan_in || std::isnan(v);
     e.may_be_zero = e.may_be_zero || (std::isfinite(v) && std::fabs(v) <= eb);
-    if (std::isfinite(v)) smallest_partial *= std::min(1.0, std::fabs(v) + eb);
+    if (std::isfinite(v) && k.op == kProd) finite_mags.push_back(std::fabs(v));
     if (p == 0) {
       e.acc = v;
       e.mag = std::fabs(v) + eb;
@@ -816,7 +835,10 @@ Exact exact_fp(const Case& k, const Inputs& in, size_t src, double eb) {
       default: break;
     }
   }
-  e.may_be_zero = e.may_be_zero || smallest_partial <= eb;
+  if (k.op == kProd && !e.may_be_zero)
+    e.may_be_zero = partial_product_may_be_zero(
+        std::move(finite_mags), eb,
+        k.dt == kF32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min());
   if (k.average && k.op == kSum) {
     e.acc /= k.N;
     e.mag /= k.N;
