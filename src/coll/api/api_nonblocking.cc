@@ -2,8 +2,8 @@
 // 1.1"): zcoll_iallreduce & co., each the arguments of its blocking twin put
 // into a Call and started through start_call (nonblocking.cc); and the request
 // calls zcoll_test, zcoll_wait, zcoll_request_free.
-#include "coll/comm.h"
-#include "coll/nonblocking.h"
+#include "coll/control/comm.h"
+#include "coll/api/nonblocking.h"
 #include "core/error.h"
 #include "core/struct_io.h"
 

@@ -1,6 +1,6 @@
 // half_call.cc — see half_call.h: zcoll's 16-bit MPI datatypes and the
 // collectives on them (float32 copies in, one rounding to 16 bits out).
-#include "coll/half_call.h"
+#include "coll/api/half_call.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "codec/value_types.h"
-#include "coll/call_report.h"
-#include "coll/collective.h"
+#include "coll/control/call_report.h"
+#include "coll/control/collective.h"
 #include "core/error.h"
 #include "transport/clock.h"
 

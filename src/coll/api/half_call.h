@@ -21,7 +21,7 @@
 
 #include <mpi.h>
 
-#include "coll/comm.h"
+#include "coll/control/comm.h"
 
 namespace zcoll::coll {
 

@@ -7,7 +7,7 @@
 // call's report and, on failure, its own thread's zcoll_last_error() text into
 // the request before marking it complete; zcoll_test / zcoll_wait hand both to
 // the caller.
-#include "coll/nonblocking.h"
+#include "coll/api/nonblocking.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "coll/comm.h"
+#include "coll/control/comm.h"
 #include "core/error.h"
 #include "core/log.h"
 

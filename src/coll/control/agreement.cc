@@ -1,13 +1,13 @@
 // agreement.cc — see agreement.h.
-#include "coll/agreement.h"
+#include "coll/control/agreement.h"
 
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-#include "coll/auto_select.h"
-#include "coll/calibrate.h"
-#include "coll/collective.h"
+#include "coll/control/auto_select.h"
+#include "coll/control/calibrate.h"
+#include "coll/control/collective.h"
 #include "core/error.h"
 #include "transport/clock.h"
 

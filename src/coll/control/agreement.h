@@ -6,8 +6,8 @@
 // compression-ratio estimate.
 #pragma once
 
-#include "coll/call_plan.h"
-#include "coll/call_report.h"
+#include "coll/control/call_plan.h"
+#include "coll/control/call_report.h"
 
 namespace zcoll::coll {
 

@@ -13,8 +13,8 @@
 
 #include <cstddef>
 
-#include "coll/context.h"
-#include "coll/cost_terms.h"
+#include "coll/datapath/context.h"
+#include "coll/control/cost_terms.h"
 
 namespace zcoll::coll {
 
@@ -209,4 +209,4 @@ size_t segments_capacity(const Ctx& c, size_t n);
 
 }  // namespace zcoll::coll
 
-#include "coll/ring_allgather_bytes.inl"
+#include "coll/datapath/ring_allgather_bytes.inl"

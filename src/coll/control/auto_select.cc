@@ -1,11 +1,11 @@
 // auto_select.cc — see auto_select.h.
-#include "coll/auto_select.h"
+#include "coll/control/auto_select.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "coll/calibrate.h"
-#include "coll/hierarchy.h"
+#include "coll/control/calibrate.h"
+#include "coll/datapath/hierarchy.h"
 #include "core/error.h"
 #include "core/log.h"
 

@@ -13,7 +13,7 @@
 //                    (unless the first look decided already); remembers it.
 #pragma once
 
-#include "coll/call_plan.h"
+#include "coll/control/call_plan.h"
 
 namespace zcoll::coll {
 

@@ -1,6 +1,6 @@
 // calibrate.cc — the cost model's parameters: environment, tuning file, probe;
 // and the per-call compression-ratio estimate (see calibrate.h).
-#include "coll/calibrate.h"
+#include "coll/control/calibrate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "coll/comm.h"
-#include "coll/cost_model.h"
+#include "coll/control/comm.h"
+#include "coll/control/cost_model.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/log.h"

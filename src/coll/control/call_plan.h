@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "coll/algorithms.h"
-#include "coll/comm.h"
-#include "coll/cost_model.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/comm.h"
+#include "coll/control/cost_model.h"
 
 namespace zcoll::coll {
 

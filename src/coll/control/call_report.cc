@@ -1,5 +1,5 @@
 // call_report.cc — see call_report.h.
-#include "coll/call_report.h"
+#include "coll/control/call_report.h"
 
 #include <algorithm>
 #include <cstdio>

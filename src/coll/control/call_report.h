@@ -3,7 +3,7 @@
 // ZCOLL_DEBUG=INFO) once.
 #pragma once
 
-#include "coll/call_plan.h"
+#include "coll/control/call_plan.h"
 
 namespace zcoll::coll {
 

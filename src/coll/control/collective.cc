@@ -1,10 +1,10 @@
 // collective.cc — the collective traits table and the shape of a call (collective.h).
-#include "coll/collective.h"
+#include "coll/control/collective.h"
 
 #include <strings.h>
 
-#include "coll/algorithms.h"
-#include "coll/comm.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/comm.h"
 
 namespace zcoll::coll {
 

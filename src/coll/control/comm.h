@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "coll/context.h"
+#include "coll/datapath/context.h"
 #include "transport/mpi_transport.h"
 #include "zcoll_tuner.h"
 

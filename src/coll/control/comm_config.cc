@@ -1,7 +1,7 @@
 // comm_config.cc — the handle's ZCOLL_* variables applied to a zcoll_comm_config.
-#include "coll/comm_config.h"
+#include "coll/control/comm_config.h"
 
-#include "coll/algorithms.h"
+#include "coll/control/algorithms.h"
 
 #include <cmath>
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/struct_io.h"
-#include "coll/collective.h"
+#include "coll/control/collective.h"
 
 namespace zcoll::coll {
 

@@ -3,10 +3,10 @@
 // cost function of each algorithm's row, algorithms.h) plus the two small
 // allreduces every zcoll call makes, and the candidates of mode AUTO.
 // Notation and building blocks: cost_terms.h.
-#include "coll/cost_model.h"
+#include "coll/control/cost_model.h"
 
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
 
 #include <algorithm>
 #include <cmath>

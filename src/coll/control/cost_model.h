@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "coll/cost_terms.h"
+#include "coll/control/cost_terms.h"
 #include "zcoll_tuner.h"
 
 namespace zcoll::coll {

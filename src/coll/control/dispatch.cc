@@ -20,14 +20,14 @@
 #include <cmath>
 #include <cstdio>
 
-#include "coll/agreement.h"
-#include "coll/auto_select.h"
-#include "coll/call_report.h"
-#include "coll/collective.h"
-#include "coll/error_bound.h"
-#include "coll/half_call.h"
-#include "coll/hierarchy.h"
-#include "coll/sim_cost.h"
+#include "coll/control/agreement.h"
+#include "coll/control/auto_select.h"
+#include "coll/control/call_report.h"
+#include "coll/control/collective.h"
+#include "coll/control/error_bound.h"
+#include "coll/api/half_call.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/sim_cost.h"
 #include "core/error.h"
 #include "transport/clock.h"
 

@@ -1,5 +1,5 @@
 // error_bound.cc — see error_bound.h.
-#include "coll/error_bound.h"
+#include "coll/control/error_bound.h"
 
 #include <algorithm>
 #include <cmath>

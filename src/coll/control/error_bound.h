@@ -4,7 +4,7 @@
 // and the unit tests call them directly.
 #pragma once
 
-#include "coll/algorithms.h"
+#include "coll/control/algorithms.h"
 
 namespace zcoll::coll {
 

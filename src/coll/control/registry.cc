@@ -12,7 +12,7 @@
 #include <string>
 #include <strings.h>
 
-#include "coll/algorithms.h"
+#include "coll/control/algorithms.h"
 
 namespace zcoll::coll {
 

@@ -10,7 +10,7 @@
 #include <new>
 #include <vector>
 
-#include "coll/data_ops.h"
+#include "coll/datapath/data_ops.h"
 #include "transport/transport.h"
 #include "zcoll.h"
 #include "zcoll_mpi.h"

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <limits>
 
-#include "coll/calibrate.h"
-#include "coll/comm.h"
+#include "coll/control/calibrate.h"
+#include "coll/control/comm.h"
 #include "core/error.h"
 
 namespace zcoll::coll {

@@ -1,10 +1,10 @@
 // data_path.cc — see data_path.h. Every mode-dependent data step of the
 // algorithms is here, written with the primitives (primitives.h).
-#include "coll/data_path.h"
+#include "coll/datapath/data_path.h"
 
 #include <cstring>
 
-#include "coll/primitives.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

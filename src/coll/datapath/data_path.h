@@ -26,7 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "coll/context.h"
+#include "coll/datapath/context.h"
 
 namespace zcoll::coll {
 

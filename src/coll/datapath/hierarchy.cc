@@ -1,12 +1,12 @@
 // hierarchy.cc — see hierarchy.h.
-#include "coll/hierarchy.h"
+#include "coll/datapath/hierarchy.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "coll/data_path.h"
-#include "coll/primitives.h"
+#include "coll/datapath/data_path.h"
+#include "coll/datapath/primitives.h"
 #include "core/error.h"
 
 namespace zcoll::coll {

@@ -45,7 +45,7 @@
 #include <new>
 #include <vector>
 
-#include "coll/algorithms.h"
+#include "coll/control/algorithms.h"
 #include "transport/locality.h"
 
 namespace zcoll::coll {

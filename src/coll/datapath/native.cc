@@ -3,8 +3,8 @@
 // work added is the division of an averaged sum.
 #include <cstring>
 
-#include "coll/collective.h"
-#include "coll/comm.h"
+#include "coll/control/collective.h"
+#include "coll/control/comm.h"
 #include "core/error.h"
 #include "transport/mpi_large_count.h"
 #include "transport/mpi_transport.h"

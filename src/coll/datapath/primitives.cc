@@ -2,7 +2,7 @@
 // timed and counted here and runs on the call's DataOps (data_ops.h: the CPU,
 // a device or the simulation); the error markers and the fault bracket of a
 // call (run_algorithm) are the same for all of them.
-#include "coll/primitives.h"
+#include "coll/datapath/primitives.h"
 
 #include <cstring>
 #include <exception>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/algorithms.h"
+#include "coll/control/algorithms.h"
 #include "core/error.h"
 #include "transport/clock.h"
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "coll/context.h"
+#include "coll/datapath/context.h"
 
 namespace zcoll::coll {
 

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 
-#include "coll/primitives.h"
-#include "coll/sim_cost.h"
+#include "coll/datapath/primitives.h"
+#include "coll/datapath/sim_cost.h"
 #include "core/error.h"
 
 namespace zcoll::coll {

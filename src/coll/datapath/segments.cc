@@ -1,8 +1,8 @@
 // segments.cc — a piece as consecutive pipeline-segment streams.
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/primitives.h"
 #include "core/error.h"
 
 namespace zcoll::coll {

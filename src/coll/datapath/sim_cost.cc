@@ -1,6 +1,6 @@
 // sim_cost.cc — the SMPI simulation hooks (compiled only with ZCOLL_WITH_SMPI;
 // see sim_cost.h and docs/scale.md).
-#include "coll/sim_cost.h"
+#include "coll/datapath/sim_cost.h"
 
 #include <mpi.h>
 
@@ -17,8 +17,8 @@
 #include <strings.h>
 #include <vector>
 
-#include "coll/context.h"
-#include "coll/data_ops.h"
+#include "coll/datapath/context.h"
+#include "coll/datapath/data_ops.h"
 #include "core/error.h"
 #include "core/config.h"
 #include "zcoll.h"

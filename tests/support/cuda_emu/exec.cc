@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "cuda/emu/fiber.h"
-#include "cuda/emu/internal.h"
+#include "cuda_emu/fiber.h"
+#include "cuda_emu/internal.h"
 
 namespace zcoll::emu {
 namespace detail {

@@ -1,5 +1,5 @@
 // fiber.cc — stacks and context switches of the emulated GPU threads (fiber.h).
-#include "cuda/emu/fiber.h"
+#include "cuda_emu/fiber.h"
 
 #include <pthread.h>
 #include <sys/mman.h>

@@ -5,7 +5,7 @@
 #include <functional>
 #include <mutex>
 
-#include "cuda/emu/emu.h"
+#include "cuda_emu/emu.h"
 
 namespace zcoll::emu::internal {
 

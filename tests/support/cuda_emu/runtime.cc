@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/emu/internal.h"
+#include "cuda_emu/internal.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define ZCOLL_EMU_ASAN 1

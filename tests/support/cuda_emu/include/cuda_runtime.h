@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "cuda_runtime_api.h"
-#include "cuda/emu/emu.h"
+#include "cuda_emu/emu.h"
 
 // The names below are CUDA's own (__syncthreads, __shfl_sync, __host__, ...):
 // reserved identifiers by the C++ standard, defined here because the emulated

@@ -8,7 +8,7 @@
 // What it is: device memory is host memory (behind a guard page), a "GPU" that
 // runs kernels one block after another on the calling thread, and streams whose
 // work runs at the latest point the CUDA ordering rules allow (or at once, with
-// ZCOLL_EMU_SCHEDULE=sync). See src/cuda/emu/emu.h for the details and the
+// ZCOLL_EMU_SCHEDULE=sync). See tests/support/cuda_emu/emu.h for the details and the
 // hooks tests use.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #if !defined(ZCOLL_CUDA_EMU)
-#error "src/cuda/emu/include is for the emulated build only (ZCOLL_CUDA_EMU)"
+#error "tests/support/cuda_emu/include is for the emulated build only (ZCOLL_CUDA_EMU)"
 #endif
 
 #define ZCOLL_EMU_API __attribute__((visibility("default")))
