@@ -29,7 +29,7 @@ constexpr const char* kPmpiLib = "libzcoll_pmpi";
 
 // clang-format off
 const Decl kTable[kVarCount] = {
-  // ---- the handle's configuration (zcoll_comm_config; src/coll/comm_config.cc)
+  // ---- the handle's configuration (zcoll_comm_config; src/coll/control/comm_config.cc)
   {kMode, "ZCOLL_MODE", Kind::kChoice, "auto|mpi|raw|cpr_p2p|doc|hom", 0, 0, "auto", nullptr, kMpi,
    "mode of every call: `auto` runs, per call, whichever of the MPI library's collective, `hom` "
    "and `doc` (with either Allreduce algorithm) the cost model predicts fastest "
@@ -104,7 +104,7 @@ const Decl kTable[kVarCount] = {
    "Reduce algorithm (`auto`: the binomial tree)"},
   {kGatherAlgo, "ZCOLL_GATHER_ALGO", Kind::kChoice, "auto", 0, 0, "auto", nullptr, kMpi,
    "Gather algorithm (`auto`: the binomial tree)"},
-  // ---- mode auto and the cost model (src/coll/calibrate.cc)
+  // ---- mode auto and the cost model (src/coll/control/calibrate.cc)
   {kAutoLocal, "ZCOLL_AUTO_LOCAL", Kind::kChoice, "mpi|model", 0, 0, "mpi", nullptr, kMpi,
    "`auto` when all ranks share one node: run MPI (memory beats any codec), or model the node "
    "like a network (testing)"},

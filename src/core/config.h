@@ -5,7 +5,7 @@
 // zcoll_mpi_env_help() and the zcoll-env tool are generated from the table.
 //
 // The registry is generic (no MPI): it parses and validates. What a value does
-// is up to its reader: src/coll/comm_config.cc applies the handle's variables
+// is up to its reader: src/coll/control/comm_config.cc applies the handle's variables
 // to a zcoll_comm_config, calibrate.cc the cost model's, log.cc ZCOLL_DEBUG,
 // the codec ZCOLL_SIMD, src/pmpi the ZCOLL_PMPI* ones, sim_cost.cc and zcoll-simscale the ZCOLL_SIM_* ones.
 #pragma once
@@ -103,7 +103,7 @@ const Decl& decl(Var v);
 
 // The accepted words of a kChoice variable from elsewhere: the algorithm
 // variables, whose words come from libzcoll_mpi's algorithm table
-// (coll/collective.cc declare_algorithm_words). `words` must outlive the
+// (coll/control/collective.cc declare_algorithm_words). `words` must outlive the
 // process's use of the registry; until set, the table's words hold ("auto").
 void set_words(Var v, const char* words);
 

@@ -3,7 +3,7 @@
 //   cudaError_t e = ZCOLL_LAUNCH(kernel, grid, block, stream, args...);
 //
 // Under nvcc it is kernel<<<grid, block, 0, stream>>>(args...); in the host
-// build against zcoll's CUDA emulation (ZCOLL_CUDA_EMU, src/cuda/emu) the
+// build against zcoll's CUDA emulation (ZCOLL_CUDA_EMU, tests/support/cuda_emu) the
 // emulator runs the grid, and knows the kernel's name and launch site for its
 // diagnostics. It evaluates to the launch's status (cudaGetLastError() after the
 // launch), so that a sequence of kernels can stop at the first launch that

@@ -28,10 +28,10 @@
 #include <thread>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/collective.h"
-#include "coll/comm.h"
-#include "coll/nonblocking.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/collective.h"
+#include "coll/control/comm.h"
+#include "coll/api/nonblocking.h"
 #include "pmpi/shim.h"
 
 #define ZCOLL_PMPI_EXPORT __attribute__((visibility("default")))

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "coll/collective.h"
+#include "coll/control/collective.h"
 #include "pmpi/shim.h"
 
 namespace zcoll::pmpi {

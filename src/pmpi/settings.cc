@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/config.h"
-#include "coll/collective.h"
+#include "coll/control/collective.h"
 #include "pmpi/shim.h"
 
 namespace zcoll::pmpi {

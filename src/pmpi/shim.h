@@ -19,7 +19,7 @@
 namespace zcoll::pmpi {
 
 // The collectives the shim may compress: zcoll's (the collective traits table,
-// coll/collective.h, names them: ZCOLL_PMPI_COLLS words, report rows).
+// coll/control/collective.h, names them: ZCOLL_PMPI_COLLS words, report rows).
 using Coll = zcoll_collective;
 const char* coll_word(Coll c);  // "allreduce", ...
 

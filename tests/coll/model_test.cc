@@ -7,9 +7,9 @@
 #include <cmath>
 #include <string>
 
-#include "coll/algorithms.h"
-#include "coll/cost_model.h"
-#include "coll/error_bound.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/cost_model.h"
+#include "coll/control/error_bound.h"
 
 using namespace zcoll::coll;
 

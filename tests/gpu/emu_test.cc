@@ -1,4 +1,4 @@
-// emu_test.cc — zcoll's CUDA emulation (src/cuda/emu) itself: the warp and
+// emu_test.cc — zcoll's CUDA emulation (tests/support/cuda_emu) itself: the warp and
 // block operations against their CUDA definitions, shared memory and atomics,
 // the stream ordering of the lazy schedule, memory pools and pointer kinds, and
 // the aborts it promises (emu.h) where CUDA leaves the outcome undefined or a
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "cuda/emu/emu.h"
+#include "cuda_emu/emu.h"
 #include "cuda/launch.cuh"
 
 namespace {

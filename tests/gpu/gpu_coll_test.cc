@@ -31,7 +31,7 @@
 
 #include "zcoll_cuda_mpi.h"
 #if defined(ZCOLL_CUDA_EMU)
-#include "cuda/emu/emu.h"
+#include "cuda_emu/emu.h"
 #endif
 
 namespace {

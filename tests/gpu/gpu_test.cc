@@ -28,7 +28,7 @@
 #if defined(ZCOLL_CUDA_EMU)
 #include <functional>
 
-#include "cuda/emu/emu.h"
+#include "cuda_emu/emu.h"
 #endif
 
 namespace {
@@ -663,7 +663,7 @@ TEST(GpuNoDevice, CallsReturnStatuses) {
 
 #if defined(ZCOLL_CUDA_EMU)
 // ---- on the CUDA emulation only: injected faults and allocation counts ---------
-// (src/cuda/emu/emu.h: zcoll::emu::fail_*_after, zcoll::emu::stats)
+// (tests/support/cuda_emu/emu.h: zcoll::emu::fail_*_after, zcoll::emu::stats)
 
 // Each operation of zcoll_cuda.h on small valid inputs; returns the status of
 // the call (what the device reports is waited for only when it succeeded).

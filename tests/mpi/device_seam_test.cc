@@ -1,4 +1,4 @@
-// device_seam_test.cc — the device seam of the collectives (coll/data_ops.h)
+// device_seam_test.cc — the device seam of the collectives (coll/datapath/data_ops.h)
 // checked on the CPU, where no GPU is needed: a DataOps whose "device
 // memory" is host memory behind tagged pointers (bit 62 set: a non-canonical
 // address, so any host access the algorithms or dispatch make to a value or
@@ -17,9 +17,9 @@
 #include <memory>
 #include <vector>
 
-#include "coll/calibrate.h"
-#include "coll/comm.h"
-#include "coll/primitives.h"
+#include "coll/control/calibrate.h"
+#include "coll/control/comm.h"
+#include "coll/datapath/primitives.h"
 #include "zcoll_mpi.h"
 
 namespace {

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/primitives.h"
 #include "harness.h"
 #include "transport/transport.h"
 

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/primitives.h"
 #include "harness.h"
 #include "inproc_case.h"
 #include "thread_transport.h"

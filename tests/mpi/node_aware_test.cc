@@ -23,9 +23,9 @@
 #include <thread>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 #include "core/error.h"
 #include "harness.h"
 #include "inproc_case.h"

@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/calibrate.h"
-#include "coll/comm.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/calibrate.h"
+#include "coll/control/comm.h"
 #include "failing_transport.h"
 #include "harness.h"
 #include "inproc_case.h"

@@ -32,8 +32,8 @@
 #include <thread>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/calibrate.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/calibrate.h"
 #include "failing_transport.h"
 #include "harness.h"
 #include "inproc_case.h"

@@ -1,6 +1,6 @@
 // coll_driver.h — the per-collective part of the test drivers (zcoll-soak,
 // zcoll-bench): nccl-tests' one small struct per collective and one generic
-// driver, built on the library's collective traits table (src/coll/collective.h).
+// driver, built on the library's collective traits table (src/coll/control/collective.h).
 // The table gives the shapes (how many values each rank sends and receives,
 // where MPI_IN_PLACE puts the input, whose values bound the error); this adds
 // what only a driver needs: the public call (blocking or started), where each
@@ -12,9 +12,9 @@
 
 #include <cstddef>
 
-#include "coll/algorithms.h"  // Args (bind_args)
-#include "coll/collective.h"
-#include "coll/comm.h"
+#include "coll/control/algorithms.h"  // Args (bind_args)
+#include "coll/control/collective.h"
+#include "coll/control/comm.h"
 #include "zcoll_mpi.h"
 
 namespace zcoll::tools {
@@ -101,7 +101,7 @@ inline const DriverColl& driver_coll(zcoll_collective c) {
   return kRows[coll::is_collective(c) ? static_cast<int>(c) - 1 : 0];
 }
 
-// The library's view of the call (coll/collective.h reads its shapes from it).
+// The library's view of the call (coll/control/collective.h reads its shapes from it).
 inline coll::Call call_of(zcoll_collective c, const Bufs& b) {
   coll::Call k = coll::Call::of(c, b.sendbuf, b.recvbuf, b.count, b.datatype, b.op, b.root);
   k.recvcounts = b.recvcounts;

@@ -1,6 +1,6 @@
 # smpi_build.cmake — the ZCOLL_SMPI=ON build (included by the top-level
 # CMakeLists.txt after the codec libraries): libzcoll_mpi with the simulation
-# hooks (src/coll/sim_cost.h, ZCOLL_WITH_SMPI), zcoll-bench and the simscale
+# hooks (src/coll/datapath/sim_cost.h, ZCOLL_WITH_SMPI), zcoll-bench and the simscale
 # driver, all against SMPI's MPI. No tests, fuzzers or install rules; the
 # smoke sweep is a CTest test here (label smpi).
 
@@ -19,9 +19,12 @@ add_library(MPI::MPI_C INTERFACE IMPORTED)
 set(ZCOLL_HAVE_MPI ON)
 set(_zcoll_tests ${ZCOLL_BUILD_TESTS})
 set(ZCOLL_BUILD_TESTS OFF)  # the gtest/mpiexec tests cannot run under SMPI
+add_subdirectory(${PROJECT_SOURCE_DIR}/src/transport ${PROJECT_BINARY_DIR}/src/transport)
 add_subdirectory(${PROJECT_SOURCE_DIR}/src/coll ${PROJECT_BINARY_DIR}/src/coll)
-target_sources(zcoll_mpi_objects PRIVATE ${PROJECT_SOURCE_DIR}/src/coll/sim_cost.cc)
-target_compile_definitions(zcoll_mpi_objects PRIVATE ZCOLL_WITH_SMPI=1)
+target_sources(zcoll_mpi_objects PRIVATE ${PROJECT_SOURCE_DIR}/src/coll/datapath/sim_cost.cc)
+foreach(_t zcoll_transport zcoll_mpi_objects)
+  target_compile_definitions(${_t} PRIVATE ZCOLL_WITH_SMPI=1)
+endforeach()
 add_subdirectory(${PROJECT_SOURCE_DIR}/tools/zcoll_bench ${PROJECT_BINARY_DIR}/tools/zcoll_bench)
 set(ZCOLL_BUILD_TESTS ${_zcoll_tests})
 if(ZCOLL_BUILD_TESTS)

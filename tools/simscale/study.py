@@ -20,7 +20,7 @@ charged), OUT/logs/, OUT/*.png.
 Simulation settings (every run): ideal SMPI network model (bw-factor and
 lat-factor 1, no cross-traffic), CPU benchmarking off
 (smpi/simulate-computation:no) with the local work charged explicitly from the
-calibration profile (ZCOLL_SIM_CODEC=model, src/coll/sim_cost.h), shared
+calibration profile (ZCOLL_SIM_CODEC=model, src/coll/datapath/sim_cost.h), shared
 malloc (local), MPI baselines: allreduce lr (ring), reduce_scatter mpich_pair,
 allgather mpich (MPICH's choice by size: recursive doubling for small messages,
 ring for large; also what zcoll's own small size exchanges use), bcast

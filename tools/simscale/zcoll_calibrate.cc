@@ -2,7 +2,7 @@
 // simulation charges (docs/scale.md): the throughput of every local step of
 // the collectives at 1 and 2 threads, and the compression ratio of a partial
 // sum of k inputs. Writes a JSON report and the profile that the simulated
-// library reads (ZCOLL_SIM_PROFILE, src/coll/sim_cost.h).
+// library reads (ZCOLL_SIM_PROFILE, src/coll/datapath/sim_cost.h).
 //
 //   zcoll-calibrate --data FILE.f32 [--rel 1e-4] [--values 4M] [--threads 1,2]
 //                   [--terms 1,2,8,64,512] [--repeat 5] --json OUT.json --profile OUT.txt

@@ -43,7 +43,7 @@
 #include "core/units.h"
 #include "zcoll_mpi.h"
 #ifdef ZCOLL_WITH_SMPI
-#include "coll/sim_cost.h"
+#include "coll/datapath/sim_cost.h"
 #endif
 
 namespace {

@@ -58,8 +58,8 @@
 #include "../common/coll_driver.h"
 #include "../common/split.h"
 #include "core/units.h"
-#include "coll/collective.h"
-#include "coll/comm.h"
+#include "coll/control/collective.h"
+#include "coll/control/comm.h"
 #include "zcoll_mpi.h"
 #include "zcoll_tuner.h"
 
@@ -87,7 +87,7 @@ using zcoll::tools::has_output;
 using zcoll::tools::source_of;
 using zcoll::tools::split;
 
-using Coll = zcoll_collective;  // the collective traits table (coll/collective.h)
+using Coll = zcoll_collective;  // the collective traits table (coll/control/collective.h)
 
 bool is_reduction(Coll c) { return zcoll::coll::traits(c).reduction; }
 

@@ -17,7 +17,7 @@
 #include "core/config.h"
 #include "core/units.h"
 #ifdef ZCOLL_ENV_WITH_COLL
-#include "coll/collective.h"
+#include "coll/control/collective.h"
 #endif
 
 namespace {

@@ -19,9 +19,9 @@
 // Error: the ring Allgather's over M nodes: doc/hom eb, cpr_p2p (M-1) eb; the
 // blocks of a rank's own node arrive exact, its own block is exact.
 // Restrictions: none (any layout); not the size rule's pick.
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

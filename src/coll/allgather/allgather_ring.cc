@@ -22,9 +22,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "coll/algorithms.h"
-#include "coll/data_path.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/data_path.h"
+#include "coll/datapath/primitives.h"
 #include "core/error.h"
 
 namespace zcoll::coll {

@@ -31,9 +31,9 @@
 // sub-communicators); not the size rule's pick (AUTO or ZCOLL_ALLREDUCE_ALGO).
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

@@ -19,9 +19,9 @@
 // allreduce_recursive_doubling.cc; PROD with inputs of magnitude max|x|^P);
 // average / N.
 // Restrictions: commutative ops; any layout; not the size rule's pick.
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

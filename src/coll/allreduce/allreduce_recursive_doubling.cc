@@ -29,9 +29,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/data_path.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/data_path.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

@@ -28,9 +28,9 @@
 // forwarded copies are recompressed, which is the identity for codes below
 // 2^23 (float) but not guaranteed beyond.
 // Restrictions: commutative ops; any process count and count.
-#include "coll/algorithms.h"
-#include "coll/data_path.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/data_path.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

@@ -19,8 +19,8 @@
 // Restrictions: none.
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

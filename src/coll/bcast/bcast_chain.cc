@@ -20,8 +20,8 @@
 // is at least 256 KiB); short ones pay N-1 latencies, the binomial tree log2 N.
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

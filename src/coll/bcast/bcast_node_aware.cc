@@ -18,9 +18,9 @@
 // Error: the chain's over M nodes: doc/hom eb, cpr_p2p (M-1) eb; the root's
 // node keeps exact values.
 // Restrictions: none (any layout, any root); not the size rule's pick.
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

@@ -7,9 +7,9 @@
 // otherwise (raw: the values, received in place; cpr_p2p: one stream per
 // message, decoded and compressed again at every hop) the rank unpacks it and
 // packs what it holds for its children.
-#include "coll/algorithms.h"
-#include "coll/data_path.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/data_path.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

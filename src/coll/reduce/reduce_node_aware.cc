@@ -24,9 +24,9 @@
 // Restrictions: commutative ops; any layout, any root; not the size rule's pick.
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

@@ -25,9 +25,9 @@
 // Restrictions: commutative ops; any layout; not the size rule's pick.
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

@@ -20,9 +20,9 @@
 // zcoll_comm_set_algorithm).
 #include <algorithm>
 
-#include "coll/algorithms.h"
-#include "coll/data_path.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/data_path.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

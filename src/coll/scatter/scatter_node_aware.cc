@@ -28,9 +28,9 @@
 #include <cstring>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/hierarchy.h"
-#include "coll/primitives.h"
+#include "coll/control/algorithms.h"
+#include "coll/datapath/hierarchy.h"
+#include "coll/datapath/primitives.h"
 
 namespace zcoll::coll {
 

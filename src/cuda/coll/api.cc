@@ -6,7 +6,7 @@
 #include <memory>
 #include <new>
 
-#include "coll/comm.h"
+#include "coll/control/comm.h"
 #include "core/error.h"
 #include "cuda/coll/device_ops.h"
 #include "cuda/coll/nccl_baseline.h"

@@ -1,5 +1,5 @@
 // device_ops.cc — the primitives of the collective algorithms on a CUDA
-// device (coll/data_ops.h): the codec through libzcoll_cuda, reduce / scale /
+// device (coll/datapath/data_ops.h): the codec through libzcoll_cuda, reduce / scale /
 // statistics through elementwise.cu, all on the call's stream.
 #include "cuda/coll/device_ops.h"
 
@@ -12,10 +12,10 @@
 #include <new>
 #include <vector>
 
-#include "coll/algorithms.h"
-#include "coll/calibrate.h"
-#include "coll/collective.h"
-#include "coll/comm.h"
+#include "coll/control/algorithms.h"
+#include "coll/control/calibrate.h"
+#include "coll/control/collective.h"
+#include "coll/control/comm.h"
 #include "core/error.h"
 #include "cuda/coll/kernels.h"
 #include "transport/clock.h"

@@ -1,4 +1,4 @@
-// device_ops.h — the CUDA implementation of coll::DataOps (coll/data_ops.h)
+// device_ops.h — the CUDA implementation of coll::DataOps (coll/datapath/data_ops.h)
 // and the device BufferSource of a device handle's Workspace.
 #pragma once
 
@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "coll/context.h"
-#include "coll/data_ops.h"
+#include "coll/datapath/context.h"
+#include "coll/datapath/data_ops.h"
 #include "zcoll_cuda.h"
 
 namespace zcoll::cuda::coll {
