@@ -6,7 +6,7 @@
 # A yielding MPI test's ranks use about one core between them (waits sleep), so
 # CTest counts it as ZCOLL_TEST_RANK_SLOTS processors (default 1) instead of one
 # per rank: with -j2 two MPI tests share the two cores (CTest 323 s -> 194 s, the
-# report of issue 35); builds inside tests keep theirs.
+# report of issue 35); builds inside tests (label build) keep theirs.
 # -DZCOLL_TEST_YIELD=OFF runs the tests with MPI spinning as it ships; the
 # sanitizer build (ZCOLL_SANITIZE) leaves it off: its runtime must come first; so
 # does the SimGrid build (ZCOLL_SMPI: no MPI processes).
@@ -40,7 +40,8 @@ function(zcoll_tests_yield_when_idle)
                  "LD_PRELOAD=path_list_prepend:$<TARGET_FILE:zcoll_test_yield>"
                  "OMPI_MCA_mpi_yield_when_idle=set:1")
     get_test_property(${t} PROCESSORS np)
-    if(np GREATER ZCOLL_TEST_RANK_SLOTS AND NOT t MATCHES "build")
+    get_test_property(${t} LABELS labels)
+    if(np GREATER ZCOLL_TEST_RANK_SLOTS AND NOT "build" IN_LIST labels)
       set_tests_properties(${t} PROPERTIES PROCESSORS ${ZCOLL_TEST_RANK_SLOTS})
     endif()
   endforeach()
