@@ -18,6 +18,7 @@
 // quantum, in one pass per chunk.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -64,13 +65,15 @@ size_t float_path_chunk(const StreamView& va, const StreamView& vb, uint64_t c, 
   decode_chunk<T>(vb, c, tb.data(), false, false);
   switch (op) {  // 16-bit: in float, rounded once to 16 bits
     case HomOp::kAdd:
-      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(V::widen(ta[i]) + V::widen(tb[i]));
+      for (uint32_t i = 0; i < len; ++i)
+        ta[i] = V::narrow(hd::canonical_nan(V::widen(ta[i]) + V::widen(tb[i])));
       break;
     case HomOp::kSub:
-      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(V::widen(ta[i]) - V::widen(tb[i]));
+      for (uint32_t i = 0; i < len; ++i)
+        ta[i] = V::narrow(hd::canonical_nan(V::widen(ta[i]) - V::widen(tb[i])));
       break;
     case HomOp::kNegate:
-      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(-V::widen(tb[i]));
+      for (uint32_t i = 0; i < len; ++i) ta[i] = V::narrow(hd::canonical_nan(-V::widen(tb[i])));
       break;  // keeps -0.0
   }
   out[0] = kChunkRaw;
@@ -284,26 +287,34 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
 // ---- decompress-operate-compress ------------------------------------------------
 
 // x[i] = x[i] op y[i]; one loop per op so that each vectorizes. MAX/MIN return
-// NaN when either input is NaN (x + y), as MPI_MAX/MIN on NaN-aware data would.
+// NaN when either input is NaN, as MPI_MAX/MIN on NaN-aware data would; every
+// NaN result is the canonical one (hd::canonical_nan), as on the GPU.
 template <typename T>
 void apply_op(zcoll_op op, T* x, const T* y, uint32_t len) {
+  const T nan = hd::canonical_nan(std::numeric_limits<T>::quiet_NaN());
   switch (op) {
     case ZCOLL_OP_SUM:
-      for (uint32_t i = 0; i < len; ++i) x[i] += y[i];
+      for (uint32_t i = 0; i < len; ++i) {
+        const T r = x[i] + y[i];
+        x[i] = r != r ? nan : r;
+      }
       break;
     case ZCOLL_OP_PROD:
-      for (uint32_t i = 0; i < len; ++i) x[i] *= y[i];
+      for (uint32_t i = 0; i < len; ++i) {
+        const T r = x[i] * y[i];
+        x[i] = r != r ? nan : r;
+      }
       break;
     case ZCOLL_OP_MAX:
       for (uint32_t i = 0; i < len; ++i) {
         const T a = x[i], b = y[i];
-        x[i] = (a != a || b != b) ? a + b : (a > b ? a : b);
+        x[i] = (a != a || b != b) ? nan : (a > b ? a : b);
       }
       break;
     case ZCOLL_OP_MIN:
       for (uint32_t i = 0; i < len; ++i) {
         const T a = x[i], b = y[i];
-        x[i] = (a != a || b != b) ? a + b : (a < b ? a : b);
+        x[i] = (a != a || b != b) ? nan : (a < b ? a : b);
       }
       break;
   }

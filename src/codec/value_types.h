@@ -41,6 +41,20 @@ ZCOLL_HD inline float bits_float(uint32_t u) {
   return f;
 }
 
+// The NaN every computed NaN is stored as (docs/format.md §5.1): hardware differs in
+// which NaN an operation returns (x86 keeps an operand's payload and makes
+// Inf - Inf negative; NVIDIA GPUs return 0x7FFFFFFF), and the homomorphic and DOC
+// results must be the same bytes on CPU and GPU, so they store the positive
+// quiet NaN with no payload. An input NaN that is only copied keeps its bits.
+ZCOLL_HD inline float canonical_nan(float r) { return r != r ? bits_float(0x7FC00000u) : r; }
+ZCOLL_HD inline double canonical_nan(double r) {
+  if (r == r) return r;
+  const uint64_t u = 0x7FF8000000000000ull;
+  double d;
+  std::memcpy(&d, &u, 8);
+  return d;
+}
+
 // ---- bfloat16 ---------------------------------------------------------------------
 ZCOLL_HD inline float bf16_to_float(uint16_t b) { return bits_float(uint32_t{b} << 16); }
 

@@ -739,7 +739,7 @@ __device__ uint32_t hom_float_chunk(const uint8_t* a, const uint8_t* b, uint32_t
       r = load_value<T>(p) - v;
     else
       r = -v;
-    store_value<T>(p, r);
+    store_value<T>(p, hd::canonical_nan(r));  // the GPU's own NaN differs from the CPU's
   });
   const uint32_t raw = raw_bytes(len, sizeof(T));
   if (threadIdx.x < 8) out[threadIdx.x] = threadIdx.x == 0 ? kKindRaw : 0;
@@ -849,14 +849,15 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// x op y (hom.cc apply_op): MAX/MIN give NaN when either is NaN.
+// x op y (hom.cc apply_op): MAX/MIN give NaN when either is NaN; every NaN
+// result is the canonical one, the CPU's bytes.
 template <typename T>
 __device__ inline T apply_op(int op, T x, T y) {
   switch (op) {
-    case ZCOLL_OP_SUM: return x + y;
-    case ZCOLL_OP_PROD: return x * y;
-    case ZCOLL_OP_MAX: return (x != x || y != y) ? x + y : (x > y ? x : y);
-    default: return (x != x || y != y) ? x + y : (x < y ? x : y);
+    case ZCOLL_OP_SUM: return hd::canonical_nan(x + y);
+    case ZCOLL_OP_PROD: return hd::canonical_nan(x * y);
+    case ZCOLL_OP_MAX: return hd::canonical_nan((x != x || y != y) ? x + y : (x > y ? x : y));
+    default: return hd::canonical_nan((x != x || y != y) ? x + y : (x < y ? x : y));
   }
 }
 
