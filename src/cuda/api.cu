@@ -51,6 +51,9 @@ zcoll_status check_result_ptr(const zcoll_cuda_result* r) {
   return ZCOLL_SUCCESS;
 }
 
+// The powers of x that join the header checksum's pieces (block_header_crc).
+const CrcPowers kCrcPowers = crc_powers();
+
 // Blocks of the chunk kernels: enough to fill the device; blocks loop over chunks.
 int chunk_grid() {
   int dev = 0, sms = 0;
@@ -195,7 +198,8 @@ zcoll_status open_stream(const char* what, DevState* st, const void* s, size_t s
   const auto* p = static_cast<const uint8_t*>(s);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
   ZCOLL_STEP(
-      ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets, offset_entries(size)));
+      ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets, offset_entries(size),
+                   kCrcPowers));
   if (validate) ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
   return ZCOLL_SUCCESS;
 }
@@ -214,7 +218,7 @@ zcoll_status launch_compress(const char* what, DevState* st, const zcoll_params&
   ZCOLL_STEP(ZCOLL_LAUNCH(k_compress<T>, grid, kThreads, s, st, src, scratch, sizes));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, offsets));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, offsets, dst));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, dst));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 1024, s, st, dst, kCrcPowers));
   return ZCOLL_SUCCESS;
 }
 
@@ -289,7 +293,8 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   // check_dst comes after the index and before the chunks, as on the CPU
   const auto* p = static_cast<const uint8_t*>(src);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off, offset_entries(src_size)));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off, offset_entries(src_size),
+                   kCrcPowers));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off,
@@ -351,7 +356,7 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   auto* d = static_cast<uint8_t*>(out);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, off));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, off, d));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, d));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 1024, s, st, d, kCrcPowers));
   if (acc) ZCOLL_STEP(ZCOLL_LAUNCH(k_copy_back, grid, kThreads, s, st, d, acc, acc_cap));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
   return ZCOLL_SUCCESS;
@@ -371,7 +376,7 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   auto* p = static_cast<uint8_t*>(stream_bytes);
   ZCOLL_CHECK(open_stream(what, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_set_divisor, 1, 1, s, st, divisor));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 256, s, st, p));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 1024, s, st, p, kCrcPowers));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
   return ZCOLL_SUCCESS;
 }

@@ -5,7 +5,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "cuda/kernels.cuh"
 #include "cuda/launch.cuh"
@@ -83,6 +86,58 @@ TEST(GpuKernels, PairChecksTheScratchSize) {
   EXPECT_EQ(s.status, ZCOLL_ERR_INTERNAL);
   EXPECT_EQ(s.reason, zcoll::cuda::kScratchTooSmall);
   EXPECT_EQ(s.detail, need);
+}
+
+// CRC-32C bit by bit, the reference of docs/format.md §3.
+uint32_t crc32c_bitwise(const std::vector<uint8_t>& bytes) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (uint8_t b : bytes) {
+    crc ^= b;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+// k_write_header's checksum, computed by the whole block in pieces joined by
+// powers of x, is the CRC-32C of header bytes [0,44) and the padded index, for
+// index sizes below, at and above one byte per thread (the pieces are 1, 2, 4...
+// bytes; a string shorter than the block is padded in front) and both block
+// sizes the kernels use.
+TEST(GpuKernels, HeaderChecksumOfEveryIndexSize) {
+  const zcoll::cuda::CrcPowers pw = zcoll::cuda::crc_powers();
+  uint32_t seed = 12345;
+  for (int threads : {256, 1024})
+    for (uint64_t chunks : {0, 1, 2, 3, 7, 245, 246, 247, 1000, 1013, 4097, 20000}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " chunks " + std::to_string(chunks));
+      DevState s{};
+      s.out.dtype = ZCOLL_FLOAT32;
+      s.out.chunk_size = 1024;
+      s.out.divisor = s.out.terms = 1;
+      s.out.n = chunks * 1024;
+      s.out.chunks = chunks;
+      s.out.eb = 1e-3;
+      s.out.quantum = 2e-3;
+      s.out.data_begin = 48 + (4 * chunks + 7) / 8 * 8;
+      std::vector<uint8_t> bytes(s.out.data_begin);
+      for (auto& b : bytes) b = static_cast<uint8_t>((seed = seed * 1103515245u + 12345u) >> 24);
+      DevState* d = nullptr;
+      uint8_t* dst = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), sizeof s), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dst), bytes.size()), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d, &s, sizeof s, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dst, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(ZCOLL_LAUNCH(zcoll::cuda::k_write_header, 1, threads, nullptr, d, dst, pw),
+                cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(bytes.data(), dst, bytes.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+      cudaFree(dst);
+      cudaFree(d);
+      std::vector<uint8_t> covered(bytes.begin(), bytes.begin() + 44);
+      covered.insert(covered.end(), bytes.begin() + 48, bytes.end());
+      const uint32_t want = crc32c_bitwise(covered);
+      uint32_t got;
+      std::memcpy(&got, bytes.data() + 44, 4);
+      EXPECT_EQ(got, want);
+    }
 }
 
 }  // namespace
