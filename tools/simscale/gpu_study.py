@@ -63,11 +63,13 @@ def main():
     prof = os.path.join(a.out, f"profile-gpu-{a.way}.txt")
     cal = gpu_profile.convert(a.bench_json, prof, a.way)
     nodes = [int(x) for x in a.nodes.split(",")]
-    # every simulated platform gets the GPU cluster's links
-    study.simplatform.write = functools.partial(platforms.write, gbps=a.link_gbps, lat_us=a.lat_us)
+    # every simulated platform gets the GPU cluster's links: the rate through study.py's
+    # --gbps (it passes gbps= to platforms.write itself, which would override a bound
+    # gbps: the first GPU study ran on study.py's default 100 Gbit/s), the latency bound here
+    study.simplatform.write = functools.partial(platforms.write, lat_us=a.lat_us)
     study.PRESETS["gpu"] = (["crossbar"], [("allreduce", nodes, [a.size])], "1")
     sys.argv = ["study.py", "--preset", "gpu", "--profile", prof, "--out", a.out, "--build", a.build,
-                "--modes", a.modes, "--no-plots"]
+                "--modes", a.modes, "--gbps", f"{a.link_gbps:g}", "--no-plots"]
     study.main()
     rows = [r for r in study.load_rows(os.path.join(a.out, "rows.jsonl"))
             if r["collective"] == "allreduce" and r["bytes"] == size_bytes(a.size) and not r.get("failed")]
