@@ -170,6 +170,36 @@ __device__ inline double warp_max_d(double v) {
   for (int s = 16; s > 0; s >>= 1) v = fmax(v, __shfl_xor_sync(kFull, v, s));
   return v;
 }
+// Word j of a block payload at p (docs/format.md §5.2): one 4-byte access where p is
+// 4-byte aligned (always, unless the stream itself starts misaligned), else bytes.
+__device__ inline uint32_t load_word(const uint8_t* p, bool aligned) {
+  return aligned ? *reinterpret_cast<const uint32_t*>(p) : get_word(p);
+}
+__device__ inline void store_word(uint8_t* p, uint32_t w, bool aligned) {
+  if (aligned)
+    *reinterpret_cast<uint32_t*>(p) = w;
+  else
+    put_word(p, w);
+}
+
+// decode_block_lane (shared_logic.h) by the whole warp, W the same on every lane:
+// lane j loads plane j, every lane takes its bit of each plane by a shuffle. The
+// same value as decode_block_lane, with one load per plane instead of four byte
+// loads per plane on every lane (the decoder's largest instruction count on an
+// H200, 2026-11-28).
+__device__ inline uint32_t decode_block_warp(const uint8_t* in, uint32_t W, uint32_t lane,
+                                             bool aligned) {
+  const uint32_t planes = W < 32 ? W : 32;
+  const uint32_t mine = lane < planes ? load_word(in + 4 * lane, aligned) : 0u;
+  uint32_t d = 0;
+  for (uint32_t j = 0; j < planes; ++j) d |= ((__shfl_sync(kFull, mine, j) >> lane) & 1u) << j;
+  if (W < 32) {
+    const uint32_t sign_bit = 1u << (W - 1);
+    d = (d ^ sign_bit) - sign_bit;
+  }
+  return d;
+}
+
 template <typename V>
 __device__ inline V warp_incl_scan(V v, int lane) {
   for (int s = 1; s < 32; s <<= 1) {
@@ -418,6 +448,7 @@ __device__ void decode_chunk_dev(const uint8_t* in, uint32_t len, double factor,
   }
   __shared__ uint32_t s_w[kWarps];
   __shared__ uint32_t s_sum[kWarps];
+  const bool aligned = (reinterpret_cast<uintptr_t>(in) & 3) == 0;
   const uint32_t nblocks = (len + 31) / 32;
   uint64_t pos = 12 + align4u(nblocks);
   uint32_t carry = get_word(in + 4);
@@ -431,7 +462,7 @@ __device__ void decode_chunk_dev(const uint8_t* in, uint32_t len, double factor,
       if (k < warp) off += 4 * s_w[k];
       tile += 4 * s_w[k];
     }
-    const uint32_t d = W ? decode_block_lane(in + off, W, lane) : 0u;
+    const uint32_t d = W ? decode_block_warp(in + off, W, lane, aligned) : 0u;
     const uint32_t incl = warp_incl_scan(d, lane);
     if (lane == 31) s_sum[warp] = incl;
     __syncthreads();
@@ -486,6 +517,7 @@ __device__ uint32_t compress_chunk_dev(const T* x, uint32_t len, const Quantizer
   const uint32_t raw = raw_bytes(len, sizeof(T));
   const uint32_t nblocks = (len + 31) / 32;
   const uint32_t pos0 = static_cast<uint32_t>(12 + align4u(nblocks));
+  const bool aligned = (reinterpret_cast<uintptr_t>(out) & 3) == 0;
   if (threadIdx.x == 0) s_qmax = 0;
   __syncthreads();
   bool escaped = pos0 >= raw;
@@ -524,7 +556,7 @@ __device__ uint32_t compress_chunk_dev(const T* x, uint32_t len, const Quantizer
     if (blk < nblocks) {
       if (lane == 0) out[12 + blk] = static_cast<uint8_t>(W);
       if (static_cast<uint32_t>(lane) < W && off + 4 * W <= raw)
-        put_word(out + off + 4 * lane, mine);
+        store_word(out + off + 4 * lane, mine, aligned);
     }
     pos += tile;
     if (pos >= raw) escaped = true;  // uniform: every thread saw the same s_w
