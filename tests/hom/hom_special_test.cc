@@ -124,7 +124,7 @@ TEST(HomNegate, RawChunkSignedZerosF32) { negate_signed_zeros<float>(); }
 TEST(HomNegate, RawChunkSignedZerosF64) { negate_signed_zeros<double>(); }
 
 // NaN and Inf in raw chunks under negation: -Inf, NaN stays NaN; twice restores
-// the values (quiet NaNs keep their payload).
+// the values (a NaN becomes the canonical one: see ComputedNansAreCanonical).
 template <typename T>
 void negate_specials(int threads) {
   std::vector<T> x = make_data<T>(Kind::kSmooth, 3 * 1024, 26);
@@ -148,5 +148,46 @@ void negate_specials(int threads) {
 }
 TEST(HomNegate, SpecialsF32) { negate_specials<float>(1); }
 TEST(HomNegate, SpecialsF64) { negate_specials<double>(2); }
+
+// Every NaN an operation computes is the canonical quiet NaN (docs/format.md §5.1),
+// whatever the inputs' NaNs and whichever operand the processor would return: the
+// GPU codec writes the same bytes (an H200 returned 0x7FFFFFFF where x86 keeps an
+// operand's NaN, 2026-11-28). Inputs: a negative NaN with a payload, Inf - Inf
+// (x86: the negative default NaN), NaN + NaN; hom add/sub/negate and DOC
+// SUM/PROD/MAX/MIN, at one and two threads. A NaN only copied (decompress of the
+// input) keeps its bits.
+template <typename T>
+void computed_nans_are_canonical(int threads) {
+  using U = typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type;
+  const U payload_nan = static_cast<U>(sizeof(T) == 4 ? 0xFFC12345ull : 0xFFF8000012345678ull);
+  const U canonical = static_cast<U>(sizeof(T) == 4 ? 0x7FC00000ull : 0x7FF8000000000000ull);
+  T pnan, inf = std::numeric_limits<T>::infinity();
+  std::memcpy(&pnan, &payload_nan, sizeof(T));
+  const size_t n = 3 * 1024;
+  std::vector<T> xa = make_data<T>(Kind::kSmooth, n, 41), xb = make_data<T>(Kind::kSmooth, n, 42);
+  xa[10] = pnan;             // NaN(payload) op finite
+  xa[1024 + 3] = inf;        // Inf - Inf (sub), Inf + Inf (add)
+  xb[1024 + 3] = inf;
+  xa[2048 + 5] = pnan;       // NaN op NaN
+  xb[2048 + 5] = pnan;
+  const Bytes za = compress(xa, 1e-3, 1024, threads), zb = compress(xb, 1e-3, 1024, threads);
+  EXPECT_EQ(bits_of(decompress<T>(za, threads)[10]), payload_nan) << "a copied NaN keeps its bits";
+  auto expect_canonical = [&](const Bytes& z, std::initializer_list<size_t> at, const char* what) {
+    ASSERT_FALSE(z.empty()) << what;
+    const std::vector<T> y = decompress<T>(z, threads);
+    for (size_t i : at) {
+      EXPECT_TRUE(std::isnan(y[i])) << what << " at " << i;
+      EXPECT_EQ(bits_of(y[i]), canonical) << what << " at " << i;
+    }
+  };
+  expect_canonical(hom_add(za, zb, threads), {10, 2048 + 5}, "hom add");
+  expect_canonical(hom_sub(za, zb, threads), {10, 1024 + 3, 2048 + 5}, "hom sub");
+  expect_canonical(negate(za, threads), {10, 2048 + 5}, "hom negate");
+  for (zcoll_op op : {ZCOLL_OP_SUM, ZCOLL_OP_PROD, ZCOLL_OP_MAX, ZCOLL_OP_MIN})
+    expect_canonical(doc(za, zb, op, threads), {10, 2048 + 5},
+                     ("doc op " + std::to_string(static_cast<int>(op))).c_str());
+}
+TEST(HomSpecialNan, ComputedNansAreCanonicalF32) { computed_nans_are_canonical<float>(1); }
+TEST(HomSpecialNan, ComputedNansAreCanonicalF64) { computed_nans_are_canonical<double>(2); }
 
 }  // namespace
