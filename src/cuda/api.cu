@@ -197,9 +197,8 @@ zcoll_status open_stream(const char* what, DevState* st, const void* s, size_t s
                          uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
   const auto* p = static_cast<const uint8_t*>(s);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
-  ZCOLL_STEP(
-      ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets, offset_entries(size),
-                   kCrcPowers));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets,
+                          offset_entries(size), kCrcPowers));
   if (validate) ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
   return ZCOLL_SUCCESS;
 }
@@ -294,7 +293,7 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   const auto* p = static_cast<const uint8_t*>(src);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off, offset_entries(src_size),
-                   kCrcPowers));
+                          kCrcPowers));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off,

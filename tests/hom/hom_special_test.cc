@@ -165,10 +165,10 @@ void computed_nans_are_canonical(int threads) {
   std::memcpy(&pnan, &payload_nan, sizeof(T));
   const size_t n = 3 * 1024;
   std::vector<T> xa = make_data<T>(Kind::kSmooth, n, 41), xb = make_data<T>(Kind::kSmooth, n, 42);
-  xa[10] = pnan;             // NaN(payload) op finite
-  xa[1024 + 3] = inf;        // Inf - Inf (sub), Inf + Inf (add)
+  xa[10] = pnan;       // NaN(payload) op finite
+  xa[1024 + 3] = inf;  // Inf - Inf (sub), Inf + Inf (add)
   xb[1024 + 3] = inf;
-  xa[2048 + 5] = pnan;       // NaN op NaN
+  xa[2048 + 5] = pnan;  // NaN op NaN
   xb[2048 + 5] = pnan;
   const Bytes za = compress(xa, 1e-3, 1024, threads), zb = compress(xb, 1e-3, 1024, threads);
   EXPECT_EQ(bits_of(decompress<T>(za, threads)[10]), payload_nan) << "a copied NaN keeps its bits";
