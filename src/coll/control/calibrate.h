@@ -49,10 +49,12 @@ zcoll_status probe_model(transport::Transport& tp, int threads, uint32_t chunk_s
 // A hash of the model's values, compared across ranks with the settings.
 double model_hash(const zcoll_model& m);
 
-// Compression ratio of data at absolute bound eb, estimated by compressing up
-// to 16 windows of 4096 values spread over the data (headers excluded, as they
-// are amortized over real segments). 0 when it cannot tell (no data, bad eb).
-double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb);
+// Compression ratio of data at absolute bound eb with `codec`, estimated by
+// compressing up to 16 windows of 4096 values spread over the data (headers
+// excluded, as they are amortized over real segments). 0 when it cannot tell
+// (no data, bad eb).
+double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb,
+                      zcoll_codec codec = ZCOLL_CODEC_FAST);
 
 // Write / read a tuning file (JSON).
 zcoll_status write_tune_file(const char* path, const zcoll_model& m);
