@@ -80,7 +80,7 @@ zcoll_status take_pick(const Call& k, const char* why_mpi, Selection* sel) {
   sel->why_algo = "auto";
   if (sel->ev.codecs) {
     sel->codec = b.codec;
-    sel->why_codec = b.codec == ZCOLL_CODEC_DENSE ? "codec auto: dense" : "codec auto: fast";
+    explain_codec(sel, "with the mode", sel->ev.ratio, sel->ev.ratio_dense);
   }
   sel->alg = find_algorithm(k.coll, b.algo);
   if (!sel->alg)
@@ -148,7 +148,7 @@ double auto_inverse_ratio(const zcoll_comm& zc, const Resolved& s, const Selecti
   if (s.eb_mode == ZCOLL_EB_REL) eb_local = mx > mn ? s.eb_value * (mx - mn) : 0;
   if (zc.cfg.bound == ZCOLL_BOUND_RESULT) eb_local /= c.size;
   const double ratio = codec == ZCOLL_CODEC_DENSE
-                           ? c.ops->estimate_ratio_dense(data, n, s.dtype, eb_local)
+                           ? c.ops->estimate_ratio_dense(data, n, s.dtype, eb_local, s.chunk)
                            : c.ops->estimate_ratio(data, n, s.dtype, eb_local);
   return ratio > 0 ? 1.0 / ratio : 1.0;
 }

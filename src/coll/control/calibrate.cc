@@ -540,7 +540,7 @@ zcoll_status ensure_model(zcoll_comm* zc) {
 }
 
 double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb,
-                      zcoll_codec codec) {
+                      zcoll_codec codec, uint32_t chunk) {
   if (!data || n == 0 || !(eb > 0) || !std::isfinite(eb)) return 0;
   const size_t vs = zcoll_dtype_size(dtype);
   const size_t win = 4096, windows = 16;
@@ -549,7 +549,7 @@ double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb,
   p.struct_size = sizeof p;
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = eb;
-  p.chunk_size = static_cast<uint32_t>(win);
+  p.chunk_size = chunk > 0 && chunk < win ? chunk : static_cast<uint32_t>(win);
   p.codec = codec;
   thread_local std::vector<uint8_t> buf;
   buf.resize(zcoll_compress_bound(win, dtype));

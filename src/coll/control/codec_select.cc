@@ -1,6 +1,8 @@
 // codec_select.cc — see codec_select.h.
 #include "coll/control/codec_select.h"
 
+#include <cstdio>
+
 #include "coll/control/calibrate.h"
 #include "coll/control/cost_model.h"
 
@@ -20,15 +22,23 @@ const char* codec_name(zcoll_codec codec) {
   return codec == ZCOLL_CODEC_DENSE ? "dense" : "fast";
 }
 
+void explain_codec(Selection* sel, const char* what, double ratio, double ratio_dense) {
+  std::snprintf(sel->why_codec, sizeof sel->why_codec,
+                "codec auto: %s (%s; ratio fast ~%.3g, dense ~%.3g)", codec_name(sel->codec), what,
+                ratio, ratio_dense);
+}
+
 zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, const Agreed& g,
                           Selection* sel) {
   sel->codec = ZCOLL_CODEC_FAST;
-  sel->why_codec = "codec auto: fast (no dense estimate)";
-  if (!(g.ratio > 0 && g.ratio_dense > 0)) return ZCOLL_SUCCESS;
+  if (!(g.ratio > 0 && g.ratio_dense > 0)) {
+    explain_codec(sel, "no estimate", g.ratio, g.ratio_dense);
+    return ZCOLL_SUCCESS;
+  }
   ZCOLL_CHECK(ensure_model(zc));
   zcoll_model dense;
   if (!model_usable(zc->model) || !dense_model(zc->model, &dense)) {
-    sel->why_codec = "codec auto: fast (the model has no dense rates)";
+    explain_codec(sel, "the model has no dense rates", g.ratio, g.ratio_dense);
     return ZCOLL_SUCCESS;
   }
   CostQuery q;
@@ -42,12 +52,9 @@ zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, cons
   const double t_fast = predict_seconds(zc->model, q, sel->mode, sel->algo);
   q.ratio = g.ratio_dense;
   const double t_dense = predict_seconds(dense, q, sel->mode, sel->algo);
-  if (t_dense >= 0 && t_fast >= 0 && t_dense < kAutoMargin * t_fast) {
+  if (t_dense >= 0 && t_fast >= 0 && t_dense < kAutoMargin * t_fast)
     sel->codec = ZCOLL_CODEC_DENSE;
-    sel->why_codec = "codec auto: dense predicted faster";
-  } else {
-    sel->why_codec = "codec auto: fast predicted faster";
-  }
+  explain_codec(sel, "predicted faster", g.ratio, g.ratio_dense);
   return ZCOLL_SUCCESS;
 }
 

@@ -30,4 +30,7 @@ zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, cons
 // "fast" or "dense".
 const char* codec_name(zcoll_codec codec);
 
+// sel->why_codec: "codec auto: <codec> (<what>; ratio fast ~x, dense ~y)".
+void explain_codec(Selection* sel, const char* what, double ratio, double ratio_dense);
+
 }  // namespace zcoll::coll
