@@ -77,9 +77,11 @@ typedef struct zcoll_model {
 } zcoll_model;
 
 /* A zcoll_model with struct_size set and every value 0 (to be filled). */
-#define ZCOLL_MODEL_INITIALIZER \
-  { sizeof(zcoll_model), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_MODEL_SOURCE_NONE, 0, 0, 0, 0, \
-    0, 0 }
+#define ZCOLL_MODEL_INITIALIZER                                                                   \
+  {                                                                                               \
+    sizeof(zcoll_model), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_MODEL_SOURCE_NONE, 0, 0, 0, 0, \
+        0, 0                                                                                      \
+  }
 
 /* Run the probe now (collective; also re-runs it). */
 ZCOLL_API zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);

@@ -1554,7 +1554,7 @@ void codec_env(const Env& e) {
     zcoll_comm* zc = make_codec_comm(e.comm, 0);
     zcoll_comm_config got = ZCOLL_COMM_CONFIG_INITIALIZER;
     zcoll_comm_get_config(zc, &got);
-    const uint64_t want = w[0] == 'd' ? ZCOLL_FORMAT_FLAG_DENSE
+    const uint64_t want = w[0] == 'd'   ? ZCOLL_FORMAT_FLAG_DENSE
                           : w[0] == 'a' ? ZCOLL_CODEC_FLAG_AUTO
                                         : 0;
     EXPECT(got.codec_flags == want, "ZCOLL_CODEC=%s: codec_flags 0x%llx", w,
@@ -1611,10 +1611,9 @@ void group_codec(const Env& e) {
   unsetenv("ZCOLL_AUTO_LOCAL");
 }
 
-const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather",  "bcast",
-                               "scatter",   "reduce",         "gather",     "large",
-                               "special",   "auto",           "node_aware", "codec",
-                               nullptr};
+const char* const kGroups[] = {"allreduce",  "reduce_scatter", "allgather", "bcast",   "scatter",
+                               "reduce",     "gather",         "large",     "special", "auto",
+                               "node_aware", "codec",          nullptr};
 
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
   auto want = [&](const char* g) {

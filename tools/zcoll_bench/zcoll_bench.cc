@@ -170,7 +170,7 @@ struct Row {
   size_t bytes = 0, count = 0;
   int threads = 1;
   std::string mode, algo, reason, ran_mode;
-  std::string codec = "none";  // the codec that ran (fast, dense; none: uncompressed)
+  std::string codec = "none";              // the codec that ran (fast, dense; none: uncompressed)
   double t_model = 0, ratio_in = 0;        // model prediction (us), one input's ratio
   double t_min = 0, t_avg = 0, t_max = 0;  // microseconds
   double algbw = 0, busbw = 0, speedup = 0, ratio = 0;

@@ -96,8 +96,7 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   const double inv_ratio =
       want_ratio ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx, ZCOLL_CODEC_FAST) : 0;
   const double inv_dense =
-      want_dense ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx, ZCOLL_CODEC_DENSE)
-                 : 0;
+      want_dense ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx, ZCOLL_CODEC_DENSE) : 0;
   rep->time_range = now_seconds() - t_range;
   // Layout: max, -min, max|x|, the settings as (v, -v) pairs, 1/ratio of
   // the fast and the dense codec.

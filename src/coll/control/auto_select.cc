@@ -44,8 +44,8 @@ void describe(const Candidate* c, int n, char* out, size_t cap) {
 // The cost model's candidates at `ratio` (and the dense codec's at
 // ratio_dense with ZCOLL_CODEC=auto), AUTO's pick among them, and its log line
 // on rank 0.
-void evaluate(zcoll_comm* zc, const Resolved& s, double ratio, double ratio_dense,
-              const char* what, AutoEval* ev) {
+void evaluate(zcoll_comm* zc, const Resolved& s, double ratio, double ratio_dense, const char* what,
+              AutoEval* ev) {
   ev->ratio = ratio;
   ev->ratio_dense = ratio_dense;
   ev->q.ratio = ratio;

@@ -70,10 +70,10 @@ const EnvField kEnv[] = {
 };
 
 const char* const kJsonKeys[] = {
-    "latency",         "sync_latency", "bandwidth",      "compress_bw",   "decompress_bw",
-    "hom_bw",          "reduce_bw",    "overlap",        "growth_bits",   "mpi_scale",
-    "mpi_scale_small", "node_latency", "node_bandwidth", "rail_bandwidth", "dense_compress_bw",
-    "dense_decompress_bw"};
+    "latency",        "sync_latency",   "bandwidth",         "compress_bw",
+    "decompress_bw",  "hom_bw",         "reduce_bw",         "overlap",
+    "growth_bits",    "mpi_scale",      "mpi_scale_small",   "node_latency",
+    "node_bandwidth", "rail_bandwidth", "dense_compress_bw", "dense_decompress_bw"};
 static_assert(sizeof kJsonKeys / sizeof kJsonKeys[0] == sizeof kEnv / sizeof kEnv[0],
               "a tuning-file key per model field");
 
@@ -203,9 +203,12 @@ void probe_dense(const zcoll_params& fast, const std::vector<float>& x, int thre
   std::vector<float> z(n);
   size_t asz = 0;
   const double bytes = static_cast<double>(n * sizeof(float));
-  out->dense_compress = timed([&] {
-    *st = *st ? *st : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz, threads);
-  }) / bytes;
+  out->dense_compress =
+      timed([&] {
+        *st = *st ? *st
+                  : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz, threads);
+      }) /
+      bytes;
   out->dense_decompress =
       timed([&] { *st = *st ? *st : zcoll_decompress(a.data(), asz, z.data(), n, threads); }) /
       bytes;
@@ -334,9 +337,9 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
     ZCOLL_CHECK(probe_network(tp, &net));
   else
     net.sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
-  double v[11] = {net.latency,        net.sec_per_byte,      codec.compress, codec.decompress,
-                  codec.hom_add,      codec.reduce,          net.sync_latency, net.mpi_small,
-                  net.mpi_large,      codec.dense_compress,  codec.dense_decompress};
+  double v[11] = {net.latency,   net.sec_per_byte,     codec.compress,        codec.decompress,
+                  codec.hom_add, codec.reduce,         net.sync_latency,      net.mpi_small,
+                  net.mpi_large, codec.dense_compress, codec.dense_decompress};
   ZCOLL_CHECK(tp.allreduce_max(v, 11));
   m->latency = v[0];
   m->bandwidth = 1.0 / v[1];
@@ -539,8 +542,8 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   return ZCOLL_SUCCESS;
 }
 
-double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb,
-                      zcoll_codec codec, uint32_t chunk) {
+double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb, zcoll_codec codec,
+                      uint32_t chunk) {
   if (!data || n == 0 || !(eb > 0) || !std::isfinite(eb)) return 0;
   const size_t vs = zcoll_dtype_size(dtype);
   const size_t win = 4096, windows = 16;

@@ -55,8 +55,8 @@ struct Selection {
   const char* why_algo = "";
   zcoll_codec codec = ZCOLL_CODEC_FAST;  // the codec of the compressed messages
   bool codec_auto = false;               // ZCOLL_CODEC=auto: the model picks it (codec_select.h)
-  char why_codec[96] = "";  // ZCOLL_CODEC=auto: the pick and both ratios
-  AutoEval ev;  // autom: the evaluation that chose
+  char why_codec[96] = "";               // ZCOLL_CODEC=auto: the pick and both ratios
+  AutoEval ev;                           // autom: the evaluation that chose
 };
 
 // What all ranks agreed on (agreement.cc).

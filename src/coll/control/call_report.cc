@@ -39,8 +39,8 @@ void CallReport::set_plan(const Resolved& s, const Selection& sel, const Ctx& c,
   rep_.error_bound = c.compressed() ? b.result : 0;
   rep_.error_factor = b.eb > 0 ? rep_.error_bound / b.eb : 0;
   rep_.codec = c.compressed() ? c.params.codec : ZCOLL_CODEC_FAST;
-  std::snprintf(rep_.reason, sizeof rep_.reason, "%s; %s%s; %s %s%s%s", sel.why_mode,
-                sel.why_algo, b.why, s.dtype == ZCOLL_FLOAT32 ? "float" : "double",
+  std::snprintf(rep_.reason, sizeof rep_.reason, "%s; %s%s; %s %s%s%s", sel.why_mode, sel.why_algo,
+                b.why, s.dtype == ZCOLL_FLOAT32 ? "float" : "double",
                 s.reduction ? zcoll_op_name(s.op) : "data movement", *sel.why_codec ? "; " : "",
                 sel.why_codec);
 }
@@ -67,8 +67,8 @@ zcoll_status CallReport::finish(zcoll_status s) {
             "(range %.1fus, first send %.1fus, after last receive %.1fus)%s%s",
             zcoll_collective_name(k_.coll), static_cast<unsigned long long>(rep_.count),
             zcoll_mode_name(rep_.mode), zcoll_algorithm_name(rep_.algorithm),
-            codec_name(rep_.codec), rep_.reason,
-            rep_.error_bound, static_cast<unsigned long long>(rep_.bytes_sent),
+            codec_name(rep_.codec), rep_.reason, rep_.error_bound,
+            static_cast<unsigned long long>(rep_.bytes_sent),
             static_cast<unsigned long long>(rep_.bytes_uncompressed), rep_.time_total * 1e6,
             rep_.time_range * 1e6, rep_.time_first_send * 1e6, rep_.time_after_recv * 1e6,
             s ? " FAILED: " : "", s ? zcoll_last_error() : "");

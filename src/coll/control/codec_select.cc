@@ -18,9 +18,7 @@ bool codec_choice(const zcoll_comm& zc) {
   return (zc.cfg.codec_flags & ZCOLL_CODEC_FLAG_AUTO) && !zc.device;
 }
 
-const char* codec_name(zcoll_codec codec) {
-  return codec == ZCOLL_CODEC_DENSE ? "dense" : "fast";
-}
+const char* codec_name(zcoll_codec codec) { return codec == ZCOLL_CODEC_DENSE ? "dense" : "fast"; }
 
 void explain_codec(Selection* sel, const char* what, double ratio, double ratio_dense) {
   std::snprintf(sel->why_codec, sizeof sel->why_codec,
@@ -52,8 +50,7 @@ zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, cons
   const double t_fast = predict_seconds(zc->model, q, sel->mode, sel->algo);
   q.ratio = g.ratio_dense;
   const double t_dense = predict_seconds(dense, q, sel->mode, sel->algo);
-  if (t_dense >= 0 && t_fast >= 0 && t_dense < kAutoMargin * t_fast)
-    sel->codec = ZCOLL_CODEC_DENSE;
+  if (t_dense >= 0 && t_fast >= 0 && t_dense < kAutoMargin * t_fast) sel->codec = ZCOLL_CODEC_DENSE;
   explain_codec(sel, "predicted faster", g.ratio, g.ratio_dense);
   return ZCOLL_SUCCESS;
 }

@@ -140,8 +140,8 @@ zcoll_status select_explicit(const zcoll_comm& zc, const Call& k, const Resolved
   }
   // ZCOLL_CODEC=auto: the model picks the codec of the modes that can use
   // either (hom stays on the fast codec's homomorphic sums)
-  sel->codec_auto =
-      codec_choice(zc) && (sel->mode == ZCOLL_MODE_DOC || sel->mode == ZCOLL_MODE_CPR_P2P);
+  sel->codec_auto = codec_choice(zc) &&
+                    (sel->mode == ZCOLL_MODE_DOC || sel->mode == ZCOLL_MODE_CPR_P2P);
   sel->alg = find_algorithm(k.coll, sel->algo);
   if (!sel->alg)
     return fail(ZCOLL_ERR_INTERNAL, "no algorithm %s for %s", zcoll_algorithm_name(sel->algo),
