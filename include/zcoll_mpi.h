@@ -278,7 +278,8 @@ typedef struct zcoll_report {
   double time_after_recv;      /* the last completed receive -> call end (work
                                   left when the wire is done: final decoding)  */
   zcoll_codec codec;           /* the codec of the call's messages (ZCOLL_CODEC;
-                                  with auto, the one chosen; since 1.2)        */
+                                  with auto, the one chosen; FAST when nothing
+                                  was compressed: mpi, raw; since 1.2)         */
 } zcoll_report;
 /* clang-format on */
 

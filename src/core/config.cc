@@ -168,7 +168,7 @@ const Decl kTable[kVarCount] = {
   // ---- diagnostics and kernels
   {kDebug, "ZCOLL_DEBUG", Kind::kChoice, "NONE|WARN|INFO|TRACE|0|1|2|3", 0, 0, "NONE", nullptr,
    kMpi,
-   "`INFO`: one line per call on rank 0 (collective, count, mode, algorithm and why, error "
+   "`INFO`: one line per call on rank 0 (collective, count, mode, algorithm, codec and why, error "
    "bound, bytes sent / uncompressed, time); `TRACE`: the same on every rank plus handle "
    "creation; `0`..`3` are the same levels"},
   {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar", 0, 0, "auto", nullptr, kLib,
@@ -534,8 +534,8 @@ std::string markdown() {
        "```\n"
        "ZCOLL_MODE=doc ZCOLL_EB_MODE=abs ZCOLL_ERROR_BOUND=1e-3 ZCOLL_DEBUG=INFO \\\n"
        "  mpirun -np 4 ./app\n"
-       "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring (config mode doc; auto: block >= "
-       "256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
+       "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring codec=fast (config mode doc; auto: "
+       "block >= 256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
        "```\n";
   return s;
 }

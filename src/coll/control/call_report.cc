@@ -62,12 +62,13 @@ zcoll_status CallReport::finish(zcoll_status s) {
   rep_.time_total = end - t0_;
   rep_.time_after_recv = last_recv_at_ > 0 ? end - last_recv_at_ : 0;
   if (rep_.mode != ZCOLL_MODE_MPI) rep_.time_comm = std::min(rep_.time_comm, rep_.time_total);
+  const bool compressed = rep_.mode != ZCOLL_MODE_MPI && rep_.mode != ZCOLL_MODE_RAW;
   ZCOLL_LOG(r_ == 0 ? log::kInfo : log::kTrace, r_, N_,
             "%s n=%llu: mode=%s algo=%s codec=%s (%s) bound=%.3g sent=%llu/%llu B t=%.1fus "
             "(range %.1fus, first send %.1fus, after last receive %.1fus)%s%s",
             zcoll_collective_name(k_.coll), static_cast<unsigned long long>(rep_.count),
             zcoll_mode_name(rep_.mode), zcoll_algorithm_name(rep_.algorithm),
-            codec_name(rep_.codec), rep_.reason, rep_.error_bound,
+            compressed ? codec_name(rep_.codec) : "none", rep_.reason, rep_.error_bound,
             static_cast<unsigned long long>(rep_.bytes_sent),
             static_cast<unsigned long long>(rep_.bytes_uncompressed), rep_.time_total * 1e6,
             rep_.time_range * 1e6, rep_.time_first_send * 1e6, rep_.time_after_recv * 1e6,
