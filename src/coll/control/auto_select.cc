@@ -41,22 +41,27 @@ void describe(const Candidate* c, int n, char* out, size_t cap) {
   }
 }
 
-// The cost model's candidates at `ratio` (and the dense codec's at
+// The model of the handle's codec: with ZCOLL_CODEC=dense the dense codec's
+// rates where the model has them.
+zcoll_model codec_model(const zcoll_comm& zc) {
+  zcoll_model m = zc.model;
+  if (configured_codec(zc) == ZCOLL_CODEC_DENSE) dense_model(zc.model, &m);
+  return m;
+}
+
+// The cost model m's candidates at `ratio` (and the dense codec's at
 // ratio_dense with ZCOLL_CODEC=auto), AUTO's pick among them, and its log line
 // on rank 0.
-void evaluate(zcoll_comm* zc, const Resolved& s, double ratio, double ratio_dense, const char* what,
-              AutoEval* ev) {
+void evaluate(zcoll_comm* zc, const Resolved& s, const zcoll_model& m, double ratio,
+              double ratio_dense, const char* what, AutoEval* ev) {
   ev->ratio = ratio;
   ev->ratio_dense = ratio_dense;
   ev->q.ratio = ratio;
   if (ev->codecs && ratio_dense > 0) {
     CostQuery qd = ev->q;
     qd.ratio = ratio_dense;
-    ev->ncand = auto_candidates_codecs(zc->model, ev->q, qd, s.forced, ev->cand, &ev->best);
+    ev->ncand = auto_candidates_codecs(m, ev->q, qd, s.forced, ev->cand, &ev->best);
   } else {
-    // ZCOLL_CODEC=dense: the dense codec's rates where the model has them
-    zcoll_model m = zc->model;
-    if (configured_codec(*zc) == ZCOLL_CODEC_DENSE) dense_model(zc->model, &m);
     ev->ncand = auto_candidates(m, ev->q, s.forced, ev->cand, &ev->best);
   }
   const int r = zc->tp->rank();
@@ -119,18 +124,23 @@ zcoll_status auto_first_look(zcoll_comm* zc, const Call& k, const Resolved& s, S
   if (ev.from_memo) {
     ++memo.calls;
     const double cap = max_ratio(s.vsize);
-    evaluate(zc, s, std::min(cap, memo.ratio), std::min(cap, memo.ratio_dense), "recent ratio",
-             &ev);
+    evaluate(zc, s, codec_model(*zc), std::min(cap, memo.ratio), std::min(cap, memo.ratio_dense),
+             "recent ratio", &ev);
     std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: recent ratio ~%.3g, predicted %.3gms",
                   ev.ratio, ev.pick().seconds * 1e3);
     return take_pick(k, "auto: mpi predicted fastest at the recent ratio", sel);
   }
   // Otherwise: can any compressed candidate win? At the largest ratio the
-  // format reaches; if MPI wins there, it wins at any ratio. (The dense codec
-  // at the same ratio is no faster than the fast one: whether MPI wins here
-  // does not depend on ZCOLL_CODEC, so ranks that differ in it still agree
-  // on the path, and the settings agreement reports the difference.)
-  evaluate(zc, s, max_ratio(s.vsize), max_ratio(s.vsize), "best possible ratio", &ev);
+  // format reaches; if MPI wins there, it wins at any ratio. Asked of the fast
+  // codec (hom included for SUM), whatever ZCOLL_CODEC says: the dense codec
+  // is no faster at the same ratio, so the answer is the same on ranks whose
+  // codec settings differ, and the settings agreement reports the difference.
+  const bool codecs = ev.codecs, sum = ev.q.sum;
+  ev.codecs = false;
+  ev.q.sum = s.reduction && s.op == ZCOLL_OP_SUM;
+  evaluate(zc, s, zc->model, max_ratio(s.vsize), 0, "best possible ratio", &ev);
+  ev.codecs = codecs;  // the decision after the agreement: the handle's codecs
+  ev.q.sum = sum;
   return take_pick(k, "auto: mpi predicted fastest at any compression ratio", sel);
 }
 
@@ -163,7 +173,7 @@ zcoll_status auto_decide(zcoll_comm* zc, const Call& k, const Resolved& s, doubl
   memo.dtype = s.dtype;
   memo.eb_mode = static_cast<int>(s.eb_mode);
   memo.eb = s.eb_value;
-  evaluate(zc, s, ratio, ratio_dense, "estimated ratio", &sel->ev);
+  evaluate(zc, s, codec_model(*zc), ratio, ratio_dense, "estimated ratio", &sel->ev);
   std::snprintf(sel->why_mode, sizeof sel->why_mode, "auto: ratio ~%.3g, predicted %.3gms", ratio,
                 sel->ev.pick().seconds * 1e3);
   return take_pick(k, sel->why_mode, sel);
