@@ -148,6 +148,10 @@ ZCOLL_API int zcoll_algorithms_of(zcoll_collective collective, zcoll_algorithm* 
 /* ---- configuration ---------------------------------------------------------
  * Every field can be overridden by a ZCOLL_* environment variable when the
  * handle is created (docs/env.md; zcoll_mpi_env_help() prints the table).    */
+/* codec_flags: the cost model chooses the codec per call (ZCOLL_CODEC=auto);
+ * a setting of the handle, never a flag of a stream. Since 1.2. */
+#define ZCOLL_CODEC_FLAG_AUTO 0x100u
+
 /* clang-format off */
 typedef struct zcoll_comm_config {
   size_t struct_size;                          /* sizeof(zcoll_comm_config)                 */
@@ -175,7 +179,10 @@ typedef struct zcoll_comm_config {
                                      0 = none (default). Since 1.1.
                                      ZCOLL_FORMAT_FLAG_DENSE (ZCOLL_CODEC=
                                      dense, since 1.2): the dense codec for
-                                     every message; hom runs as doc      */
+                                     every message; hom runs as doc.
+                                     ZCOLL_CODEC_FLAG_AUTO (ZCOLL_CODEC=auto,
+                                     since 1.2): the cost model picks fast
+                                     or dense per call (wins over DENSE) */
   zcoll_algorithm algorithm[ZCOLL_MAX_COLLECTIVES]; /* per collective, indexed by
                                      zcoll_collective: ZCOLL_<COLLECTIVE>_ALGO
                                      (ZCOLL_ALLREDUCE_ALGO auto|ring|rd, ...);
@@ -270,6 +277,9 @@ typedef struct zcoll_report {
                                   the link is idle until then)                 */
   double time_after_recv;      /* the last completed receive -> call end (work
                                   left when the wire is done: final decoding)  */
+  zcoll_codec codec;           /* the codec of the call's messages (ZCOLL_CODEC;
+                                  with auto, the one chosen; FAST when nothing
+                                  was compressed: mpi, raw; since 1.2)         */
 } zcoll_report;
 /* clang-format on */
 
@@ -277,7 +287,7 @@ typedef struct zcoll_report {
 #define ZCOLL_REPORT_INITIALIZER                                                                  \
   {                                                                                               \
     sizeof(zcoll_report), ZCOLL_COLL_NONE, ZCOLL_MODE_DEFAULT, ZCOLL_ALGO_AUTO, ZCOLL_SUCCESS, 0, \
-        "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0                                     \
+        "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_CODEC_FAST                   \
   }
 
 ZCOLL_API zcoll_status zcoll_comm_last_report(const zcoll_comm* zc, zcoll_report* report);

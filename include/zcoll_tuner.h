@@ -70,11 +70,18 @@ typedef struct zcoll_model {
                             this many per node (the last node takes the
                             rest); 0 or 1 = a node per rank. The probe
                             sets the handle's largest node.               */
+  /* The dense codec's rates (ZCOLL_CODEC=auto chooses between the codecs);
+   * 0 = not known: auto keeps the fast codec. Since 1.2. */
+  double dense_compress_bw;   /* the dense codec's compression                */
+  double dense_decompress_bw; /* the dense codec's decompression              */
 } zcoll_model;
 
 /* A zcoll_model with struct_size set and every value 0 (to be filled). */
-#define ZCOLL_MODEL_INITIALIZER \
-  { sizeof(zcoll_model), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_MODEL_SOURCE_NONE, 0, 0, 0, 0 }
+#define ZCOLL_MODEL_INITIALIZER                                                                   \
+  {                                                                                               \
+    sizeof(zcoll_model), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ZCOLL_MODEL_SOURCE_NONE, 0, 0, 0, 0, \
+        0, 0                                                                                      \
+  }
 
 /* Run the probe now (collective; also re-runs it). */
 ZCOLL_API zcoll_status zcoll_comm_calibrate(zcoll_comm* zc);

@@ -116,6 +116,7 @@ nb::dict report_dict(const zcoll_report& r) {
   d["time_range"] = r.time_range;
   d["time_first_send"] = r.time_first_send;
   d["time_after_recv"] = r.time_after_recv;
+  d["codec"] = r.codec == ZCOLL_CODEC_DENSE ? "dense" : "fast";
   return d;
 }
 
@@ -191,8 +192,9 @@ class Request {
 
 class Comm {
  public:
+  // codec: -1 the default, 0 fast, 1 dense, 2 auto (ZCOLL_CODEC)
   Comm(int64_t fortran_handle, int mode, int eb_mode, double error_bound, int threads,
-       int64_t min_bytes, int64_t chunk_size, int bound) {
+       int64_t min_bytes, int64_t chunk_size, int bound, int codec) {
     if (!mpi_usable()) raise(PyExc_RuntimeError, "MPI is not initialized (import mpi4py.MPI)");
     MPI_Datatype t16 = MPI_DATATYPE_NULL;  // the 16-bit types, created here with the GIL held
     if (zcoll_status s = zcoll_mpi_datatype(ZCOLL_FLOAT16, &t16)) raise_status(s, "Comm");
@@ -206,6 +208,10 @@ class Comm {
     if (min_bytes >= 0) cfg.min_bytes = static_cast<size_t>(min_bytes);
     if (chunk_size >= 0) cfg.chunk_size = static_cast<uint32_t>(chunk_size);
     if (bound >= 0) cfg.bound = static_cast<zcoll_bound_semantics>(bound);
+    if (codec >= 0)
+      cfg.codec_flags = (cfg.codec_flags & ZCOLL_FLAG_CHECKSUM) |
+                        (codec == 1 ? ZCOLL_FORMAT_FLAG_DENSE : 0) |
+                        (codec == 2 ? ZCOLL_CODEC_FLAG_AUTO : 0);
     zcoll_status s;
     {
       nb::gil_scoped_release unlocked;
@@ -465,6 +471,9 @@ class Comm {
     d["threads"] = c.threads;
     d["min_bytes"] = c.min_bytes;
     d["chunk_size"] = c.chunk_size;
+    d["codec"] = (c.codec_flags & ZCOLL_CODEC_FLAG_AUTO)     ? "auto"
+                 : (c.codec_flags & ZCOLL_FORMAT_FLAG_DENSE) ? "dense"
+                                                             : "fast";
     return d;
   }
 
@@ -549,9 +558,10 @@ NB_MODULE(_mpi, m) {
       .def_prop_ro("done", &Request::done)
       .def("report", &Request::report);
   nb::class_<Comm>(m, "Comm")
-      .def(nb::init<int64_t, int, int, double, int, int64_t, int64_t, int>(),
+      .def(nb::init<int64_t, int, int, double, int, int64_t, int64_t, int, int>(),
            nb::arg("fortran_handle"), nb::arg("mode"), nb::arg("eb_mode"), nb::arg("error_bound"),
-           nb::arg("threads"), nb::arg("min_bytes"), nb::arg("chunk_size"), nb::arg("bound"))
+           nb::arg("threads"), nb::arg("min_bytes"), nb::arg("chunk_size"), nb::arg("bound"),
+           nb::arg("codec"))
       .def("free", &Comm::free)
       .def_prop_ro("size", &Comm::size)
       .def_prop_ro("rank", &Comm::rank)

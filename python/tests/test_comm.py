@@ -455,6 +455,25 @@ def test_settings_that_differ_are_a_mismatch_on_every_rank():
         c.free()
 
 
+@pytest.mark.parametrize("codec", ["dense", "auto"])
+def test_codec_dense_and_auto(codec):
+    """codec="dense" / "auto": results within the reported bound, the codec in
+    the config and the report; a bad name is a ValueError."""
+    with zcoll.Comm(W, mode="doc", eb_mode="abs", error_bound=EB, min_bytes=0,
+                    codec=codec) as c:
+        assert c.config()["codec"] == codec
+        x = data(40_001, np.float32, salt=3)
+        y = c.allreduce(x)
+        rep = c.last_report()
+        assert rep["codec"] in ("fast", "dense")
+        if codec == "dense" and P > 1:
+            assert rep["codec"] == "dense"
+        err = np.max(np.abs(y.astype(np.float64) - exact_reduce(x, "sum")))
+        assert err <= rep["error_bound"] * (1 + 1e-6) + 1e-5 * P
+    with pytest.raises(ValueError, match="codec"):
+        zcoll.Comm(W, codec="densest")
+
+
 def test_free_and_context_manager():
     with zcoll.Comm(W, mode="mpi") as c:
         assert c.size == P and c.rank == R

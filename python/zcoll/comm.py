@@ -150,22 +150,29 @@ def _finish(req, result):
     return result if req is None else Request(req, result)
 
 
+_CODECS = ("fast", "dense", "auto")  # the index is the extension's codec argument
+
+
 class Comm:
     """Compressed collectives over an mpi4py intra-communicator.
 
     ``Comm(comm, mode=None, eb_mode=None, error_bound=None, threads=None,
-    min_bytes=None, chunk_size=None, bound=None)``: arguments left None take the
-    library's defaults (mode "auto", REL 1e-4, threads 1, min_bytes 65536) and
-    then the ``ZCOLL_*`` environment (docs/env.md). ``bound`` is
-    "per_compression" or "result". Creating and freeing are collective; use
+    min_bytes=None, chunk_size=None, bound=None, codec=None)``: arguments left
+    None take the library's defaults (mode "auto", REL 1e-4, threads 1,
+    min_bytes 65536, codec "fast") and then the ``ZCOLL_*`` environment
+    (docs/env.md). ``bound`` is "per_compression" or "result"; ``codec`` is
+    "fast", "dense" or "auto" (the cost model picks per call; ``last_report()``
+    names the codec that ran). Creating and freeing are collective; use
     ``free()`` or ``with`` to free at a point all ranks reach.
     """
 
     def __init__(self, comm, mode=None, eb_mode=None, error_bound=None, threads=None,
-                 min_bytes=None, chunk_size=None, bound=None):
+                 min_bytes=None, chunk_size=None, bound=None, codec=None):
         mpi = _mpi_module()
         if bound not in (None, "per_compression", "result"):
             raise ValueError(f"bound must be 'per_compression' or 'result', got {bound!r}")
+        if codec not in (None,) + _CODECS:
+            raise ValueError(f"codec must be one of {', '.join(_CODECS)}, got {codec!r}")
         self._comm = comm
         self._c = mpi.Comm(
             int(comm.py2f()), _mode(mode), _eb_mode(eb_mode),
@@ -173,7 +180,8 @@ class Comm:
             -1 if threads is None else int(threads),
             -1 if min_bytes is None else int(min_bytes),
             -1 if chunk_size is None else int(chunk_size),
-            -1 if bound is None else (0 if bound == "per_compression" else 1))
+            -1 if bound is None else (0 if bound == "per_compression" else 1),
+            -1 if codec is None else _CODECS.index(codec))
 
     # -- handle -------------------------------------------------------------
     def free(self):

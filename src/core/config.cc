@@ -65,12 +65,14 @@ const Decl kTable[kVarCount] = {
    "`1`: every compressed message carries a CRC-32C per chunk (format 1.1, "
    "`ZCOLL_FLAG_CHECKSUM`), verified by the receiver: a corrupted message is an error on every "
    "rank, never a wrong value (docs/reliability.md)"},
-  {kCodec, "ZCOLL_CODEC", Kind::kChoice, "fast|dense", 0, 0, "fast", nullptr, kMpi,
+  {kCodec, "ZCOLL_CODEC", Kind::kChoice, "fast|dense|auto", 0, 0, "fast", nullptr, kMpi,
    "the codec of every compressed message: `fast` (bit planes) or `dense` (format 1.3: Lorenzo "
    "order 1/2 + rANS, a higher ratio at a lower speed; `ZCOLL_FORMAT_FLAG_DENSE` in "
-   "`codec_flags`). Dense streams have no homomorphic addition: with `dense`, `hom` runs as "
-   "`doc` and `auto` chooses among the `doc` rows (its cost model still has the fast codec's "
-   "rates); the GPU handles refuse it; ranks must agree"},
+   "`codec_flags`), or `auto`: per call, the cost model picks the codec from the link rate, both "
+   "codecs' rates and both ratios on the data's sample (`ZCOLL_CODEC_FLAG_AUTO` in "
+   "`codec_flags`; the call's report names the codec). Dense streams have no homomorphic "
+   "addition: with `dense`, `hom` runs as `doc`; the GPU handles refuse `dense` and run `auto` "
+   "as `fast`; ranks must agree"},
   {kWaitSleep, "ZCOLL_WAIT_SLEEP", Kind::kTime, "time (0, 20us, 1e-4)", 0, kInf, "0", nullptr,
    kMpi,
    "`0`: a rank waiting for a message spins in `MPI_Wait`; a time: it tests the request and "
@@ -129,6 +131,12 @@ const Decl kTable[kVarCount] = {
    "cost model: compression throughput (uncompressed bytes/s, at the handle's threads)"},
   {kDecompressBw, "ZCOLL_DECOMPRESS_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
    "cost model: decompression throughput"},
+  {kDenseCompressBw, "ZCOLL_DENSE_COMPRESS_BW", Kind::kRate, "rate", 0, kInf, nullptr,
+   "probe, with ZCOLL_CODEC=auto", kMpi,
+   "cost model: the dense codec's compression throughput (`ZCOLL_CODEC=auto`)"},
+  {kDenseDecompressBw, "ZCOLL_DENSE_DECOMPRESS_BW", Kind::kRate, "rate", 0, kInf, nullptr,
+   "probe, with ZCOLL_CODEC=auto", kMpi,
+   "cost model: the dense codec's decompression throughput (`ZCOLL_CODEC=auto`)"},
   {kHomBw, "ZCOLL_HOM_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
    "cost model: homomorphic addition of two streams (uncompressed bytes/s)"},
   {kReduceBw, "ZCOLL_REDUCE_BW", Kind::kRate, "rate", 0, kInf, nullptr, "probe", kMpi,
@@ -160,7 +168,7 @@ const Decl kTable[kVarCount] = {
   // ---- diagnostics and kernels
   {kDebug, "ZCOLL_DEBUG", Kind::kChoice, "NONE|WARN|INFO|TRACE|0|1|2|3", 0, 0, "NONE", nullptr,
    kMpi,
-   "`INFO`: one line per call on rank 0 (collective, count, mode, algorithm and why, error "
+   "`INFO`: one line per call on rank 0 (collective, count, mode, algorithm, codec and why, error "
    "bound, bytes sent / uncompressed, time); `TRACE`: the same on every rank plus handle "
    "creation; `0`..`3` are the same levels"},
   {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar", 0, 0, "auto", nullptr, kLib,
@@ -516,7 +524,8 @@ std::string markdown() {
        "is created; each of those collectives has one algorithm today.\n"
        "\n"
        "The cost-model variables override the tuning file, which replaces the probe;\n"
-       "when latency, bandwidth and the four throughputs are all given, no probe runs.\n"
+       "when latency, bandwidth and the four throughputs are all given (with\n"
+       "`ZCOLL_CODEC=auto`, the dense codec's two rates too), no probe runs.\n"
        "Every rank must see the same values: the first `auto` call checks it and\n"
        "returns `ZCOLL_ERR_MISMATCH` on every rank otherwise.\n"
        "\n"
@@ -525,8 +534,8 @@ std::string markdown() {
        "```\n"
        "ZCOLL_MODE=doc ZCOLL_EB_MODE=abs ZCOLL_ERROR_BOUND=1e-3 ZCOLL_DEBUG=INFO \\\n"
        "  mpirun -np 4 ./app\n"
-       "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring (config mode doc; auto: block >= "
-       "256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
+       "zcoll INFO [0/4] allreduce n=4194304: mode=doc algo=ring codec=fast (config mode doc; auto: "
+       "block >= 256 KiB per rank; float SUM) bound=0.004 sent=... t=...us\n"
        "```\n";
   return s;
 }

@@ -48,6 +48,8 @@ enum Var {
   kNetBandwidth,
   kCompressBw,
   kDecompressBw,
+  kDenseCompressBw,
+  kDenseDecompressBw,
   kHomBw,
   kReduceBw,
   kModelOverlap,

@@ -128,6 +128,49 @@ TEST(CostModel, CompressionPaysOnASlowLinkAndNotOnAFastOne) {
   EXPECT_LE(predict_seconds(test_model(), q2, ZCOLL_MODE_HOM, ZCOLL_ALGO_RING), t8);
 }
 
+// ZCOLL_CODEC=auto: the dense codec (2x the fast codec's ratio here, at its
+// measured ~0.5 / 0.8 GB/s against the fast codec's several GB/s) where the
+// wire is slow, the fast codec where it is fast, MPI where neither pays; dense
+// rows are doc only, and without the dense rates there are none.
+TEST(CostModel, AutoCodecPicksDenseOnASlowLinkFastOnAFastOne) {
+  zcoll_model m = test_model();
+  m.compress_bw = 3e9;
+  m.decompress_bw = 6e9;
+  m.hom_bw = 8e9;
+  m.dense_compress_bw = 0.5e9;
+  m.dense_decompress_bw = 0.8e9;
+  const CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 24, 4);
+  CostQuery qd = q;
+  qd.ratio = 8;
+  Candidate c[kMaxCandidates];
+  int best = 0;
+  auto pick = [&](double bandwidth) {
+    m.bandwidth = bandwidth;
+    const int n = auto_candidates_codecs(m, q, qd, ZCOLL_ALGO_AUTO, c, &best);
+    for (int i = 0; i < n; ++i)
+      if (c[i].codec == ZCOLL_CODEC_DENSE) {
+        EXPECT_EQ(c[i].mode, ZCOLL_MODE_DOC);
+      }
+    return c[best];
+  };
+  Candidate b = pick(12.5e6);  // 100 Mbit/s
+  EXPECT_EQ(b.codec, ZCOLL_CODEC_DENSE) << "100 Mbit/s: " << zcoll_mode_name(b.mode);
+  EXPECT_EQ(b.mode, ZCOLL_MODE_DOC);
+  b = pick(1.25e9);  // 10 Gbit/s: dense's 0.5 GB/s is slower than the wire
+  EXPECT_EQ(b.codec, ZCOLL_CODEC_FAST) << "10 Gbit/s: " << zcoll_mode_name(b.mode);
+  EXPECT_NE(b.mode, ZCOLL_MODE_MPI);
+  b = pick(100e9);
+  EXPECT_EQ(b.mode, ZCOLL_MODE_MPI) << "a link faster than both codecs";
+  // the same ratio: the dense codec is never picked (slower at no gain)
+  m.bandwidth = 12.5e6;
+  const int n = auto_candidates_codecs(m, q, q, ZCOLL_ALGO_AUTO, c, &best);
+  EXPECT_EQ(c[best].codec, ZCOLL_CODEC_FAST) << n;
+  // no dense rates (a model from before them): fast candidates only
+  m.dense_compress_bw = 0;
+  const int n2 = auto_candidates_codecs(m, q, qd, ZCOLL_ALGO_AUTO, c, &best);
+  for (int i = 0; i < n2; ++i) EXPECT_EQ(c[i].codec, ZCOLL_CODEC_FAST);
+}
+
 TEST(CostModel, NoHomCandidateForOtherOps) {
   CostQuery q = query(ZCOLL_COLL_ALLREDUCE, 4, 1 << 24, 8);
   q.sum = false;

@@ -334,6 +334,47 @@ int run_errors() {
   return 0;
 }
 
+// ZCOLL_CODEC=auto on a device handle: the GPU codec writes no dense streams,
+// so the model keeps the fast codec (on a link slow enough for dense to win on
+// the CPU), and the results stay within the bound.
+void run_codec_auto(bool cuda_aware, cudaStream_t st) {
+  const char* env[][2] = {{"ZCOLL_AUTO_LOCAL", "model"},       {"ZCOLL_NET_LATENCY", "50us"},
+                          {"ZCOLL_NET_BANDWIDTH", "1e6"},      {"ZCOLL_COMPRESS_BW", "3e9"},
+                          {"ZCOLL_DECOMPRESS_BW", "6e9"},      {"ZCOLL_HOM_BW", "1e10"},
+                          {"ZCOLL_REDUCE_BW", "1e10"},         {"ZCOLL_DENSE_COMPRESS_BW", "3e8"},
+                          {"ZCOLL_DENSE_DECOMPRESS_BW", "5e8"}};
+  for (auto& e : env) setenv(e[0], e[1], 1);
+  zcoll_comm_config cfg;
+  zcoll_comm_config_init(&cfg);
+  cfg.min_bytes = 0;
+  cfg.codec_flags = ZCOLL_CODEC_FLAG_AUTO;
+  zcoll_cuda_comm* zcc = nullptr;
+  zcoll_status s = zcoll_cuda_comm_create(
+      MPI_COMM_WORLD, &cfg,
+      cuda_aware ? ZCOLL_CUDA_TRANSPORT_MPI_CUDA_AWARE : ZCOLL_CUDA_TRANSPORT_MPI_STAGED, &zcc);
+  for (auto& e : env) unsetenv(e[0]);
+  CHECK(s == ZCOLL_SUCCESS, "create, codec auto: %s (%s)", zcoll_status_string(s),
+        zcoll_last_error());
+  if (s != ZCOLL_SUCCESS) return;
+  zcoll_cuda_comm_set_error_bound(zcc, ZCOLL_EB_ABS, 1e-3);
+  const size_t n = 40000;
+  for (zcoll_mode mode : {ZCOLL_MODE_DOC, ZCOLL_MODE_AUTO}) {
+    zcoll_cuda_comm_set_mode(zcc, mode);
+    Dev a(n * 4), b(n * 4);
+    up(a.p, inputs<float>(g_rank, 0, n, false));
+    zcoll_report rep;
+    s = zcoll_cuda_allreduce(zcc, a.p, b.p, n, MPI_FLOAT, MPI_SUM, st, &rep);
+    CHECK(s == ZCOLL_SUCCESS, "codec auto allreduce: %s (%s)", zcoll_status_string(s),
+          zcoll_last_error());
+    CHECK(rep.codec == ZCOLL_CODEC_FAST, "codec auto on a device handle ran codec %d (%s)",
+          static_cast<int>(rep.codec), rep.reason);
+    std::vector<double> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = reference<float>(ZCOLL_OP_SUM, i, false);
+    if (s == ZCOLL_SUCCESS) compare("codec auto allreduce", down<float>(b.p, n), want, rep);
+  }
+  CHECK(zcoll_cuda_comm_free(zcc) == ZCOLL_SUCCESS, "free");
+}
+
 int run_all(bool cuda_aware, const std::string& group) {
   int have = zcoll_cuda_device_count() > 0, all = 0;
   MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -388,6 +429,7 @@ int run_all(bool cuda_aware, const std::string& group) {
     rep.error_bound = 0;
     compare("baseline allreduce", down<float>(b.p, n), want, rep);
   }
+  run_codec_auto(cuda_aware, st);
   g_stream = nullptr;
   cudaStreamDestroy(st);
   CHECK(zcoll_cuda_comm_free(zcc) == ZCOLL_SUCCESS, "free");

@@ -118,6 +118,7 @@ struct Case {
   bool average;
   int salt;
   const char* label;
+  bool dense;  // the handle's codec is dense (ZCOLL_CODEC=dense): hom runs as doc
 };
 
 std::string describe(const Case& c, const char* coll, const char* type) {
@@ -134,6 +135,7 @@ zcoll_mode expected_mode(const Case& c, bool reduction, size_t values) {
   if (c.mode == ZCOLL_MODE_AUTO) return ZCOLL_MODE_AUTO;  // checked by the caller
   if (values == 0) return c.mode;
   if (reduction && c.mode == ZCOLL_MODE_HOM && c.op != MPI_SUM) return ZCOLL_MODE_DOC;
+  if (c.mode == ZCOLL_MODE_HOM && c.dense) return ZCOLL_MODE_DOC;
   return c.mode;
 }
 
@@ -1268,6 +1270,11 @@ void auto_probe(const Env& e) {
              m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 0.5 && m.mpi_scale > 0,
          "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
          m.decompress_bw, m.hom_bw, m.reduce_bw);
+  // the dense codec's rates (ZCOLL_CODEC=auto): measured, and slower than the fast codec's
+  EXPECT(m.dense_compress_bw > 1e6 && m.dense_decompress_bw > 1e6 &&
+             m.dense_compress_bw < m.compress_bw,
+         "probed dense rates: c %g d %g (fast c %g)", m.dense_compress_bw, m.dense_decompress_bw,
+         m.compress_bw);
   double v[2] = {m.bandwidth, -m.bandwidth};
   MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, e.comm);
   EXPECT(v[0] == -v[1], "probed model differs across ranks");
@@ -1432,9 +1439,191 @@ void group_auto(const Env& e) {
   unsetenv("ZCOLL_AUTO_LOCAL");
 }
 
-const char* const kGroups[] = {"allreduce", "reduce_scatter", "allgather",  "bcast",
-                               "scatter",   "reduce",         "gather",     "large",
-                               "special",   "auto",           "node_aware", nullptr};
+// ---- the codec: ZCOLL_CODEC=fast|dense|auto ---------------------------------------
+
+// A handle with codec_flags, REL 1e-4: chunks of 1024 values in segments of
+// 2048 (the `fine` kind), or the default chunk and segment (chunk 0).
+zcoll_comm* make_codec_comm(MPI_Comm comm, uint64_t codec_flags, uint32_t chunk = 1024) {
+  zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+  cfg.min_bytes = 0;
+  cfg.chunk_size = chunk;
+  cfg.pipeline_values = chunk ? 2 * chunk : 0;
+  cfg.codec_flags = codec_flags;
+  zcoll_comm* zc = nullptr;
+  EXPECT(zcoll_comm_create(comm, &cfg, &zc) == ZCOLL_SUCCESS, "create codec 0x%llx: %s",
+         static_cast<unsigned long long>(codec_flags), zcoll_last_error());
+  return zc;
+}
+
+// A model with both codecs' rates: the fast codec at 3 GB/s (decompression 6),
+// the dense one at 0.3 / 0.5 GB/s; the link at `bandwidth` bytes/s.
+zcoll_model codec_model(double bandwidth) {
+  zcoll_model m = make_model(5e-5, bandwidth, 3e9);
+  m.dense_compress_bw = 0.3e9;
+  m.dense_decompress_bw = 0.5e9;
+  return m;
+}
+
+// Every collective under one handle and mode: results within the reported bound.
+void codec_collectives(const Env& e, zcoll_comm* zc, zcoll_mode m, bool dense, const char* label) {
+  const int N = e.size;
+  for (size_t n : counts_for(N))
+    for (MPI_Op op : {MPI_SUM, MPI_MAX}) {
+      Case c = base(e, zc, label);
+      c.mode = m;
+      c.op = op;
+      c.count = n;
+      c.dense = dense;
+      t_allreduce<float>(c);
+      t_allreduce<double>(c);
+      t_reduce_scatter<float>(c, false);
+      t_reduce<double>(c);
+      if (op != MPI_SUM) continue;  // data movement: once
+      t_allgather<float>(c);
+      t_gather<double>(c);
+      for (int root : roots_for(N)) {
+        c.root = root;
+        t_bcast<double>(c);
+        t_scatter<float>(c);
+      }
+    }
+}
+
+// ZCOLL_CODEC=dense: every collective in every compressed mode (hom runs as doc),
+// the report names the codec
+void codec_dense(const Env& e) {
+  zcoll_comm* zc = make_codec_comm(e.comm, ZCOLL_FORMAT_FLAG_DENSE);
+  for (zcoll_mode m : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM})
+    codec_collectives(e, zc, m, true, "codec dense");
+  Case c = base(e, zc, "codec dense report");
+  c.mode = ZCOLL_MODE_DOC;
+  c.count = 20000;
+  c.dense = true;
+  t_allreduce<float>(c);
+  EXPECT(last(zc).codec == ZCOLL_CODEC_DENSE, "dense handle reports codec %d (%s)",
+         static_cast<int>(last(zc).codec), last(zc).reason);
+  zcoll_comm_free(zc);
+}
+
+// The codec AUTO picks for an Allreduce of 2^18 values of a slow sine (where
+// Lorenzo prediction pays: at REL 1e-4 the dense codec's ratio is ~1.5x the
+// fast one's) on a link of `bandwidth`.
+zcoll_report codec_auto_pick(const Env& e, zcoll_comm* zc, double bandwidth, zcoll_mode mode) {
+  const zcoll_model m = codec_model(bandwidth);
+  EXPECT(zcoll_comm_set_model(zc, &m) == ZCOLL_SUCCESS, "set_model: %s", zcoll_last_error());
+  zcoll_comm_set_mode(zc, mode);
+  const size_t n = size_t{1} << 18;
+  std::vector<float> x(n), y(n);
+  for (size_t i = 0; i < n; ++i) x[i] = std::sin(1e-3f * static_cast<float>(i) + e.rank);
+  const zcoll_status s = zcoll_allreduce(zc, x.data(), y.data(), n, MPI_FLOAT, MPI_SUM);
+  EXPECT(s == ZCOLL_SUCCESS, "codec auto pick: %s", zcoll_last_error());
+  return last(zc);
+}
+
+// ZCOLL_CODEC=auto: dense on a slow link, fast on a fast one (mode auto and
+// an explicit doc), MPI on a link faster than both; every collective in every
+// mode within the bound, on a slow link (where the dense codec wins on smooth
+// data in the default chunks; in chunks of 1024 its tables cost more than it
+// saves, and the model sees it in the estimate: both run)
+void codec_auto(const Env& e) {
+  zcoll_comm* zc = make_codec_comm(e.comm, ZCOLL_CODEC_FLAG_AUTO, 0);
+  for (zcoll_mode m : {ZCOLL_MODE_AUTO, ZCOLL_MODE_DOC}) {
+    zcoll_report r = codec_auto_pick(e, zc, 1e6, m);
+    EXPECT(r.mode == ZCOLL_MODE_DOC && r.codec == ZCOLL_CODEC_DENSE,
+           "%s, 8 Mbit/s: ran %s with codec %d (%s)", zcoll_mode_name(m), zcoll_mode_name(r.mode),
+           static_cast<int>(r.codec), r.reason);
+    r = codec_auto_pick(e, zc, 1e9, m);
+    EXPECT(r.mode != ZCOLL_MODE_MPI && r.codec == ZCOLL_CODEC_FAST,
+           "%s, 8 Gbit/s: ran %s with codec %d (%s)", zcoll_mode_name(m), zcoll_mode_name(r.mode),
+           static_cast<int>(r.codec), r.reason);
+  }
+  EXPECT(codec_auto_pick(e, zc, 1e12, ZCOLL_MODE_AUTO).mode == ZCOLL_MODE_MPI,
+         "8 Tbit/s: auto runs MPI (%s)", last(zc).reason);
+  const zcoll_model slow = codec_model(1e6);
+  zcoll_comm_set_model(zc, &slow);
+  for (zcoll_mode m : {ZCOLL_MODE_AUTO, ZCOLL_MODE_DOC, ZCOLL_MODE_HOM, ZCOLL_MODE_CPR_P2P})
+    codec_collectives(e, zc, m, false, "codec auto");
+  zcoll_comm_free(zc);
+  zc = make_codec_comm(e.comm, ZCOLL_CODEC_FLAG_AUTO);
+  zcoll_comm_set_model(zc, &slow);
+  for (zcoll_mode m : {ZCOLL_MODE_AUTO, ZCOLL_MODE_DOC})
+    codec_collectives(e, zc, m, false, "codec auto, chunks of 1024");
+  zcoll_comm_free(zc);
+}
+
+// ZCOLL_CODEC and the dense rates from the environment; bad values fail the
+// handle's creation on every rank, naming the variable
+void codec_env(const Env& e) {
+  for (const char* w : {"dense", "auto", "fast"}) {
+    setenv("ZCOLL_CODEC", w, 1);
+    zcoll_comm* zc = make_codec_comm(e.comm, 0);
+    zcoll_comm_config got = ZCOLL_COMM_CONFIG_INITIALIZER;
+    zcoll_comm_get_config(zc, &got);
+    const uint64_t want = w[0] == 'd'   ? ZCOLL_FORMAT_FLAG_DENSE
+                          : w[0] == 'a' ? ZCOLL_CODEC_FLAG_AUTO
+                                        : 0;
+    EXPECT(got.codec_flags == want, "ZCOLL_CODEC=%s: codec_flags 0x%llx", w,
+           static_cast<unsigned long long>(got.codec_flags));
+    zcoll_comm_free(zc);
+  }
+  for (const char* bad : {"bogus", "fast,dense", "densest"}) {
+    setenv("ZCOLL_CODEC", bad, 1);
+    zcoll_comm_config cfg = ZCOLL_COMM_CONFIG_INITIALIZER;
+    zcoll_comm* zc = nullptr;
+    const zcoll_status s = zcoll_comm_create(e.comm, &cfg, &zc);
+    EXPECT(s == ZCOLL_ERR_INVALID_ARG && zc == nullptr &&
+               std::strstr(zcoll_last_error(), "ZCOLL_CODEC"),
+           "ZCOLL_CODEC='%s': %s (%s)", bad, zcoll_status_string(s), zcoll_last_error());
+  }
+  unsetenv("ZCOLL_CODEC");
+  setenv("ZCOLL_DENSE_COMPRESS_BW", "fast", 1);
+  zcoll_comm* zc = nullptr;
+  EXPECT(zcoll_comm_create(e.comm, nullptr, &zc) == ZCOLL_ERR_INVALID_ARG &&
+             std::strstr(zcoll_last_error(), "ZCOLL_DENSE_COMPRESS_BW"),
+         "bad ZCOLL_DENSE_COMPRESS_BW: %s", zcoll_last_error());
+  unsetenv("ZCOLL_DENSE_COMPRESS_BW");
+}
+
+// codec settings that differ across ranks: ZCOLL_ERR_MISMATCH on every rank,
+// also on a link (8 Gbit/s) where the fast codec beats MPI and the dense one
+// does not (AUTO's first look must not send one rank to MPI and the other to
+// the agreement)
+void codec_mismatch(const Env& e) {
+  const uint64_t pairs[][2] = {{ZCOLL_CODEC_FLAG_AUTO, 0},
+                               {ZCOLL_FORMAT_FLAG_DENSE, 0},
+                               {ZCOLL_CODEC_FLAG_AUTO, ZCOLL_FORMAT_FLAG_DENSE}};
+  std::vector<float> x(1 << 18), y(1 << 18);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1e-3f * static_cast<float>(i));
+  for (double bw : {1e6, 1e9})
+    for (const auto& p : pairs)
+      for (zcoll_mode m : {ZCOLL_MODE_DOC, ZCOLL_MODE_AUTO}) {
+        const zcoll_model model = codec_model(bw);
+        zcoll_comm* zc = make_codec_comm(e.comm, p[e.rank == 0 ? 0 : 1]);
+        zcoll_comm_set_model(zc, &model);
+        zcoll_comm_set_mode(zc, m);
+        const zcoll_status s =
+            zcoll_allreduce(zc, x.data(), y.data(), x.size(), MPI_FLOAT, MPI_SUM);
+        EXPECT(s == ZCOLL_ERR_MISMATCH, "codec 0x%llx vs 0x%llx, mode %s, %g B/s: %s",
+               static_cast<unsigned long long>(p[0]), static_cast<unsigned long long>(p[1]),
+               zcoll_mode_name(m), bw, zcoll_status_string(s));
+        zcoll_comm_free(zc);
+      }
+}
+
+void group_codec(const Env& e) {
+  setenv("ZCOLL_AUTO_LOCAL", "model", 1);  // one node: auto would run MPI
+  codec_dense(e);
+  if (e.size > 1) {
+    codec_auto(e);
+    codec_mismatch(e);
+  }
+  codec_env(e);
+  unsetenv("ZCOLL_AUTO_LOCAL");
+}
+
+const char* const kGroups[] = {"allreduce",  "reduce_scatter", "allgather", "bcast",   "scatter",
+                               "reduce",     "gather",         "large",     "special", "auto",
+                               "node_aware", "codec",          nullptr};
 
 void run_groups(const Env& e, const std::vector<std::string>& groups) {
   auto want = [&](const char* g) {
@@ -1453,6 +1642,7 @@ void run_groups(const Env& e, const std::vector<std::string>& groups) {
   if (want("large")) group_large(e);
   if (want("special")) group_special(e);
   if (want("auto")) group_auto(e);
+  if (want("codec")) group_codec(e);
   // not part of "all": the layouts it needs come from ZCOLL_NODE_MAP (CTest)
   if (!groups.empty() && want("node_aware")) group_node_aware(e);
 }

@@ -102,6 +102,8 @@ TEST(ConfigRegistry, BadValuesNameTheVariable) {
       {kSimCodec, "on"},          {kPmpi, "yes"},           {kPmpiOps, "sum,maxloc"},
       {kPmpiColls, "allreduce,"}, {kPmpiTypes, "int"},      {kPmpiMinBytes, "1Q"},
       {kWaitSleep, "soon"},       {kWaitSleep, "-1us"},     {kRelRange, "approx"},
+      {kCodec, "bogus"},          {kCodec, "fast,dense"},   {kDenseCompressBw, "1G"},
+      {kDenseDecompressBw, "0"},
   };
   for (const Bad& b : cases) {
     const char* name = decl(b.var).name;

@@ -152,6 +152,7 @@ struct Options {
   std::string modes = "mpi,raw,cpr_p2p,doc,hom";
   std::string threads = "1";
   std::string algo = "auto";
+  std::string codec = "fast";
   std::string dtype = "float";
   std::string op = "sum";
   bool average = false;
@@ -169,6 +170,7 @@ struct Row {
   size_t bytes = 0, count = 0;
   int threads = 1;
   std::string mode, algo, reason, ran_mode;
+  std::string codec = "none";              // the codec that ran (fast, dense; none: uncompressed)
   double t_model = 0, ratio_in = 0;        // model prediction (us), one input's ratio
   double t_min = 0, t_avg = 0, t_max = 0;  // microseconds
   double algbw = 0, busbw = 0, speedup = 0, ratio = 0;
@@ -486,8 +488,11 @@ Row run_row(const RowSpec& s) {
   const zcoll_report& rep = tm.rep;
   row.algo = zcoll_algorithm_name(rep.algorithm);
   row.ran_mode = zcoll_mode_name(rep.mode);
+  const bool compressed = rep.mode != ZCOLL_MODE_MPI && rep.mode != ZCOLL_MODE_RAW;
+  if (compressed) row.codec = rep.codec == ZCOLL_CODEC_DENSE ? "dense" : "fast";
   if (s.mode == ZCOLL_MODE_AUTO)
     row.algo = rep.mode == ZCOLL_MODE_MPI ? "mpi" : row.ran_mode + "/" + row.algo;
+  if (rep.codec == ZCOLL_CODEC_DENSE && compressed) row.algo += "/dense";
   row.reason = rep.reason;
   row.bound = rep.error_bound;
   row.eb = rep.eb_per_compression;
@@ -525,6 +530,10 @@ int parse_options(int argc, char** argv, Options& o) {
   app.add_option("--algo", o.algo,
                  "the collective's algorithm: auto, or one of its algorithms in the library's "
                  "table (allreduce: ring, rd; bcast: chain, binomial; ...)");
+  app.add_option("--codec", o.codec,
+                 "codec of the compressed messages: fast | dense | auto (the cost model picks "
+                 "per call; ZCOLL_CODEC overrides)")
+      ->check(CLI::IsMember({"fast", "dense", "auto"}));
   app.add_option("--dtype", o.dtype, "float | double")->check(CLI::IsMember({"float", "double"}));
   app.add_option("--op", o.op, "sum | max | min | prod")
       ->check(CLI::IsMember({"sum", "max", "min", "prod"}));
@@ -611,6 +620,9 @@ bool open_handles(const Options& o, const Setup& s, std::map<int, zcoll_comm*>* 
     cfg.error_bound = o.abs_eb > 0 ? o.abs_eb : o.rel;
     cfg.bound = o.bound == "result" ? ZCOLL_BOUND_RESULT : ZCOLL_BOUND_PER_COMPRESSION;
     cfg.algorithm[s.coll] = s.algo;
+    cfg.codec_flags = o.codec == "dense"  ? ZCOLL_FORMAT_FLAG_DENSE
+                      : o.codec == "auto" ? ZCOLL_CODEC_FLAG_AUTO
+                                          : 0;
     zcoll_comm* zc = nullptr;
     if (zcoll_comm_create(MPI_COMM_WORLD, &cfg, &zc) != ZCOLL_SUCCESS)
       return fail_setup(zcoll_last_error());
@@ -664,6 +676,7 @@ void accumulate(Row& acc, const Row& row) {
   }
   acc.pass = acc.pass && row.pass;
   if (acc.algo != row.algo) acc.algo += "|" + row.algo;  // auto changed its pick
+  if (acc.codec != row.codec) acc.codec += "|" + row.codec;
 }
 
 // Repeat rp of one (size, threads) cell: every mode, in this repeat's order
@@ -785,6 +798,7 @@ nlohmann::json row_json(const Row& r) {
   x["mode"] = r.mode;
   x["algorithm"] = r.algo;
   x["ran_mode"] = r.ran_mode;
+  x["codec"] = r.codec;
   x["time_model_us"] = r.t_model;
   x["ratio_one_input"] = r.ratio_in;
   x["reason"] = r.reason;

@@ -58,10 +58,17 @@ double median(std::vector<double> v) {
 }
 
 // Every probed parameter (the first probe's values once stood for the last three).
-constexpr double zcoll_model::*kFields[] = {
-    &zcoll_model::latency,     &zcoll_model::sync_latency,  &zcoll_model::bandwidth,
-    &zcoll_model::compress_bw, &zcoll_model::decompress_bw, &zcoll_model::hom_bw,
-    &zcoll_model::reduce_bw,   &zcoll_model::mpi_scale,     &zcoll_model::mpi_scale_small};
+constexpr double zcoll_model::*kFields[] = {&zcoll_model::latency,
+                                            &zcoll_model::sync_latency,
+                                            &zcoll_model::bandwidth,
+                                            &zcoll_model::compress_bw,
+                                            &zcoll_model::decompress_bw,
+                                            &zcoll_model::hom_bw,
+                                            &zcoll_model::reduce_bw,
+                                            &zcoll_model::mpi_scale,
+                                            &zcoll_model::mpi_scale_small,
+                                            &zcoll_model::dense_compress_bw,
+                                            &zcoll_model::dense_decompress_bw};
 
 struct Options {
   std::string out, predict, sizes = "1M:1G";
@@ -118,6 +125,8 @@ void print_model(const zcoll_model& m, int size, const Options& o) {
   std::printf("decompress     %10.3f GB/s\n", m.decompress_bw * 1e-9);
   std::printf("hom add        %10.3f GB/s\n", m.hom_bw * 1e-9);
   std::printf("reduce         %10.3f GB/s\n", m.reduce_bw * 1e-9);
+  std::printf("dense codec    %10.3f GB/s compress, %.3f GB/s decompress\n",
+              m.dense_compress_bw * 1e-9, m.dense_decompress_bw * 1e-9);
   std::printf("MPI scale      %10.2f (256 KiB)  %.2f (4 MiB)\n", m.mpi_scale_small, m.mpi_scale);
   std::printf("overlap        %10.2f\ngrowth         %10.2f bits per doubling\n", m.overlap,
               m.growth_bits);

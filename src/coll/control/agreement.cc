@@ -89,13 +89,19 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   const bool sampled = zc->rel_range_sampled && need_range && !need_mag;
   if ((need_range || need_mag) && data && data_n)
     ZCOLL_CHECK(c.ops->stats(c, data, data_n, sampled, &mn, &mx, &maxabs));
-  // AUTO: this rank's part of the ratio estimate (a compressed candidate)
+  // AUTO: this rank's part of the ratio estimate (a compressed candidate);
+  // ZCOLL_CODEC=auto: the dense codec's too
+  const bool want_ratio = (sel.autom || sel.codec_auto) && cmp;
+  const bool want_dense = (sel.ev.codecs || sel.codec_auto) && cmp;
   const double inv_ratio =
-      sel.autom && cmp ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx) : 0;
+      want_ratio ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx, ZCOLL_CODEC_FAST) : 0;
+  const double inv_dense =
+      want_dense ? auto_inverse_ratio(*zc, s, sel, c, data, data_n, mn, mx, ZCOLL_CODEC_DENSE) : 0;
   rep->time_range = now_seconds() - t_range;
-  // Layout: max, -min, max|x|, the settings as (v, -v) pairs, 1/ratio.
+  // Layout: max, -min, max|x|, the settings as (v, -v) pairs, 1/ratio of
+  // the fast and the dense codec.
   const View view{*zc, k, a, s, sel, c, cmp, need_range};
-  constexpr int kValues = 4 + 2 * kSettingCount;
+  constexpr int kValues = 5 + 2 * kSettingCount;
   double v[kValues];
   v[0] = mx;
   v[1] = -mn;
@@ -105,7 +111,8 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
     v[3 + 2 * i] = x;
     v[4 + 2 * i] = -x;
   }
-  v[kValues - 1] = inv_ratio;
+  v[kValues - 2] = inv_ratio;
+  v[kValues - 1] = inv_dense;
   const double ta = now_seconds();
   zcoll_status st = c.tp->allreduce_max(v, kValues);
   rep->time_comm += now_seconds() - ta;
@@ -123,8 +130,9 @@ zcoll_status agree(zcoll_comm* zc, const Call& k, const Args& a, const Resolved&
   out->gmax = v[0];
   out->gmin = -v[1];
   out->max_abs = v[2];
-  const double inv = v[kValues - 1];
-  out->ratio = sel.autom && cmp ? (inv > 0 ? 1.0 / inv : 1.0) : 0;
+  const double inv = v[kValues - 2], inv_d = v[kValues - 1];
+  out->ratio = want_ratio ? (inv > 0 ? 1.0 / inv : 1.0) : 0;
+  out->ratio_dense = want_dense ? (inv_d > 0 ? 1.0 / inv_d : 1.0) : 0;
   return ZCOLL_SUCCESS;
 }
 

@@ -22,13 +22,15 @@ namespace zcoll::coll {
 zcoll_status auto_first_look(zcoll_comm* zc, const Call& k, const Resolved& s, Selection* sel);
 
 // This rank's part of the ratio agreement: bytes per byte (1 / ratio) of its n
-// values at its own share of the bound (mn, mx: its finite range), or of the
-// remembered ratio; 0 when it has no values.
+// values with `codec` at its own share of the bound (mn, mx: its finite
+// range), or of the remembered ratio; 0 when it has no values.
 double auto_inverse_ratio(const zcoll_comm& zc, const Resolved& s, const Selection& sel,
-                          const Ctx& c, const void* data, size_t n, double mn, double mx);
+                          const Ctx& c, const void* data, size_t n, double mn, double mx,
+                          zcoll_codec codec);
 
-// The decision at the agreed ratio; sel->native is set when MPI runs.
+// The decision at the agreed ratios (ratio_dense: the dense codec's, with
+// ZCOLL_CODEC=auto; else 0); sel->native is set when MPI runs.
 zcoll_status auto_decide(zcoll_comm* zc, const Call& k, const Resolved& s, double ratio,
-                         Selection* sel);
+                         double ratio_dense, Selection* sel);
 
 }  // namespace zcoll::coll

@@ -65,12 +65,15 @@ const EnvField kEnv[] = {
     {config::kNetNodeLatency, &zcoll_model::node_latency},
     {config::kNetNodeBandwidth, &zcoll_model::node_bandwidth},
     {config::kNetRailBandwidth, &zcoll_model::rail_bandwidth},
+    {config::kDenseCompressBw, &zcoll_model::dense_compress_bw},
+    {config::kDenseDecompressBw, &zcoll_model::dense_decompress_bw},
 };
 
 const char* const kJsonKeys[] = {
-    "latency",         "sync_latency", "bandwidth",      "compress_bw",   "decompress_bw",
-    "hom_bw",          "reduce_bw",    "overlap",        "growth_bits",   "mpi_scale",
-    "mpi_scale_small", "node_latency", "node_bandwidth", "rail_bandwidth"};
+    "latency",        "sync_latency",   "bandwidth",         "compress_bw",
+    "decompress_bw",  "hom_bw",         "reduce_bw",         "overlap",
+    "growth_bits",    "mpi_scale",      "mpi_scale_small",   "node_latency",
+    "node_bandwidth", "rail_bandwidth", "dense_compress_bw", "dense_decompress_bw"};
 static_assert(sizeof kJsonKeys / sizeof kJsonKeys[0] == sizeof kEnv / sizeof kEnv[0],
               "a tuning-file key per model field");
 
@@ -81,6 +84,14 @@ bool two_level(double zcoll_model::*f) {
          f == &zcoll_model::rail_bandwidth;
 }
 
+// The dense codec's rates: optional (0 = not known), needed with ZCOLL_CODEC=auto.
+bool dense_rate(double zcoll_model::*f) {
+  return f == &zcoll_model::dense_compress_bw || f == &zcoll_model::dense_decompress_bw;
+}
+
+// Fields that may stay unset (0 after merge): no probe runs for them alone.
+bool optional_field(double zcoll_model::*f) { return two_level(f) || dense_rate(f); }
+
 zcoll_model unset_model() {
   zcoll_model m;
   std::memset(&m, 0, sizeof m);
@@ -89,11 +100,14 @@ zcoll_model unset_model() {
   return m;
 }
 
-bool complete(const zcoll_model& m) {
+// Whether m has every field the model needs (need_dense: the dense codec's
+// rates too, for ZCOLL_CODEC=auto).
+bool complete(const zcoll_model& m, bool need_dense) {
   for (const EnvField& f : kEnv) {
     if (f.field == &zcoll_model::overlap || f.field == &zcoll_model::growth_bits ||
         f.field == &zcoll_model::sync_latency || f.field == &zcoll_model::mpi_scale ||
-        f.field == &zcoll_model::mpi_scale_small || two_level(f.field))
+        f.field == &zcoll_model::mpi_scale_small || two_level(f.field) ||
+        (dense_rate(f.field) && !need_dense))
       continue;
     if (std::isnan(m.*(f.field))) return false;
   }
@@ -172,7 +186,33 @@ zcoll_status run_node_probe(transport::Transport& tp, zcoll_model* m) {
 // The codec's seconds per uncompressed byte, measured by the probe.
 struct CodecCost {
   double compress = 0, decompress = 0, hom_add = 0, reduce = 0;
+  double dense_compress = 0, dense_decompress = 0;
 };
+
+// The dense codec's compression and decompression of x (n values) with p
+// (ZCOLL_CODEC=auto chooses between the codecs), timed by `timed`; *st keeps
+// the first failure.
+template <class Timed>
+void probe_dense(const zcoll_params& fast, const std::vector<float>& x, int threads, Timed timed,
+                 zcoll_status* st, CodecCost* out) {
+  zcoll_params p = fast;
+  p.codec = ZCOLL_CODEC_DENSE;
+  const size_t n = x.size();
+  const size_t cap = zcoll_compress_bound(n, ZCOLL_FLOAT32);
+  std::vector<uint8_t> a(cap);
+  std::vector<float> z(n);
+  size_t asz = 0;
+  const double bytes = static_cast<double>(n * sizeof(float));
+  out->dense_compress =
+      timed([&] {
+        *st = *st ? *st
+                  : zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), cap, &asz, threads);
+      }) /
+      bytes;
+  out->dense_decompress =
+      timed([&] { *st = *st ? *st : zcoll_decompress(a.data(), asz, z.data(), n, threads); }) /
+      bytes;
+}
 
 // The codec part of the probe: compress, decompress, homomorphic add and the
 // float reduction on 1 MiB of smooth float data with the handle's threads.
@@ -227,10 +267,16 @@ zcoll_status probe_codec(transport::Transport& tp, int threads, uint32_t chunk_s
 #pragma omp parallel for num_threads(nt) if (nt > 1)
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) z[i] += x[i];
   });
+  CodecCost cost;
+  probe_dense(p, x, threads, timed, &st, &cost);
   ZCOLL_CHECK(sync_st);
   if (st != ZCOLL_SUCCESS) return st;
   const double bytes = static_cast<double>(n * sizeof(float));
-  *out = CodecCost{tc / bytes, td / bytes, th / bytes, tg / bytes};
+  cost.compress = tc / bytes;
+  cost.decompress = td / bytes;
+  cost.hom_add = th / bytes;
+  cost.reduce = tg / bytes;
+  *out = cost;
   return ZCOLL_SUCCESS;
 }
 
@@ -291,9 +337,10 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
     ZCOLL_CHECK(probe_network(tp, &net));
   else
     net.sec_per_byte = 1e-15;  // nothing is sent: any finite bandwidth
-  double v[9] = {net.latency,  net.sec_per_byte, codec.compress, codec.decompress, codec.hom_add,
-                 codec.reduce, net.sync_latency, net.mpi_small,  net.mpi_large};
-  ZCOLL_CHECK(tp.allreduce_max(v, 9));
+  double v[11] = {net.latency,   net.sec_per_byte,     codec.compress,        codec.decompress,
+                  codec.hom_add, codec.reduce,         net.sync_latency,      net.mpi_small,
+                  net.mpi_large, codec.dense_compress, codec.dense_decompress};
+  ZCOLL_CHECK(tp.allreduce_max(v, 11));
   m->latency = v[0];
   m->bandwidth = 1.0 / v[1];
   m->compress_bw = 1.0 / v[2];
@@ -301,6 +348,8 @@ zcoll_status run_probe(transport::Transport& tp, int threads, uint32_t chunk_siz
   m->hom_bw = 1.0 / v[4];
   m->reduce_bw = 1.0 / v[5];
   m->sync_latency = v[6];
+  m->dense_compress_bw = 1.0 / v[9];
+  m->dense_decompress_bw = 1.0 / v[10];
   m->mpi_scale = 1;
   m->mpi_scale_small = 0;
   if (N > 1) {
@@ -332,7 +381,7 @@ void merge(const zcoll_model& fixed, zcoll_model* m) {
   if (std::isnan(m->mpi_scale_small)) m->mpi_scale_small = 0;
   if (std::isnan(m->growth_bits)) m->growth_bits = kDefaultGrowth;
   for (const EnvField& f : kEnv)
-    if (two_level(f.field) && std::isnan(m->*(f.field))) m->*(f.field) = 0;
+    if (optional_field(f.field) && std::isnan(m->*(f.field))) m->*(f.field) = 0;
 }
 
 }  // namespace
@@ -382,7 +431,7 @@ zcoll_status write_tune_file(const char* path, const zcoll_model& m) {
   nlohmann::json j;
   j["zcoll_tune"] = 1;
   for (size_t i = 0; i < sizeof kJsonKeys / sizeof kJsonKeys[0]; ++i)
-    if (!two_level(kEnv[i].field) || m.*(kEnv[i].field) > 0)  // 0: not set
+    if (!optional_field(kEnv[i].field) || m.*(kEnv[i].field) > 0)  // 0: not set
       j[kJsonKeys[i]] = m.*(kEnv[i].field);
   j["threads"] = m.threads;
   if (m.ranks_per_node > 0) j["ranks_per_node"] = m.ranks_per_node;
@@ -442,11 +491,12 @@ zcoll_status calibrate(zcoll_comm* zc) {
         "GB/s, "
         "decompress %.3g GB/s, hom %.3g GB/s, reduce %.3g GB/s, MPI scale %.2f (256K) %.2f (4M), "
         "threads %d; node latency %.2f us, node bandwidth %.3g GB/s, rail bandwidth %.3g GB/s, "
-        "%d ranks per node",
+        "%d ranks per node; dense compress %.3g GB/s, decompress %.3g GB/s",
         (now_seconds() - t0) * 1e3, m.latency * 1e6, m.sync_latency * 1e6, m.bandwidth * 1e-9,
         m.compress_bw * 1e-9, m.decompress_bw * 1e-9, m.hom_bw * 1e-9, m.reduce_bw * 1e-9,
         m.mpi_scale_small, m.mpi_scale, m.threads, m.node_latency * 1e6, m.node_bandwidth * 1e-9,
-        m.rail_bandwidth * 1e-9, m.ranks_per_node);
+        m.rail_bandwidth * 1e-9, m.ranks_per_node, m.dense_compress_bw * 1e-9,
+        m.dense_decompress_bw * 1e-9);
   return ZCOLL_SUCCESS;
 }
 
@@ -474,7 +524,8 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   // file, environment) agree: they decide, without communication, which calls
   // go straight to MPI, so ranks with different ones could diverge
   const double h = model_hash(zc->model_fixed);
-  double v[3] = {complete(zc->model_fixed) ? 0.0 : 1.0, h, -h};
+  const bool need_dense = (zc->cfg.codec_flags & ZCOLL_CODEC_FLAG_AUTO) != 0;
+  double v[3] = {complete(zc->model_fixed, need_dense) ? 0.0 : 1.0, h, -h};
   ZCOLL_CHECK(zc->tp->allreduce_max(v, 3));
   if (v[1] != -v[2])
     return fail(ZCOLL_ERR_MISMATCH,
@@ -491,7 +542,8 @@ zcoll_status ensure_model(zcoll_comm* zc) {
   return ZCOLL_SUCCESS;
 }
 
-double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) {
+double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb, zcoll_codec codec,
+                      uint32_t chunk) {
   if (!data || n == 0 || !(eb > 0) || !std::isfinite(eb)) return 0;
   const size_t vs = zcoll_dtype_size(dtype);
   const size_t win = 4096, windows = 16;
@@ -500,7 +552,8 @@ double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) 
   p.struct_size = sizeof p;
   p.eb_mode = ZCOLL_EB_ABS;
   p.error_bound = eb;
-  p.chunk_size = static_cast<uint32_t>(win);
+  p.chunk_size = chunk > 0 && chunk < win ? chunk : static_cast<uint32_t>(win);
+  p.codec = codec;
   thread_local std::vector<uint8_t> buf;
   buf.resize(zcoll_compress_bound(win, dtype));
   double in = 0, out = 0;

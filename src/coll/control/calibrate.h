@@ -49,10 +49,14 @@ zcoll_status probe_model(transport::Transport& tp, int threads, uint32_t chunk_s
 // A hash of the model's values, compared across ranks with the settings.
 double model_hash(const zcoll_model& m);
 
-// Compression ratio of data at absolute bound eb, estimated by compressing up
-// to 16 windows of 4096 values spread over the data (headers excluded, as they
-// are amortized over real segments). 0 when it cannot tell (no data, bad eb).
-double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb);
+// Compression ratio of data at absolute bound eb with `codec`, estimated by
+// compressing up to 16 windows of 4096 values spread over the data (headers
+// excluded, as they are amortized over real segments) in chunks of `chunk`
+// values (0 or more than a window: one chunk per window; the dense codec's
+// per-chunk tables make its ratio depend on it). 0 when it cannot tell (no
+// data, bad eb).
+double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb,
+                      zcoll_codec codec = ZCOLL_CODEC_FAST, uint32_t chunk = 0);
 
 // Write / read a tuning file (JSON).
 zcoll_status write_tune_file(const char* path, const zcoll_model& m);

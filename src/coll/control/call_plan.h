@@ -35,6 +35,8 @@ struct Resolved {
 // AUTO's evaluation of the cost model (auto_select.cc).
 struct AutoEval {
   CostQuery q;
+  bool codecs = false;  // ZCOLL_CODEC=auto: the dense codec's rows too (at ratio_dense)
+  double ratio_dense = 0;
   Candidate cand[kMaxCandidates];
   int ncand = 0, best = 0;
   bool from_memo = false;  // a ratio agreed in a recent call decides (no estimate)
@@ -51,7 +53,10 @@ struct Selection {
   const char* native = nullptr;  // set: run the MPI library's collective, for this reason
   char why_mode[160] = "";
   const char* why_algo = "";
-  AutoEval ev;  // autom: the evaluation that chose
+  zcoll_codec codec = ZCOLL_CODEC_FAST;  // the codec of the compressed messages
+  bool codec_auto = false;               // ZCOLL_CODEC=auto: the model picks it (codec_select.h)
+  char why_codec[96] = "";               // ZCOLL_CODEC=auto: the pick and both ratios
+  AutoEval ev;                           // autom: the evaluation that chose
 };
 
 // What all ranks agreed on (agreement.cc).
@@ -59,6 +64,7 @@ struct Agreed {
   double gmin = 0, gmax = 0;  // finite inputs of all ranks (gmax < gmin: none)
   double max_abs = 0;         // max |x| of all ranks' finite inputs
   double ratio = 0;           // AUTO: the compression-ratio estimate (0: none)
+  double ratio_dense = 0;     // ZCOLL_CODEC=auto: the dense codec's estimate (0: none)
 };
 
 // The bound of the call (dispatch.cc derive_bound): per compression and of

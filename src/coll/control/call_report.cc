@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "coll/control/codec_select.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "transport/clock.h"
@@ -37,9 +38,11 @@ void CallReport::set_plan(const Resolved& s, const Selection& sel, const Ctx& c,
   rep_.eb_per_compression = c.compressed() ? b.eb : 0;
   rep_.error_bound = c.compressed() ? b.result : 0;
   rep_.error_factor = b.eb > 0 ? rep_.error_bound / b.eb : 0;
-  std::snprintf(rep_.reason, sizeof rep_.reason, "%s; %s%s; %s %s", sel.why_mode, sel.why_algo,
+  rep_.codec = c.compressed() ? c.params.codec : ZCOLL_CODEC_FAST;
+  std::snprintf(rep_.reason, sizeof rep_.reason, "%s; %s%s; %s %s%s%s", sel.why_mode, sel.why_algo,
                 b.why, s.dtype == ZCOLL_FLOAT32 ? "float" : "double",
-                s.reduction ? zcoll_op_name(s.op) : "data movement");
+                s.reduction ? zcoll_op_name(s.op) : "data movement", *sel.why_codec ? "; " : "",
+                sel.why_codec);
 }
 
 void CallReport::set_prediction(const Selection& sel) {
@@ -59,12 +62,14 @@ zcoll_status CallReport::finish(zcoll_status s) {
   rep_.time_total = end - t0_;
   rep_.time_after_recv = last_recv_at_ > 0 ? end - last_recv_at_ : 0;
   if (rep_.mode != ZCOLL_MODE_MPI) rep_.time_comm = std::min(rep_.time_comm, rep_.time_total);
+  const bool compressed = rep_.mode != ZCOLL_MODE_MPI && rep_.mode != ZCOLL_MODE_RAW;
   ZCOLL_LOG(r_ == 0 ? log::kInfo : log::kTrace, r_, N_,
-            "%s n=%llu: mode=%s algo=%s (%s) bound=%.3g sent=%llu/%llu B t=%.1fus "
+            "%s n=%llu: mode=%s algo=%s codec=%s (%s) bound=%.3g sent=%llu/%llu B t=%.1fus "
             "(range %.1fus, first send %.1fus, after last receive %.1fus)%s%s",
             zcoll_collective_name(k_.coll), static_cast<unsigned long long>(rep_.count),
-            zcoll_mode_name(rep_.mode), zcoll_algorithm_name(rep_.algorithm), rep_.reason,
-            rep_.error_bound, static_cast<unsigned long long>(rep_.bytes_sent),
+            zcoll_mode_name(rep_.mode), zcoll_algorithm_name(rep_.algorithm),
+            compressed ? codec_name(rep_.codec) : "none", rep_.reason, rep_.error_bound,
+            static_cast<unsigned long long>(rep_.bytes_sent),
             static_cast<unsigned long long>(rep_.bytes_uncompressed), rep_.time_total * 1e6,
             rep_.time_range * 1e6, rep_.time_first_send * 1e6, rep_.time_after_recv * 1e6,
             s ? " FAILED: " : "", s ? zcoll_last_error() : "");

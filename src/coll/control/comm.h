@@ -46,8 +46,9 @@ struct zcoll_comm {
   // AUTO: the last agreed ratio estimate per collective, with the settings it
   // was made under (same on every rank: it comes from the settings allreduce)
   struct RatioMemo {
-    double ratio = 0;  // 0: none
-    int calls = 0;     // calls decided from it since
+    double ratio = 0;        // 0: none
+    double ratio_dense = 0;  // the dense codec's (ZCOLL_CODEC=auto; 0: none)
+    int calls = 0;           // calls decided from it since
     zcoll_dtype dtype = ZCOLL_FLOAT32;
     int eb_mode = -1;
     double eb = 0;

@@ -19,6 +19,13 @@ namespace {
 
 bool is(const char* word, const char* name) { return strcasecmp(word, name) == 0; }
 
+// ZCOLL_CODEC=fast|dense|auto (a word the registry admitted) in codec_flags.
+void set_codec(const char* w, uint64_t* flags) {
+  *flags &= ~static_cast<uint64_t>(ZCOLL_FORMAT_FLAG_DENSE | ZCOLL_CODEC_FLAG_AUTO);
+  if (is(w, "dense")) *flags |= ZCOLL_FORMAT_FLAG_DENSE;
+  if (is(w, "auto")) *flags |= ZCOLL_CODEC_FLAG_AUTO;
+}
+
 }  // namespace
 
 zcoll_status apply_env(zcoll_comm_config* c) {
@@ -47,8 +54,7 @@ zcoll_status apply_env(zcoll_comm_config* c) {
   ZCOLL_CHECK(get_choice(kChecksum, &w, &set));
   if (set) c->codec_flags = is(w, "1") ? ZCOLL_FLAG_CHECKSUM : 0;
   ZCOLL_CHECK(get_choice(kCodec, &w, &set));
-  if (set && is(w, "dense")) c->codec_flags |= ZCOLL_FORMAT_FLAG_DENSE;
-  if (set && is(w, "fast")) c->codec_flags &= ~static_cast<uint64_t>(ZCOLL_FORMAT_FLAG_DENSE);
+  if (set) set_codec(w, &c->codec_flags);
   // ZCOLL_<COLLECTIVE>_ALGO: the words of the algorithm table
   declare_algorithm_words();
   for (int k = ZCOLL_COLL_ALLREDUCE; k <= ZCOLL_COLL_GATHER; ++k) {
@@ -107,7 +113,8 @@ zcoll_status validate(const zcoll_comm_config& c) {
   if (cs % ZCOLL_BLOCK_SIZE || cs < ZCOLL_MIN_CHUNK_SIZE || cs > ZCOLL_MAX_CHUNK_SIZE)
     return fail(ZCOLL_ERR_INVALID_ARG, "chunk size %u must be a multiple of 32 in [%u, %u]", cs,
                 ZCOLL_MIN_CHUNK_SIZE, ZCOLL_MAX_CHUNK_SIZE);
-  if (c.codec_flags & ~static_cast<uint64_t>(ZCOLL_FLAG_CHECKSUM | ZCOLL_FORMAT_FLAG_DENSE))
+  if (c.codec_flags &
+      ~static_cast<uint64_t>(ZCOLL_FLAG_CHECKSUM | ZCOLL_FORMAT_FLAG_DENSE | ZCOLL_CODEC_FLAG_AUTO))
     return fail(ZCOLL_ERR_INVALID_ARG, "config.codec_flags 0x%llx has unknown flags",
                 static_cast<unsigned long long>(c.codec_flags));
   for (int k = 0; k < ZCOLL_MAX_COLLECTIVES; ++k) {

@@ -172,14 +172,16 @@ int pick_candidate(const Candidate* c, int n, zcoll_algorithm forced, double mpi
   return b < 0 ? 0 : b;
 }
 
-int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
-                    Candidate* out, int* best) {
-  int n = 0;
+namespace {
+
+// The compressed candidates of q with `codec` (hom and doc with every
+// algorithm of the collective; hom only for SUM), appended to out[*n].
+void add_compressed(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
+                    zcoll_codec codec, Candidate* out, int* n) {
   auto add = [&](zcoll_mode mode, zcoll_algorithm algo) {
     const double s = predict_seconds(m, q, mode, algo);
-    if (s >= 0 && n < kMaxCandidates) out[n++] = {mode, algo, s};
+    if (s >= 0 && *n < kMaxCandidates) out[(*n)++] = {mode, algo, s, codec};
   };
-  add(ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);
   // AUTO decides whether to compress: without compression it leaves the call to
   // the MPI library (whose tuned algorithms the model only approximates), so
   // RAW is not a candidate. hom before doc: where transfers hide all codec
@@ -198,6 +200,37 @@ int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm fo
       add(mode, a.algo);
     }
   }
+}
+
+}  // namespace
+
+int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
+                    Candidate* out, int* best) {
+  int n = 0;
+  const double s = predict_seconds(m, q, ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE);
+  if (s >= 0) out[n++] = {ZCOLL_MODE_MPI, ZCOLL_ALGO_NATIVE, s};
+  add_compressed(m, q, forced, ZCOLL_CODEC_FAST, out, &n);
+  *best = pick_candidate(out, n, forced, moves_data(q.coll) ? kAutoMarginMove : kAutoMargin);
+  return n;
+}
+
+bool dense_model(const zcoll_model& m, zcoll_model* out) {
+  auto pos = [](double v) { return std::isfinite(v) && v > 0; };
+  if (!pos(m.dense_compress_bw) || !pos(m.dense_decompress_bw)) return false;
+  *out = m;
+  out->compress_bw = m.dense_compress_bw;
+  out->decompress_bw = m.dense_decompress_bw;
+  return true;
+}
+
+int auto_candidates_codecs(const zcoll_model& m, const CostQuery& q, const CostQuery& q_dense,
+                           zcoll_algorithm forced, Candidate* out, int* best) {
+  int n = auto_candidates(m, q, forced, out, best);
+  zcoll_model md;
+  if (!dense_model(m, &md)) return n;
+  CostQuery qd = q_dense;
+  qd.sum = false;  // no homomorphic addition on dense streams: doc
+  add_compressed(md, qd, forced, ZCOLL_CODEC_DENSE, out, &n);
   *best = pick_candidate(out, n, forced, moves_data(q.coll) ? kAutoMarginMove : kAutoMargin);
   return n;
 }

@@ -16,6 +16,7 @@ struct Candidate {
   zcoll_mode mode;
   zcoll_algorithm algo;
   double seconds;
+  zcoll_codec codec = ZCOLL_CODEC_FAST;  // the codec of a compressed mode
 };
 
 // Predicted seconds of (mode, algo) for q; algo AUTO = the size rule that
@@ -28,6 +29,17 @@ double predict_seconds(const zcoll_model& m, const CostQuery& q, zcoll_mode mode
 // written to out (capacity kMaxCandidates) and pick_candidate(out, n, forced) in *best.
 int auto_candidates(const zcoll_model& m, const CostQuery& q, zcoll_algorithm forced,
                     Candidate* out, int* best);
+
+// The model of the dense codec: m with the dense codec's rates in place of the
+// fast codec's. False when m has none (0: not known).
+bool dense_model(const zcoll_model& m, zcoll_model* out);
+
+// AUTO's candidates with ZCOLL_CODEC=auto: those of auto_candidates at q (the
+// fast codec's ratio), then the dense codec's doc rows at q_dense (its ratio;
+// dense streams have no homomorphic addition) when m has the dense rates; the
+// pick as in auto_candidates (near-ties go to the fast codec, listed first).
+int auto_candidates_codecs(const zcoll_model& m, const CostQuery& q, const CostQuery& q_dense,
+                           zcoll_algorithm forced, Candidate* out, int* best);
 
 // A zcoll mode must be predicted faster than MPI by this factor to be taken:
 // MPI is exact and its cost is the better known, so near-ties go to it.

@@ -23,6 +23,7 @@
 #include "coll/control/agreement.h"
 #include "coll/control/auto_select.h"
 #include "coll/control/call_report.h"
+#include "coll/control/codec_select.h"
 #include "coll/control/collective.h"
 #include "coll/control/error_bound.h"
 #include "coll/api/half_call.h"
@@ -132,10 +133,15 @@ zcoll_status select_explicit(const zcoll_comm& zc, const Call& k, const Resolved
     std::snprintf(sel->why_mode, sizeof sel->why_mode, "hom has no homomorphic %s: doc",
                   zcoll_op_name(s.op));
   }
-  if (sel->mode == ZCOLL_MODE_HOM && (zc.cfg.codec_flags & ZCOLL_FORMAT_FLAG_DENSE)) {
+  sel->codec = configured_codec(zc);
+  if (sel->mode == ZCOLL_MODE_HOM && sel->codec == ZCOLL_CODEC_DENSE) {
     sel->mode = ZCOLL_MODE_DOC;  // dense streams have no homomorphic addition
     std::snprintf(sel->why_mode, sizeof sel->why_mode, "hom with the dense codec: doc");
   }
+  // ZCOLL_CODEC=auto: the model picks the codec of the modes that can use
+  // either (hom stays on the fast codec's homomorphic sums)
+  sel->codec_auto = codec_choice(zc) &&
+                    (sel->mode == ZCOLL_MODE_DOC || sel->mode == ZCOLL_MODE_CPR_P2P);
   sel->alg = find_algorithm(k.coll, sel->algo);
   if (!sel->alg)
     return fail(ZCOLL_ERR_INTERNAL, "no algorithm %s for %s", zcoll_algorithm_name(sel->algo),
@@ -146,6 +152,24 @@ zcoll_status select_explicit(const zcoll_comm& zc, const Call& k, const Resolved
 zcoll_status select(zcoll_comm* zc, const Call& k, const Resolved& s, Selection* sel) {
   if (s.mode != ZCOLL_MODE_AUTO) return select_explicit(*zc, k, s, sel);
   return auto_first_look(zc, k, s, sel);
+}
+
+// ---- decide ------------------------------------------------------------------------
+// After the agreement: AUTO's decision at the agreed ratios (sel->native is set
+// when MPI runs), or the codec of an explicit mode with ZCOLL_CODEC=auto; the
+// report's ratio is the chosen codec's.
+zcoll_status decide(zcoll_comm* zc, const Call& k, const Resolved& s, const Agreed& g,
+                    Selection* sel, CallReport& rep) {
+  if (sel->autom) {
+    ZCOLL_CHECK(auto_decide(zc, k, s, g.ratio, g.ratio_dense, sel));
+    rep.set_prediction(*sel);
+  } else if (sel->codec_auto) {
+    ZCOLL_CHECK(choose_codec(zc, k, s, g, sel));
+  } else {
+    return ZCOLL_SUCCESS;
+  }
+  rep->ratio_estimate = sel->codec == ZCOLL_CODEC_DENSE ? g.ratio_dense : g.ratio;
+  return ZCOLL_SUCCESS;
 }
 
 // ---- the call's context ------------------------------------------------------------
@@ -242,8 +266,7 @@ Bound derive_bound(zcoll_comm* zc, const Call& k, const Resolved& s, const Agree
     c.params.error_bound = eb;
     c.params.chunk_size = s.chunk;
     c.params.flags = zc->cfg.codec_flags & ZCOLL_FLAG_CHECKSUM;  // ZCOLL_CHECKSUM
-    c.params.codec = (zc->cfg.codec_flags & ZCOLL_FORMAT_FLAG_DENSE) ? ZCOLL_CODEC_DENSE
-                                                                     : ZCOLL_CODEC_FAST;
+    c.params.codec = sel.codec;
     if (ensure_quantum(zc, c, s.chunk)) {
       c.quantum = zc->q_quantum;
     } else {
@@ -328,13 +351,9 @@ zcoll_status run_call(zcoll_comm* zc, const Call& k) {
   Agreed g;
   if (zcoll_status st = agree(zc, k, a, s, sel, c, &g, rep)) return rep.finish(st);
   c.max_abs = g.max_abs;
-  if (sel.autom) {
-    rep->ratio_estimate = g.ratio;
-    if (zcoll_status st = auto_decide(zc, k, s, g.ratio, &sel)) return rep.finish(st);
-    rep.set_prediction(sel);
-    if (sel.native) return run_native_call(zc, k, s, sel.native, rep);
-    c.mode = sel.mode;
-  }
+  if (zcoll_status st = decide(zc, k, s, g, &sel, rep)) return rep.finish(st);
+  if (sel.native) return run_native_call(zc, k, s, sel.native, rep);
+  c.mode = sel.mode;
   // A node-aware algorithm's node and rail transports: collective the first
   // time, so here, where every rank runs the same algorithm (agreed above),
   // before the call's bracket (hierarchy.h).

@@ -211,6 +211,10 @@ class CpuOps final : public DataOps {
   double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) override {
     return coll::estimate_ratio(data, n, dtype, eb);
   }
+  double estimate_ratio_dense(const void* data, size_t n, zcoll_dtype dtype, double eb,
+                              uint32_t chunk) override {
+    return coll::estimate_ratio(data, n, dtype, eb, ZCOLL_CODEC_DENSE, chunk);
+  }
 
   zcoll_status run_native(zcoll_comm* zc, const Call& call, bool average,
                           zcoll_dtype dtype) override {

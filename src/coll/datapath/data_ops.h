@@ -62,6 +62,12 @@ class DataOps {
                              double* mx, double* maxabs) = 0;
   // AUTO's compression-ratio estimate of n values at bound eb
   virtual double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) = 0;
+  // the same with the dense codec in chunks of `chunk` values (ZCOLL_CODEC=auto);
+  // 0: this backend has no dense codec (the GPU's), so auto keeps the fast one
+  virtual double estimate_ratio_dense(const void* /*data*/, size_t /*n*/, zcoll_dtype /*dtype*/,
+                                      double /*eb*/, uint32_t /*chunk*/) {
+    return 0;
+  }
   // the MPI library's collective on these buffers (mode mpi and fallbacks)
   virtual zcoll_status run_native(zcoll_comm* zc, const Call& call, bool average,
                                   zcoll_dtype dtype) = 0;

@@ -246,6 +246,10 @@ class SimOps final : public DataOps {
   double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb) override {
     return cpu().estimate_ratio(data, n, dtype, eb);
   }
+  double estimate_ratio_dense(const void* data, size_t n, zcoll_dtype dtype, double eb,
+                              uint32_t chunk) override {
+    return cpu().estimate_ratio_dense(data, n, dtype, eb, chunk);
+  }
   zcoll_status run_native(zcoll_comm* zc, const Call& call, bool average,
                           zcoll_dtype dtype) override {
     return cpu().run_native(zc, call, average, dtype);
