@@ -5,12 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
-#include <vector>
 
 #include "coll/control/algorithms.h"
-#include "coll/control/calibrate.h"
 #include "coll/control/cost_model.h"
 #include "coll/control/error_bound.h"
 
@@ -274,38 +271,6 @@ zcoll_mode auto_mode(const zcoll_model& m, zcoll_collective coll, int size, size
   const int n = auto_candidates(m, q, ZCOLL_ALGO_AUTO, c, &best);
   EXPECT_GT(n, 1);
   return c[best].mode;
-}
-
-// AUTO's estimate of the dense codec's ratio is that of the call's chunk size: the
-// dense codec keeps a frequency table per chunk, and windows of 4096 values made it
-// look worse than it is at the default 16384 (AUTO then ran the fast codec where
-// dense was 8 % faster: docs/reports/2026-11-28-codec-auto-netcluster.md). Within
-// 5 % of the ratio of the whole array at REL 1e-4 and 1e-3 of a smooth noisy field.
-TEST(EstimateRatio, DenseWindowsHoldTheCallsChunk) {
-  std::mt19937 r(7);
-  std::normal_distribution<double> g(0, 0.02);
-  std::vector<float> x(1 << 20);
-  double v = 0;
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = static_cast<float>((v += g(r)) + std::sin(static_cast<double>(i) * 1e-4));
-  for (double eb : {2e-3, 2e-4}) {
-    zcoll_params p{};
-    p.struct_size = sizeof p;
-    p.eb_mode = ZCOLL_EB_ABS;
-    p.error_bound = eb;
-    p.chunk_size = ZCOLL_DEFAULT_CHUNK_SIZE;
-    p.codec = ZCOLL_CODEC_DENSE;
-    std::vector<uint8_t> out(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
-    size_t size = 0;
-    ASSERT_EQ(
-        zcoll_compress(&p, ZCOLL_FLOAT32, x.data(), x.size(), out.data(), out.size(), &size, 1),
-        ZCOLL_SUCCESS);
-    const double whole = 4.0 * static_cast<double>(x.size()) /
-                         static_cast<double>(size - zcoll_header_size(x.size(), p.chunk_size));
-    const double est = estimate_ratio(x.data(), x.size(), ZCOLL_FLOAT32, eb, ZCOLL_CODEC_DENSE, 0);
-    EXPECT_NEAR(est / whole, 1.0, 0.05)
-        << "eb " << eb << ": estimate " << est << ", whole " << whole;
-  }
 }
 
 }  // namespace

@@ -546,15 +546,7 @@ double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb, 
                       uint32_t chunk) {
   if (!data || n == 0 || !(eb > 0) || !std::isfinite(eb)) return 0;
   const size_t vs = zcoll_dtype_size(dtype);
-  // 64Ki values in all. The dense codec stores a frequency table per chunk, so its
-  // windows hold the call's chunk (4Ki-16Ki values): with 4Ki-value windows it looked
-  // worse than the fast codec where it was better (Allreduce at 100 Mbit/s, REL 1e-4,
-  // docs/reports/2026-11-28-codec-auto-netcluster.md). The fast codec's chunk costs a
-  // few bytes: 4Ki-value windows, more of them, spread wider.
-  const uint32_t call_chunk = chunk ? chunk : ZCOLL_DEFAULT_CHUNK_SIZE;
-  const size_t win = codec == ZCOLL_CODEC_DENSE ? std::clamp<size_t>(call_chunk, 4096, 16384)
-                                                : 4096;
-  const size_t windows = 65536 / win;
+  const size_t win = 4096, windows = 16;
   zcoll_params p;
   std::memset(&p, 0, sizeof p);
   p.struct_size = sizeof p;

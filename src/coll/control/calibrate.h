@@ -50,12 +50,11 @@ zcoll_status probe_model(transport::Transport& tp, int threads, uint32_t chunk_s
 double model_hash(const zcoll_model& m);
 
 // Compression ratio of data at absolute bound eb with `codec`, estimated by
-// compressing windows spread over the data, 64Ki values in all (headers
-// excluded, as they are amortized over real segments), in chunks of `chunk`
-// values (0: ZCOLL_DEFAULT_CHUNK_SIZE). The fast codec: 16 windows of 4096
-// values (one chunk per window when the chunk is larger). The dense codec,
-// whose per-chunk tables make its ratio depend on the chunk: windows of the
-// chunk, clamped to 4096..16384 values. 0 when it cannot tell (no data, bad eb).
+// compressing up to 16 windows of 4096 values spread over the data (headers
+// excluded, as they are amortized over real segments) in chunks of `chunk`
+// values (0 or more than a window: one chunk per window; the dense codec's
+// per-chunk tables make its ratio depend on it). 0 when it cannot tell (no
+// data, bad eb).
 double estimate_ratio(const void* data, size_t n, zcoll_dtype dtype, double eb,
                       zcoll_codec codec = ZCOLL_CODEC_FAST, uint32_t chunk = 0);
 
