@@ -21,24 +21,12 @@
 
 namespace {
 
+// zt::compress with the codec first.
 template <typename T>
 std::vector<uint8_t> compress_with(const std::vector<T>& x, zcoll_codec codec, zcoll_eb_mode mode,
                                    double eb, uint32_t cs = 0, int threads = 1,
                                    uint64_t flags = 0) {
-  zcoll_params p;
-  zcoll_params_init(&p);
-  p.eb_mode = mode;
-  p.error_bound = eb;
-  p.chunk_size = cs;
-  p.codec = codec;
-  p.flags = flags;
-  std::vector<uint8_t> out(zcoll_compress_bound(x.size(), zt::dtype_of<T>()));
-  size_t size = 0;
-  const zcoll_status s = zcoll_compress(&p, zt::dtype_of<T>(), x.data(), x.size(), out.data(),
-                                        out.size(), &size, threads);
-  EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
-  out.resize(s == ZCOLL_SUCCESS ? size : 0);
-  return out;
+  return zt::compress(x, mode, eb, cs, threads, codec, flags);
 }
 
 // Every .f32 file of data/ and of ../shared/data (when present).

@@ -92,12 +92,15 @@ inline bool within_bound(double x, double y, double eb) {
 // Compress with the given settings; fails the test on any error.
 template <typename T>
 std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, double eb,
-                              uint32_t chunk_size = 0, int threads = 1) {
+                              uint32_t chunk_size = 0, int threads = 1,
+                              zcoll_codec codec = ZCOLL_CODEC_FAST, uint64_t flags = 0) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.eb_mode = mode;
   p.error_bound = eb;
   p.chunk_size = chunk_size;
+  p.codec = codec;
+  p.flags = flags;
   size_t cap = zcoll_compress_bound(x.size(), dtype_of<T>());
   std::vector<uint8_t> out(cap);
   size_t size = 0;
