@@ -51,9 +51,11 @@ step "build: the library, the zcoll CLI, zcoll-bench and examples/image_stacking
 mkdir -p "$build"
 bash scripts/setup.sh --demo >"$build/setup-demo.log" 2>&1 &
 setup_pid=$!
-# only what the demo runs: no tests, fuzzers, CUDA, PMPI shim or Python package
+# only what the demo runs: no tests, fuzzers, CUDA, PMPI shim or Python package; with
+# the compile flags of scripts/test.sh's build (-Werror included), so that its objects are
+# ccache hits when the tests are built after the demo
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=OFF -DZCOLL_ENABLE_CUDA=OFF \
-      -DZCOLL_CUDA_EMU=OFF -DZCOLL_BUILD_PMPI=OFF >/dev/null
+      -DZCOLL_CUDA_EMU=OFF -DZCOLL_BUILD_PMPI=OFF -DZCOLL_WERROR=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target zcoll_cli zcoll-bench image_stacking
 wait "$setup_pid" || { cat "$build/setup-demo.log" >&2; echo "demo: scripts/setup.sh --demo failed" >&2; exit 1; }
 tail -1 "$build/setup-demo.log"
