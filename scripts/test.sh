@@ -2,9 +2,9 @@
 # test.sh — install dependencies (scripts/setup.sh, scripts/setup_python.sh), build
 # zcoll with its tests (Release, -Werror) and run them all (CTest: unit, MPI, PMPI shim
 # incl. LAMMPS, example, GPU tests that skip without a device); the fuzz smoke run
-# (scripts/fuzz_smoke.sh), the sanitizer soak and the Python package's tests; before
-# the build, the style checks (scripts/lint.sh). Exits non-zero on any failure. This
-# is what CI runs (.ci/run).
+# (scripts/fuzz_smoke.sh), the sanitizer soak and the Python package's tests; and the
+# style checks (scripts/lint.sh). Exits non-zero on any failure. This is what CI runs
+# (.ci/run). Independent steps run side by side (the jobs below): 2 cores kept busy.
 # Every build goes through ccache (CMakeLists.txt) and clang-tidy through its result
 # cache (scripts/tidy_cached.py), so a second run, or CI after a rehearsal, redoes
 # only what changed. At the end a table gives the time of each phase (also written
@@ -61,22 +61,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL
 cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
       -DZCOLL_BUILD_FUZZERS=OFF -DZCOLL_ENABLE_CUDA=OFF >/dev/null
 
-# style first: clang-format on every C/C++/CUDA file, clang-tidy with the configure's
-# compile_commands.json (CONTRIBUTING.md)
-phase lint
-ZCOLL_PY="$py" bash scripts/lint.sh "$build"
-
-phase build
-cmake --build "$build" -j2
-
-# ---- the jobs beside CTest -------------------------------------------------------
-# CTest leaves a core idle for part of its run (a test waiting on its ranks, the last
-# tests alone). The jobs that do not depend on it start now at the lowest priority
-# (nice 19), so they take only the cycles CTest leaves, and go on at full speed after
-# it: the fuzz smoke (a fixed number of executions per target, not a time, so that it
-# does the same work however little CPU it gets) and the builds of the sanitizer runs
-# and of the Python package. The sanitizer runs and the Python tests wait for CTest
-# (they have time limits), then run side by side (each mostly one core).
+# the jobs that run beside the phases (below)
 mkdir -p "$build/logs"
 declare -A job_pid job_log
 # job [--nice] NAME CMD...: run CMD (a command or a function of this script) in the
@@ -127,6 +112,8 @@ wait_jobs() {
     exit 1
   fi
 }
+
+
 
 # ---- reliability (issue 11, docs/reliability.md): the soak and the fault tests
 # under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, and the GPU
@@ -211,8 +198,23 @@ sanitizer_and_python_builds() {
   sanitizer_build
   python_build
 }
+# ---- the jobs beside the build and CTest ------------------------------------------
+# CTest leaves a core idle for part of its run (a test waiting on its ranks, the last
+# tests alone), the build at its links. The jobs that depend on neither start now at the
+# lowest priority (nice 19), so they take only the cycles the two leave, and go on at
+# full speed after them: the style checks (clang-tidy's cache makes them short on a
+# second run), the fuzz smoke (a fixed number of executions per target, not a time, so
+# that it does the same work however little CPU it gets) and the builds of the
+# sanitizer runs and of the Python package. The sanitizer runs and the Python tests
+# wait for CTest (they have time limits), then run side by side (each mostly one core).
+# The style checks: clang-format on every C/C++/CUDA file, ruff, clang-tidy with the
+# configure's compile_commands.json (CONTRIBUTING.md).
+job --nice lint env ZCOLL_PY="$py" bash scripts/lint.sh "$build"
 job --nice "fuzz smoke" bash scripts/fuzz_smoke.sh
 job --nice "sanitizer and python builds" sanitizer_and_python_builds
+
+phase build
+cmake --build "$build" -j2
 
 # --no-tests=error: a configuration that registers no test must not pass
 phase ctest
@@ -224,8 +226,8 @@ phase "sanitizer runs | python tests"
 job "sanitizer runs" sanitizer_runs
 job "python tests" python_tests
 wait_jobs "sanitizer runs" "python tests"
-phase "wait: fuzz smoke"
-wait_jobs "fuzz smoke"
+phase "wait: lint, fuzz smoke"
+wait_jobs lint "fuzz smoke"
 phase ""
 phase_table
 echo "test.sh: all tests passed"
