@@ -10,7 +10,9 @@ the same batches, on CPU:
   powersgd1/4     DDP over gloo, powerSGD_hook with matrix_approximation_rank 1 / 4,
                   error feedback and warm start on, plain allreduce before
                   start_powerSGD_iter (--powersgd-start, default 10 % of --steps: the
-                  start PowerSGDState's documentation suggests)
+                  start PowerSGDState's documentation suggests); all gradients in one
+                  DDP bucket (with two, the hook's chained allreduces can hang on gloo:
+                  setup_variant)
   zcoll_blocking  DDP over gloo, zcoll.torch.allreduce_hook (the bucket's compressed
                   Allreduce inside the hook, no overlap)
   zcoll_overlap   DDP over gloo, zcoll.torch.nonblocking_allreduce_hook (overlap)
@@ -262,6 +264,17 @@ def setup_variant(a, variant, model, zpg):
         zt.set_options(zpg, mode="mpi")  # DDP's broadcast of the parameters: exact
         ddp = DDP(model, process_group=zpg, bucket_cap_mb=a.bucket_mb)
         zt.set_options(zpg, mode=a.mode)
+    elif variant.startswith("powersgd"):
+        # One bucket: PowerSGD's hook starts the allreduce of Q from the callback of P's,
+        # on gloo's thread; with two buckets (DDP's 1 MB first bucket after its rebuild)
+        # the ranks can start the buckets' allreduces in different orders and gloo pairs
+        # them wrongly: a hang in Reducer::finalize_backward (seen on 2 emulated hosts)
+        first = dist._DEFAULT_FIRST_BUCKET_BYTES
+        dist._DEFAULT_FIRST_BUCKET_BYTES = int(a.bucket_mb * 1024 * 1024)
+        try:
+            ddp = DDP(model, bucket_cap_mb=a.bucket_mb)
+        finally:
+            dist._DEFAULT_FIRST_BUCKET_BYTES = first
     else:
         ddp = DDP(model, bucket_cap_mb=a.bucket_mb)
     if variant == "fp16":
