@@ -7,7 +7,7 @@
 #                                                (tools/netcluster, docs/netcluster.md), one
 #                                                rank per host; torn down at the end
 # Environment: TRAIN_HOSTS (cluster sizes, default "2 4"), TRAIN_RATE (1gbit), TRAIN_STEPS
-# (300), TRAIN_TIMING_STEPS (steps of repeats 1.., default TRAIN_STEPS), TRAIN_REPEATS (3),
+# (300, repeat 0: the curves), TRAIN_TIMING_STEPS (steps of repeats 1.., 60), TRAIN_REPEATS (3),
 # TRAIN_VARIANTS (comma list, default all), TRAIN_ARGS (more train_compare.py options),
 # TRAIN_TIMEOUT (seconds per cluster size, 3000), ZCOLL_PYTHON.
 # Writes OUT/train-<hosts>x<rate>.json and .log, OUT/summary.md and OUT/plots/*.png.
@@ -58,7 +58,7 @@ case "$what" in
       bash tools/netcluster/netcluster.sh setup "$hosts" "$rate"
       NETCLUSTER_TIMEOUT=${TRAIN_TIMEOUT:-3000} bash tools/netcluster/netcluster.sh run "$hosts" -- \
         "$py" bench/train/train_compare.py --steps "${TRAIN_STEPS:-300}" \
-        --timing-steps "${TRAIN_TIMING_STEPS:-0}" --repeats "${TRAIN_REPEATS:-3}" \
+        --timing-steps "${TRAIN_TIMING_STEPS:-60}" --repeats "${TRAIN_REPEATS:-3}" \
         "${variants[@]}" "${extra[@]}" --label "${hosts}x${rate}" \
         --json "$out/train-${hosts}x$rate.json" 2>&1 | tee "$out/train-${hosts}x$rate.log"
       jsons+=("$out/train-${hosts}x$rate.json")
