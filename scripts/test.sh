@@ -186,8 +186,10 @@ python_tests() {
   local pytest_args=(-m pytest -q -p no:cacheprovider)
   # the sweep's summary (issue 17, docs/performance.md): medians, ranges and the
   # "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
-  # data of bench/plot_bench.py, on made-up zcoll-bench JSON; and the package on one process
-  run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py python/tests
+  # data of bench/plot_bench.py, on made-up zcoll-bench JSON; the training comparison's
+  # tables and plots (bench/train/summarize.py) on made-up JSON; and the package on one process
+  run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py bench/train/test_train_summarize.py \
+    python/tests
   # one thread per rank, no spinning OpenMP workers: the ranks share the cores
   export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
   # the ranks' MPI leaves the core when idle (as under CTest: cmake/ZcollTestYield.cmake)
