@@ -7,10 +7,9 @@
 # every later run replays it first).
 #
 # How long each target fuzzes: by default a fixed number of executions (FUZZ_RUNS_<target>,
-# below: what 35 s of a core gave each on the 2-core machine), so that a run does the
-# same work however busy the machine is (scripts/test.sh runs it at low priority beside
-# CTest); FUZZ_SECONDS=N instead gives each target N seconds of a core (the targets side
-# by side, one per core). A target stops after FUZZ_MAX_SECONDS (default 900) either way.
+# below: what 35 s of a core gave each on the 2-core machine), so that every run does the
+# same work, however busy the machine is; FUZZ_SECONDS=N instead gives each target N
+# seconds of a core (the targets side by side, one per core). A target stops after FUZZ_MAX_SECONDS (default 900) either way.
 # Environment: JOBS (build jobs, default 2), BUILD_DIR (default <repo>/build-fuzz),
 # FUZZ_TARGETS (default: all three).
 set -euo pipefail

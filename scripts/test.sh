@@ -2,9 +2,9 @@
 # test.sh — install dependencies (scripts/setup.sh, scripts/setup_python.sh), build
 # zcoll with its tests (Release, -Werror) and run them all (CTest: unit, MPI, PMPI shim
 # incl. LAMMPS, example, GPU tests that skip without a device); the fuzz smoke run
-# (scripts/fuzz_smoke.sh), the sanitizer soak and the Python package's tests; and the
-# style checks (scripts/lint.sh). Exits non-zero on any failure. This is what CI runs
-# (.ci/run). Independent steps run side by side (the jobs below): 2 cores kept busy.
+# (scripts/fuzz_smoke.sh), the sanitizer soak and the Python package's tests; before
+# the build, the style checks (scripts/lint.sh). Exits non-zero on any failure. This
+# is what CI runs (.ci/run).
 # Every build goes through ccache (CMakeLists.txt) and clang-tidy through its result
 # cache (scripts/tidy_cached.py), so a second run, or CI after a rehearsal, redoes
 # only what changed. At the end a table gives the time of each phase (also written
@@ -37,12 +37,12 @@ phase() {
 phase_table() {
   local i json="{" total=$((SECONDS - test_t0))
   echo
-  echo "test.sh: time of each phase (s; * a job that ran beside the phases, its own time)"
+  echo "test.sh: time of each phase (s)"
   for i in "${!phase_names[@]}"; do
-    printf '  %-36s %5d\n' "${phase_names[$i]}" "${phase_secs[$i]}"
+    printf '  %-28s %5d\n' "${phase_names[$i]}" "${phase_secs[$i]}"
     json+="\"${phase_names[$i]}\": ${phase_secs[$i]}, "
   done
-  printf '  %-36s %5d\n' total "$total"
+  printf '  %-28s %5d\n' total "$total"
   [[ -d "$build" ]] && echo "${json}\"total\": $total}" >"$build/test_phases.json"
   return 0
 }
@@ -61,163 +61,10 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL
 cmake -S . -B "$asan" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_SANITIZE=ON \
       -DZCOLL_BUILD_FUZZERS=OFF -DZCOLL_ENABLE_CUDA=OFF >/dev/null
 
-# the jobs that run beside the phases (below)
-mkdir -p "$build/logs"
-declare -A job_pid job_log
-# job [--nice] NAME CMD...: run CMD (a command or a function of this script) in the
-# background, its output in $build/logs/NAME.log and its own time in NAME.log.secs
-# (the phase table's row); --nice: only on a core nothing else wants (SCHED_IDLE), with
-# all it starts
-job() {
-  local niced=0 name log
-  [[ $1 == --nice ]] && { niced=1; shift; }
-  name=$1
-  shift
-  log="$build/logs/${name// /_}.log"
-  job_log[$name]=$log
-  (
-    t0=$SECONDS
-    trap 'echo $((SECONDS - t0)) >"$log.secs"' EXIT
-    # SCHED_IDLE rather than nice 19: a waking task always preempts an idle-policy one at
-    # once, where a niced one may finish its slice first (the MPI tests' ranks sleep and
-    # wake every few microseconds: under nice 19 jobs CTest took 329 s instead of ~200)
-    ((niced)) && { chrt --idle -p 0 "$BASHPID" >/dev/null || renice -n 19 -p "$BASHPID" >/dev/null || true; }
-    "$@"
-  ) >"$log" 2>&1 &
-  job_pid[$name]=$!
-}
-# a failure anywhere (CTest's included) stops the jobs still running, with what they started
-kill_tree() {
-  local c
-  for c in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$c"; done
-  kill "$1" 2>/dev/null || true
-}
-trap 'for p in "${job_pid[@]}"; do kill_tree "$p"; done' EXIT
-# wait_jobs NAME...: wait for each; its output, its time in the table; exit on a failure
-wait_jobs() {
-  local name rc failed=0
-  for name in "$@"; do
-    rc=0
-    wait "${job_pid[$name]}" || rc=$?
-    unset "job_pid[$name]"
-    printf '\n[test] ---- %s (ran beside the others; output follows)\n' "$name"
-    cat "${job_log[$name]}"
-    phase_names+=("* $name")
-    phase_secs+=("$(cat "${job_log[$name]}.secs" 2>/dev/null || echo 0)")
-    printf '[test] %s: %s s\n' "$name" "${phase_secs[-1]}"
-    if [[ $rc -ne 0 ]]; then
-      echo "test.sh: $name failed (exit status $rc); log: ${job_log[$name]}" >&2
-      failed=1
-    fi
-  done
-  if [[ $failed -ne 0 ]]; then
-    phase ""
-    phase_table
-    exit 1
-  fi
-}
-
-
-
-# ---- reliability (issue 11, docs/reliability.md): the soak and the fault tests
-# under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, and the GPU
-# codec on the CUDA emulation (issue 25); a 600-case soak at 3 ranks.
-sanitizer_build() {
-  cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests \
-    zcoll_nonblocking_tests zcoll_gpu_tests_emu zcoll_emu_tests zcoll_gpu_kernels_emu_tests \
-    zcoll_robustness_tests
-}
-sanitizer_runs() {
-  # fast_unwind_on_malloc=0: full stacks, so that the MPI library's own allocations
-  # (from modules it dlopens and unloads) match the suppressions
-  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
-  # The ranks (not mpiexec) get the MPI that leaves the core when idle, as under
-  # CTest (cmake/ZcollTestYield.cmake), behind the sanitizer's runtime, which must
-  # come first: 3 ranks share 2 cores.
-  local asan_rt soak_seed
-  asan_rt=$(ldd "$asan/tools/zcoll_soak/zcoll-soak" | awk '/libasan/ {print $3}')
-  local yield_ranks=(-genv LD_PRELOAD "$asan_rt:$PWD/$build/libzcoll_test_yield.so")
-  OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
-  # corrupt and bad input to the codec (every header byte flipped, forged indexes,
-  # random streams, bad parameters): statuses, and no undefined behaviour on the way
-  "$asan/tests/unit/zcoll_robustness_tests" --gtest_filter='BadInput.*:BadParams.*' --gtest_brief=1
-  # the CUDA code on the CPU (issue 25, docs/gpu.md): the GPU codec tests, the
-  # emulation's own and single kernels, on zcoll's CUDA emulation (4096-value
-  # samples of the data files; about 1 minute on 2 cores)
-  ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu"
-  "$asan/tests/gpu/zcoll_emu_tests"
-  "$asan/tests/gpu/zcoll_gpu_kernels_emu_tests"
-  OMP_NUM_THREADS=1 mpiexec -n 2 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_lifecycle_test" 100
-  # the nonblocking calls: requests in flight, errors, lifetimes (progress threads)
-  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_nonblocking_tests" \
-    inflight errors lifetime
-  # The seeds come from the commit (a new range for every commit, the same on every run
-  # of one commit, so that a run before submitting checks exactly what CI will run);
-  # ZCOLL_SOAK_SEED chooses another start.
-  soak_seed=${ZCOLL_SOAK_SEED:-$((16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1)))}
-  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tools/zcoll_soak/zcoll-soak" \
-    --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300 --nonblocking
-  # and the recorded cases that once failed at 3 ranks (tools/zcoll_soak/regression_seeds.txt;
-  # CTest replays the other rank counts' in the release build)
-  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tools/zcoll_soak/zcoll-soak" \
-    --seeds-file tools/zcoll_soak/regression_seeds.txt --timeout 300
-}
-
-# ---- Python package (issue 13; docs/python.md) ----------------------------------
-# `pip install .` (scikit-build-core over this CMake, build directory build-python/,
-# the same compile flags as $build so that ccache serves the library's objects),
-# pytest on one process, then the collectives under mpirun with 2 ranks (with the
-# DDP hook test) and 3 ranks. A failing rank aborts its mpirun (python/tests/conftest.py);
-# pytest's exit status 5 (no test collected) counts as a failure.
-python_build() {
-  "$py" -m pip install -q --disable-pip-version-check --no-build-isolation \
-    --config-settings=build-dir=build-python --config-settings=cmake.define.ZCOLL_WERROR=ON .
-}
-run_pytest() {
-  local rc=0
-  "$@" || rc=$?
-  if [[ $rc -ne 0 ]]; then
-    echo "test.sh: python tests failed (exit status $rc$([[ $rc -eq 5 ]] && echo ': no tests collected')): $*" >&2
-    exit 1
-  fi
-}
-python_tests() {
-  local pytest_args=(-m pytest -q -p no:cacheprovider)
-  # the sweep's summary (issue 17, docs/performance.md): medians, ranges and the
-  # "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
-  # data of bench/plot_bench.py, on made-up zcoll-bench JSON; the training comparison's
-  # tables and plots (bench/train/summarize.py) on made-up JSON; and the package on one process
-  run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py bench/train/test_train_summarize.py \
-    python/tests
-  # one thread per rank, no spinning OpenMP workers: the ranks share the cores
-  export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-  # the ranks' MPI leaves the core when idle (as under CTest: cmake/ZcollTestYield.cmake)
-  local yield_ranks=(-genv LD_PRELOAD "$PWD/$build/libzcoll_test_yield.so")
-  run_pytest timeout 600 mpirun -np 2 "${yield_ranks[@]}" "$py" "${pytest_args[@]}" python/tests/test_comm.py \
-    python/tests/test_nonblocking.py python/tests/test_torch_ddp.py python/tests/test_torch_backend.py
-  run_pytest timeout 600 mpirun -np 3 "${yield_ranks[@]}" "$py" "${pytest_args[@]}" python/tests/test_comm.py \
-    python/tests/test_nonblocking.py
-}
-
-sanitizer_and_python_builds() {
-  sanitizer_build
-  python_build
-}
-# ---- the jobs beside the build and CTest ------------------------------------------
-# CTest leaves a core idle for part of its run (a test waiting on its ranks, the last
-# tests alone), the build at its links. The jobs that depend on neither start now at the
-# lowest priority (SCHED_IDLE), so they take only the cycles the two leave, and go on at
-# full speed after them: the style checks (clang-tidy's cache makes them short on a
-# second run), the fuzz smoke (a fixed number of executions per target, not a time, so
-# that it does the same work however little CPU it gets) and the builds of the
-# sanitizer runs and of the Python package. The sanitizer runs and the Python tests
-# wait for CTest (they have time limits), then run side by side (each mostly one core).
-# The style checks: clang-format on every C/C++/CUDA file, ruff, clang-tidy with the
-# configure's compile_commands.json (CONTRIBUTING.md).
-job --nice lint env ZCOLL_PY="$py" bash scripts/lint.sh "$build"
-job --nice "fuzz smoke" bash scripts/fuzz_smoke.sh
-job --nice "sanitizer and python builds" sanitizer_and_python_builds
+# style first: clang-format on every C/C++/CUDA file, clang-tidy with the configure's
+# compile_commands.json (CONTRIBUTING.md)
+phase lint
+ZCOLL_PY="$py" bash scripts/lint.sh "$build"
 
 phase build
 cmake --build "$build" -j2
@@ -226,14 +73,85 @@ cmake --build "$build" -j2
 phase ctest
 ctest --test-dir "$build" --output-on-failure -j2 --no-tests=error
 
-phase "wait: builds"
-wait_jobs "sanitizer and python builds"
-phase "sanitizer runs | python tests"
-job "sanitizer runs" sanitizer_runs
-job "python tests" python_tests
-wait_jobs "sanitizer runs" "python tests"
-phase "wait: lint, fuzz smoke"
-wait_jobs lint "fuzz smoke"
+phase "fuzz smoke"
+bash scripts/fuzz_smoke.sh
+
+# ---- reliability (issue 11, docs/reliability.md): the soak and the fault tests
+# under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, and the GPU
+# codec on the CUDA emulation (issue 25); a 60 s soak at 3 ranks.
+phase "sanitizer build"
+cmake --build "$asan" -j2 --target zcoll-soak zcoll_lifecycle_test zcoll_fault_tests \
+  zcoll_nonblocking_tests zcoll_gpu_tests_emu zcoll_emu_tests zcoll_gpu_kernels_emu_tests \
+  zcoll_robustness_tests
+phase "sanitizer runs"
+# fast_unwind_on_malloc=0: full stacks, so that the MPI library's own allocations
+# (from modules it dlopens and unloads) match the suppressions
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0"
+# The ranks (not mpiexec) get the MPI that leaves the core when idle, as under
+# CTest (cmake/ZcollTestYield.cmake), behind the sanitizer's runtime, which must
+# come first: 3 ranks share 2 cores.
+asan_rt=$(ldd "$asan/tools/zcoll_soak/zcoll-soak" | awk '/libasan/ {print $3}')
+yield_ranks=(-genv LD_PRELOAD "$asan_rt:$PWD/$build/libzcoll_test_yield.so")
+OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
+# corrupt and bad input to the codec (every header byte flipped, forged indexes,
+# random streams, bad parameters): statuses, and no undefined behaviour on the way
+"$asan/tests/unit/zcoll_robustness_tests" --gtest_filter='BadInput.*:BadParams.*' --gtest_brief=1
+# the CUDA code on the CPU (issue 25, docs/gpu.md): the GPU codec tests, the
+# emulation's own and single kernels, on zcoll's CUDA emulation (4096-value
+# samples of the data files; about 1 minute on 2 cores)
+ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu"
+"$asan/tests/gpu/zcoll_emu_tests"
+"$asan/tests/gpu/zcoll_gpu_kernels_emu_tests"
+OMP_NUM_THREADS=1 mpiexec -n 2 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_lifecycle_test" 100
+# the nonblocking calls: requests in flight, errors, lifetimes (progress threads)
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_nonblocking_tests" \
+  inflight errors lifetime
+# The seeds come from the commit (a new range for every commit, the same on every run
+# of one commit, so that a run before submitting checks exactly what CI will run);
+# ZCOLL_SOAK_SEED chooses another start.
+soak_seed=${ZCOLL_SOAK_SEED:-$((16#$(git rev-parse --short=7 HEAD 2>/dev/null || echo 1)))}
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tools/zcoll_soak/zcoll-soak" \
+  --seed "$soak_seed" --iterations 600 --max-mib 2 --max-count 20000 --timeout 300 --nonblocking
+# and the recorded cases that once failed at 3 ranks (tools/zcoll_soak/regression_seeds.txt;
+# CTest replays the other rank counts' in the release build)
+OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tools/zcoll_soak/zcoll-soak" \
+  --seeds-file tools/zcoll_soak/regression_seeds.txt --timeout 300
+unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+
+# ---- Python package (issue 13; docs/python.md) ----------------------------------
+# `pip install .` (scikit-build-core over this CMake, build directory build-python/,
+# the same compile flags as $build so that ccache serves the library's objects),
+# pytest on one process, then the collectives under mpirun with 2 ranks (with the
+# DDP hook test) and 3 ranks. A failing rank aborts its mpirun (python/tests/conftest.py);
+# pytest's exit status 5 (no test collected) counts as a failure.
+phase "python build"
+"$py" -m pip install -q --disable-pip-version-check --no-build-isolation \
+  --config-settings=build-dir=build-python --config-settings=cmake.define.ZCOLL_WERROR=ON .
+phase "python tests"
+run_pytest() {
+  local rc=0
+  "$@" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    echo "test.sh: python tests failed (exit status $rc$([[ $rc -eq 5 ]] && echo ': no tests collected')): $*" >&2
+    exit 1
+  fi
+}
+pytest_args=(-m pytest -q -p no:cacheprovider)
+# the sweep's summary (issue 17, docs/performance.md): medians, ranges and the
+# "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
+# data of bench/plot_bench.py, on made-up zcoll-bench JSON; the training comparison's
+# tables and plots (bench/train/summarize.py) on made-up JSON; and the package on one process
+run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py bench/train/test_train_summarize.py \
+  python/tests
+# one thread per rank, no spinning OpenMP workers: the ranks share the cores
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
+# the ranks' MPI leaves the core when idle (as under CTest: cmake/ZcollTestYield.cmake)
+yield_ranks=(-genv LD_PRELOAD "$PWD/$build/libzcoll_test_yield.so")
+run_pytest timeout 600 mpirun -np 2 "${yield_ranks[@]}" "$py" "${pytest_args[@]}" python/tests/test_comm.py \
+  python/tests/test_nonblocking.py python/tests/test_torch_ddp.py python/tests/test_torch_backend.py
+run_pytest timeout 600 mpirun -np 3 "${yield_ranks[@]}" "$py" "${pytest_args[@]}" python/tests/test_comm.py \
+  python/tests/test_nonblocking.py
 phase ""
 phase_table
 echo "test.sh: all tests passed"
