@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import platform
-import socket
 import statistics
 import sys
 import time
@@ -51,6 +50,9 @@ from mpi4py import MPI
 
 import zcoll
 import zcoll.torch as zt
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_rendezvous import init_gloo  # noqa: E402  (bench/torch_rendezvous.py)
 
 W = MPI.COMM_WORLD
 
@@ -247,23 +249,6 @@ def summarize(a, runs):
     return out
 
 
-def gloo_address():
-    """Rank 0's address for gloo: its address towards tools/netcluster's switch
-    (10.77.0.254) when it has one, else 127.0.0.1 (one machine)."""
-    if "MASTER_ADDR" in os.environ:
-        return os.environ["MASTER_ADDR"]
-    try:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.connect(("10.77.0.254", 9))  # no packet is sent: only the route is looked up
-        addr = s.getsockname()[0]
-        s.close()
-        if addr.startswith("10.77.0."):
-            return addr
-    except OSError:
-        pass
-    return "127.0.0.1"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", choices=["resnet18", "transformer"], default="resnet18")
@@ -287,20 +272,7 @@ def main():
             ap.error(f"unknown variant {v}")
     torch.set_num_threads(a.torch_threads)
 
-    addr = gloo_address() if W.rank == 0 else None
-    port = None
-    if W.rank == 0:
-        s = socket.socket()
-        s.bind((addr, 0))
-        port = s.getsockname()[1]
-        s.close()
-    os.environ["MASTER_ADDR"] = W.bcast(addr, root=0)
-    os.environ["MASTER_PORT"] = str(W.bcast(port, root=0))
-    if os.environ["MASTER_ADDR"].startswith("10.77.0."):
-        # tools/netcluster: gloo would announce the address of the host name (zc-hN,
-        # which resolves to nothing here, so loopback); the hosts' interface is zc0
-        os.environ.setdefault("GLOO_SOCKET_IFNAME", "zc0")
-    dist.init_process_group("gloo", rank=W.rank, world_size=W.size)
+    init_gloo(W)
 
     data = Data(a.model, a.batch)
     nparams = sum(p.numel() for p in make_model(a.model).parameters())

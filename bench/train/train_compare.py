@@ -89,6 +89,9 @@ from mpi4py import MPI
 import zcoll
 import zcoll.torch as zt
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_rendezvous import init_gloo  # noqa: E402  (bench/torch_rendezvous.py)
+
 W = MPI.COMM_WORLD
 HERE = os.path.dirname(os.path.abspath(__file__))
 VARIANTS = ("gloo", "fp16", "bf16", "powersgd1", "powersgd4", "zcoll_blocking", "zcoll_overlap",
@@ -370,38 +373,8 @@ def train(a, variant, data, steps, zpg, leader):
 # ---- set-up ------------------------------------------------------------------------------------
 
 
-def gloo_address():
-    """Rank 0's address for gloo: its address towards tools/netcluster's switch
-    (10.77.0.254) when it has one, else 127.0.0.1 (one machine)."""
-    if "MASTER_ADDR" in os.environ:
-        return os.environ["MASTER_ADDR"]
-    try:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.connect(("10.77.0.254", 9))  # no packet is sent: only the route is looked up
-        addr = s.getsockname()[0]
-        s.close()
-        if addr.startswith("10.77.0."):
-            return addr
-    except OSError:
-        pass
-    return "127.0.0.1"
-
-
 def init_groups(need_zcoll, a):
-    addr = gloo_address() if W.rank == 0 else None
-    port = None
-    if W.rank == 0:
-        s = socket.socket()
-        s.bind((addr, 0))
-        port = s.getsockname()[1]
-        s.close()
-    os.environ["MASTER_ADDR"] = W.bcast(addr, root=0)
-    os.environ["MASTER_PORT"] = str(W.bcast(port, root=0))
-    if os.environ["MASTER_ADDR"].startswith("10.77.0."):
-        # tools/netcluster: gloo would announce the address of the host name (zc-hN,
-        # which resolves to nothing here); the hosts' interface is zc0
-        os.environ.setdefault("GLOO_SOCKET_IFNAME", "zc0")
-    dist.init_process_group("gloo", rank=W.rank, world_size=W.size)
+    init_gloo(W)
     if not need_zcoll:
         return None
     return dist.new_group(backend="zcoll", pg_options=zcoll_options(a))
