@@ -6,17 +6,19 @@
 # build-fuzz/artifacts/; copy it to fuzz/regressions/<target>/ with the fix, and
 # every later run replays it first).
 #
-# How long each target fuzzes: by default a fixed number of executions (FUZZ_RUNS_<target>,
-# below: what 35 s of a core gave each on the 2-core machine), so that every run does the
-# same work, however busy the machine is; FUZZ_SECONDS=N instead gives each target N
-# seconds of a core (the targets side by side, one per core). A target stops after FUZZ_MAX_SECONDS (default 900) either way.
+# How long each target fuzzes: FUZZ_SECONDS (default 35) seconds of a core each (the
+# targets side by side, one per core); or, with FUZZ_RUNS=1, a fixed number of executions
+# per target (FUZZ_RUNS_<target>, below), the same work however busy or fast the machine
+# is (the phase took 88 s so in a CI rehearsal on 2026-11-28, against 57-62 s timed). A
+# target stops after FUZZ_MAX_SECONDS (default 900) either way.
 # Environment: JOBS (build jobs, default 2), BUILD_DIR (default <repo>/build-fuzz),
 # FUZZ_TARGETS (default: all three).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${BUILD_DIR:-$ROOT/build-fuzz}"
-SECS="${FUZZ_SECONDS:-}"
+SECS="${FUZZ_SECONDS:-35}"
+[ "${FUZZ_RUNS:-0}" = 1 ] && SECS=""
 MAX_SECS="${FUZZ_MAX_SECONDS:-900}"
 # executions per target: 35 s of a core each gave 193 945 / 5 258 947 / 48 148 in one run
 # and 134 701 / 4 181 627 / 28 358 in another (2026-11-28, two machines of this kind)
