@@ -200,8 +200,8 @@ class Zero:
     SGD state per rank; reduce-scatter of the gradients, all-gather of the parameters."""
 
     def __init__(self, model, group, args, exact_rs):
-        self.model, self.group = model, group
-        self.params = [p for p in model.parameters()]
+        self.group = group
+        self.params = list(model.parameters())
         k, r = dist.get_world_size(group), dist.get_rank(group)
         n = sum(p.numel() for p in self.params)
         self.shard_len = -(-n // k)
@@ -213,7 +213,6 @@ class Zero:
                 self.flat[off:off + p.numel()].copy_(p.reshape(-1))
                 p.data = self.flat[off:off + p.numel()].view_as(p)
                 off += p.numel()
-        self.n = n
         self.grad = torch.zeros_like(self.flat)
         lo = r * self.shard_len
         self.shard = nn.Parameter(self.flat[lo:lo + self.shard_len].clone())
