@@ -1,12 +1,14 @@
-// pmpi_redirect.h — force-included (-include) into the second compilation of
-// libzcoll_mpi's sources that goes into libzcoll_pmpi.so: after <mpi.h>, every
-// MPI function zcoll calls is renamed to its PMPI_ twin, so the shim's copy of
-// zcoll never calls an MPI_ entry point that the shim itself (or another PMPI
-// tool preloaded with it) defines. The test pmpi.no_mpi_imports checks the
-// result on the built library (nm -D --undefined-only lists no MPI_ symbol).
+// pmpi_redirect.h — every MPI function zcoll calls, renamed to its PMPI_ twin,
+// so the shim's copy of zcoll never calls an MPI_ entry point that the shim
+// itself (or another PMPI tool preloaded with it) defines. Used twice
+// (src/pmpi/CMakeLists.txt): force-included (-include) into the shim's own
+// sources, after <mpi.h>; and read by CMake, its "#define MPI_x PMPI_x" lines
+// becoming the objcopy --redefine-syms list applied to libzcoll_mpi's objects
+// in the shim. The test pmpi.no_mpi_imports checks the result on the built
+// library (nm -D --undefined-only lists no MPI_ symbol).
 //
-// A new MPI call in src/coll or src/transport must be added here; the test
-// names it when it is missing.
+// A new MPI call in src/coll, src/transport or src/pmpi must be added here
+// (one "#define MPI_x PMPI_x" per line); the test names it when it is missing.
 #pragma once
 
 #include <mpi.h>
