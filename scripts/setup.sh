@@ -74,7 +74,7 @@ if [[ $profile == tests ]]; then
     clang-format clang-tidy           # scripts/lint.sh (CI's style checks)
     python3-venv python3-torch        # scripts/setup_python.sh: the venv (Debian's CPU torch for the DDP hook)
     gfortran                          # the PMPI shim's Fortran test
-    lammps lammps-examples openmpi-bin libopenmpi-dev  # the PMPI shim's LAMMPS test (lmp is built on Open MPI; MPICH stays the default, see above)
+    lammps openmpi-bin libopenmpi-dev  # the PMPI shim's LAMMPS test (lmp is built on Open MPI; MPICH stays the default, see above)
     libsimgrid-dev                    # SMPI (smpicxx, smpirun): the simulated-cluster smoke test (docs/scale.md)
   )
 fi
