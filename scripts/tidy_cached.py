@@ -11,8 +11,17 @@ FILE and the preprocessed text it gives (so a change in any header it includes i
 key), with the source and build directories written as placeholders, so that a fresh
 clone elsewhere (CI after a rehearsal) finds what the rehearsal checked. Only clean results
 are kept: a file with a finding is checked, and its findings printed, every time. Files
-run in parallel, one per core. The cache lives in $ZCOLL_TIDY_CACHE (default ~/.cache/zcoll-tidy); set
-ZCOLL_TIDY_CACHE=off to check everything.
+run in parallel, one per core. The cache lives in $ZCOLL_TIDY_CACHE (default
+~/.cache/zcoll-tidy); set ZCOLL_TIDY_CACHE=off to check everything.
+
+Preprocessing every file for its key costs a second or so of a core per file, the most of
+a run in which nothing changed. So, as ccache's direct mode does, a clean result also
+records a manifest: the files that preprocessing read (the compiler's -MD list) with the
+SHA-256 of each. The manifest's name hashes everything of the key except the preprocessed
+text; when every file it lists still has its recorded hash, the preprocessed text is the
+same, and so is the key: the result is found without preprocessing (as with
+ccache, a new header that would shadow one the manifest lists goes unnoticed until the
+file or a header it reads changes).
 
 --list prints every C/C++ source of the source tree that BUILD_DIR compiles: the files of
 compile_commands.json with a C or C++ suffix (and CUDA .cu files that a command compiles as
@@ -29,6 +38,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,8 +102,9 @@ def strip_launcher(args):
     return args[i:]
 
 
-def preprocess_args(args):
-    """The compile command turned into `-E -P` to stdout (no -o, no -c, no dependency files)."""
+def preprocess_args(args, depfile):
+    """The compile command turned into `-E -P` to stdout (no -o, no -c, no dependency files
+    but `depfile`, the list of files it reads)."""
     out, skip = [], False
     for a in args:
         if skip:
@@ -105,32 +116,87 @@ def preprocess_args(args):
         if a in ("-c", "-MD", "-MMD") or a.startswith(("-o", "-MF")):
             continue
         out.append(a)
-    return out + ["-E", "-P", "-o", "-"]
+    return out + ["-E", "-P", "-o", "-", "-MD", "-MF", depfile, "-MT", "x"]
 
 
-def key_of(path, entries, build, salt):
-    def norm(b):
-        return b.replace(str(build).encode(), b"@BUILD@").replace(str(ROOT).encode(), b"@SRC@")
-
-    h = hashlib.sha256(salt)
-    h.update(tidy_configs(path))
-    h.update(str(Path(path).relative_to(ROOT)).encode())
-    for directory, args in entries:
-        args = strip_launcher(args)
-        pre = subprocess.run(preprocess_args(args), cwd=directory, capture_output=True)
-        if pre.returncode != 0:
-            return None  # clang-tidy will say what is wrong
-        h.update(norm(" ".join(args).encode()))
-        h.update(norm(pre.stdout))
-    return h.hexdigest()
+def depfile_paths(text, directory):
+    """The files of a make-style dependency list (`x: a b \\` lines; `\\ ` escapes a space)."""
+    text = text.split(":", 1)[1] if ":" in text else ""
+    words = text.replace("\\\n", " ").replace("\\ ", "\0").split()
+    return sorted({str(Path(directory, w.replace("\0", " ")).resolve()) for w in words})
 
 
-def check(path, entries, build, salt, cache):
-    key = key_of(path, entries, build, salt) if cache else None
-    if key and (cache / key).exists():
+def file_hash(path, memo):
+    if path not in memo:
+        try:
+            memo[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            memo[path] = None
+    return memo[path]
+
+
+class Keys:
+    """The cache key of a file (see the module's text), from its manifest when that holds."""
+
+    def __init__(self, build, salt, cache):
+        self.build, self.salt, self.cache = build, salt, cache
+        self.memo = {}  # path -> SHA-256 of its content (headers are read by many files)
+        self.pending_manifest = {}  # key -> (manifest path, {file: SHA-256}) until it is clean
+
+    def norm(self, b):
+        return b.replace(str(self.build).encode(), b"@BUILD@").replace(str(ROOT).encode(), b"@SRC@")
+
+    def place(self, path):  # a path with the placeholders, and back
+        return self.norm(path.encode()).decode()
+
+    def unplace(self, path):
+        return path.replace("@BUILD@", str(self.build)).replace("@SRC@", str(ROOT))
+
+    def key(self, path, entries):
+        """(key, True when found through the manifest); key None: preprocessing failed."""
+        h = hashlib.sha256(self.salt)
+        h.update(tidy_configs(path))
+        h.update(str(Path(path).relative_to(ROOT)).encode())
+        commands = [strip_launcher(args) for _, args in entries]
+        for args in commands:
+            h.update(self.norm(" ".join(args).encode()))
+        manifest = self.cache / ("manifest-" + h.hexdigest()) if self.cache else None
+        if manifest and manifest.exists():
+            try:
+                m = json.loads(manifest.read_text())
+                if all(file_hash(self.unplace(f), self.memo) == d for f, d in m["files"].items()):
+                    return m["key"], True
+            except (ValueError, KeyError, AttributeError):
+                pass  # an unreadable manifest: preprocess, and write it again
+        read = set()
+        with tempfile.TemporaryDirectory() as tmp:
+            for (directory, _), args in zip(entries, commands):
+                dep = os.path.join(tmp, "deps")
+                pre = subprocess.run(preprocess_args(args, dep), cwd=directory, capture_output=True)
+                if pre.returncode != 0:
+                    return None, False  # clang-tidy will say what is wrong
+                h.update(self.norm(pre.stdout))
+                read.update(depfile_paths(Path(dep).read_text(), directory))
+        key = h.hexdigest()
+        self.pending_manifest[key] = (manifest, {self.place(f): file_hash(f, self.memo) for f in read})
+        return key, False
+
+    def remember(self, key):
+        """After a clean check: the result, and the manifest that finds it next time."""
+        (self.cache / key).touch()
+        manifest, files = self.pending_manifest.pop(key, (None, None))
+        if manifest and all(files.values()):
+            manifest.write_text(json.dumps({"key": key, "files": files}))
+
+
+def check(path, entries, keys):
+    key, direct = keys.key(path, entries) if keys.cache else (None, False)
+    if key and (keys.cache / key).exists():
+        if not direct:
+            keys.remember(key)  # a result from before manifests, or from another clone
         return path, True, "", True
     # clang-tidy checks the file once per compile command it has
-    r = subprocess.run(["clang-tidy", "-p", str(build), "--quiet",
+    r = subprocess.run(["clang-tidy", "-p", str(keys.build), "--quiet",
                         "--extra-arg=-Wno-unknown-warning-option", "--extra-arg=-Wno-error", path],
                        capture_output=True, text=True)
     text = (r.stdout + r.stderr).strip()
@@ -138,7 +204,7 @@ def check(path, entries, build, salt, cache):
     findings = [ln for ln in text.splitlines() if "warning:" in ln or "error:" in ln]
     ok = r.returncode == 0 and not findings
     if ok and key:
-        (cache / key).touch()
+        keys.remember(key)
     return path, ok, text if not ok else "", False
 
 
@@ -162,9 +228,10 @@ def main():
         cache.mkdir(parents=True, exist_ok=True)
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True).stdout
     salt = version
+    keys = Keys(build, salt, cache)
     failed = hits = 0
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        jobs = [pool.submit(check, f, commands[f], build, salt, cache) for f in files]
+        jobs = [pool.submit(check, f, commands[f], keys) for f in files]
         for job in concurrent.futures.as_completed(jobs):
             path, ok, text, hit = job.result()
             hits += hit
