@@ -17,6 +17,7 @@ import zcoll.torch as zt  # noqa: E402
 
 W = MPI.COMM_WORLD
 STEPS = 30
+BATCH = 64
 pytestmark = pytest.mark.skipif(W.size != 2, reason="run under mpirun -np 2")
 
 
@@ -50,9 +51,11 @@ def model():
 def batches():
     g = torch.Generator().manual_seed(100 + W.rank)  # each rank its own data
     w_true = torch.randn(64, 1, generator=torch.Generator().manual_seed(1))
+    # 64 samples a step: the gradients (what the hooks reduce) have the model's size
+    # whatever the batch; a small batch keeps the reference BLAS's compute short
     for _ in range(STEPS):
-        x = torch.randn(256, 64, generator=g)
-        yield x, torch.tanh(x @ w_true / 8) + 0.05 * torch.randn(256, 1, generator=g)
+        x = torch.randn(BATCH, 64, generator=g)
+        yield x, torch.tanh(x @ w_true / 8) + 0.05 * torch.randn(BATCH, 1, generator=g)
 
 
 def train(hook=None, state=None):
