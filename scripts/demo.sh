@@ -51,6 +51,8 @@ step "build: the library, the zcoll CLI, zcoll-bench and examples/image_stacking
 mkdir -p "$build"
 bash scripts/setup.sh --demo >"$build/setup-demo.log" 2>&1 &
 setup_pid=$!
+# Ninja for a new build tree, as scripts/test.sh (whose objects these are)
+command -v ninja >/dev/null && export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"
 # only what the demo runs: no tests, fuzzers, CUDA, PMPI shim or Python package; with
 # the compile flags of scripts/test.sh's build (-Werror included), so that its objects are
 # ccache hits when the tests are built after the demo

@@ -22,6 +22,8 @@ command -v clang >/dev/null && command -v clang++ >/dev/null || {
 }
 
 echo "== configure ($BUILD)"
+# Ninja for a new build tree, as scripts/test.sh
+command -v ninja >/dev/null && export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"
 mkdir -p "$BUILD"
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \

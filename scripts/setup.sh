@@ -7,8 +7,8 @@
 #                                     set, plus GoogleTest, Google Benchmark, clang (fuzzers,
 #                                     lint), Open MPI + LAMMPS + gfortran (the PMPI shim's tests),
 #                                     SimGrid, python3-venv and python3-torch
-#   bash scripts/setup.sh --demo      only what scripts/demo.sh runs: the compiler, CMake, MPICH,
-#                                     CLI11, nlohmann-json, ccache, iproute2 and Debian's
+#   bash scripts/setup.sh --demo      only what scripts/demo.sh runs: the compiler, CMake, Ninja,
+#                                     MPICH, CLI11, nlohmann-json, ccache, iproute2 and Debian's
 #                                     matplotlib for the plots
 #   bash scripts/setup.sh --build     only what the demo's build needs (the first line above;
 #                                     demo.sh installs the rest while it builds)
@@ -54,7 +54,8 @@ keep_mpich_default() {
 
 # the demo's build (scripts/demo.sh): the library, the CLI, zcoll-bench and the example
 packages=(
-  cmake g++ make ccache             # build (ccache: every build of the tree, see CMakeLists.txt)
+  cmake g++ make ccache ninja-build # build (ccache: every build of the tree, see CMakeLists.txt;
+                                    # ninja: the scripts' build trees, see scripts/test.sh)
   libcli11-dev nlohmann-json3-dev   # the zcoll CLI (argument parsing, JSON)
   mpich libmpich-dev                # the MPI collectives
 )
