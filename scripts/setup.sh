@@ -103,6 +103,6 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # without Debian's recommended extras: none is used here, and for the tests' set they
-# are 44 more packages (Qt, video drivers, torch's C++ headers, LAMMPS's manual)
+# are 43 more packages (Qt, video drivers, torch's C++ headers, LAMMPS's manual)
 apt-get install -y --no-install-recommends "${missing[@]}"
 keep_mpich_default
