@@ -54,9 +54,9 @@ bash scripts/setup.sh
 py=$(bash scripts/setup_python.sh | tail -1)
 
 phase configure
-# Ninja for new build trees (an existing one keeps its generator): with Make, a target's
-# objects wait for the targets it links against; Ninja compiles them meanwhile, and so
-# keeps both cores busy in the builds here and in CTest's own (scripts/setup.sh installs it)
+# Ninja for new build trees, here and in CTest's own builds (an existing tree keeps its
+# generator; scripts/setup.sh installs it): its checks of an up-to-date tree take
+# a fraction of Make's (docs/reports/2026-11-29-fast-feedback.md)
 command -v ninja >/dev/null && export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"
 # -Werror: a warning fails CI (ZCOLL_WERROR, CMakeLists.txt)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZCOLL_BUILD_TESTS=ON -DZCOLL_PYTHON="$py" \
