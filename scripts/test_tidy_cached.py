@@ -23,24 +23,25 @@ def test_manifest_finds_the_key_until_a_file_it_read_changes():
         (src / "a.cc").write_text('#include "b.h"\nint a() { return b(); }\n')
         entries = [(str(src), ["g++", "-std=c++17", "-c", "a.cc", "-o", "a.o"])]
         keys = tidy_cached.Keys(src / "build", b"salt", Path(cache))
-        key, direct = keys.key(str(src / "a.cc"), entries)
-        assert key and not direct
-        keys.remember(key)
-        assert keys.key(str(src / "a.cc"), entries) == (key, True)
+        key, manifest = keys.key(str(src / "a.cc"), entries)
+        assert key and manifest
+        keys.remember(key, manifest)
+        assert keys.key(str(src / "a.cc"), entries) == (key, None)  # through the manifest
 
         # a comment: the manifest no longer holds, the preprocessed text (and key) is the same
         (src / "b.h").write_text("// a comment\ninline int b() { return 1; }\n")
         keys = tidy_cached.Keys(src / "build", b"salt", Path(cache))
-        assert keys.key(str(src / "a.cc"), entries) == (key, False)
-        keys.remember(key)
-        assert keys.key(str(src / "a.cc"), entries) == (key, True)
+        again, manifest = keys.key(str(src / "a.cc"), entries)
+        assert again == key and manifest
+        keys.remember(key, manifest)
+        assert keys.key(str(src / "a.cc"), entries) == (key, None)
 
         # code in the header: a new key, found by preprocessing
         (src / "b.h").write_text("inline int b() { return 2; }\n")
         keys = tidy_cached.Keys(src / "build", b"salt", Path(cache))
-        other, direct = keys.key(str(src / "a.cc"), entries)
-        assert other != key and not direct
+        other, manifest = keys.key(str(src / "a.cc"), entries)
+        assert other != key and manifest
 
         # another command line: another manifest
         flags = [(str(src), ["g++", "-std=c++17", "-O2", "-c", "a.cc", "-o", "a.o"])]
-        assert keys.key(str(src / "a.cc"), flags)[1] is False
+        assert keys.key(str(src / "a.cc"), flags)[1] is not None

@@ -141,7 +141,6 @@ class Keys:
     def __init__(self, build, salt, cache):
         self.build, self.salt, self.cache = build, salt, cache
         self.memo = {}  # path -> SHA-256 of its content (headers are read by many files)
-        self.pending_manifest = {}  # key -> (manifest path, {file: SHA-256}) until it is clean
 
     def norm(self, b):
         return b.replace(str(self.build).encode(), b"@BUILD@").replace(str(ROOT).encode(), b"@SRC@")
@@ -153,7 +152,8 @@ class Keys:
         return path.replace("@BUILD@", str(self.build)).replace("@SRC@", str(ROOT))
 
     def key(self, path, entries):
-        """(key, True when found through the manifest); key None: preprocessing failed."""
+        """(key, manifest): the manifest to write once the result is clean ((path, {file:
+        SHA-256}); None when the key came from it). key None: preprocessing failed."""
         h = hashlib.sha256(self.salt)
         h.update(tidy_configs(path))
         h.update(str(Path(path).relative_to(ROOT)).encode())
@@ -165,7 +165,7 @@ class Keys:
             try:
                 m = json.loads(manifest.read_text())
                 if all(file_hash(self.unplace(f), self.memo) == d for f, d in m["files"].items()):
-                    return m["key"], True
+                    return m["key"], None
             except (ValueError, KeyError, AttributeError):
                 pass  # an unreadable manifest: preprocess, and write it again
         read = set()
@@ -174,26 +174,22 @@ class Keys:
                 dep = os.path.join(tmp, "deps")
                 pre = subprocess.run(preprocess_args(args, dep), cwd=directory, capture_output=True)
                 if pre.returncode != 0:
-                    return None, False  # clang-tidy will say what is wrong
+                    return None, None  # clang-tidy will say what is wrong
                 h.update(self.norm(pre.stdout))
                 read.update(depfile_paths(Path(dep).read_text(), directory))
-        key = h.hexdigest()
-        self.pending_manifest[key] = (manifest, {self.place(f): file_hash(f, self.memo) for f in read})
-        return key, False
+        return h.hexdigest(), (manifest, {self.place(f): file_hash(f, self.memo) for f in read})
 
-    def remember(self, key):
+    def remember(self, key, manifest):
         """After a clean check: the result, and the manifest that finds it next time."""
         (self.cache / key).touch()
-        manifest, files = self.pending_manifest.pop(key, (None, None))
-        if manifest and all(files.values()):
-            manifest.write_text(json.dumps({"key": key, "files": files}))
+        if manifest and all(manifest[1].values()):
+            manifest[0].write_text(json.dumps({"key": key, "files": manifest[1]}))
 
 
 def check(path, entries, keys):
-    key, direct = keys.key(path, entries) if keys.cache else (None, False)
+    key, manifest = keys.key(path, entries) if keys.cache else (None, None)
     if key and (keys.cache / key).exists():
-        if not direct:
-            keys.remember(key)  # a result from before manifests, or from another clone
+        keys.remember(key, manifest)  # a new manifest: the result came from preprocessing
         return path, True, "", True
     # clang-tidy checks the file once per compile command it has
     r = subprocess.run(["clang-tidy", "-p", str(keys.build), "--quiet",
@@ -204,7 +200,7 @@ def check(path, entries, keys):
     findings = [ln for ln in text.splitlines() if "warning:" in ln or "error:" in ln]
     ok = r.returncode == 0 and not findings
     if ok and key:
-        keys.remember(key)
+        keys.remember(key, manifest)
     return path, ok, text if not ok else "", False
 
 
