@@ -51,7 +51,7 @@ def model():
 def batches():
     g = torch.Generator().manual_seed(100 + W.rank)  # each rank its own data
     w_true = torch.randn(64, 1, generator=torch.Generator().manual_seed(1))
-    # 64 samples a step: the gradients (what the hooks reduce) have the model's size
+    # BATCH samples a step: the gradients (what the hooks reduce) have the model's size
     # whatever the batch; a small batch keeps the reference BLAS's compute short
     for _ in range(STEPS):
         x = torch.randn(BATCH, 64, generator=g)
