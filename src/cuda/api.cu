@@ -54,8 +54,11 @@ zcoll_status check_result_ptr(const zcoll_cuda_result* r) {
 // The powers of x that join the header checksum's pieces (block_header_crc).
 const CrcPowers kCrcPowers = crc_powers();
 
-// Blocks of the chunk kernels: enough to fill the device; blocks loop over chunks.
-int chunk_grid() {
+// Blocks of the chunk kernels: enough to fill the device, and no more than the
+// stream's chunks (at most `chunks`): blocks loop over chunks, so a block beyond
+// the last chunk would start only to exit (small messages, the collectives'
+// many small steps; on the CPU emulation every idle thread costs a fiber run).
+int chunk_grid(uint64_t chunks) {
   int dev = 0, sms = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
@@ -63,7 +66,18 @@ int chunk_grid() {
     cudaGetLastError();
     sms = 16;
   }
-  return sms * 8;
+  const uint64_t fill = static_cast<uint64_t>(sms) * 8;
+  return static_cast<int>(chunks < 1 ? 1 : chunks < fill ? chunks : fill);
+}
+
+// Threads of the one-block kernels over a stream's index (k_index, k_scan_sizes,
+// k_write_header: scans and a checksum, written for any power of two up to 1024):
+// the stream's chunks (at most `chunks`) rounded up to a power of two, from one
+// warp to 1024, so that a stream of a few chunks does not start 1024 threads.
+int index_threads(uint64_t chunks) {
+  int t = 32;
+  while (t < 1024 && static_cast<uint64_t>(t) < chunks) t *= 2;
+  return t;
 }
 
 // The pool of the operations' temporary memory on the current device. It keeps
@@ -190,16 +204,26 @@ size_t largest_result(size_t bytes) {
 // stream with more chunks than its size allows is truncated).
 size_t max_chunks(size_t bytes) { return bytes > 48 ? (bytes - 48) / 12 : 0; }
 size_t offset_entries(size_t bytes) { return max_chunks(bytes) + 1; }
+// The most chunks of a stream of at most `values` values (chunks hold
+// ZCOLL_MIN_CHUNK_SIZE values or more), and of a result whose output holds `cap`
+// bytes (the call requires cap >= zcoll_compress_bound of its values, over 4
+// bytes a value): what bounds the launch shapes (chunk_grid, index_threads).
+uint64_t chunks_of_values(uint64_t values) {
+  return (values + ZCOLL_MIN_CHUNK_SIZE - 1) / ZCOLL_MIN_CHUNK_SIZE;
+}
+uint64_t chunks_of_capacity(size_t cap) { return chunks_of_values(cap / 4); }
 
 // Open a stream: header, checksum and index (offsets), optionally the framing of
-// every chunk.
+// every chunk. chunks: the most chunks the call can take (the launch shapes).
 zcoll_status open_stream(const char* what, DevState* st, const void* s, size_t size, int slot,
-                         uint64_t* offsets, bool validate, cudaStream_t stream, int grid) {
+                         uint64_t* offsets, bool validate, cudaStream_t stream, uint64_t chunks) {
   const auto* p = static_cast<const uint8_t*>(s);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, stream, st, p, size, slot));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, stream, st, p, size, slot, offsets,
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, index_threads(chunks), stream, st, p, size, slot, offsets,
                           offset_entries(size), kCrcPowers));
-  if (validate) ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, stream, st, p, slot, offsets));
+  if (validate)
+    ZCOLL_STEP(
+        ZCOLL_LAUNCH(k_validate, chunk_grid(chunks), kThreads, stream, st, p, slot, offsets));
   return ZCOLL_SUCCESS;
 }
 
@@ -209,15 +233,16 @@ zcoll_status launch_compress(const char* what, DevState* st, const zcoll_params&
                              int parts, uint8_t* scratch, uint32_t* sizes, uint64_t* offsets,
                              uint8_t* dst, cudaStream_t s, int grid) {
   const bool rel = p.eb_mode == ZCOLL_EB_REL;
+  const uint64_t chunks = (n + cs - 1) / cs;
   double* lo = ws.at<double>(off_lo);
   double* hi = ws.at<double>(off_hi);
   if (rel) ZCOLL_STEP(ZCOLL_LAUNCH(k_minmax<T>, parts, 256, s, src, n, lo, hi));
   ZCOLL_STEP(
       ZCOLL_LAUNCH(k_setup_compress<T>, 1, 1, s, st, rel, p.error_bound, lo, hi, parts, n, cs));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_compress<T>, grid, kThreads, s, st, src, scratch, sizes));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, offsets));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, index_threads(chunks), s, st, sizes, offsets));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, offsets, dst));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 1024, s, st, dst, kCrcPowers));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, index_threads(chunks), s, st, dst, kCrcPowers));
   return ZCOLL_SUCCESS;
 }
 
@@ -252,7 +277,7 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
                                             raw_bytes(static_cast<uint32_t>(n - (chunks - 1) * cs),
                                                       static_cast<uint32_t>(vb))
                                       : 0;
-  const int grid = chunk_grid();
+  const int grid = chunk_grid(chunks);
   const int parts = grid;
   Workspace ws(s);
   const size_t o_st = ws.add(sizeof(DevState)), o_scr = ws.add(scratch_bytes),
@@ -282,7 +307,9 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   if (dst && reinterpret_cast<uintptr_t>(dst) % 4 != 0)
     return fail(ZCOLL_ERR_INVALID_ARG, "dst is not aligned to its values");
   ZCOLL_CHECK(check_result_ptr(result));
-  const int grid = chunk_grid();
+  // a stream that decodes into dst_count values (k_check_dst)
+  const uint64_t chunks = std::min<uint64_t>(max_chunks(src_size), chunks_of_values(dst_count));
+  const int grid = chunk_grid(chunks);
   Workspace ws(s);
   const size_t o_st = ws.add(sizeof(DevState)), o_off = ws.add(offset_entries(src_size), 8);
   ZCOLL_CHECK(ws.allocate());
@@ -292,8 +319,8 @@ zcoll_status decompress(const void* src, size_t src_size, void* dst, size_t dst_
   // check_dst comes after the index and before the chunks, as on the CPU
   const auto* p = static_cast<const uint8_t*>(src);
   ZCOLL_STEP(ZCOLL_LAUNCH(k_open, 1, 1, s, st, p, src_size, 0));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, 1024, s, st, p, src_size, 0, off, offset_entries(src_size),
-                          kCrcPowers));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_index, 1, index_threads(chunks), s, st, p, src_size, 0, off,
+                          offset_entries(src_size), kCrcPowers));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_check_dst, 1, 1, s, st, dst_count, dst));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_validate, grid, kThreads, s, st, p, 0, off));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_decompress<float>, grid, kThreads, s, st, p, off,
@@ -314,8 +341,10 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   if (!unary) ZCOLL_CHECK(check_device_ptr(b, "b"));
   ZCOLL_CHECK(check_device_ptr(out, acc ? "work" : "out"));
   ZCOLL_CHECK(check_result_ptr(result));
-  const int grid = chunk_grid();
   const size_t mc = max_chunks(a_size);
+  // a result that fits in cap (k_pair), the same chunks in b
+  const uint64_t chunks = std::min<uint64_t>(mc, chunks_of_capacity(cap));
+  const int grid = chunk_grid(chunks);
   // the chunks' results before packing (and DOC's values): what the stream can
   // produce, and no more than the output holds (k_pair checks the output)
   const size_t scratch_bytes = std::min(cap, largest_result(a_size));
@@ -335,8 +364,8 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   uint64_t* offb = ws.at<uint64_t>(o_offb);
   uint8_t* scratch = ws.at<uint8_t>(o_scr);
   uint32_t* sizes = ws.at<uint32_t>(o_sizes);
-  ZCOLL_CHECK(open_stream(what, st, pa, a_size, 0, offa, true, s, grid));
-  if (!unary) ZCOLL_CHECK(open_stream(what, st, pb, b_size, 1, offb, true, s, grid));
+  ZCOLL_CHECK(open_stream(what, st, pa, a_size, 0, offa, true, s, chunks));
+  if (!unary) ZCOLL_CHECK(open_stream(what, st, pb, b_size, 1, offb, true, s, chunks));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_pair, 1, 1, s, st, op, cap, scratch_bytes, doc_op >= 0));
   if (doc_op >= 0) {
     double* prod = ws.at<double>(o_prod);
@@ -353,9 +382,9 @@ zcoll_status binary(const char* what, const void* a, size_t a_size, const void* 
   }
   uint64_t* off = ws.at<uint64_t>(o_off);
   auto* d = static_cast<uint8_t*>(out);
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, 1024, s, st, sizes, off));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_scan_sizes, 1, index_threads(chunks), s, st, sizes, off));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_pack, grid, kThreads, s, st, scratch, sizes, off, d));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 1024, s, st, d, kCrcPowers));
+  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, index_threads(chunks), s, st, d, kCrcPowers));
   if (acc) ZCOLL_STEP(ZCOLL_LAUNCH(k_copy_back, grid, kThreads, s, st, d, acc, acc_cap));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
   return ZCOLL_SUCCESS;
@@ -373,9 +402,11 @@ zcoll_status set_divisor(void* stream_bytes, size_t size, uint32_t divisor,
   DevState* st = ws.at<DevState>(o_st);
   ZCOLL_STEP(cudaMemsetAsync(st, 0, sizeof(DevState), s));
   auto* p = static_cast<uint8_t*>(stream_bytes);
-  ZCOLL_CHECK(open_stream(what, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, 1));
+  ZCOLL_CHECK(
+      open_stream(what, st, p, size, 0, ws.at<uint64_t>(o_off), false, s, max_chunks(size)));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_set_divisor, 1, 1, s, st, divisor));
-  ZCOLL_STEP(ZCOLL_LAUNCH(k_write_header, 1, 1024, s, st, p, kCrcPowers));
+  ZCOLL_STEP(
+      ZCOLL_LAUNCH(k_write_header, 1, index_threads(max_chunks(size)), s, st, p, kCrcPowers));
   ZCOLL_STEP(ZCOLL_LAUNCH(k_result, 1, 1, s, st, reinterpret_cast<Result*>(result)));
   return ZCOLL_SUCCESS;
 }

@@ -358,7 +358,7 @@ __global__ void k_open(DevState* st, const uint8_t* s, uint64_t src_size, int sl
   st->in[slot] = h;
 }
 
-// Checksum and index of an opened stream (one block of 1024 threads): validates
+// Checksum and index of an opened stream (one block, up to 1024 threads): validates
 // every entry and writes offsets[c] (from the stream start), offsets[chunks] =
 // the stream size, at most `entries` of them (the table's size: a stream whose
 // chunks need more is shorter than its index says, every chunk taking 8 bytes
@@ -660,7 +660,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Offsets of produced chunks (one block of 1024 threads): offsets[c] from the
+// Offsets of produced chunks (one block, up to 1024 threads): offsets[c] from the
 // stream start, and st->out_size.
 __global__ void k_scan_sizes(DevState* st, const uint32_t* sizes, uint64_t* offsets) {
   if (st->status) return;

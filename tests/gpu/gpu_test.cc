@@ -763,6 +763,30 @@ TEST_F(GpuCodec, OffsetTablesFollowTheChunkCount) {
   EXPECT_LE(zcoll::emu::stats().last_async_request, 2048 + ops.cap + S * 28 / 12);
 }
 
+// The launch shapes follow the call's chunks: a chunk kernel starts no more
+// blocks than the stream has chunks (blocks loop over chunks; the rest would
+// start only to exit), and the one-block kernels over the index no more threads
+// than a power of two above the chunk count, not 1024. Operations' streams have
+// 5 chunks: every grid of 5 blocks or fewer, every block of 256 threads or fewer
+// (before: 8 x SMs blocks and 1024-thread index kernels).
+TEST_F(GpuCodec, LaunchShapesFollowTheChunkCount) {
+  Operations ops;
+  const uint64_t chunks = (ops.x.size() + 1023) / 1024;
+  ASSERT_EQ(chunks, 5u);
+  for (auto& [name, run] : ops.all()) {
+    SCOPED_TRACE(name);
+    const auto before = zcoll::emu::stats();
+    ASSERT_EQ(ops.g.finish(run(), nullptr), ZCOLL_SUCCESS) << zcoll_last_error();
+    const auto after = zcoll::emu::stats();
+    const uint64_t grids = after.grids_run - before.grids_run;
+    const uint64_t blocks = after.blocks_run - before.blocks_run;
+    const uint64_t threads = after.threads_run - before.threads_run;
+    ASSERT_GT(grids, 0u);
+    EXPECT_LE(blocks, chunks * grids) << grids << " grids";
+    EXPECT_LE(threads, 256 * blocks) << blocks << " blocks";
+  }
+}
+
 // The temporary memory of each call comes from a pool that keeps it for the
 // next call (zcoll_cuda.h), also across the synchronization of
 // zcoll_cuda_result_get: CUDA's default pool gives everything back there

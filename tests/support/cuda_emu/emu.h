@@ -79,6 +79,7 @@ struct Stats {
   uint64_t launches = 0;   // kernel launches accepted
   uint64_t grids_run = 0;  // of them, grids that ran
   uint64_t blocks_run = 0;
+  uint64_t threads_run = 0;            // threads of those blocks
   uint64_t driver_allocations = 0;     // device memory taken from the "driver" (not a pool's cache)
   uint64_t driver_releases = 0;        // device memory given back to it
   uint64_t pool_reuses = 0;            // cudaMalloc*Async served from a pool's cache

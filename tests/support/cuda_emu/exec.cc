@@ -254,6 +254,7 @@ void run_grid(const Grid& gr) {
   g.grid = nullptr;
   counters().grids_run += 1;
   counters().blocks_run += blocks;
+  counters().threads_run += uint64_t{blocks} * gr.block.x * gr.block.y * gr.block.z;
 }
 
 [[noreturn]] void die(const char* fmt, ...) {
