@@ -795,7 +795,7 @@ struct Exact {
 // factor at |v| + eb, as this once did, missed seed 8000757 at 8 ranks: eight
 // factors 0.5-1.2 at eb 0.15, a partial product of four of them reconstructed
 // as 0, inf * 0 = NaN.)
-bool partial_product_may_be_zero(std::vector<double> mags, double eb, double smallest_normal) {
+bool partial_product_may_be_zero(std::vector<double>& mags, double eb, double smallest_normal) {
   std::sort(mags.begin(), mags.end());
   double partial = 1;
   for (double m : mags) {
@@ -809,7 +809,10 @@ bool partial_product_may_be_zero(std::vector<double> mags, double eb, double sma
 
 Exact exact_fp(const Case& k, const Inputs& in, size_t src, double eb) {
   Exact e;
-  std::vector<double> finite_mags;
+  // reused from element to element: an allocation per element of a PROD case
+  // cost most of the sanitizer soak (its malloc takes a full stack trace)
+  thread_local std::vector<double> finite_mags;
+  finite_mags.clear();
   for (int p = 0; p < k.N; ++p) {
     const double v = load(k.dt, in[p].data(), src);
     e.nan_in = e.nan_in || std::isnan(v);
@@ -837,7 +840,7 @@ Exact exact_fp(const Case& k, const Inputs& in, size_t src, double eb) {
   }
   if (k.op == kProd && !e.may_be_zero)
     e.may_be_zero = partial_product_may_be_zero(
-        std::move(finite_mags), eb,
+        finite_mags, eb,
         k.dt == kF32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min());
   if (k.average && k.op == kSum) {
     e.acc /= k.N;
