@@ -5,9 +5,9 @@
 # Debian's /usr/bin/python3 with --system-site-packages, so that Debian's python3-torch
 # (a CPU build, installed by scripts/setup.sh) is importable in it. Into it go, from PyPI:
 # numpy 1.x (torch 1.13 is built against the numpy 1.x ABI), nanobind and scikit-build-core
-# (to build the package), pytest, matplotlib, numcodecs and zarr 3, and mpi4py built from
-# source against the MPI that `mpicc` names (the registry's mpi4py wheel links a libmpi that
-# Debian's MPICH does not provide). Idempotent: a second run installs nothing.
+# (to build the package), pytest and pytest-xdist, matplotlib, numcodecs and zarr 3, and
+# mpi4py built from source against the MPI that `mpicc` names (the registry's mpi4py wheel
+# links a libmpi that Debian's MPICH does not provide). Idempotent: a second run installs nothing.
 # Prints the environment's python on its last line:  py=$(bash scripts/setup_python.sh | tail -1)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

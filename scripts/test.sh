@@ -100,18 +100,21 @@ yield_ranks=(-genv LD_PRELOAD "$asan_rt:$PWD/$build/libzcoll_test_yield.so")
 # the CUDA code on the CPU (issue 25, docs/gpu.md): the GPU codec tests, the
 # emulation's own and single kernels, on zcoll's CUDA emulation (4096-value
 # samples of the data files). The emulation runs on one core: its two longest tests
-# (about half of its 45 s) run in a second process beside the rest of this block.
+# and the emulation's own tests (about 20 s) run in a second process beside the
+# rest of this block (about 25 s).
 gpu_emu_long='GpuCodec.BytesIdenticalOnEveryDataFile:GpuCodec.HomResultsIdenticalToCpu'
-ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu" --gtest_filter="$gpu_emu_long" &
+(
+  ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu" --gtest_filter="$gpu_emu_long"
+  "$asan/tests/gpu/zcoll_emu_tests"
+  "$asan/tests/gpu/zcoll_gpu_kernels_emu_tests"
+) &
 gpu_emu_long_pid=$!
 OMP_NUM_THREADS=1 "$asan/tests/mpi/zcoll_fault_tests"
 # corrupt and bad input to the codec (every header byte flipped, forged indexes,
 # random streams, bad parameters): statuses, and no undefined behaviour on the way
 "$asan/tests/unit/zcoll_robustness_tests" --gtest_filter='BadInput.*:BadParams.*' --gtest_brief=1
 ZCOLL_GPU_TEST_SAMPLE=4096 "$asan/tests/gpu/zcoll_gpu_tests_emu" --gtest_filter="-$gpu_emu_long"
-"$asan/tests/gpu/zcoll_emu_tests"
-"$asan/tests/gpu/zcoll_gpu_kernels_emu_tests"
-wait "$gpu_emu_long_pid" || { echo "test.sh: the sanitizer's GPU codec tests ($gpu_emu_long) failed" >&2; exit 1; }
+wait "$gpu_emu_long_pid" || { echo "test.sh: the sanitizer's GPU emulation tests in the second process failed" >&2; exit 1; }
 OMP_NUM_THREADS=1 mpiexec -n 2 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_lifecycle_test" 100
 # the nonblocking calls: requests in flight, errors, lifetimes (progress threads)
 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive mpiexec -n 3 "${yield_ranks[@]}" "$asan/tests/mpi/zcoll_nonblocking_tests" \
@@ -151,9 +154,10 @@ pytest_args=(-m pytest -q -p no:cacheprovider)
 # "noise: ranges overlap" marks of bench/netcluster/summarize.py and the error bars'
 # data of bench/plot_bench.py, on made-up zcoll-bench JSON; the training comparison's
 # tables and plots (bench/train/summarize.py) on made-up JSON; the lint cache's keys
-# and manifests (scripts/tidy_cached.py); and the package on one process
-run_pytest "$py" "${pytest_args[@]}" bench/netcluster/test_summarize.py bench/train/test_train_summarize.py \
-  scripts/test_tidy_cached.py python/tests
+# and manifests (scripts/tidy_cached.py); and the package on one process (two
+# pytest-xdist workers: one process of pytest kept one core busy)
+run_pytest "$py" "${pytest_args[@]}" -n 2 bench/netcluster/test_summarize.py \
+  bench/train/test_train_summarize.py scripts/test_tidy_cached.py python/tests
 # one thread per rank, no spinning OpenMP workers: the ranks share the cores
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
 # the ranks' MPI leaves the core when idle (as under CTest: cmake/ZcollTestYield.cmake)
