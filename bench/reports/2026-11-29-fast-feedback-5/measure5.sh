@@ -43,7 +43,7 @@ for c in "$before" "$after"; do
     asan_rt=$(ldd build-asan/tools/zcoll_soak/zcoll-soak | awk '/libasan/ {print $3}')
     for seed_commit in 99a7355 ededc9c 48d061d; do
       echo "seed range of $seed_commit: --seed $((16#$seed_commit))"
-      OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive timed mpiexec -n 3 -genv LD_PRELOAD "$asan_rt" \
+      OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive timed mpiexec -n 3 -genv LD_PRELOAD "$asan_rt:$d/build/libzcoll_test_yield.so" \
         build-asan/tools/zcoll_soak/zcoll-soak --seed $((16#$seed_commit)) --iterations 600 \
         --max-mib 2 --max-count 20000 --timeout 300 --nonblocking 2>&1 | grep -E "cases|passed|FAIL|wall"
     done
