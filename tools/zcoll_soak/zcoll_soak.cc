@@ -794,7 +794,7 @@ struct Exact {
 // within eb of 0 or below the smallest normal number of the type. (Taking each
 // factor at |v| + eb, as this once did, missed seed 8000757 at 8 ranks: eight
 // factors 0.5-1.2 at eb 0.15, a partial product of four of them reconstructed
-// as 0, inf * 0 = NaN.)
+// as 0, inf * 0 = NaN.) Sorts mags in place (the caller's scratch).
 bool partial_product_may_be_zero(std::vector<double>& mags, double eb, double smallest_normal) {
   std::sort(mags.begin(), mags.end());
   double partial = 1;
