@@ -7,8 +7,9 @@
 // partial sums) needs b_k = b_1 + growth * log2(k) bits per value, where
 // b_1 = 8 * vsize / ratio.
 // Pipelined modes (segments in flight while the codec works on the next ones)
-// cost max(W, C) + (1 - overlap) * min(W, C) for transfer time W and codec
-// time C; modes without a pipeline (cpr_p2p) cost W + C.
+// cost max(W, C) + (1 - overlap) * min(W, C)^2 / max(W, C) for transfer time W
+// and codec time C (CostTerms::pipe); modes without a pipeline (cpr_p2p) cost
+// W + C.
 #pragma once
 
 #include <algorithm>
@@ -58,9 +59,16 @@ struct CostTerms {
         bn(m.node_bandwidth > 0 ? 1.0 / m.node_bandwidth : 1.0 / m.bandwidth),
         br(m.rail_bandwidth > 0 ? 1.0 / m.rail_bandwidth : 0) {}
 
-  // A pipelined stage: transfer time w overlapping codec time c.
+  // A pipelined stage: transfer time w overlapping codec time c. The shorter
+  // stage hides behind the longer one except for the pipeline's stalls, which
+  // are worst when the stages are balanced (each waits on the other's jitter)
+  // and vanish as one dominates (it never waits): (1 - overlap) * min of the
+  // shorter stage is charged at balance, scaled by min / max. A codec far
+  // faster than a slow link then costs next to nothing, as measured on the
+  // emulated cluster (docs/reports/2026-11-29-auto-overlap.md).
   double pipe(double w, double c) const {
-    return std::max(w, c) + (1.0 - overlap) * std::min(w, c);
+    const double lo = std::min(w, c), hi = std::max(w, c);
+    return hi > 0 ? hi + (1.0 - overlap) * lo * (lo / hi) : 0.0;
   }
   // Compressed bytes per uncompressed byte of a k-term sum.
   double inv_ratio_k(const CostQuery& q, double k) const {
