@@ -9,8 +9,18 @@
 # mpi4py built from source against the MPI that `mpicc` names (the registry's mpi4py wheel
 # links a libmpi that Debian's MPICH does not provide). Idempotent: a second run installs nothing.
 # Prints the environment's python on its last line:  py=$(bash scripts/setup_python.sh | tail -1)
+#   --no-mpi4py   the environment and the PyPI packages only (scripts/test.sh builds mpi4py,
+#                 minutes of one core on a fresh machine, in the background with a second call)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+with_mpi4py=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-mpi4py) with_mpi4py=0 ;;
+    *) echo "setup_python: unknown argument '$arg' (--no-mpi4py)" >&2; exit 2 ;;
+  esac
+done
 
 venv="${ZCOLL_VENV:-/opt/zcoll-venv}"
 py="$venv/bin/python"
@@ -36,6 +46,7 @@ PY
 fi
 
 # mpi4py against the same MPI as zcoll: built from source with MPICC; checked by name.
+[[ $with_mpi4py -eq 1 ]] || { echo "$py"; exit 0; }
 mpi_name=$(mpicc -show >/dev/null 2>&1 && (mpichversion >/dev/null 2>&1 && echo MPICH || echo "Open MPI"))
 if ! "$py" -c "from mpi4py import MPI; import sys; sys.exit(0 if '$mpi_name' in MPI.Get_library_version() else 1)" 2>/dev/null; then
   echo "setup_python: building mpi4py from source against $(command -v mpicc) ($mpi_name); takes a few minutes" >&2
