@@ -46,8 +46,10 @@ typedef struct zcoll_model {
   double decompress_bw;      /* decompression                                    */
   double hom_bw;             /* homomorphic addition of two streams              */
   double reduce_bw;          /* local reduction of two float arrays              */
-  double overlap;            /* 0..1: how much of the codec time pipelined modes
-                              hide behind transfers (1 = all of the shorter) */
+  double overlap;            /* 0..1: how much of the shorter of codec and
+                              transfer time pipelined modes hide when the two
+                              are balanced (1 = all of it; the rest is charged
+                              in proportion to shorter / longer)            */
   double growth_bits;        /* bits per value a k-term compressed sum grows by
                               per doubling of k                             */
   double mpi_scale;          /* measured / modelled time of the MPI library's
