@@ -62,10 +62,10 @@ struct CostTerms {
   // A pipelined stage: transfer time w overlapping codec time c. The shorter
   // stage hides behind the longer one except for the pipeline's stalls, which
   // are worst when the stages are balanced (each waits on the other's jitter)
-  // and vanish as one dominates (it never waits): (1 - overlap) * min of the
-  // shorter stage is charged at balance, scaled by min / max. A codec far
-  // faster than a slow link then costs next to nothing, as measured on the
-  // emulated cluster (docs/reports/2026-11-29-auto-overlap.md).
+  // and vanish as one dominates (it never waits): (1 - overlap) of the
+  // shorter stage is charged at balance, scaled by min / max as they part. A
+  // codec far faster than a slow link then costs next to nothing, as measured
+  // on the emulated cluster (docs/reports/2026-11-29-auto-overlap.md).
   double pipe(double w, double c) const {
     const double lo = std::min(w, c), hi = std::max(w, c);
     return hi > 0 ? hi + (1.0 - overlap) * lo * (lo / hi) : 0.0;
