@@ -144,7 +144,8 @@ const Decl kTable[kVarCount] = {
   {kModelOverlap, "ZCOLL_MODEL_OVERLAP", Kind::kNumber, "number in [0, 1]", 0, 1, "0.5", nullptr,
    kMpi,
    "cost model: share of the shorter of transfer and codec time that pipelined modes hide "
-   "(1 = perfect overlap)"},
+   "when the two are balanced (1 = perfect overlap; the rest is charged in proportion to "
+   "shorter / longer, docs/algorithms.md \"Pipelining\")"},
   {kModelGrowth, "ZCOLL_MODEL_GROWTH", Kind::kNumber, "bits in [0, 64]", 0, 64, "0.7", nullptr,
    kMpi, "cost model: bits per value a compressed k-term sum grows per doubling of k"},
   {kModelMpiScale, "ZCOLL_MODEL_MPI_SCALE", Kind::kNumber, "factor in [0.01, 100]", 0.01, 100,
