@@ -108,6 +108,40 @@ ZCOLL_API zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective 
                                      size_t count, zcoll_dtype dtype, double ratio, double* seconds,
                                      zcoll_mode* chosen_mode, zcoll_algorithm* chosen_algorithm);
 
+/* The codec of zcoll_predict_codec: ZCOLL_CODEC_FAST or ZCOLL_CODEC_DENSE
+ * (zcoll.h), as ZCOLL_CODEC=fast|dense, or this, as ZCOLL_CODEC=auto: the
+ * model chooses the codec as a handle with that setting does. Since 1.2. */
+#define ZCOLL_PREDICT_CODEC_AUTO 2
+
+/* zcoll_predict with the codec of the call's messages (the handle's
+ * ZCOLL_CODEC), from the same cost function the library's own choice uses.
+ * ratio: the fast codec's ratio of one compressed input, ratio_dense the dense
+ * codec's (<= 0: 1; with ZCOLL_PREDICT_CODEC_AUTO, <= 0 = no estimate: the
+ * fast codec, as a call without one). codec:
+ *   ZCOLL_CODEC_FAST   what zcoll_predict predicts (ratio_dense is ignored);
+ *   ZCOLL_CODEC_DENSE  the dense codec's rates (dense_compress_bw,
+ *                      dense_decompress_bw; ZCOLL_ERR_INVALID_ARG if the
+ *                      model has none) at ratio_dense; mode HOM runs as DOC
+ *                      (dense streams have no homomorphic addition) and
+ *                      *chosen_mode says so; mode AUTO chooses among MPI and
+ *                      the dense codec's DOC rows;
+ *   ZCOLL_PREDICT_CODEC_AUTO  modes DOC and CPR_P2P take the dense codec
+ *                      where it is predicted 3 % faster than the fast one;
+ *                      HOM stays on the fast codec; mode AUTO chooses mode,
+ *                      algorithm and codec together; both fast where the
+ *                      model has no dense rates;
+ *   anything else      ZCOLL_ERR_INVALID_ARG.
+ * *chosen_codec (may be NULL): the codec of the predicted call (FAST for MPI
+ * and RAW, which send no compressed streams). Assumes SUM for reductions, as
+ * zcoll_predict. Pure function, no MPI. Since 1.2. */
+ZCOLL_API zcoll_status zcoll_predict_codec(const zcoll_model* model, zcoll_collective collective,
+                                           zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
+                                           size_t count, zcoll_dtype dtype, int codec, double ratio,
+                                           double ratio_dense, double* seconds,
+                                           zcoll_mode* chosen_mode,
+                                           zcoll_algorithm* chosen_algorithm,
+                                           zcoll_codec* chosen_codec);
+
 #ifdef __cplusplus
 }
 #endif

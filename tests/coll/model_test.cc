@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "coll/control/algorithms.h"
@@ -565,4 +566,219 @@ TEST(CostModel, MpiReduceScatterAndAllgatherSeeTheLayout) {
   m.node_bandwidth = m.bandwidth / 2;  // a slow node: its hops set the ring's pace
   EXPECT_NEAR(predict_seconds(m, ag, ZCOLL_MODE_MPI, ZCOLL_ALGO_AUTO),
               31 * a + 31.0 / 32 * D * 2 * b, 1e-9);
+}
+
+// ---- zcoll_predict_codec: the prediction with a codec ------------------------------
+
+namespace {
+
+// test_model with both codecs' rates: the fast codec at 3 / 6 GB/s (hom 8), the
+// dense one at 0.5 / 0.8 GB/s, on a link of `bandwidth` bytes/s.
+zcoll_model codec_test_model(double bandwidth) {
+  zcoll_model m = test_model();
+  m.bandwidth = bandwidth;
+  m.compress_bw = 3e9;
+  m.decompress_bw = 6e9;
+  m.hom_bw = 8e9;
+  m.dense_compress_bw = 0.5e9;
+  m.dense_decompress_bw = 0.8e9;
+  return m;
+}
+
+struct Predicted {
+  zcoll_status st;
+  double seconds = -1;
+  zcoll_mode mode = ZCOLL_MODE_DEFAULT;
+  zcoll_algorithm algo = ZCOLL_ALGO_AUTO;
+  zcoll_codec codec = static_cast<zcoll_codec>(-1);
+};
+
+Predicted predict_codec(const zcoll_model& m, zcoll_collective coll, zcoll_mode mode, int codec,
+                        double ratio, double ratio_dense, int nranks = 4,
+                        size_t count = size_t{1} << 24) {
+  Predicted p;
+  p.st = zcoll_predict_codec(&m, coll, mode, ZCOLL_ALGO_AUTO, nranks, count, ZCOLL_FLOAT32, codec,
+                             ratio, ratio_dense, &p.seconds, &p.mode, &p.algo, &p.codec);
+  return p;
+}
+
+constexpr zcoll_collective kAllCollectives[] = {
+    ZCOLL_COLL_ALLREDUCE, ZCOLL_COLL_REDUCE_SCATTER, ZCOLL_COLL_ALLGATHER, ZCOLL_COLL_BCAST,
+    ZCOLL_COLL_SCATTER,   ZCOLL_COLL_REDUCE,         ZCOLL_COLL_GATHER};
+constexpr zcoll_mode kAllModes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P,
+                                    ZCOLL_MODE_DOC, ZCOLL_MODE_HOM, ZCOLL_MODE_AUTO};
+
+}  // namespace
+
+// An older caller: zcoll_predict is codec FAST, whatever the dense ratio, and a
+// zcoll_model of 1.0's size (no dense rates) still predicts.
+TEST(Predict, FastCodecIsWhatZcollPredictPredicts) {
+  for (double bw : {12.5e6, 1.25e9, 100e9})
+    for (zcoll_collective coll : kAllCollectives)
+      for (zcoll_mode mode : kAllModes) {
+        const zcoll_model m = codec_test_model(bw);
+        double s = -1;
+        zcoll_mode cm = ZCOLL_MODE_DEFAULT;
+        zcoll_algorithm ca = ZCOLL_ALGO_AUTO;
+        ASSERT_EQ(zcoll_predict(&m, coll, mode, ZCOLL_ALGO_AUTO, 4, size_t{1} << 24, ZCOLL_FLOAT32,
+                                4, &s, &cm, &ca),
+                  ZCOLL_SUCCESS)
+            << zcoll_last_error();
+        const Predicted p = predict_codec(m, coll, mode, ZCOLL_CODEC_FAST, 4, 9);
+        ASSERT_EQ(p.st, ZCOLL_SUCCESS) << zcoll_last_error();
+        EXPECT_EQ(p.seconds, s) << zcoll_collective_name(coll) << " " << zcoll_mode_name(mode);
+        EXPECT_EQ(p.mode, cm);
+        EXPECT_EQ(p.algo, ca);
+        EXPECT_EQ(p.codec, ZCOLL_CODEC_FAST);
+      }
+  zcoll_model v1 = codec_test_model(12.5e6);
+  v1.struct_size = offsetof(zcoll_model, node_latency);  // 1.0's zcoll_model
+  double s = -1;
+  EXPECT_EQ(zcoll_predict(&v1, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, 4, 1 << 24,
+                          ZCOLL_FLOAT32, 4, &s, nullptr, nullptr),
+            ZCOLL_SUCCESS);
+  EXPECT_GT(s, 0);
+  // its dense rates are not read (beyond its size): dense is refused, auto is fast
+  EXPECT_EQ(predict_codec(v1, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_DOC, ZCOLL_CODEC_DENSE, 4, 9).st,
+            ZCOLL_ERR_INVALID_ARG);
+  const Predicted a =
+      predict_codec(v1, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_AUTO, ZCOLL_PREDICT_CODEC_AUTO, 4, 9);
+  EXPECT_EQ(a.st, ZCOLL_SUCCESS);
+  EXPECT_EQ(a.codec, ZCOLL_CODEC_FAST);
+}
+
+// Codec DENSE predicts with the dense rates at the dense ratio: the same as the
+// fast codec's prediction on a model whose fast rates are the dense ones;
+// hom runs as doc; without dense rates it is refused.
+TEST(Predict, DenseCodecUsesTheDenseRates) {
+  const zcoll_model m = codec_test_model(125e6);
+  zcoll_model as_dense = m;
+  as_dense.compress_bw = m.dense_compress_bw;
+  as_dense.decompress_bw = m.dense_decompress_bw;
+  for (zcoll_collective coll : kAllCollectives)
+    for (zcoll_mode mode : {ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC}) {
+      const Predicted d = predict_codec(m, coll, mode, ZCOLL_CODEC_DENSE, 4, 7);
+      const Predicted f = predict_codec(as_dense, coll, mode, ZCOLL_CODEC_FAST, 7, 1);
+      ASSERT_EQ(d.st, ZCOLL_SUCCESS) << zcoll_last_error();
+      EXPECT_EQ(d.seconds, f.seconds)
+          << zcoll_collective_name(coll) << " " << zcoll_mode_name(mode);
+      EXPECT_EQ(d.codec, ZCOLL_CODEC_DENSE);
+      EXPECT_NE(d.seconds, predict_codec(m, coll, mode, ZCOLL_CODEC_FAST, 7, 1).seconds)
+          << "the dense rates are slower: a different time at the same ratio";
+    }
+  // hom: the library runs doc on dense streams
+  const Predicted h =
+      predict_codec(m, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_HOM, ZCOLL_CODEC_DENSE, 4, 7);
+  const Predicted d =
+      predict_codec(m, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_DOC, ZCOLL_CODEC_DENSE, 4, 7);
+  EXPECT_EQ(h.mode, ZCOLL_MODE_DOC);
+  EXPECT_EQ(h.seconds, d.seconds);
+  // mode AUTO: the dense codec's doc rows or MPI, never hom
+  const Predicted a =
+      predict_codec(m, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_AUTO, ZCOLL_CODEC_DENSE, 4, 7);
+  ASSERT_EQ(a.st, ZCOLL_SUCCESS);
+  EXPECT_EQ(a.mode, ZCOLL_MODE_DOC);
+  EXPECT_EQ(a.codec, ZCOLL_CODEC_DENSE);
+  // the dense time follows dense_compress_bw and not compress_bw
+  zcoll_model slower = m;
+  slower.dense_compress_bw /= 2;
+  EXPECT_GT(
+      predict_codec(slower, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_DOC, ZCOLL_CODEC_DENSE, 4, 7).seconds,
+      d.seconds);
+  slower = m;
+  slower.compress_bw /= 2;
+  slower.decompress_bw /= 2;
+  EXPECT_EQ(
+      predict_codec(slower, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_DOC, ZCOLL_CODEC_DENSE, 4, 7).seconds,
+      d.seconds);
+  zcoll_model none = m;
+  none.dense_decompress_bw = 0;
+  EXPECT_EQ(predict_codec(none, ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_DOC, ZCOLL_CODEC_DENSE, 4, 7).st,
+            ZCOLL_ERR_INVALID_ARG);
+}
+
+// Codec AUTO chooses as the live ZCOLL_CODEC=auto does: mode AUTO takes the
+// pick of auto_candidates_at (what auto_select.cc's evaluate runs) at the
+// two ratios, an explicit doc or cpr_p2p the pick of pick_codec (what
+// choose_codec runs); dense on a slow link, fast on a fast one, MPI on one
+// faster than both; hom stays on the fast codec.
+TEST(Predict, AutoCodecIsTheLiveChoice) {
+  int dense_picks = 0, fast_picks = 0, mpi_picks = 0;
+  for (double bw : {1e6, 12.5e6, 125e6, 1.25e9, 12.5e9, 100e9, 1e12})
+    for (zcoll_collective coll : kAllCollectives)
+      for (double rd : {2.0, 8.0, 16.0}) {
+        const zcoll_model m = codec_test_model(bw);
+        CostQuery q = query(coll, 4, 0, 4);
+        q.total_values =
+            (coll == ZCOLL_COLL_ALLREDUCE || coll == ZCOLL_COLL_BCAST || coll == ZCOLL_COLL_REDUCE)
+                ? size_t{1} << 24
+                : 4 * (size_t{1} << 24);
+        q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
+        q.sum = coll == ZCOLL_COLL_ALLREDUCE || coll == ZCOLL_COLL_REDUCE_SCATTER ||
+                coll == ZCOLL_COLL_REDUCE;
+        Candidate c[kMaxCandidates];
+        int best = 0;
+        ASSERT_GT(auto_candidates_at(m, q, rd, ZCOLL_ALGO_AUTO, c, &best), 0);
+        const Predicted a =
+            predict_codec(m, coll, ZCOLL_MODE_AUTO, ZCOLL_PREDICT_CODEC_AUTO, 4, rd);
+        ASSERT_EQ(a.st, ZCOLL_SUCCESS) << zcoll_last_error();
+        EXPECT_EQ(a.mode, c[best].mode) << bw << " " << zcoll_collective_name(coll) << " " << rd;
+        EXPECT_EQ(a.seconds, c[best].seconds);
+        if (c[best].mode != ZCOLL_MODE_MPI) {
+          EXPECT_EQ(a.algo, c[best].algo);
+          EXPECT_EQ(a.codec, c[best].codec);
+        }
+        dense_picks += a.codec == ZCOLL_CODEC_DENSE;
+        mpi_picks += a.mode == ZCOLL_MODE_MPI;
+        fast_picks += a.mode != ZCOLL_MODE_MPI && a.codec == ZCOLL_CODEC_FAST;
+        // data movement: no hom candidate, as the library runs it
+        if (!q.sum) {
+          EXPECT_NE(a.mode, ZCOLL_MODE_HOM);
+        }
+        for (zcoll_mode mode : {ZCOLL_MODE_DOC, ZCOLL_MODE_CPR_P2P}) {
+          const CodecPick p = pick_codec(m, q, rd, mode, default_algorithm(q, nullptr)->algo);
+          const Predicted e = predict_codec(m, coll, mode, ZCOLL_PREDICT_CODEC_AUTO, 4, rd);
+          EXPECT_EQ(e.codec, p.codec) << bw << " " << zcoll_collective_name(coll);
+          EXPECT_EQ(e.seconds, p.seconds);
+          EXPECT_EQ(e.seconds, predict_codec(m, coll, mode, e.codec, 4, rd).seconds)
+              << "the chosen codec's time";
+        }
+        const Predicted h = predict_codec(m, coll, ZCOLL_MODE_HOM, ZCOLL_PREDICT_CODEC_AUTO, 4, rd);
+        EXPECT_EQ(h.codec, ZCOLL_CODEC_FAST);
+      }
+  EXPECT_GT(dense_picks, 0);
+  EXPECT_GT(fast_picks, 0);
+  EXPECT_GT(mpi_picks, 0);
+  // the three regimes at one point: Allreduce of 64 MiB, dense at twice the ratio
+  auto pick = [](double bw) {
+    return predict_codec(codec_test_model(bw), ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_AUTO,
+                         ZCOLL_PREDICT_CODEC_AUTO, 4, 8);
+  };
+  EXPECT_EQ(pick(12.5e6).codec, ZCOLL_CODEC_DENSE);
+  EXPECT_EQ(pick(12.5e6).mode, ZCOLL_MODE_DOC);
+  EXPECT_EQ(pick(1.25e9).codec, ZCOLL_CODEC_FAST);
+  EXPECT_NE(pick(1.25e9).mode, ZCOLL_MODE_MPI);
+  EXPECT_EQ(pick(1e12).mode, ZCOLL_MODE_MPI);
+  EXPECT_EQ(pick(1e12).codec, ZCOLL_CODEC_FAST);
+  // no dense estimate: the fast codec, as a call without one
+  EXPECT_EQ(predict_codec(codec_test_model(12.5e6), ZCOLL_COLL_ALLREDUCE, ZCOLL_MODE_AUTO,
+                          ZCOLL_PREDICT_CODEC_AUTO, 4, 0)
+                .codec,
+            ZCOLL_CODEC_FAST);
+}
+
+TEST(Predict, BadCodecIsInvalidArg) {
+  const zcoll_model m = codec_test_model(125e6);
+  for (int bad : {-1, 3, 0x100, 0x2 | 0x100})
+    for (zcoll_mode mode : kAllModes) {
+      double s = 123;
+      zcoll_mode cm = ZCOLL_MODE_RAW;
+      EXPECT_EQ(zcoll_predict_codec(&m, ZCOLL_COLL_ALLREDUCE, mode, ZCOLL_ALGO_AUTO, 4, 1 << 20,
+                                    ZCOLL_FLOAT32, bad, 4, 8, &s, &cm, nullptr, nullptr),
+                ZCOLL_ERR_INVALID_ARG)
+          << bad;
+      EXPECT_NE(std::string(zcoll_last_error()).find("codec"), std::string::npos);
+      EXPECT_EQ(s, 123) << "nothing written";
+      EXPECT_EQ(cm, ZCOLL_MODE_RAW);
+    }
 }

@@ -390,11 +390,11 @@ static zcoll_status zcoll_model_load_unguarded(const char* path, zcoll_model* mo
   return ZCOLL_SUCCESS;
 }
 
-static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_collective collective,
-                                            zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
-                                            size_t count, zcoll_dtype dtype, double ratio,
-                                            double* seconds, zcoll_mode* chosen_mode,
-                                            zcoll_algorithm* chosen_algorithm) {
+static zcoll_status zcoll_predict_codec_unguarded(
+    const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
+    zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype, int codec, double ratio,
+    double ratio_dense, double* seconds, zcoll_mode* chosen_mode, zcoll_algorithm* chosen_algorithm,
+    zcoll_codec* chosen_codec) {
   zcoll::clear_error();
   using namespace zcoll::coll;
   if (!model || !seconds) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
@@ -407,7 +407,18 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
     return fail(ZCOLL_ERR_UNSUPPORTED, "dtype %d", static_cast<int>(dtype));
   if (!is_collective(collective))
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown collective %d", static_cast<int>(collective));
+  if (codec != ZCOLL_CODEC_FAST && codec != ZCOLL_CODEC_DENSE && codec != ZCOLL_PREDICT_CODEC_AUTO)
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "codec %d: ZCOLL_CODEC_FAST, ZCOLL_CODEC_DENSE or ZCOLL_PREDICT_CODEC_AUTO", codec);
+  // the dense codec's model: its rates in place of the fast codec's
+  zcoll_model dense{};
+  const bool has_dense = dense_model(*model, &dense);
+  if (codec == ZCOLL_CODEC_DENSE && !has_dense)
+    return fail(ZCOLL_ERR_INVALID_ARG,
+                "codec dense: the model has no dense codec rates (dense_compress_bw, "
+                "dense_decompress_bw)");
   if (!(ratio > 0)) ratio = 1;
+  if (!(ratio_dense > 0) && codec == ZCOLL_CODEC_DENSE) ratio_dense = 1;
   CostQuery q;
   q.coll = collective;
   q.size = nranks;
@@ -415,7 +426,7 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
   Call shape = Call::of(collective, nullptr, nullptr, count, MPI_DATATYPE_NULL);
   shape.block = true;  // Reduce_scatter: count values per rank
   q.total_values = total_values(shape, nranks);
-  q.ratio = ratio;
+  q.ratio = codec == ZCOLL_CODEC_DENSE ? ratio_dense : ratio;
   q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
   // the layout: ranks by node, ranks_per_node per node, the last node the rest
   const int rpn = model->ranks_per_node;
@@ -424,24 +435,54 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
     q.max_local = std::min(rpn, nranks);
     q.min_local = nranks % rpn ? nranks % rpn : q.max_local;
   }
+  // the rates of the codec that runs, as the handle's (codec_model in auto_select.cc)
+  const zcoll_model& m = codec == ZCOLL_CODEC_DENSE ? dense : *model;
   zcoll_mode cm = mode;
   zcoll_algorithm ca = algorithm;
+  zcoll_codec cc = codec == ZCOLL_CODEC_DENSE ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
   double s = -1;
   if (mode == ZCOLL_MODE_AUTO) {
+    // As the live AUTO (auto_select.cc): the first look at the format's
+    // largest ratio with the fast codec (hom included) sends the call to MPI
+    // if no compression can win; then the candidates at the given ratios (hom
+    // only on the fast codec; both codecs' with ZCOLL_CODEC=auto).
     Candidate cand[kMaxCandidates];
     int best = 0;
-    const int n = auto_candidates(*model, q, ZCOLL_ALGO_AUTO, cand, &best);
+    const bool sum = traits(collective).reduction;  // reductions: SUM assumed
+    CostQuery q0 = q;
+    q0.ratio = max_ratio(q.vsize);
+    q0.sum = sum;
+    int n = auto_candidates(*model, q0, ZCOLL_ALGO_AUTO, cand, &best);
+    if (n > 0 && cand[best].mode != ZCOLL_MODE_MPI) {
+      q.sum = sum && codec != ZCOLL_CODEC_DENSE;
+      n = auto_candidates_at(m, q, codec == ZCOLL_PREDICT_CODEC_AUTO ? ratio_dense : 0,
+                             ZCOLL_ALGO_AUTO, cand, &best);
+    }
     if (n > 0) {
       s = cand[best].seconds;
       cm = cand[best].mode;
       ca = cand[best].algo;
+      cc = cand[best].mode == ZCOLL_MODE_MPI ? ZCOLL_CODEC_FAST
+           : codec == ZCOLL_CODEC_DENSE      ? ZCOLL_CODEC_DENSE
+                                             : cand[best].codec;
     }
   } else {
     if (mode == ZCOLL_MODE_MPI)
       ca = ZCOLL_ALGO_NATIVE;
     else if (algorithm == ZCOLL_ALGO_AUTO)
       ca = default_algorithm(q, nullptr)->algo;
-    s = predict_seconds(*model, q, mode, mode == ZCOLL_MODE_MPI ? ZCOLL_ALGO_AUTO : algorithm);
+    // dense streams have no homomorphic addition: hom runs as doc (dispatch.cc)
+    if (mode == ZCOLL_MODE_HOM && codec == ZCOLL_CODEC_DENSE) cm = ZCOLL_MODE_DOC;
+    const zcoll_algorithm a = mode == ZCOLL_MODE_MPI ? ZCOLL_ALGO_AUTO : algorithm;
+    if (codec == ZCOLL_PREDICT_CODEC_AUTO &&
+        (mode == ZCOLL_MODE_DOC || mode == ZCOLL_MODE_CPR_P2P)) {
+      const CodecPick p = pick_codec(*model, q, ratio_dense, mode, a);
+      s = p.seconds;
+      cc = p.codec;
+    } else {
+      s = predict_seconds(m, q, cm, a);
+    }
+    if (mode == ZCOLL_MODE_MPI || mode == ZCOLL_MODE_RAW) cc = ZCOLL_CODEC_FAST;
   }
   if (s < 0)
     return fail(ZCOLL_ERR_INVALID_ARG, "no %s algorithm %s for %s", zcoll_mode_name(mode),
@@ -449,6 +490,7 @@ static zcoll_status zcoll_predict_unguarded(const zcoll_model* model, zcoll_coll
   *seconds = s;
   if (chosen_mode) *chosen_mode = cm;
   if (chosen_algorithm) *chosen_algorithm = ca;
+  if (chosen_codec) *chosen_codec = cc;
   return ZCOLL_SUCCESS;
 }
 
@@ -532,8 +574,21 @@ zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective collective
                            double ratio, double* seconds, zcoll_mode* chosen_mode,
                            zcoll_algorithm* chosen_algorithm) {
   return zcoll::guarded("zcoll_predict", [&] {
-    return zcoll_predict_unguarded(model, collective, mode, algorithm, nranks, count, dtype, ratio,
-                                   seconds, chosen_mode, chosen_algorithm);
+    return zcoll_predict_codec_unguarded(model, collective, mode, algorithm, nranks, count, dtype,
+                                         ZCOLL_CODEC_FAST, ratio, 0, seconds, chosen_mode,
+                                         chosen_algorithm, nullptr);
+  });
+}
+
+zcoll_status zcoll_predict_codec(const zcoll_model* model, zcoll_collective collective,
+                                 zcoll_mode mode, zcoll_algorithm algorithm, int nranks,
+                                 size_t count, zcoll_dtype dtype, int codec, double ratio,
+                                 double ratio_dense, double* seconds, zcoll_mode* chosen_mode,
+                                 zcoll_algorithm* chosen_algorithm, zcoll_codec* chosen_codec) {
+  return zcoll::guarded("zcoll_predict_codec", [&] {
+    return zcoll_predict_codec_unguarded(model, collective, mode, algorithm, nranks, count, dtype,
+                                         codec, ratio, ratio_dense, seconds, chosen_mode,
+                                         chosen_algorithm, chosen_codec);
   });
 }
 

@@ -57,13 +57,8 @@ void evaluate(zcoll_comm* zc, const Resolved& s, const zcoll_model& m, double ra
   ev->ratio = ratio;
   ev->ratio_dense = ratio_dense;
   ev->q.ratio = ratio;
-  if (ev->codecs && ratio_dense > 0) {
-    CostQuery qd = ev->q;
-    qd.ratio = ratio_dense;
-    ev->ncand = auto_candidates_codecs(m, ev->q, qd, s.forced, ev->cand, &ev->best);
-  } else {
-    ev->ncand = auto_candidates(m, ev->q, s.forced, ev->cand, &ev->best);
-  }
+  ev->ncand =
+      auto_candidates_at(m, ev->q, ev->codecs ? ratio_dense : 0, s.forced, ev->cand, &ev->best);
   const int r = zc->tp->rank();
   if (r == 0) {
     char table[512];

@@ -34,8 +34,7 @@ zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, cons
     return ZCOLL_SUCCESS;
   }
   ZCOLL_CHECK(ensure_model(zc));
-  zcoll_model dense;
-  if (!model_usable(zc->model) || !dense_model(zc->model, &dense)) {
+  if (!model_usable(zc->model)) {
     explain_codec(sel, "the model has no dense rates", g.ratio, g.ratio_dense);
     return ZCOLL_SUCCESS;
   }
@@ -45,13 +44,10 @@ zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, cons
   q.total_values = s.total;
   q.vsize = s.vsize;
   q.seg_values = s.seg_values;
-  q.sum = false;  // an explicit mode that can use either codec: doc or cpr_p2p
   q.ratio = g.ratio;
-  const double t_fast = predict_seconds(zc->model, q, sel->mode, sel->algo);
-  q.ratio = g.ratio_dense;
-  const double t_dense = predict_seconds(dense, q, sel->mode, sel->algo);
-  if (t_dense >= 0 && t_fast >= 0 && t_dense < kAutoMargin * t_fast) sel->codec = ZCOLL_CODEC_DENSE;
-  explain_codec(sel, "predicted faster", g.ratio, g.ratio_dense);
+  const CodecPick p = pick_codec(zc->model, q, g.ratio_dense, sel->mode, sel->algo);
+  sel->codec = p.codec;
+  explain_codec(sel, p.why, g.ratio, g.ratio_dense);
   return ZCOLL_SUCCESS;
 }
 

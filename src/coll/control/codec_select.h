@@ -20,9 +20,9 @@ zcoll_codec configured_codec(const zcoll_comm& zc);
 bool codec_choice(const zcoll_comm& zc);
 
 // The codec of an explicit mode: the configured one, or, when the model
-// chooses (sel->codec_auto, set here), the faster prediction for sel's mode
-// and algorithm at the agreed ratios g (dense only when 3 % faster; fast when
-// the model has no dense rates). Collective (the model's probe the first
+// chooses (sel->codec_auto, set here), pick_codec (cost_model.h) for sel's
+// mode and algorithm at the agreed ratios g (dense only when 3 % faster; fast
+// when the model has no dense rates). Collective (the model's probe the first
 // time); every rank reaches it with the same settings (agreed before).
 zcoll_status choose_codec(zcoll_comm* zc, const Call& k, const Resolved& s, const Agreed& g,
                           Selection* sel);

@@ -235,4 +235,27 @@ int auto_candidates_codecs(const zcoll_model& m, const CostQuery& q, const CostQ
   return n;
 }
 
+int auto_candidates_at(const zcoll_model& m, const CostQuery& q, double ratio_dense,
+                       zcoll_algorithm forced, Candidate* out, int* best) {
+  if (!(ratio_dense > 0)) return auto_candidates(m, q, forced, out, best);
+  CostQuery qd = q;
+  qd.ratio = ratio_dense;
+  return auto_candidates_codecs(m, q, qd, forced, out, best);
+}
+
+CodecPick pick_codec(const zcoll_model& m, const CostQuery& q0, double ratio_dense, zcoll_mode mode,
+                     zcoll_algorithm algo) {
+  CostQuery q = q0;
+  q.sum = false;  // an explicit mode that can use either codec: doc or cpr_p2p
+  const double t_fast = predict_seconds(m, q, mode, algo);
+  if (!(q.ratio > 0 && ratio_dense > 0)) return {ZCOLL_CODEC_FAST, t_fast, "no estimate"};
+  zcoll_model dense;
+  if (!dense_model(m, &dense)) return {ZCOLL_CODEC_FAST, t_fast, "the model has no dense rates"};
+  q.ratio = ratio_dense;
+  const double t_dense = predict_seconds(dense, q, mode, algo);
+  if (t_dense >= 0 && t_fast >= 0 && t_dense < kAutoMargin * t_fast)
+    return {ZCOLL_CODEC_DENSE, t_dense, "predicted faster"};
+  return {ZCOLL_CODEC_FAST, t_fast, "predicted faster"};
+}
+
 }  // namespace zcoll::coll

@@ -41,6 +41,28 @@ bool dense_model(const zcoll_model& m, zcoll_model* out);
 int auto_candidates_codecs(const zcoll_model& m, const CostQuery& q, const CostQuery& q_dense,
                            zcoll_algorithm forced, Candidate* out, int* best);
 
+// What AUTO evaluates once the ratios are known (auto_select.cc) and what
+// zcoll_predict_codec evaluates: with ratio_dense > 0 both codecs' candidates
+// (auto_candidates_codecs, the dense ones at ratio_dense), else the fast
+// codec's (auto_candidates); q.ratio is the fast codec's ratio.
+int auto_candidates_at(const zcoll_model& m, const CostQuery& q, double ratio_dense,
+                       zcoll_algorithm forced, Candidate* out, int* best);
+
+// ZCOLL_CODEC=auto's codec for an explicit mode that can use either codec (doc,
+// cpr_p2p; hom stays on the fast codec's homomorphic sums): dense where m has
+// the dense rates and (mode, algo) at ratio_dense is predicted faster than
+// kAutoMargin times the fast codec at q.ratio; otherwise fast. Without both
+// ratios (<= 0: no estimate) or the dense rates, fast. seconds: the chosen
+// codec's prediction (negative: no such pair); why: the reason in words.
+// choose_codec (codec_select.cc) and zcoll_predict_codec decide with it.
+struct CodecPick {
+  zcoll_codec codec;
+  double seconds;
+  const char* why;
+};
+CodecPick pick_codec(const zcoll_model& m, const CostQuery& q, double ratio_dense, zcoll_mode mode,
+                     zcoll_algorithm algo);
+
 // A zcoll mode must be predicted faster than MPI by this factor to be taken:
 // MPI is exact and its cost is the better known, so near-ties go to it.
 constexpr double kAutoMargin = 0.97;
