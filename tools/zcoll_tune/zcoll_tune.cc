@@ -4,7 +4,8 @@
 // of every mode over a range of sizes, with the mode AUTO would pick.
 //
 //   mpirun -np N zcoll-tune -o zcoll_tune.json [--threads T] [--repeat 5]
-//          [--predict allreduce --sizes 1M:1G --ratio 5 --nranks 512]
+//          [--predict allreduce --sizes 1M:1G --ratio 5 --nranks 512
+//           --codec fast|dense|auto --ratio-dense 7]
 //
 // --check reads the written file back (zcoll_model_load) and creates a handle
 // with ZCOLL_TUNE_FILE set, failing if anything differs.
@@ -71,9 +72,9 @@ constexpr double zcoll_model::*kFields[] = {&zcoll_model::latency,
                                             &zcoll_model::dense_decompress_bw};
 
 struct Options {
-  std::string out, predict, sizes = "1M:1G";
+  std::string out, predict, sizes = "1M:1G", codec = "fast";
   int threads = 1, repeat = 3, nranks = 0;
-  double ratio = 5;
+  double ratio = 5, ratio_dense = 0;
   bool check = false;
 };
 
@@ -91,6 +92,14 @@ void add_options(CLI::App& app, Options* o) {
   app.add_option("--ratio", o->ratio, "compression ratio of one input for --predict")
       ->check(CLI::Range(1.0, 1e4));
   app.add_option("--nranks", o->nranks, "process count for --predict (default: this run's)");
+  app.add_option("--codec", o->codec,
+                 "codec for --predict, as ZCOLL_CODEC: fast | dense | auto (the model picks "
+                 "per call, from both codecs' rates and ratios)")
+      ->check(CLI::IsMember({"fast", "dense", "auto"}));
+  app.add_option("--ratio-dense", o->ratio_dense,
+                 "the dense codec's compression ratio of one input for --predict with --codec "
+                 "dense or auto (default: --ratio)")
+      ->check(CLI::Range(1.0, 1e4));
   app.add_flag("--check", o->check, "read the file back and create a handle from it");
 }
 
@@ -177,27 +186,44 @@ const char* check_tune_file(const Options& o, const zcoll_model& m, const zcoll_
   return nullptr;
 }
 
-// One line of --predict: the time of each mode for `count` values, and AUTO's pick.
+// --codec as zcoll_predict_codec's codec argument.
+int predict_codec_of(const std::string& codec) {
+  return codec == "dense"  ? ZCOLL_CODEC_DENSE
+         : codec == "auto" ? ZCOLL_PREDICT_CODEC_AUTO
+                           : ZCOLL_CODEC_FAST;
+}
+
+// One line of --predict: the time of each mode for `count` values with the
+// codec o.codec (a "*" marks the dense codec where auto chose it), and AUTO's
+// pick.
 void print_prediction(const zcoll_model& m, zcoll_collective coll, int P, size_t bytes,
-                      size_t count, double ratio) {
+                      size_t count, const Options& o) {
   const zcoll_mode modes[] = {ZCOLL_MODE_MPI, ZCOLL_MODE_RAW, ZCOLL_MODE_CPR_P2P, ZCOLL_MODE_DOC,
                               ZCOLL_MODE_HOM};
+  const int codec = predict_codec_of(o.codec);
+  const double rd = o.ratio_dense > 0 ? o.ratio_dense : o.ratio;
   std::printf("%8s", human(static_cast<double>(bytes)).c_str());
   for (zcoll_mode md : modes) {
     double s = 0;
-    if (zcoll_predict(&m, coll, md, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s, nullptr,
-                      nullptr) == ZCOLL_SUCCESS)
-      std::printf(" %10.3f", s * 1e3);
+    zcoll_codec cc = ZCOLL_CODEC_FAST;
+    if (zcoll_predict_codec(&m, coll, md, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, codec, o.ratio,
+                            rd, &s, nullptr, nullptr, &cc) == ZCOLL_SUCCESS)
+      std::printf(" %9.3f%s", s * 1e3,
+                  cc == ZCOLL_CODEC_DENSE && codec == ZCOLL_PREDICT_CODEC_AUTO ? "*" : " ");
     else
       std::printf(" %10s", "-");
   }
   double s = 0;
   zcoll_mode cm;
   zcoll_algorithm ca;
-  if (zcoll_predict(&m, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32, ratio, &s,
-                    &cm, &ca) == ZCOLL_SUCCESS)
-    std::printf("   %s%s%s", zcoll_mode_name(cm), cm == ZCOLL_MODE_MPI ? "" : "/",
-                cm == ZCOLL_MODE_MPI ? "" : zcoll_algorithm_name(ca));
+  zcoll_codec cc = ZCOLL_CODEC_FAST;
+  if (zcoll_predict_codec(&m, coll, ZCOLL_MODE_AUTO, ZCOLL_ALGO_AUTO, P, count, ZCOLL_FLOAT32,
+                          codec, o.ratio, rd, &s, &cm, &ca, &cc) == ZCOLL_SUCCESS)
+    std::printf("   %s%s%s%s", zcoll_mode_name(cm), cm == ZCOLL_MODE_MPI ? "" : "/",
+                cm == ZCOLL_MODE_MPI ? "" : zcoll_algorithm_name(ca),
+                cc == ZCOLL_CODEC_DENSE ? "/dense" : "");
+  else
+    std::printf("   - (%s)", zcoll_last_error());
   std::printf("\n");
 }
 
@@ -221,12 +247,14 @@ bool print_predictions(const Options& o, const zcoll_model& m, int size) {
     std::fprintf(stderr, "zcoll-tune: bad --sizes %s\n", o.sizes.c_str());
     return false;
   }
-  std::printf("# predicted time (ms), %s, %d ranks, float, ratio %.3g\n", predict.c_str(), P,
-              o.ratio);
+  std::printf("# predicted time (ms), %s, %d ranks, float, codec %s, ratio %.3g", predict.c_str(),
+              P, o.codec.c_str(), o.ratio);
+  if (o.codec != "fast") std::printf(", dense %.3g", o.ratio_dense > 0 ? o.ratio_dense : o.ratio);
+  std::printf("%s\n", o.codec == "auto" ? " (* = the dense codec)" : "");
   std::printf("%8s %10s %10s %10s %10s %10s   %s\n", "size", "mpi", "raw", "cpr_p2p", "doc", "hom",
               "auto picks");
   for (size_t b = lo; b <= hi; b *= 4) {
-    print_prediction(m, coll, P, b, b / 4 / (per_rank ? P : 1), o.ratio);
+    print_prediction(m, coll, P, b, b / 4 / (per_rank ? P : 1), o);
     if (b > hi / 4) break;
   }
   return true;
