@@ -1520,8 +1520,35 @@ zcoll_report codec_auto_pick(const Env& e, zcoll_comm* zc, double bandwidth, zco
   return last(zc);
 }
 
+// zcoll_predict_codec with the live call's inputs (the model, ranks, count and
+// the two ratios the call estimated, from its reason) picks what the call ran.
+void expect_predicted_pick(const Env& e, double bandwidth, zcoll_mode mode, const zcoll_report& r) {
+  const zcoll_model m = codec_model(bandwidth);
+  const char* at = std::strstr(r.reason, "ratio fast ~");
+  double rf = 0, rd = 0;
+  EXPECT(at && std::sscanf(at, "ratio fast ~%lf, dense ~%lf", &rf, &rd) == 2,
+         "no ratios in the reason '%s'", r.reason);
+  if (!(rf > 0 && rd > 0)) return;
+  double s = 0;
+  zcoll_mode cm = ZCOLL_MODE_DEFAULT;
+  zcoll_algorithm ca = ZCOLL_ALGO_AUTO;
+  zcoll_codec cc = ZCOLL_CODEC_FAST;
+  EXPECT(zcoll_predict_codec(&m, ZCOLL_COLL_ALLREDUCE, mode, ZCOLL_ALGO_AUTO, e.size,
+                             size_t{1} << 18, ZCOLL_FLOAT32, ZCOLL_PREDICT_CODEC_AUTO, rf, rd, &s,
+                             &cm, &ca, &cc) == ZCOLL_SUCCESS,
+         "predict codec auto: %s", zcoll_last_error());
+  EXPECT(cm == r.mode && ca == r.algorithm && cc == r.codec,
+         "%s at %g B/s: predicted %s/%s codec %d, ran %s/%s codec %d (%s)", zcoll_mode_name(mode),
+         bandwidth, zcoll_mode_name(cm), zcoll_algorithm_name(ca), static_cast<int>(cc),
+         zcoll_mode_name(r.mode), zcoll_algorithm_name(r.algorithm), static_cast<int>(r.codec),
+         r.reason);
+  if (mode == ZCOLL_MODE_AUTO)  // the live prediction, at ratios rounded to 3 digits
+    EXPECT(std::fabs(s - r.time_predicted) <= 0.01 * r.time_predicted,
+           "predicted %g s, the call's model %g s", s, r.time_predicted);
+}
+
 // ZCOLL_CODEC=auto: dense on a slow link, fast on a fast one (mode auto and
-// an explicit doc), MPI on a link faster than both; every collective in every
+// an explicit doc; zcoll_predict_codec agrees), MPI on a link faster than both; every collective in every
 // mode within the bound, on a slow link (where the dense codec wins on smooth
 // data in the default chunks; in chunks of 1024 its tables cost more than it
 // saves, and the model sees it in the estimate: both run)
@@ -1532,10 +1559,12 @@ void codec_auto(const Env& e) {
     EXPECT(r.mode == ZCOLL_MODE_DOC && r.codec == ZCOLL_CODEC_DENSE,
            "%s, 8 Mbit/s: ran %s with codec %d (%s)", zcoll_mode_name(m), zcoll_mode_name(r.mode),
            static_cast<int>(r.codec), r.reason);
+    expect_predicted_pick(e, 1e6, m, r);
     r = codec_auto_pick(e, zc, 1e9, m);
     EXPECT(r.mode != ZCOLL_MODE_MPI && r.codec == ZCOLL_CODEC_FAST,
            "%s, 8 Gbit/s: ran %s with codec %d (%s)", zcoll_mode_name(m), zcoll_mode_name(r.mode),
            static_cast<int>(r.codec), r.reason);
+    expect_predicted_pick(e, 1e9, m, r);
   }
   EXPECT(codec_auto_pick(e, zc, 1e12, ZCOLL_MODE_AUTO).mode == ZCOLL_MODE_MPI,
          "8 Tbit/s: auto runs MPI (%s)", last(zc).reason);

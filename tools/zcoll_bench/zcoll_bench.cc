@@ -17,8 +17,9 @@
 // Mode `auto` lets the library choose per call; its row shows what ran
 // ("auto" in the mode column, the chosen mode/algorithm in the algo column).
 // Every row also shows the cost model's prediction (t_model): the library's
-// own for `auto`, zcoll_predict() with the handle's calibrated model and the
-// measured compression ratio of one input for the other modes.
+// own for `auto`, zcoll_predict_codec() with the handle's calibrated model, the
+// codec that ran and its measured compression ratio of one input for the
+// other modes.
 //
 // Sizes are bytes of the collective's buffer: the vector of allreduce / bcast /
 // reduce, the input of reduce_scatter, the output of allgather / gather, the
@@ -432,7 +433,8 @@ void validate(Row& row, const RowData<T>& d, const zcoll_report& rep) {
 }
 
 // The cost model's prediction. One input's compression ratio at the bound the
-// call used (the smallest over ranks), measured with the real compressor.
+// call used (the smallest over ranks), measured with the real compressor and
+// the codec the call ran.
 template <typename T>
 void predict(Row& row, const RowData<T>& d, const zcoll_report& rep) {
   const zcoll_dtype zt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
@@ -443,6 +445,7 @@ void predict(Row& row, const RowData<T>& d, const zcoll_report& rep) {
     p.struct_size = sizeof p;
     p.eb_mode = ZCOLL_EB_ABS;
     p.error_bound = rep.eb_per_compression;
+    p.codec = rep.codec;
     std::vector<uint8_t> buf(zcoll_compress_bound(d.n_in, zt));
     size_t sz = 0;
     if (zcoll_compress(&p, zt, d.in.data(), d.n_in, buf.data(), buf.size(), &sz, d.s.threads) ==
@@ -461,8 +464,9 @@ void predict(Row& row, const RowData<T>& d, const zcoll_report& rep) {
   model.struct_size = sizeof model;
   double secs = 0;
   if (zcoll_comm_get_model(d.s.zc, &model) == ZCOLL_SUCCESS &&
-      zcoll_predict(&model, rep.collective, rep.mode, rep.algorithm, d.N, d.shape.count, zt,
-                    row.ratio_in > 0 ? row.ratio_in : 1, &secs, nullptr, nullptr) == ZCOLL_SUCCESS)
+      zcoll_predict_codec(&model, rep.collective, rep.mode, rep.algorithm, d.N, d.shape.count, zt,
+                          rep.codec, row.ratio_in, row.ratio_in, &secs, nullptr, nullptr,
+                          nullptr) == ZCOLL_SUCCESS)
     row.t_model = secs * 1e6;
 }
 
