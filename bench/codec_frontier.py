@@ -23,6 +23,19 @@ repeat runs every method once, in turn (interleaved), so that a slow spell of
 a shared machine hits all of them; the JSON keeps every sample, the table
 their median and range.
 
+The fast codec's goals (issue 34, item 2: decompress >= 0.7x memcpy, hom add
+>= 1.0x memcpy per byte of one input, 2 threads >= 1.8x one thread), on the
+same files and bounds, a row `zcoll-fast-goals` per field and bound (not with
+--no-fast-goals). Each repeat times, in an order rotated per repeat, a memcpy
+of the field, compress (into a reused buffer), decompress (into a reused
+array) and hom add (zcoll.hom_add of the field's stream and the stream of the
+field shifted by one step along its first axis, both at the same absolute
+bound; the result is a new bytes object, as the binding returns it) with 1
+and with 2 threads; the ratios are taken per repeat (decompress / memcpy, hom
+add / memcpy, 2 threads / 1 thread of each operation), the table gives their
+median and range. Wall clock only (the CPU time of one thread does not count
+a team's). GB/s of one input's uncompressed bytes throughout.
+
 The peers come from PyPI into the bench's own venv, never into zcoll's
 dependencies:
 
@@ -155,6 +168,95 @@ def run_field(name, a, rel, ms, repeats, np):
     return rows
 
 
+# ---- the fast codec's goals (issue 34, item 2) --------------------------------
+
+FAST_GOALS = {"decompress_over_memcpy": 0.7, "hom_add_over_memcpy": 1.0,
+              "compress_2t_over_1t": 1.8, "decompress_2t_over_1t": 1.8,
+              "hom_add_2t_over_1t": 1.8}
+
+
+def run_fast_goals(name, a, rel, repeats, np, zcoll):
+    """The fast codec's rates against memcpy and 2 threads against 1 (see the
+    module's docstring); one row."""
+    fin = a[np.isfinite(a)].astype(np.float64)
+    eb = rel * float(fin.max() - fin.min())
+    gb = a.nbytes / 1e9
+    flat = a.ravel()
+    other = np.ascontiguousarray(np.roll(a, 1, axis=0)).ravel()
+    sa = zcoll.compress(flat, abs=eb, threads=1)
+    sb = zcoll.compress(other, abs=eb, threads=1)
+    cbuf = bytearray(zcoll.compress_bound(flat.size, flat.dtype))
+    dst = np.empty_like(flat)
+    copy_dst = np.empty_like(a)
+    ops = {"memcpy": lambda: np.copyto(copy_dst, a)}
+    for t in (1, 2):
+        ops[f"compress_{t}t"] = lambda t=t: zcoll.compress(flat, abs=eb, threads=t, out=cbuf)
+        ops[f"decompress_{t}t"] = lambda t=t: zcoll.decompress(sa, out=dst, threads=t)
+        ops[f"hom_add_{t}t"] = lambda t=t: zcoll.hom_add(sa, sb, threads=t)
+    names = list(ops)
+    for k in names:  # warm-up: first touch of the buffers, the OpenMP team
+        ops[k]()
+    rates = {k: [] for k in names}
+    for r in range(repeats):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            ops[k]()
+            rates[k].append(gb / (time.perf_counter() - t0))
+    # the results are right: the stream decodes within the bound, the sum within 2 eb
+    err_eb, _ = quality(np, a, zcoll.decompress(sa, threads=2), eb)
+    s = np.asarray(zcoll.decompress(zcoll.hom_add(sa, sb, threads=2)), dtype=np.float64)
+    exact = flat.astype(np.float64) + other.astype(np.float64)
+    ok = np.isfinite(exact)
+    hom_err_eb = float(np.abs(s[ok] - exact[ok]).max()) / eb if ok.any() else 0.0
+
+    def per_repeat(num, den):
+        return stats([x / y for x, y in zip(rates[num], rates[den])])
+
+    goals = {"decompress_over_memcpy": per_repeat("decompress_1t", "memcpy"),
+             "hom_add_over_memcpy": per_repeat("hom_add_1t", "memcpy")}
+    for op in ("compress", "decompress", "hom_add"):
+        goals[f"{op}_2t_over_1t"] = per_repeat(f"{op}_2t", f"{op}_1t")
+    return {"file": name, "rel": rel, "abs_eb": eb, "method": "zcoll-fast-goals",
+            "ratio_a": a.nbytes / len(sa), "ratio_b": a.nbytes / len(sb),
+            "err_over_eb": err_eb, "hom_add_err_over_eb": hom_err_eb,
+            "gbps": {k: stats(v) for k, v in rates.items()}, "goals": goals,
+            "met": {k: goals[k]["median"] >= v for k, v in FAST_GOALS.items()}}
+
+
+def fast_goals_summary(rows):
+    """Per goal: rows whose median meets it, and the worst and median medians."""
+    g = [x for x in rows if x.get("method") == "zcoll-fast-goals"]
+    out = {}
+    for k, v in FAST_GOALS.items():
+        med = sorted(x["goals"][k]["median"] for x in g)
+        if med:
+            out[k] = {"goal": v, "met": sum(m >= v for m in med), "rows": len(med),
+                      "worst": med[0], "median": statistics.median(med)}
+    return out
+
+
+def fast_goals_table(rows):
+    """The goals' table: each ratio's median [min, max] over the repeats."""
+    g = [x for x in rows if x.get("method") == "zcoll-fast-goals"]
+    if not g:
+        return ""
+    cols = list(FAST_GOALS)
+    lines = ["| file | REL | memcpy GB/s | decompress / memcpy (>= 0.7) | "
+             "hom add / memcpy (>= 1.0) | compress 2t / 1t (>= 1.8) | "
+             "decompress 2t / 1t (>= 1.8) | hom add 2t / 1t (>= 1.8) |",
+             "|---|---|---|---|---|---|---|---|"]
+    f = "{:.2f} [{:.2f}, {:.2f}]"
+    for x in g:
+        m = x["gbps"]["memcpy"]
+        cells = [f.format(m["median"], m["min"], m["max"])]
+        for k in cols:
+            v = x["goals"][k]
+            cells.append(f.format(v["median"], v["min"], v["max"])
+                         + ("" if x["met"][k] else " ✗"))
+        lines.append(f"| {x['file']} | {x['rel']:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v))
 
@@ -191,6 +293,8 @@ def table(rows):
              "PSNR dB |", "|---|---|---|---:|---|---|---|---:|---:|"]
     f = "{:.2f} [{:.2f}, {:.2f}]"
     for x in rows:
+        if x["method"] == "zcoll-fast-goals":
+            continue  # fast_goals_table
         if "ratio" not in x:
             c = x["copy_gbps"]
             lines.append(f"| {x['file']} | {x['rel']:g} | memcpy | | "
@@ -217,6 +321,8 @@ def main():
     ap.add_argument("--files", nargs="*", help="only these files (names from the manifest)")
     ap.add_argument("--out", help="JSON results file")
     ap.add_argument("--table", help="markdown table file")
+    ap.add_argument("--no-fast-goals", action="store_true",
+                    help="leave out the fast codec's goals (memcpy ratios, 2 threads)")
     args = ap.parse_args()
     if args.setup:
         setup()
@@ -230,27 +336,36 @@ def main():
 
     ms = methods(zcoll, np)
     rows = []
+    load_start = os.getloadavg()
     for name, a in load(args.data):
         if args.files and name not in args.files:
             continue
         for rel in args.rel:
             rows += run_field(name, a, rel, ms, args.repeats, np)
+            if not args.no_fast_goals:
+                rows.append(run_fast_goals(name, a, rel, args.repeats, np, zcoll))
             print(f"{name} REL {rel:g} done", file=sys.stderr, flush=True)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
     result = {"commit": commit, "host": platform.node(), "cpu": platform.processor(),
+              "cores": os.cpu_count(), "loadavg_start": load_start, "loadavg_end": os.getloadavg(),
               "python": platform.python_version(), "repeats": args.repeats,
               "peers": PEERS, "data": os.path.abspath(args.data), "argv": sys.argv,
-              "rows": rows, "summary": summary(rows, args.rel)}
+              "rows": rows, "summary": summary(rows, args.rel),
+              "fast_goals": fast_goals_summary(rows)}
     if args.out:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
     md = table(rows)
+    goals_md = fast_goals_table(rows)
+    if goals_md:
+        md += "\n\nThe fast codec's goals (issue 34, item 2; ✗: the median misses it):\n\n" + goals_md
     if args.table:
         with open(args.table, "w") as f:
             f.write(md + "\n")
     print(md)
     print(json.dumps(result["summary"], indent=1))
+    print(json.dumps(result["fast_goals"], indent=1))
 
 
 if __name__ == "__main__":
