@@ -110,8 +110,9 @@ ZCOLL_API zcoll_status zcoll_predict(const zcoll_model* model, zcoll_collective 
 
 /* The codec of zcoll_predict_codec: ZCOLL_CODEC_FAST or ZCOLL_CODEC_DENSE
  * (zcoll.h), as ZCOLL_CODEC=fast|dense, or this, as ZCOLL_CODEC=auto: the
- * model chooses the codec as a handle with that setting does. Since 1.2. */
-#define ZCOLL_PREDICT_CODEC_AUTO 2
+ * model chooses the codec as a handle with that setting does (the value of
+ * ZCOLL_CODEC_FLAG_AUTO, outside zcoll_codec's values). Since 1.2. */
+#define ZCOLL_PREDICT_CODEC_AUTO 0x100
 
 /* zcoll_predict with the codec of the call's messages (the handle's
  * ZCOLL_CODEC), from the same cost function the library's own choice uses.

@@ -769,7 +769,7 @@ TEST(Predict, AutoCodecIsTheLiveChoice) {
 
 TEST(Predict, BadCodecIsInvalidArg) {
   const zcoll_model m = codec_test_model(125e6);
-  for (int bad : {-1, 3, 0x100, 0x2 | 0x100})
+  for (int bad : {-1, 2, 3, 0x101, 0x2 | 0x100})
     for (zcoll_mode mode : kAllModes) {
       double s = 123;
       zcoll_mode cm = ZCOLL_MODE_RAW;

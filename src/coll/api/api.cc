@@ -390,6 +390,11 @@ static zcoll_status zcoll_model_load_unguarded(const char* path, zcoll_model* mo
   return ZCOLL_SUCCESS;
 }
 
+static_assert(ZCOLL_PREDICT_CODEC_AUTO == ZCOLL_CODEC_FLAG_AUTO &&
+                  ZCOLL_PREDICT_CODEC_AUTO != ZCOLL_CODEC_FAST &&
+                  ZCOLL_PREDICT_CODEC_AUTO != ZCOLL_CODEC_DENSE,
+              "zcoll_tuner.h: ZCOLL_PREDICT_CODEC_AUTO is codec_flags' auto, no zcoll_codec");
+
 static zcoll_status zcoll_predict_codec_unguarded(
     const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
     zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype, int codec, double ratio,
