@@ -217,14 +217,20 @@ def run_fast_goals(name, a, rel, repeats, np, zcoll):
     def per_repeat(num, den):
         return stats([x / y for x, y in zip(rates[num], rates[den])])
 
-    goals = {"decompress_over_memcpy": per_repeat("decompress_1t", "memcpy"),
-             "hom_add_over_memcpy": per_repeat("hom_add_1t", "memcpy")}
+    pairs = {"decompress_over_memcpy": ("decompress_1t", "memcpy"),
+             "hom_add_over_memcpy": ("hom_add_1t", "memcpy")}
     for op in ("compress", "decompress", "hom_add"):
-        goals[f"{op}_2t_over_1t"] = per_repeat(f"{op}_2t", f"{op}_1t")
+        pairs[f"{op}_2t_over_1t"] = (f"{op}_2t", f"{op}_1t")
+    goals = {k: per_repeat(*v) for k, v in pairs.items()}
+    # the same from each operation's fastest sample: what a quiet machine would
+    # give where the load preempted some calls (a busy machine's samples are
+    # bimodal: a preempted call waits a scheduler slice)
+    best = {k: max(rates[a]) / max(rates[b]) for k, (a, b) in pairs.items()}
     return {"file": name, "rel": rel, "abs_eb": eb, "method": "zcoll-fast-goals",
             "ratio_a": a.nbytes / len(sa), "ratio_b": a.nbytes / len(sb),
             "err_over_eb": err_eb, "hom_add_err_over_eb": hom_err_eb,
             "gbps": {k: stats(v) for k, v in rates.items()}, "goals": goals,
+            "goals_of_best_samples": best,
             "met": {k: goals[k]["median"] >= v for k, v in FAST_GOALS.items()}}
 
 
@@ -235,8 +241,11 @@ def fast_goals_summary(rows):
     for k, v in FAST_GOALS.items():
         med = sorted(x["goals"][k]["median"] for x in g)
         if med:
+            best = sorted(x["goals_of_best_samples"][k] for x in g)
             out[k] = {"goal": v, "met": sum(m >= v for m in med), "rows": len(med),
-                      "worst": med[0], "median": statistics.median(med)}
+                      "worst": med[0], "median": statistics.median(med),
+                      "best_samples_met": sum(b >= v for b in best),
+                      "best_samples_worst": best[0]}
     return out
 
 
