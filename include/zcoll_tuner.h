@@ -97,7 +97,8 @@ ZCOLL_API zcoll_status zcoll_comm_set_model(zcoll_comm* zc, const zcoll_model* m
 ZCOLL_API zcoll_status zcoll_model_save(const zcoll_model* model, const char* path);
 ZCOLL_API zcoll_status zcoll_model_load(const char* path, zcoll_model* model);
 
-/* Predicted seconds of one call: `count` as in the collective's call
+/* Predicted seconds of one call with the fast codec (zcoll_predict_codec
+ * below for the dense codec and ZCOLL_CODEC=auto): `count` as in the collective's call
  * (Allreduce/Bcast/Reduce: values; Reduce_scatter (block), Allgather,
  * Scatter, Gather: values per rank); ratio = compression ratio of one
  * compressed input (ignored for MPI and RAW); algorithm AUTO = the one the
