@@ -38,7 +38,10 @@ add / memcpy, 2 threads / 1 thread of each operation), the table gives their
 median and range. Wall clock only (the CPU time of one thread does not count
 a team's). GB/s of one input's uncompressed bytes throughout. Two threads need
 two idle cores: where other work holds one, every 2-thread call waits for a
-scheduler slice (the JSON keeps the load average at the start and the end).
+scheduler slice (the JSON keeps the load average at the start and the end);
+OMP_WAIT_POLICY is left as the caller sets it (passive: the team's idle worker
+sleeps instead of spinning beside the 1-thread calls that follow, at the
+price of a wake-up per parallel region).
 --fast-goals-only runs these rows alone (no peers needed).
 
 The peers come from PyPI into the bench's own venv, never into zcoll's
