@@ -230,7 +230,8 @@ def measure_case(libs, x, a, b, rel, threads, repeat, warmup, ops):
                                            cases[k1].out.view(np.uint32)))
     c = cases[k1]
     info = {"abs_eb": c.eb, "ratio": x.nbytes / c.size_abs.value,
-            "hom_ratio": a.nbytes / c.nh.value, "identical": ident}
+            "hom_ratio": a.nbytes / c.nh.value if c.nh.value else None,  # --ops without hom_add
+            "identical": ident}
     return rows, info
 
 
