@@ -84,8 +84,10 @@ def summary(res):
         for (f, rel, th), c in by.items():
             if th != 2 or (f, rel, 1) not in by:
                 continue
-            r2 = next(r for r in c["rows"] if r["op"] == op)
-            r1 = next(r for r in by[(f, rel, 1)]["rows"] if r["op"] == op)
+            r2 = next((r for r in c["rows"] if r["op"] == op), None)
+            r1 = next((r for r in by[(f, rel, 1)]["rows"] if r["op"] == op), None)
+            if r1 is None or r2 is None:  # an op that measure.py --ops left out
+                continue
             for k in sc:
                 sc[k].append(r2[k]["gbps"]["median"] / r1[k]["gbps"]["median"])
         if sc["after"]:
