@@ -145,12 +145,12 @@ zcoll_status prefixed(zcoll_status s, const char* which) {
 }
 
 zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_size, StreamView* va,
-                       StreamView* vb) {
+                       StreamView* vb, int threads) {
   zcoll_status s = parse_stream(a, a_size, va);
-  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*va);
+  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*va, threads);
   if (s != ZCOLL_SUCCESS) return prefixed(s, "first");
   s = parse_stream(b, b_size, vb);
-  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*vb);
+  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*vb, threads);
   if (s != ZCOLL_SUCCESS) return prefixed(s, "second");
   const Header &x = va->h, &y = vb->h;
   if (x.dtype != y.dtype)
@@ -274,7 +274,7 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
   ZCOLL_CHECK(check_threads(threads));
   ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
-  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb, threads));
   ZCOLL_CHECK(refuse_dense(va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
@@ -412,7 +412,7 @@ zcoll_status hom_negate(const void* in, size_t in_size, void* out, size_t cap, s
   ZCOLL_CHECK(check_threads(threads));
   StreamView v;
   ZCOLL_CHECK(parse_stream(in, in_size, &v));
-  ZCOLL_CHECK(validate_all_chunks(v));
+  ZCOLL_CHECK(validate_all_chunks(v, threads));
   ZCOLL_CHECK(refuse_dense(v));
   ZCOLL_CHECK(check_out(out, cap, out_size, v.h));
   // 0 - a: a stream of zeros at the same quantum has constant blocks everywhere,
@@ -442,7 +442,7 @@ zcoll_status hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* 
   ZCOLL_CHECK(check_threads(threads));
   ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
-  ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb, threads));
   ZCOLL_CHECK(refuse_dense(va, &vb));
   std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
   size_t n = 0;
@@ -478,7 +478,7 @@ zcoll_status doc_combine(const void* a, size_t a_size, const void* b, size_t b_s
     return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", static_cast<int>(op));
   ZCOLL_CHECK(check_threads(threads));
   StreamView va, vb;
-  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb, threads));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
   return with_value_type(va.h.dtype, [&](auto tag) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "codec/format.h"  // internal: crc32c / header_checksum to forge streams
@@ -163,6 +164,47 @@ TEST(BadInput, ChunkCorruptionNeverCrashes) {
   std::vector<uint8_t> c = z;
   c[hdr] = 7;
   EXPECT_EQ(try_all(c.data(), c.size(), 0).inspect, ZCOLL_ERR_CORRUPT);
+}
+
+// The chunks are checked by the team before a decode or a hom add: a corrupt chunk
+// gives the same status and message for any thread count, and of two corrupt
+// chunks the first is named (the team's threads find them in different runs).
+TEST(BadInput, CorruptChunkReportedAlikeForAnyThreadCount) {
+  const size_t n = 64 * 1024;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(std::sin(0.003 * i) * 100);
+  const std::vector<uint8_t> z = zt::compress(x, ZCOLL_EB_ABS, 1e-3, 1024, 1);
+  ASSERT_FALSE(z.empty());
+  const size_t hdr = zcoll_header_size(n, 1024);
+  std::vector<size_t> start(65, hdr);
+  for (size_t c = 0; c < 64; ++c)
+    start[c + 1] = start[c] + zcoll::load_u32(z.data() + zcoll::kHeaderBytes + 4 * c);
+  for (const std::vector<size_t>& bad :
+       {std::vector<size_t>{40}, {40, 50}, {10, 60}, {0}, {63}, {33, 34}}) {
+    std::vector<uint8_t> c = z;
+    for (size_t k : bad) c[start[k]] = 7;  // an unknown chunk kind
+    const std::string want = "chunk " + std::to_string(bad[0]) + ": unknown chunk kind 7";
+    std::vector<float> out(n);
+    for (int threads : {1, 2, 3, 0}) {
+      const std::string what = "bad chunk " + std::to_string(bad[0]) + ", threads " +
+                               std::to_string(threads);
+      EXPECT_EQ(zcoll_decompress(c.data(), c.size(), out.data(), n, threads), ZCOLL_ERR_CORRUPT)
+          << what;
+      EXPECT_NE(std::string(zcoll_last_error()).find(want), std::string::npos)
+          << what << ": " << zcoll_last_error();
+      EXPECT_EQ(zcoll_decompress_accumulate(c.data(), c.size(), out.data(), n, threads),
+                ZCOLL_ERR_CORRUPT)
+          << what;
+      std::vector<uint8_t> h(zcoll_compress_bound(n, ZCOLL_FLOAT32));
+      size_t hn = 0;
+      EXPECT_EQ(zcoll_hom_add(z.data(), z.size(), c.data(), c.size(), h.data(), h.size(), &hn,
+                              nullptr, threads),
+                ZCOLL_ERR_CORRUPT)
+          << what;
+      EXPECT_NE(std::string(zcoll_last_error()).find("second stream: " + want), std::string::npos)
+          << what << ": " << zcoll_last_error();
+    }
+  }
 }
 
 // small_stream's header checksum recomputed (3 chunks), after a forged change.
