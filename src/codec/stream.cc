@@ -153,16 +153,31 @@ zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last,
   return b == last ? ZCOLL_SUCCESS : validate_chunks_serial(v, b, b + 1);
 }
 
+// Check and decode chunks [first, last) in one parallel region: each thread checks
+// its run of chunks, and after the barrier every thread decodes its run if no run
+// had a bad chunk (a decode never starts on a stream it would have to abandon half
+// way), none otherwise; the calling thread then names the first bad chunk as
+// validate_chunks does. (One region instead of two: on a shared machine every region
+// waits until all its threads have a core.)
 template <typename T>
 zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last, T* dst,
                               bool accumulate, int threads) {
-  const int nt = resolve_threads(threads, last - first);
-  // validate_chunks ran before, so no chunk decode can fail here
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t c = static_cast<int64_t>(first); c < static_cast<int64_t>(last); ++c)
-    decode_chunk<T>(v, static_cast<uint64_t>(c), dst + static_cast<uint64_t>(c) * v.h.chunk_size,
-                    accumulate, true);
-  return ZCOLL_SUCCESS;
+  const uint64_t count = last - first;
+  const int nt = resolve_threads(threads, count);
+  std::vector<uint64_t> bad(nt, last);
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const uint64_t lo = first + count * t / nt, hi = first + count * (t + 1) / nt;
+    for (uint64_t c = lo; c < hi && bad[t] == last; ++c)
+      if (check_chunk(v, c, false) != ZCOLL_SUCCESS) bad[t] = c;
+#pragma omp barrier
+    if (std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; }))
+      for (uint64_t c = lo; c < hi; ++c)
+        decode_chunk<T>(v, c, dst + c * v.h.chunk_size, accumulate, true);
+  }
+  const uint64_t b = *std::min_element(bad.begin(), bad.end());
+  return b == last ? ZCOLL_SUCCESS : validate_chunks_serial(v, b, b + 1);
 }
 
 zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, uint64_t last,
@@ -180,7 +195,6 @@ zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, u
                 dst_count, static_cast<unsigned long long>(v.h.n));
   if (v.h.n && dst == nullptr) return fail(ZCOLL_ERR_INVALID_ARG, "output pointer is NULL");
   ZCOLL_CHECK(check_threads(threads));
-  ZCOLL_CHECK(validate_chunks(v, first, last, threads));
   if (first == last) return ZCOLL_SUCCESS;
   return with_value_type(v.h.dtype, [&](auto tag) {
     using T = decltype(tag);
