@@ -6,8 +6,9 @@
 //
 // Encoding, one pass per block of 32 values: 4 groups of 8 codes -> deltas
 // (q[i] - q[i-1]) and code length -> bit planes (planes_avx2.h).
-// Decoding, one pass per block: bit planes -> deltas (planes_avx2.h) -> prefix sums
-// in 8-lane steps -> dequantized in double.
+// Decoding, in two stages per 8 blocks (decode_full_blocks): bit planes -> deltas
+// (planes_avx2.h) -> prefix sums in 8- or 16-lane steps -> codes in a buffer; then
+// the codes dequantized in double. (The tail block and the 16-bit types: one pass.)
 #include "codec/chunk_codec.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -455,10 +456,11 @@ constexpr uint32_t kStageBlocks = 8;
 // block's throughput, and the out-of-order window holds little more than one
 // block: in one pass the core mostly waits on that chain. Apart, the conversions of
 // the second stage are independent of one another, and the first stage unpacks two
-// blocks of code length 1..11 (most blocks) before it sums either. (1.1-1.2x on
-// data/, bench-out of the fast-memlimit branch.) The second stage is compiled per
-// value of acc (no test per store); a block whose largest read (4 x 32 bytes,
-// W = 25..33) is in reach is decoded with no bounds check per load.
+// blocks of code length 1..11 (most blocks) before it sums either. Issue 34: 1.1-1.3x
+// (median over data/, 1 thread) for 10 % more instructions; 0.9x where about half
+// the blocks are constant. The second stage is compiled per value of acc (no test
+// per store); a block whose largest read (4 x 32 bytes, W = 25..33) is in reach is
+// decoded with no bounds check per load.
 template <bool kAcc, typename T>
 inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, uint32_t full,
                                  __m128i* carry, __m256d f, T* out) {
