@@ -10,6 +10,7 @@
 // (planes_avx2.h) -> prefix sums in 8- or 16-lane steps -> codes in a buffer; then
 // the codes dequantized in double. (The tail block and the 16-bit types: one pass.)
 #include "codec/chunk_codec.h"
+#include "codec/dense.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
 
@@ -598,7 +599,8 @@ const ChunkKernels kAvx2 = {"avx2",
                             range_avx2_f64,
                             combine_blocks_avx2,
                             quantize_avx2<float>,
-                            quantize_avx2<double>};
+                            quantize_avx2<double>,
+                            dense_rans_decode_avx2};
 
 }  // namespace
 

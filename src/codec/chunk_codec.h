@@ -60,6 +60,9 @@ struct ChunkKernels {
   // codec's quantization, dense.h): false when a value cannot be quantized.
   bool (*quantize_f32)(const float* x, uint32_t len, const Quantizer<float>& qz, int32_t* q);
   bool (*quantize_f64)(const double* x, uint32_t len, const Quantizer<double>& qz, int32_t* q);
+  // The rANS pass of the dense decoder (dense.h: dense_rans_decode_scalar).
+  void (*dense_rans_decode)(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                            const uint32_t* tab, uint8_t* syms, uint32_t n);
 };
 
 // The scalar quantize_* (and the 16-bit types' only one): quantize_value per value.

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "codec/chunk_scalar.h"
+#include "codec/dense.h"
 #include "core/config.h"
 
 namespace zcoll {
@@ -94,7 +95,8 @@ const ChunkKernels kScalar = {"scalar",
                               range_scalar<double>,
                               scalar_combine_blocks,
                               quantize_values_scalar<float>,
-                              quantize_values_scalar<double>};
+                              quantize_values_scalar<double>,
+                              dense_rans_decode_scalar};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

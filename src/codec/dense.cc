@@ -1,4 +1,7 @@
-// dense.cc — the dense chunk coder (dense.h; docs/format.md §5.3).
+// dense.cc — the dense chunk coder (dense.h; docs/format.md §5.3), as passes:
+// encode codes -> residuals -> symbols + extra bits -> histogram -> rANS;
+// decode, per tile of kTile values, rANS -> symbols -> residuals -> codes ->
+// values (the tiles keep the decoder's buffers on the stack: it cannot fail).
 #include "codec/dense.h"
 
 #include <cstring>
@@ -14,7 +17,7 @@ namespace {
 constexpr uint32_t kScale = 1u << kDenseScaleBits;
 // States live in [L, 2^31), 16 bits move in or out at a time (at most once per
 // symbol), and the encoder's reciprocal division is exact below 2^31.
-constexpr uint32_t kRansL = 1u << 15;
+constexpr uint32_t kRansL = kDenseRansLow;
 
 inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 inline uint32_t unzigzag(uint32_t u) { return (u >> 1) ^ (0u - (u & 1u)); }
@@ -28,61 +31,59 @@ inline void store_u16(uint8_t* p, uint32_t v) {
 
 // Symbol of a zigzagged residual u: u itself below 64; otherwise 64 + 4*(e - 6)
 // + m, with e the position of u's top bit and m the two bits below it; the e - 2
-// bits under those are the extra bits.
+// bits under those are the extra bits (*nextra of them). No branch: which case
+// applies is random on rough data.
 inline uint32_t symbol_of(uint32_t u, uint32_t* nextra) {
-  if (u < kDenseDirect) {
-    *nextra = 0;
-    return u;
-  }
-  const uint32_t e = width_of(u) - 1;
-  *nextra = e - 2;
-  return kDenseDirect + 4 * (e - 6) + ((u >> (e - 2)) & 3u);
+  const uint32_t e = width_of(u | 1u) - 1;
+  const bool big = u >= kDenseDirect;
+  const uint32_t k = big ? e - 2 : 0;
+  *nextra = k;
+  return big ? kDenseDirect + 4 * (e - 6) + ((u >> k) & 3u) : u;
 }
+
+// Per symbol: its extra-bit count and the zigzag value without them (§5.3).
+struct SymbolCodes {
+  uint8_t bits[256];
+  uint32_t base[256];
+  constexpr SymbolCodes() : bits(), base() {
+    for (uint32_t s = 0; s < kDenseMaxSymbols; ++s) {
+      const uint32_t e = s < kDenseDirect ? 0 : (s - kDenseDirect) / 4 + 6;
+      bits[s] = static_cast<uint8_t>(s < kDenseDirect ? 0 : e - 2);
+      base[s] = s < kDenseDirect ? s : (4u | ((s - kDenseDirect) & 3u)) << (e - 2);
+    }
+  }
+};
+constexpr SymbolCodes kCodes;
 
 // ---- extra bits: LSB first, bytes in order -----------------------------------------
 
+// Without a branch per value: 8 bytes stored at every put (the buffer has 8
+// bytes of room past the stream), the pointer moved by the whole bytes done.
 struct BitWriter {
   uint8_t* p;
   uint64_t buf = 0;
-  uint32_t n = 0;
-  void put(uint32_t v, uint32_t k) {
+  uint32_t n = 0;                     // bits in buf, < 8 between puts
+  void put(uint32_t v, uint32_t k) {  // k <= 29, v < 2^k
     buf |= uint64_t{v} << n;
     n += k;
-    if (n >= 32) {
-      store_u32(p, static_cast<uint32_t>(buf));
-      p += 4, buf >>= 32, n -= 32;
-    }
+    store_u64(p, buf);
+    p += n >> 3;
+    buf >>= n & ~7u;
+    n &= 7u;
   }
   void flush() {
-    for (; n > 0; n = n > 8 ? n - 8 : 0, buf >>= 8) *p++ = static_cast<uint8_t>(buf);
+    if (n) *p++ = static_cast<uint8_t>(buf);
   }
 };
 
-struct BitReader {
-  const uint8_t* p;
-  const uint8_t* end;
-  uint64_t buf = 0;
-  uint32_t n = 0;
-  uint32_t get(uint32_t k) {  // k <= 29; past the end reads zeros
-    if (n < k) {
-      if (end - p >= 4) {
-        buf |= uint64_t{load_u32(p)} << n;
-        p += 4, n += 32;
-      } else {
-        for (; n <= 56; n += 8) buf |= uint64_t{p < end ? *p++ : 0u} << n;
-      }
-    }
-    const uint32_t v = static_cast<uint32_t>(buf & ((uint64_t{1} << k) - 1));
-    buf >>= k, n -= k;
-    return v;
+// k (<= 29) bits at bit position pos of a stream of `bytes` bytes, 0 past its end.
+inline uint32_t bits_at_safe(const uint8_t* s, uint64_t bytes, uint64_t pos, uint32_t k) {
+  uint64_t w = 0;
+  for (uint64_t t = 0; t < 5; ++t) {
+    const uint64_t at = (pos >> 3) + t;
+    w |= uint64_t{at < bytes ? s[at] : 0u} << (8 * t);
   }
-};
-
-// The zigzagged residual of symbol s (extra bits from br).
-inline uint32_t residual_of(uint32_t s, BitReader& br) {
-  if (s < kDenseDirect) return s;
-  const uint32_t e = (s - kDenseDirect) / 4 + 6, m = (s - kDenseDirect) & 3u;
-  return ((4u | m) << (e - 2)) | br.get(e - 2);
+  return static_cast<uint32_t>((w >> (pos & 7)) & ((uint64_t{1} << k) - 1));
 }
 
 // ---- frequencies ---------------------------------------------------------------------
@@ -106,6 +107,53 @@ void normalize(const uint32_t* cnt, uint32_t nsym, uint32_t total, uint16_t* f) 
     f[top] = static_cast<uint16_t>(f[top] - take);
     sum -= take;
   }
+}
+
+// The frequency table (§5.3): a byte 1..127 is one frequency; 128..191 and the
+// next byte one frequency of 14 bits ((b - 128) << 8 | next); 192..255 a run of
+// b - 191 zero frequencies. Most frequencies are below 128 and the unused
+// symbols come in runs, so a table takes about a byte per used symbol.
+size_t write_table(const uint16_t* f, uint32_t nsym, uint8_t* w) {
+  uint8_t* p = w;
+  for (uint32_t s = 0; s < nsym;) {
+    if (f[s] == 0) {
+      uint32_t run = 1;
+      while (s + run < nsym && f[s + run] == 0 && run < 64) ++run;
+      *p++ = static_cast<uint8_t>(191 + run);
+      s += run;
+      continue;
+    }
+    if (f[s] < 128) {
+      *p++ = static_cast<uint8_t>(f[s]);
+    } else {
+      *p++ = static_cast<uint8_t>(128 | f[s] >> 8);
+      *p++ = static_cast<uint8_t>(f[s]);
+    }
+    ++s;
+  }
+  return static_cast<size_t>(p - w);
+}
+
+// Parse a table of nsym entries from [in, end) into f: its size in bytes, 0 if
+// malformed (a 0 byte, a run past nsym, or the bytes end first).
+size_t read_table(const uint8_t* in, const uint8_t* end, uint32_t nsym, uint16_t* f) {
+  const uint8_t* p = in;
+  for (uint32_t s = 0; s < nsym;) {
+    if (p >= end) return 0;
+    const uint32_t b = *p++;
+    if (b == 0) return 0;
+    if (b < 128) {
+      f[s++] = static_cast<uint16_t>(b);
+    } else if (b < 192) {
+      if (p >= end) return 0;
+      f[s++] = static_cast<uint16_t>((b - 128) << 8 | *p++);
+    } else {
+      const uint32_t run = b - 191;
+      if (run > nsym - s) return 0;
+      for (uint32_t k = 0; k < run; ++k) f[s++] = 0;
+    }
+  }
+  return static_cast<size_t>(p - in);
 }
 
 struct EncSymbol {  // ryg_rans' reciprocal form of x -> (x / f) * 4096 + x % f + start
@@ -142,28 +190,34 @@ inline void enc_put(uint32_t& x, uint8_t*& p, const EncSymbol& e) {
   x = x + e.bias + q * e.cmpl;
 }
 
-// Decode table: slot -> symbol | (freq - 1) << 8 | (slot - start) << 20.
-void dec_table(const uint8_t* freqs, uint32_t nsym, uint32_t* tab) {
+// Decode table (one entry per slot, so that the AVX2 pass needs one gather):
+// slot -> symbol | (freq - 1) << 8 | (slot - start) << 20.
+void dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) {
   uint32_t start = 0;
   for (uint32_t s = 0; s < nsym; ++s) {
-    const uint32_t fr = load_u16(freqs + 2 * s);
+    const uint32_t fr = f[s];
     for (uint32_t k = 0; k < fr; ++k) tab[start + k] = s | (fr - 1) << 8 | k << 20;
     start += fr;
   }
 }
 
-inline uint32_t dec_step(uint32_t& x, const uint32_t* tab) {
+inline uint8_t dec_step(uint32_t& x, const uint32_t* tab) {
   const uint32_t e = tab[x & (kScale - 1)];
   x = ((e >> 8 & (kScale - 1)) + 1) * (x >> kDenseScaleBits) + (e >> 20);
-  return e & 0xFFu;
+  return static_cast<uint8_t>(e);
 }
-// One 16-bit word at most per step (x >= 8 after a step), without a branch; the
+// One 16-bit word at most per step (x >= 8 after a step), without a branch (a
+// select: compilers turn an if into a branch, mispredicted at random); the
 // caller guarantees two readable bytes. renorm_safe: past the end reads zeros.
 inline void renorm_fast(uint32_t& x, const uint8_t*& p) {
-  const bool in = x < kRansL;
-  const uint32_t w = load_u16(p);
-  x = in ? x << 16 | w : x;
-  p += in ? 2 : 0;
+  uint16_t w;
+  std::memcpy(&w, p, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap16(w);
+#endif
+  const uint32_t in = x < kRansL, y = x << 16 | w;
+  x = y ^ ((x ^ y) & (in - 1u));
+  p += 2 * in;
 }
 inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
   if (x >= kRansL) return;
@@ -172,20 +226,54 @@ inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
   p += have ? 2 : 0;
 }
 
+// ---- prediction: codes <-> residuals (u32, modulo 2^32) -------------------------------
+
+// r[i] = q[i] - p[i] with the Lorenzo prediction of §5.3: p = 0, q[0], then q[i-1]
+// (order 1) or 2 q[i-1] - q[i-2] (order 2).
+void residuals_from_codes(const int32_t* codes, uint32_t len, uint8_t order,
+                          uint32_t* __restrict r) {
+  const uint32_t* q = reinterpret_cast<const uint32_t*>(codes);
+  if (len > 0) r[0] = q[0];
+  if (len > 1) r[1] = q[1] - q[0];
+  if (order == kDenseOrder2)
+    for (uint32_t i = 2; i < len; ++i) r[i] = q[i] - 2 * q[i - 1] + q[i - 2];
+  else
+    for (uint32_t i = 2; i < len; ++i) r[i] = q[i] - q[i - 1];
+}
+
+// The inverse, in place, over consecutive tiles of one chunk: q[i-1] and the
+// difference q[i-1] - q[i-2] carried from tile to tile. Order 1 is one prefix
+// sum, order 2 two (of the differences, then of the codes); the first value's
+// difference counts as 0, which makes p = q[0] at i = 1.
+struct Inverse {
+  uint32_t q = 0, d = 0;
+  bool first = true;
+};
+
+template <uint8_t kOrder>
+void codes_from_residuals(uint32_t* r, uint32_t n, Inverse& inv) {
+  uint32_t i = 0, q = inv.q, d = inv.d;
+  if (inv.first && n) q = r[0], i = 1, inv.first = false;
+  for (; i < n; ++i) {
+    if (kOrder == kDenseOrder2) {
+      d += r[i];
+      q += d;
+    } else {
+      q += r[i];
+    }
+    r[i] = q;
+  }
+  inv.q = q, inv.d = d;
+}
+
 // ---- encoder --------------------------------------------------------------------------
 
 struct Scratch {  // per thread, grown to the chunk size
   std::vector<int32_t> codes;
+  std::vector<uint32_t> res;
   std::vector<uint8_t> syms, extra, rans;
 };
 thread_local Scratch t_scratch;
-
-inline uint32_t residual(const int32_t* q, uint32_t i, uint8_t order) {
-  const uint32_t a = i >= 1 ? static_cast<uint32_t>(q[i - 1]) : 0u;
-  const uint32_t b = i >= 2 ? static_cast<uint32_t>(q[i - 2]) : a;
-  const uint32_t pred = order == kDenseOrder2 ? 2 * a - b : a;
-  return static_cast<uint32_t>(q[i]) - pred;
-}
 
 // Lorenzo order 1 or 2: whichever gives the fewer residual bits (order 1 on
 // ties), measured on every 4th value (a quarter of the work, the same choice on
@@ -201,74 +289,68 @@ uint8_t choose_order(const int32_t* q, uint32_t len) {
   return c2 < c1 ? kDenseOrder2 : kDenseOrder1;
 }
 
-// Symbol i of the residuals (and its extra bits into bw); counted in one of four
-// tables (consecutive equal symbols do not wait on each other's increment).
-inline uint32_t put_symbol(uint32_t r, uint32_t i, uint8_t* syms, BitWriter& bw,
-                           uint32_t (*cnt)[kDenseMaxSymbols]) {
-  const uint32_t u = zigzag(r);
+inline void put_symbol(uint32_t u, uint8_t* sym, BitWriter& bw) {
   uint32_t k;
-  const uint32_t s = symbol_of(u, &k);
-  if (k) bw.put(u & ((1u << k) - 1), k);
-  syms[i] = static_cast<uint8_t>(s);
-  ++cnt[i & 3][s];
-  return s;
+  *sym = static_cast<uint8_t>(symbol_of(u, &k));
+  bw.put(u & ((1u << k) - 1), k);
 }
 
-template <uint8_t kOrder>
-uint32_t symbols_from(const int32_t* q, uint32_t len, uint8_t* syms, BitWriter& bw,
-                      uint32_t (*cnt)[kDenseMaxSymbols]) {
-  uint32_t top = 0;
-  for (uint32_t i = 2; i < len; ++i) {
-    const uint32_t a = static_cast<uint32_t>(q[i - 1]), b = static_cast<uint32_t>(q[i - 2]);
-    const uint32_t pred = kOrder == kDenseOrder2 ? 2 * a - b : a;
-    const uint32_t s = put_symbol(static_cast<uint32_t>(q[i]) - pred, i, syms, bw, cnt);
-    top = s > top ? s : top;
-  }
-  return top;
+// 16 zigzagged residuals (and whether all are direct symbols): vectorized.
+inline uint32_t zigzag16(const uint32_t* __restrict r, uint32_t* __restrict u) {
+  uint32_t any = 0;
+  for (int k = 0; k < 16; ++k) u[k] = zigzag(r[k]), any |= u[k];
+  return any;
+}
+inline void narrow16(const uint32_t* __restrict u, uint8_t* __restrict s) {
+  for (int k = 0; k < 16; ++k) s[k] = static_cast<uint8_t>(u[k]);
 }
 
-// Symbols (and their counts) and the extra-bit stream; returns the extra bytes
-// (padded to 4).
-size_t make_symbols(const int32_t* q, uint32_t len, uint8_t order, uint8_t* syms, uint8_t* extra,
-                    uint32_t* cnt, uint32_t* nsym) {
+size_t make_symbols(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
   BitWriter bw{extra};
-  uint32_t tables[4][kDenseMaxSymbols] = {};
-  uint32_t top = 0;
-  for (uint32_t i = 0; i < len && i < 2; ++i) {
-    const uint32_t s = put_symbol(residual(q, i, order), i, syms, bw, tables);
-    top = s > top ? s : top;
+  uint32_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    uint32_t u[16];
+    if (zigzag16(r + i, u) < kDenseDirect) {
+      narrow16(u, syms + i);
+    } else {
+      for (int k = 0; k < 16; ++k) put_symbol(u[k], syms + i + k, bw);
+    }
   }
-  const uint32_t rest = order == kDenseOrder2
-                            ? symbols_from<kDenseOrder2>(q, len, syms, bw, tables)
-                            : symbols_from<kDenseOrder1>(q, len, syms, bw, tables);
-  top = rest > top ? rest : top;
-  for (uint32_t s = 0; s <= top; ++s)
-    cnt[s] = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
+  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
   bw.flush();
-  size_t bytes = static_cast<size_t>(bw.p - extra);
-  while (bytes % 4) extra[bytes++] = 0;
-  *nsym = top + 1;
-  return bytes;
+  return static_cast<size_t>(bw.p - extra);
+}
+
+// Counts of the symbols (four tables: consecutive equal symbols do not wait on
+// each other's increment); returns nsym = the largest symbol + 1.
+uint32_t count_symbols(const uint8_t* syms, uint32_t len, uint32_t* cnt) {
+  uint32_t t[4][256] = {};
+  uint32_t i = 0;
+  for (; i + 4 <= len; i += 4)
+    ++t[0][syms[i]], ++t[1][syms[i + 1]], ++t[2][syms[i + 2]], ++t[3][syms[i + 3]];
+  for (; i < len; ++i) ++t[0][syms[i]];
+  uint32_t nsym = 0;
+  for (uint32_t s = 0; s < kDenseMaxSymbols; ++s) {
+    cnt[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s];
+    nsym = cnt[s] ? s + 1 : nsym;
+  }
+  return nsym;
 }
 
 // rANS-code syms[0, len) backwards into the buffer ending at end; returns the
-// first byte (the four states, then the stream).
+// first byte (the eight states, then the words). Symbol i uses state i % 8.
 uint8_t* rans_encode(const uint8_t* syms, uint32_t len, const EncSymbol* es, uint8_t* end) {
-  uint32_t x0 = kRansL, x1 = kRansL, x2 = kRansL, x3 = kRansL;  // registers, not an array
+  uint32_t x[kDenseStates];
+  for (uint32_t& v : x) v = kRansL;
   uint8_t* p = end;
   uint32_t i = len;
-  for (; i % 4; --i) {  // the last len % 4 symbols: states (i - 1) % 4 = 2, 1, 0
-    uint32_t& x = (i - 1) % 4 == 2 ? x2 : (i - 1) % 4 == 1 ? x1 : x0;
-    enc_put(x, p, es[syms[i - 1]]);
-  }
-  for (; i; i -= 4) {
-    enc_put(x3, p, es[syms[i - 1]]);
-    enc_put(x2, p, es[syms[i - 2]]);
-    enc_put(x1, p, es[syms[i - 3]]);
-    enc_put(x0, p, es[syms[i - 4]]);
+  for (; i % kDenseStates; --i) enc_put(x[(i - 1) % kDenseStates], p, es[syms[i - 1]]);
+  for (; i; i -= kDenseStates) {
+#pragma GCC unroll 16
+    for (uint32_t k = kDenseStates; k-- > 0;) enc_put(x[k], p, es[syms[i - kDenseStates + k]]);
   }
   p -= kDenseStateBytes;
-  store_u32(p, x0), store_u32(p + 4, x1), store_u32(p + 8, x2), store_u32(p + 12, x3);
+  for (uint32_t k = 0; k < kDenseStates; ++k) store_u32(p + 4 * k, x[k]);
   return p;
 }
 
@@ -283,117 +365,182 @@ size_t write_raw(const T* x, uint32_t len, uint8_t* out) {
 
 // ---- decoder --------------------------------------------------------------------------
 
-template <typename T, bool kAcc>
-inline void put_value(T* out, uint32_t i, uint32_t q, double factor) {
-  const T v = ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(q)) * factor);
-  out[i] = kAcc ? add_values(out[i], v) : v;
-}
+constexpr uint32_t kTile = 2048;  // values per decoder pass (a multiple of kDenseStates)
 
 struct DenseView {
   uint8_t order;
   uint32_t nsym;
-  const uint8_t* freqs;
+  uint16_t f[kDenseMaxSymbols];
   const uint8_t* extra;
-  const uint8_t* rans;
+  const uint8_t* states;  // then the words up to end
   const uint8_t* end;
 };
 
-DenseView view_of(const uint8_t* in, size_t bytes) {
-  DenseView v;
-  v.order = in[1];
-  v.nsym = load_u16(in + 2);
-  const uint32_t extra_bytes = load_u32(in + 4), rans_bytes = load_u32(in + 8);
-  v.freqs = in + kDenseChunkHeaderBytes;
-  v.extra = v.freqs + align4(2 * size_t{v.nsym});
-  v.rans = v.extra + extra_bytes;
-  v.end = v.rans + rans_bytes;
-  (void)bytes;
-  return v;
+// The parts of a dense chunk; false if malformed (validate_dense_chunk).
+bool view_of(const uint8_t* in, size_t bytes, DenseView* v) {
+  if (bytes < kDenseChunkHeaderBytes || in[0] != kChunkDense || in[3] != 0) return false;
+  v->order = in[1];
+  if (v->order != kDenseOrder1 && v->order != kDenseOrder2) return false;
+  v->nsym = in[2];
+  if (v->nsym < 1 || v->nsym > kDenseMaxSymbols) return false;
+  const uint8_t* end = in + bytes;
+  const size_t table = read_table(in + kDenseChunkHeaderBytes, end, v->nsym, v->f);
+  if (table == 0) return false;
+  uint32_t sum = 0;
+  for (uint32_t s = 0; s < v->nsym; ++s) sum += v->f[s];
+  if (sum != kScale) return false;
+  v->extra = in + kDenseChunkHeaderBytes + table;
+  const uint64_t extra_bytes = load_u32(in + 4);
+  if (extra_bytes + kDenseStateBytes > static_cast<uint64_t>(end - v->extra)) return false;
+  v->states = v->extra + extra_bytes;
+  v->end = end;
+  return true;
 }
 
-// Decode values [0, len): codes by the predictor, values by the factor.
-template <typename T, bool kAcc, uint8_t kOrder>
-void decode_values(const DenseView& v, const uint32_t* tab, uint32_t len, double factor, T* out) {
-  BitReader br{v.extra, v.rans};
-  uint32_t x[4];
-  for (int k = 0; k < 4; ++k) x[k] = load_u32(v.rans + 4 * k);
-  const uint8_t* p = v.rans + kDenseStateBytes;
-  uint32_t q1 = 0, q0 = 0;  // q[i-1], q[i-2]
+// Pass 2: the residuals of n symbols, their extra bits from bit *pos of the
+// stream (moved on). Groups of 16 direct symbols take no bits; other groups read
+// 8 bytes per value at the bit position (no branch) while every bit they may
+// need lies in the stream (those loads then stay inside the chunk: the states
+// follow the stream), bytewise near its end.
+inline void direct16(const uint8_t* __restrict s, uint32_t* __restrict r) {
+  for (int k = 0; k < 16; ++k) r[k] = unzigzag(s[k]);
+}
+
+void residuals_of_symbols(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                          uint64_t extra_bytes, uint64_t* pos, uint32_t* r) {
+  uint64_t at = *pos;
   uint32_t i = 0;
-  auto one = [&](uint32_t& xs, uint32_t idx) {
-    const uint32_t r = unzigzag(residual_of(dec_step(xs, tab), br));
-    const uint32_t pred = (kOrder == kDenseOrder2 && idx >= 2) ? 2 * q1 - q0 : q1;
-    const uint32_t q = pred + r;
-    q0 = idx >= 1 ? q1 : q;
-    q1 = q;
-    put_value<T, kAcc>(out, idx, q, factor);
-  };
-  for (; i + 4 <= len && v.end - p >= 8; i += 4) {
-    one(x[0], i), renorm_fast(x[0], p);
-    one(x[1], i + 1), renorm_fast(x[1], p);
-    one(x[2], i + 2), renorm_fast(x[2], p);
-    one(x[3], i + 3), renorm_fast(x[3], p);
+  for (; i + 16 <= n; i += 16) {
+    uint64_t a, b;
+    std::memcpy(&a, syms + i, 8), std::memcpy(&b, syms + i + 8, 8);
+    if (((a | b) & 0xC0C0C0C0C0C0C0C0ull) == 0) {  // every symbol < 64
+      direct16(syms + i, r + i);
+    } else if (at + 16 * 29 <= 8 * extra_bytes) {
+      for (int k = 0; k < 16; ++k) {
+        const uint32_t s = syms[i + k], nb = kCodes.bits[s];
+        const uint64_t w = load_u64(extra + (at >> 3)) >> (at & 7);
+        r[i + k] = unzigzag(kCodes.base[s] | (static_cast<uint32_t>(w) & ((1u << nb) - 1)));
+        at += nb;
+      }
+    } else {
+      for (int k = 0; k < 16; ++k) {
+        const uint32_t s = syms[i + k], nb = kCodes.bits[s];
+        r[i + k] = unzigzag(kCodes.base[s] | bits_at_safe(extra, extra_bytes, at, nb));
+        at += nb;
+      }
+    }
   }
-  for (; i < len; ++i) one(x[i & 3], i), renorm_safe(x[i & 3], p, v.end);
+  for (; i < n; ++i) {
+    const uint32_t s = syms[i], nb = kCodes.bits[s];
+    r[i] = unzigzag(kCodes.base[s] | bits_at_safe(extra, extra_bytes, at, nb));
+    at += nb;
+  }
+  *pos = at;
+}
+
+// Pass 4: values of the codes, out[i] = (T)(q * factor) as every decoder of §6
+// computes it (or added to out).
+template <typename T, bool kAcc>
+void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const T v =
+        ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
+    out[i] = kAcc ? add_values(out[i], v) : v;
+  }
+}
+
+template <typename T, bool kAcc>
+void decode_values(const DenseView& v, uint32_t len, double factor, T* out) {
+  uint32_t tab[kScale];
+  dec_table(v.f, v.nsym, tab);
+  uint32_t xs[kDenseStates];
+  for (uint32_t k = 0; k < kDenseStates; ++k) xs[k] = load_u32(v.states + 4 * k);
+  const uint8_t* p = v.states + kDenseStateBytes;
+  const uint64_t extra_bytes = static_cast<uint64_t>(v.states - v.extra);
+  uint64_t bit = 0;
+  Inverse inv;
+  const auto rans = active_kernels().dense_rans_decode;
+  alignas(32) uint8_t syms[kTile];
+  alignas(32) uint32_t r[kTile];
+  for (uint32_t i = 0; i < len; i += kTile) {
+    const uint32_t n = len - i < kTile ? len - i : kTile;
+    rans(xs, &p, v.end, tab, syms, n);  // pass 1 (a tile starts at a multiple of 16)
+    residuals_of_symbols(syms, n, v.extra, extra_bytes, &bit, r);
+    v.order == kDenseOrder2 ? codes_from_residuals<kDenseOrder2>(r, n, inv)
+                            : codes_from_residuals<kDenseOrder1>(r, n, inv);
+    dequantize<T, kAcc>(r, n, factor, out + i);
+  }
 }
 
 }  // namespace
+
+void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                              const uint32_t* tab, uint8_t* syms, uint32_t n) {
+  const uint8_t* p = *pos;  // a local: the symbol stores cannot alias it
+  uint32_t x[kDenseStates];
+  std::memcpy(x, xs, sizeof x);
+  uint32_t i = 0;
+  // a state per step of a turn (reading at most 2 bytes each): independent chains
+  for (; i + kDenseStates <= n && end - p >= static_cast<ptrdiff_t>(2 * kDenseStates);
+       i += kDenseStates) {
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < kDenseStates; ++k) {
+      syms[i + k] = dec_step(x[k], tab);
+      renorm_fast(x[k], p);
+    }
+  }
+  for (; i < n; ++i) {
+    uint32_t& s = x[i % kDenseStates];
+    syms[i] = dec_step(s, tab);
+    renorm_safe(s, p, end);
+  }
+  std::memcpy(xs, x, sizeof x);
+  *pos = p;
+}
 
 template <typename T>
 size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
   Scratch& s = t_scratch;
   if (s.codes.size() < len) {
-    s.codes.resize(len), s.syms.resize(len);
+    s.codes.resize(len), s.res.resize(len), s.syms.resize(len);
     s.extra.resize(4 * size_t{len} + 16), s.rans.resize(2 * size_t{len} + 64);
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
   const uint8_t order = choose_order(s.codes.data(), len);
-  uint32_t cnt[kDenseMaxSymbols] = {}, nsym = 0;
-  const size_t extra_bytes =
-      make_symbols(s.codes.data(), len, order, s.syms.data(), s.extra.data(), cnt, &nsym);
-  const size_t table = align4(2 * size_t{nsym});
-  if (kDenseChunkHeaderBytes + table + extra_bytes + kDenseStateBytes >= raw)
-    return write_raw(x, len, out);
+  residuals_from_codes(s.codes.data(), len, order, s.res.data());
+  const size_t extra_bytes = make_symbols(s.res.data(), len, s.syms.data(), s.extra.data());
+  uint32_t cnt[kDenseMaxSymbols];
+  const uint32_t nsym = count_symbols(s.syms.data(), len, cnt);
   uint16_t f[kDenseMaxSymbols];
-  EncSymbol es[kDenseMaxSymbols];
   normalize(cnt, nsym, len, f);
+  uint8_t table[2 * kDenseMaxSymbols];
+  const size_t table_bytes = write_table(f, nsym, table);
+  const size_t head = kDenseChunkHeaderBytes + table_bytes + extra_bytes;
+  if (head + kDenseStateBytes >= raw) return write_raw(x, len, out);
+  EncSymbol es[kDenseMaxSymbols];
   enc_symbols(f, nsym, es);
   uint8_t* rend = s.rans.data() + s.rans.size();
   const uint8_t* rbeg = rans_encode(s.syms.data(), len, es, rend);
-  const size_t rans_bytes = static_cast<size_t>(rend - rbeg);
-  const size_t pos = kDenseChunkHeaderBytes + table + extra_bytes + rans_bytes;
+  const size_t pos = head + static_cast<size_t>(rend - rbeg);
   if (align8(pos) >= raw) return write_raw(x, len, out);
   out[0] = kChunkDense;
   out[1] = order;
-  out[2] = static_cast<uint8_t>(nsym), out[3] = static_cast<uint8_t>(nsym >> 8);
+  out[2] = static_cast<uint8_t>(nsym);
+  out[3] = 0;
   store_u32(out + 4, static_cast<uint32_t>(extra_bytes));
-  store_u32(out + 8, static_cast<uint32_t>(rans_bytes));
-  uint8_t* w = out + kDenseChunkHeaderBytes;
-  for (uint32_t k = 0; k < nsym; ++k)
-    w[2 * k] = static_cast<uint8_t>(f[k]), w[2 * k + 1] = f[k] >> 8;
-  std::memset(w + 2 * nsym, 0, table - 2 * nsym);
-  std::memcpy(w + table, s.extra.data(), extra_bytes);
-  std::memcpy(w + table + extra_bytes, rbeg, rans_bytes);
+  std::memcpy(out + kDenseChunkHeaderBytes, table, table_bytes);
+  std::memcpy(out + kDenseChunkHeaderBytes + table_bytes, s.extra.data(), extra_bytes);
+  std::memcpy(out + head, rbeg, pos - head);
   std::memset(out + pos, 0, align8(pos) - pos);
   return align8(pos);
 }
 
 bool validate_dense_chunk(const uint8_t* in, size_t bytes) {
-  if (bytes < kDenseChunkHeaderBytes || in[0] != kChunkDense) return false;
-  if (in[1] != kDenseOrder1 && in[1] != kDenseOrder2) return false;
-  const uint32_t nsym = load_u16(in + 2);
-  if (nsym < 1 || nsym > kDenseMaxSymbols) return false;
-  const uint64_t extra_bytes = load_u32(in + 4), rans_bytes = load_u32(in + 8);
-  const uint64_t table = align4(2 * size_t{nsym});
-  const uint64_t pos = kDenseChunkHeaderBytes + table + extra_bytes + rans_bytes;
-  if (rans_bytes < kDenseStateBytes || align8(pos) != bytes) return false;
-  uint32_t sum = 0;
-  for (uint32_t s = 0; s < nsym; ++s) sum += load_u16(in + kDenseChunkHeaderBytes + 2 * s);
-  if (sum != kScale) return false;
-  const uint8_t* states = in + kDenseChunkHeaderBytes + table + extra_bytes;
-  for (int k = 0; k < 4; ++k) {
-    const uint32_t x = load_u32(states + 4 * k);
+  DenseView v;
+  if (!view_of(in, bytes, &v)) return false;
+  for (uint32_t k = 0; k < kDenseStates; ++k) {
+    const uint32_t x = load_u32(v.states + 4 * k);
     if (x < kRansL || x >= (1u << 31)) return false;
   }
   return true;
@@ -402,16 +549,12 @@ bool validate_dense_chunk(const uint8_t* in, size_t bytes) {
 template <typename T>
 void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, double factor, T* out,
                             bool accumulate) {
-  const DenseView v = view_of(in, bytes);
-  uint32_t tab[kScale];
-  dec_table(v.freqs, v.nsym, tab);
-  const bool o2 = v.order == kDenseOrder2;
+  DenseView v;
+  if (!view_of(in, bytes, &v)) return;  // validate_dense_chunk accepted it: cannot happen
   if (accumulate)
-    o2 ? decode_values<T, true, kDenseOrder2>(v, tab, len, factor, out)
-       : decode_values<T, true, kDenseOrder1>(v, tab, len, factor, out);
+    decode_values<T, true>(v, len, factor, out);
   else
-    o2 ? decode_values<T, false, kDenseOrder2>(v, tab, len, factor, out)
-       : decode_values<T, false, kDenseOrder1>(v, tab, len, factor, out);
+    decode_values<T, false>(v, len, factor, out);
 }
 
 template size_t compress_dense_chunk<float>(const float*, uint32_t, const Quantizer<float>&,

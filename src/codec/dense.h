@@ -3,7 +3,10 @@
 // predicted by Lorenzo of order 1 or 2 (chosen per chunk), the residuals mapped
 // to at most 168 symbols (small values direct, large ones as a bucket plus raw
 // extra bits) and the symbols coded with a static order-0 rANS coder (12-bit
-// frequencies, four interleaved states, byte-wise renormalization).
+// frequencies in a compact table, sixteen interleaved states, 16-bit
+// renormalization). Both directions run as passes over the chunk (codes,
+// residuals, symbols, rANS), each a loop the compiler can vectorize or one
+// with eight independent dependency chains.
 //
 // One scalar implementation: the bytes cannot depend on a SIMD path, and they
 // do not depend on the thread count (one chunk is coded by one thread).
@@ -18,11 +21,13 @@
 namespace zcoll {
 
 constexpr uint8_t kChunkDense = 2;
-constexpr size_t kDenseChunkHeaderBytes = 12;  // kind, predictor, nsym u16, extra u32, rans u32
-constexpr uint32_t kDenseScaleBits = 12;       // rANS frequencies sum to 4096
-constexpr uint32_t kDenseDirect = 64;          // residuals 0..63 (zigzag) are their own symbol
-constexpr uint32_t kDenseMaxSymbols = 168;     // 64 direct + 26 exponents x 4 mantissas
-constexpr size_t kDenseStateBytes = 16;        // the four rANS states, u32 each
+constexpr size_t kDenseChunkHeaderBytes = 8;  // kind, predictor, nsym, 0, extra_bytes u32
+constexpr uint32_t kDenseScaleBits = 12;      // rANS frequencies sum to 4096
+constexpr uint32_t kDenseDirect = 64;         // residuals 0..63 (zigzag) are their own symbol
+constexpr uint32_t kDenseMaxSymbols = 168;    // 64 direct + 26 exponents x 4 mantissas
+constexpr uint32_t kDenseStates = 16;         // interleaved rANS states: symbol i uses i % 16
+constexpr size_t kDenseStateBytes = 64;       // the sixteen rANS states, u32 each
+constexpr uint32_t kDenseRansLow = 1u << 15;  // states live in [2^15, 2^31)
 constexpr uint8_t kDenseOrder1 = 1, kDenseOrder2 = 2;
 
 // Encode len values (1..chunk size) as a dense chunk into out, which has room for
@@ -39,8 +44,20 @@ template <typename T>
 void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, double factor, T* out,
                             bool accumulate);
 
-// The framing of a dense chunk of `bytes` bytes: predictor, symbol count,
-// frequencies summing to 4096, sizes adding up. false = malformed.
+// The framing of a dense chunk of `bytes` bytes: predictor, symbol count, a
+// frequency table that parses and sums to 4096, sizes adding up, states in
+// range. false = malformed.
 bool validate_dense_chunk(const uint8_t* in, size_t bytes);
+
+// The rANS pass of the decoder (ChunkKernels::dense_rans_decode): n symbols into
+// syms, symbol k with state xs[k % 16] (updated), the words read from *pos
+// (moved on; past end they read as 0); tab maps a slot to symbol | (freq - 1) << 8
+// | (slot - start) << 20. The AVX2 version gives the same symbols, states and
+// position.
+void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                              const uint32_t* tab, uint8_t* syms, uint32_t n);
+void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                            const uint32_t* tab, uint8_t* syms, uint32_t n);
+
 
 }  // namespace zcoll

@@ -44,26 +44,41 @@ bool ref_dense(const uint8_t* ch, uint32_t bytes, uint32_t len, double factor, T
     *why = w;
     return false;
   };
-  const uint32_t order = ch[1], nsym = ch[2] | ch[3] << 8;
-  const uint32_t extra_bytes = le32(ch + 4), rans_bytes = le32(ch + 8);
+  if (bytes < 8) return bad("dense header");
+  const uint32_t order = ch[1], nsym = ch[2];
   if (order != 1 && order != 2) return bad("dense predictor");
-  if (nsym < 1 || nsym > 168) return bad("dense symbol count");
-  const uint64_t E = 12 + (2 * uint64_t{nsym} + 3) / 4 * 4, R = E + extra_bytes;
-  if (rans_bytes < 16 || (R + rans_bytes + 7) / 8 * 8 != bytes) return bad("dense sizes");
-  std::vector<uint32_t> freq(nsym), start(nsym + 1, 0);
-  for (uint32_t s = 0; s < nsym; ++s) {
-    freq[s] = ch[12 + 2 * s] | ch[13 + 2 * s] << 8;
-    start[s + 1] = start[s] + freq[s];
+  if (nsym < 1 || nsym > 168 || ch[3] != 0) return bad("dense symbol count");
+  const uint64_t extra_bytes = le32(ch + 4);
+  // the frequency table: 1..127 one frequency; 128..191 and the next byte one
+  // frequency ((b - 128) << 8 | c); 192..255 a run of b - 191 zero frequencies
+  std::vector<uint32_t> freq, start(nsym + 1, 0);
+  uint64_t E = 8;
+  while (freq.size() < nsym) {
+    if (E >= bytes) return bad("dense table past the chunk");
+    const uint32_t b = ch[E++];
+    if (b == 0) return bad("dense table byte 0");
+    if (b < 128) {
+      freq.push_back(b);
+    } else if (b < 192) {
+      if (E >= bytes) return bad("dense table past the chunk");
+      freq.push_back((b - 128) << 8 | ch[E++]);
+    } else {
+      if (b - 191 > nsym - freq.size()) return bad("dense zero run past nsym");
+      freq.insert(freq.end(), b - 191, 0u);
+    }
   }
+  for (uint32_t s = 0; s < nsym; ++s) start[s + 1] = start[s] + freq[s];
   if (start[nsym] != 4096) return bad("dense frequencies");
-  uint32_t x[4];
-  for (int k = 0; k < 4; ++k) {
+  const uint64_t R = E + extra_bytes;
+  if (R + 64 > bytes) return bad("dense sizes");
+  uint32_t x[16];
+  for (int k = 0; k < 16; ++k) {
     x[k] = le32(ch + R + 4 * k);
     if (x[k] < (1u << 15) || x[k] >= (1u << 31)) return bad("dense state");
   }
-  uint64_t word = R + 16, bit = 0;  // next rANS word; next extra bit (from E)
+  uint64_t word = R + 64, bit = 0;  // next rANS word; next extra bit (from E)
   auto next_word = [&]() -> uint32_t {
-    const uint32_t w = word + 2 <= R + rans_bytes ? (ch[word] | ch[word + 1] << 8) : 0;
+    const uint32_t w = word + 2 <= bytes ? (ch[word] | ch[word + 1] << 8) : 0;
     word += 2;
     return w;
   };
@@ -74,7 +89,7 @@ bool ref_dense(const uint8_t* ch, uint32_t bytes, uint32_t len, double factor, T
   };
   std::vector<uint32_t> q(len);
   for (uint32_t i = 0; i < len; ++i) {
-    uint32_t& xs = x[i % 4];
+    uint32_t& xs = x[i % 16];
     const uint32_t slot = xs % 4096;
     uint32_t s = 0;
     while (!(start[s] <= slot && slot < start[s + 1])) ++s;
