@@ -26,6 +26,8 @@ bool make_quantizer(double eb, Quantizer<T>* qz);
 template <typename T>
 bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_single);
 
+struct DenseEncSymbols;
+
 struct ChunkKernels {
   const char* name;
   // Encode len values (1..chunk size) into out, which has room for
@@ -60,7 +62,10 @@ struct ChunkKernels {
   // codec's quantization, dense.h): false when a value cannot be quantized.
   bool (*quantize_f32)(const float* x, uint32_t len, const Quantizer<float>& qz, int32_t* q);
   bool (*quantize_f64)(const double* x, uint32_t len, const Quantizer<double>& qz, int32_t* q);
-  // The rANS pass of the dense decoder (dense.h: dense_rans_decode_scalar).
+  // The rANS passes of the dense codec (dense.h: dense_rans_encode_scalar,
+  // dense_rans_decode_scalar)
+  uint8_t* (*dense_rans_encode)(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
+                                uint8_t* end);
   void (*dense_rans_decode)(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                             const uint32_t* tab, uint8_t* syms, uint32_t n);
 };

@@ -96,6 +96,7 @@ const ChunkKernels kScalar = {"scalar",
                               scalar_combine_blocks,
                               quantize_values_scalar<float>,
                               quantize_values_scalar<double>,
+                              dense_rans_encode_scalar,
                               dense_rans_decode_scalar};
 
 const ChunkKernels& choose_kernels() {

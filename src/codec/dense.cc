@@ -21,8 +21,13 @@ constexpr uint32_t kRansL = kDenseRansLow;
 
 inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 inline uint32_t unzigzag(uint32_t u) { return (u >> 1) ^ (0u - (u & 1u)); }
-inline uint32_t width_of(uint32_t v) {
-  return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0;
+// floor(log2(v)) for v >= 1: the exponent of (double)v (exact), not bsr, which
+// is slow on AMD (and lzcnt is not in the x86-64 baseline).
+inline uint32_t floor_log2(uint32_t v) {
+  const double d = static_cast<double>(v);
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return static_cast<uint32_t>(b >> 52) - 1023u;
 }
 inline uint32_t load_u16(const uint8_t* p) { return uint32_t{p[0]} | uint32_t{p[1]} << 8; }
 inline void store_u16(uint8_t* p, uint32_t v) {
@@ -34,11 +39,11 @@ inline void store_u16(uint8_t* p, uint32_t v) {
 // bits under those are the extra bits (*nextra of them). No branch: which case
 // applies is random on rough data.
 inline uint32_t symbol_of(uint32_t u, uint32_t* nextra) {
-  const uint32_t e = width_of(u | 1u) - 1;
-  const bool big = u >= kDenseDirect;
-  const uint32_t k = big ? e - 2 : 0;
+  // masks, not conditionals: compilers turn the latter into a branch
+  const uint32_t e = floor_log2(u | 1u), big = 0u - static_cast<uint32_t>(u >= kDenseDirect);
+  const uint32_t k = (e - 2) & big;
   *nextra = k;
-  return big ? kDenseDirect + 4 * (e - 6) + ((u >> k) & 3u) : u;
+  return ((kDenseDirect + 4 * (e - 6) + ((u >> k) & 3u)) & big) | (u & ~big);
 }
 
 // Per symbol: its extra-bit count and the zigzag value without them (§5.3).
@@ -156,38 +161,22 @@ size_t read_table(const uint8_t* in, const uint8_t* end, uint32_t nsym, uint16_t
   return static_cast<size_t>(p - in);
 }
 
-struct EncSymbol {  // ryg_rans' reciprocal form of x -> (x / f) * 4096 + x % f + start
-  uint32_t freq, rcp, bias, cmpl, shift;
-};
-
-void enc_symbols(const uint16_t* f, uint32_t nsym, EncSymbol* es) {
+// The encoder's symbols in ryg_rans' reciprocal form (dense.h: DenseEncSymbols).
+void enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
   uint32_t start = 0;
   for (uint32_t s = 0; s < nsym; ++s) {
     const uint32_t fr = f[s];
-    EncSymbol& e = es[s];
-    e.freq = fr;
-    e.cmpl = kScale - fr;
-    if (fr < 2) {
-      e.rcp = ~0u, e.shift = 0, e.bias = start + kScale - 1;
-    } else {
+    uint32_t rcp = ~0u, shift = 0, bias = start + kScale - 1;
+    if (fr >= 2) {
       uint32_t sh = 0;
       while (fr > (1u << sh)) ++sh;
-      e.rcp = static_cast<uint32_t>(((uint64_t{1} << (sh + 31)) + fr - 1) / fr);
-      e.shift = sh - 1, e.bias = start;
+      rcp = static_cast<uint32_t>(((uint64_t{1} << (sh + 31)) + fr - 1) / fr);
+      shift = sh - 1, bias = start;
     }
+    es->rcp[s] = rcp;
+    es->meta[s] = fr | shift << 13 | bias << 17;
     start += fr;
   }
-}
-
-// Renormalize (x >= 2^19 f: its low 16 bits out, without a branch: the word is
-// stored always and kept only when the pointer moves), then encode.
-inline void enc_put(uint32_t& x, uint8_t*& p, const EncSymbol& e) {
-  const bool out = (x >> (31 - kDenseScaleBits)) >= e.freq;
-  store_u16(p - 2, x);
-  p -= out ? 2 : 0;
-  x = out ? x >> 16 : x;
-  const uint32_t q = static_cast<uint32_t>((uint64_t{x} * e.rcp) >> 32) >> e.shift;
-  x = x + e.bias + q * e.cmpl;
 }
 
 // Decode table (one entry per slot, so that the AVX2 pass needs one gather):
@@ -283,8 +272,8 @@ uint8_t choose_order(const int32_t* q, uint32_t len) {
   for (uint32_t i = 2; i < len; i += 4) {
     const uint32_t d1 = static_cast<uint32_t>(q[i]) - static_cast<uint32_t>(q[i - 1]);
     const uint32_t d0 = static_cast<uint32_t>(q[i - 1]) - static_cast<uint32_t>(q[i - 2]);
-    c1 += static_cast<uint32_t>(__builtin_clz(zigzag(d1) | 1u) ^ 31);  // floor(log2), no branch
-    c2 += static_cast<uint32_t>(__builtin_clz(zigzag(d1 - d0) | 1u) ^ 31);
+    c1 += floor_log2(zigzag(d1) | 1u);
+    c2 += floor_log2(zigzag(d1 - d0) | 1u);
   }
   return c2 < c1 ? kDenseOrder2 : kDenseOrder1;
 }
@@ -339,21 +328,6 @@ uint32_t count_symbols(const uint8_t* syms, uint32_t len, uint32_t* cnt) {
 
 // rANS-code syms[0, len) backwards into the buffer ending at end; returns the
 // first byte (the eight states, then the words). Symbol i uses state i % 8.
-uint8_t* rans_encode(const uint8_t* syms, uint32_t len, const EncSymbol* es, uint8_t* end) {
-  uint32_t x[kDenseStates];
-  for (uint32_t& v : x) v = kRansL;
-  uint8_t* p = end;
-  uint32_t i = len;
-  for (; i % kDenseStates; --i) enc_put(x[(i - 1) % kDenseStates], p, es[syms[i - 1]]);
-  for (; i; i -= kDenseStates) {
-#pragma GCC unroll 16
-    for (uint32_t k = kDenseStates; k-- > 0;) enc_put(x[k], p, es[syms[i - kDenseStates + k]]);
-  }
-  p -= kDenseStateBytes;
-  for (uint32_t k = 0; k < kDenseStates; ++k) store_u32(p + 4 * k, x[k]);
-  return p;
-}
-
 template <typename T>
 size_t write_raw(const T* x, uint32_t len, uint8_t* out) {
   const size_t bytes = raw_chunk_bytes(len, sizeof(T));
@@ -474,6 +448,24 @@ void decode_values(const DenseView& v, uint32_t len, double factor, T* out) {
 
 }  // namespace
 
+uint8_t* dense_rans_encode_scalar(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
+                                  uint8_t* end) {
+  uint32_t x[kDenseStates];
+  for (uint32_t& v : x) v = kRansL;
+  uint8_t* p = end;
+  uint32_t i = len;
+  for (; i % kDenseStates; --i) dense_enc_put(x[(i - 1) % kDenseStates], p, es, syms[i - 1]);
+  // the states stay in memory (sixteen do not fit the registers): sixteen
+  // independent chains through the store-to-load forwarding
+  for (; i; i -= kDenseStates) {
+    const uint8_t* s = syms + i - kDenseStates;
+    for (uint32_t k = kDenseStates; k-- > 0;) dense_enc_put(x[k], p, es, s[k]);
+  }
+  p -= kDenseStateBytes;
+  for (uint32_t k = 0; k < kDenseStates; ++k) store_u32(p + 4 * k, x[k]);
+  return p;
+}
+
 void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                               const uint32_t* tab, uint8_t* syms, uint32_t n) {
   const uint8_t* p = *pos;  // a local: the symbol stores cannot alias it
@@ -518,10 +510,10 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   const size_t table_bytes = write_table(f, nsym, table);
   const size_t head = kDenseChunkHeaderBytes + table_bytes + extra_bytes;
   if (head + kDenseStateBytes >= raw) return write_raw(x, len, out);
-  EncSymbol es[kDenseMaxSymbols];
-  enc_symbols(f, nsym, es);
+  DenseEncSymbols es;
+  enc_symbols(f, nsym, &es);
   uint8_t* rend = s.rans.data() + s.rans.size();
-  const uint8_t* rbeg = rans_encode(s.syms.data(), len, es, rend);
+  const uint8_t* rbeg = active_kernels().dense_rans_encode(s.syms.data(), len, es, rend);
   const size_t pos = head + static_cast<size_t>(rend - rbeg);
   if (align8(pos) >= raw) return write_raw(x, len, out);
   out[0] = kChunkDense;

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codec/format.h"
 #include "codec/shared_logic.h"
 #include "zcoll.h"
 
@@ -48,6 +49,38 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
 // frequency table that parses and sums to 4096, sizes adding up, states in
 // range. false = malformed.
 bool validate_dense_chunk(const uint8_t* in, size_t bytes);
+
+// The encoder's symbols (s < nsym): ryg_rans' reciprocal form of x -> (x / f) *
+// 4096 + x % f + start, as rcp[s] and meta[s] = f | shift << 13 | bias << 17
+// (f <= 4096, shift <= 11, bias < 8192; the complement 4096 - f is derived).
+struct DenseEncSymbols {
+  uint32_t rcp[kDenseMaxSymbols];
+  uint32_t meta[kDenseMaxSymbols];
+};
+
+// One encoder step of state x with symbol s: renormalize (x >= 2^19 f: its low 16
+// bits out below p; without a branch: the word is stored always and kept only
+// when the pointer moves), then encode.
+inline void dense_enc_put(uint32_t& x, uint8_t*& p, const DenseEncSymbols& es, uint32_t s) {
+  const uint32_t meta = es.meta[s], freq = meta & 0x1FFFu;
+  const uint32_t out = (x >> (31 - kDenseScaleBits)) >= freq;
+  p[-2] = static_cast<uint8_t>(x), p[-1] = static_cast<uint8_t>(x >> 8);
+  p -= 2 * out;
+  const uint32_t y = x >> (16 * out);
+  const uint32_t q = static_cast<uint32_t>((uint64_t{y} * es.rcp[s]) >> 32) >> (meta >> 13 & 15u);
+  x = y + (meta >> 17) + q * ((1u << kDenseScaleBits) - freq);
+}
+
+// The rANS pass of the encoder (ChunkKernels::dense_rans_encode): syms[0, len)
+// coded backwards into the buffer ending at end (which has 2 len + 64 bytes: a
+// word per symbol at most, the states, and room for the AVX2 version's 16-byte
+// stores below the words); returns the first byte
+// (the sixteen states, then the words). Symbol i uses state i % 16. Both
+// versions write the same bytes.
+uint8_t* dense_rans_encode_scalar(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
+                                  uint8_t* end);
+uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
+                                uint8_t* end);
 
 // The rANS pass of the decoder (ChunkKernels::dense_rans_decode): n symbols into
 // syms, symbol k with state xs[k % 16] (updated), the words read from *pos

@@ -1,5 +1,14 @@
-// dense_avx2.cc — the rANS pass of the dense decoder (dense.cc) with the sixteen
-// states in two AVX2 registers: per register one gather on the slot table for
+// dense_avx2.cc — the rANS passes of the dense codec (dense.cc) with the sixteen
+// states in two AVX2 registers.
+//
+// Encoder: per register and group of sixteen symbols, two gathers (the
+// symbols' rcp and meta), the words of the lanes that renormalize packed in
+// lane order at the top of a 16-byte store ending at the stream pointer (what
+// the scalar pass writes one state at a time from state 15 down), the division
+// by the reciprocal as two 32x32 -> 64 multiplies. The gathers depend on the
+// symbols only, so they are off the states' dependency chains.
+//
+// Decoder: per register one gather on the slot table for
 // eight symbols, and the words of the lanes that renormalize taken from the
 // stream in lane order (a permutation by the prefix count of the mask). That is
 // the scalar pass's order (states 0..15, each step then its renormalization),
@@ -66,7 +75,70 @@ inline __m256i renorm(__m256i x, const uint8_t*& p, const Consts& c) {
   return _mm256_blendv_epi8(x, _mm256_or_si256(_mm256_slli_epi32(x, 16), w), need);
 }
 
+// For each mask of lanes that emit a word: the lanes in ascending order at the
+// top positions 8 - popcount(mask) .. 7 (the lower positions: lane 0, unused).
+struct WordPack {
+  uint8_t idx[256][8];
+  constexpr WordPack() : idx() {
+    for (int m = 0; m < 256; ++m) {
+      int c = 0;
+      for (int j = 0; j < 8; ++j) c += (m >> j) & 1;
+      int at = 8 - c;
+      for (int j = 0; j < 8; ++j)
+        if ((m >> j) & 1) idx[m][at++] = static_cast<uint8_t>(j);
+    }
+  }
+};
+constexpr WordPack kWordPack;
+
+// One encoder step of eight states with the symbols at s (scalar order: lane 7
+// first, its word at the highest address).
+inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, uint8_t*& p) {
+  const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
+  const __m256i meta = _mm256_i32gather_epi32(reinterpret_cast<const int*>(es.meta), idx, 4);
+  const __m256i rcp = _mm256_i32gather_epi32(reinterpret_cast<const int*>(es.rcp), idx, 4);
+  const __m256i freq = _mm256_and_si256(meta, _mm256_set1_epi32(0x1FFF));
+  // out: x >> 19 >= freq (both below 2^31: signed compares)
+  const __m256i keep =
+      _mm256_cmpgt_epi32(freq, _mm256_srli_epi32(x, 31 - static_cast<int>(kDenseScaleBits)));
+  const int m = ~_mm256_movemask_ps(_mm256_castsi256_ps(keep)) & 0xFF;
+  const __m128i pk = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kWordPack.idx[m]));
+  const __m256i w = _mm256_and_si256(_mm256_permutevar8x32_epi32(x, _mm256_cvtepu8_epi32(pk)),
+                                     _mm256_set1_epi32(0xFFFF));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p - 16),
+                   _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+  p -= 2 * _mm_popcnt_u32(static_cast<uint32_t>(m));
+  x = _mm256_blendv_epi8(_mm256_srli_epi32(x, 16), x, keep);
+  // q = (x * rcp) >> 32 >> shift, per lane
+  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, rcp), 32);
+  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(rcp, 32));
+  __m256i q = _mm256_blend_epi32(even, odd, 0xAA);
+  q = _mm256_srlv_epi32(q, _mm256_and_si256(_mm256_srli_epi32(meta, 13), _mm256_set1_epi32(15)));
+  const __m256i cmpl = _mm256_sub_epi32(_mm256_set1_epi32(1 << kDenseScaleBits), freq);
+  return _mm256_add_epi32(_mm256_add_epi32(x, _mm256_srli_epi32(meta, 17)),
+                          _mm256_mullo_epi32(q, cmpl));
+}
+
 }  // namespace
+
+uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
+                                uint8_t* end) {
+  alignas(32) uint32_t xs[kDenseStates];
+  for (uint32_t& v : xs) v = kDenseRansLow;
+  uint8_t* p = end;
+  uint32_t i = len;
+  for (; i % kDenseStates; --i) dense_enc_put(xs[(i - 1) % kDenseStates], p, es, syms[i - 1]);
+  __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs));
+  __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs + 8));
+  for (; i; i -= kDenseStates) {  // states 15..8, then 7..0
+    b = enc_step(b, syms + i - 8, es, p);
+    a = enc_step(a, syms + i - 16, es, p);
+  }
+  p -= kDenseStateBytes;
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a);  // little-endian: the u32 states
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32), b);
+  return p;
+}
 
 void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                             const uint32_t* tab, uint8_t* syms, uint32_t n) {
