@@ -549,6 +549,11 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
     decode_values<T, false>(v, len, factor, out);
 }
 
+void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
+  enc_symbols(f, nsym, es);
+}
+void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) { dec_table(f, nsym, tab); }
+
 template size_t compress_dense_chunk<float>(const float*, uint32_t, const Quantizer<float>&,
                                             uint8_t*);
 template void decompress_dense_chunk<float>(const uint8_t*, size_t, uint32_t, double, float*, bool);

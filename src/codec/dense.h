@@ -58,6 +58,12 @@ struct DenseEncSymbols {
   uint32_t meta[kDenseMaxSymbols];
 };
 
+// The tables of frequencies f[0, nsym) (summing to 4096): the encoder's, and
+// the decoder's slot table tab[4096] (slot -> symbol | (f - 1) << 8 | (slot -
+// start) << 20).
+void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es);
+void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab);
+
 // One encoder step of state x with symbol s: renormalize (x >= 2^19 f: its low 16
 // bits out below p; without a branch: the word is stored always and kept only
 // when the pointer moves), then encode.

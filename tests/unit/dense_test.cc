@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/chunk_codec.h"
 #include "codec/dense.h"
 #include "codec/format.h"
 #include "test_data.h"
@@ -278,6 +279,133 @@ TEST(Dense, HomomorphicOpsRefuseDocCombines) {
   for (size_t i = 0; i < a.size(); ++i)
     bad += !zt::within_bound(sum[i], y[i], info.error_bound + std::fabs(sum[i]) * 6e-8);
   EXPECT_EQ(bad, 0u);
+}
+
+// ---- the rANS passes: scalar and AVX2 --------------------------------------------------
+
+const zcoll::ChunkKernels* avx2_or_null() {
+  const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
+#if defined(__x86_64__) || defined(__i386__)
+  if (k && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return k;
+#endif
+  return nullptr;
+}
+
+// Frequencies summing to 4096 over nsym symbols (some 0, some 1, one large).
+std::vector<uint16_t> random_freqs(zt::Rng& r, uint32_t nsym) {
+  std::vector<uint16_t> f(nsym, 0);
+  uint32_t left = 4096;
+  for (uint32_t s = 1; s < nsym; ++s) {
+    const uint32_t v = r.coin(0.2) ? 0 : r.coin(0.3) ? 1 : static_cast<uint32_t>(r.below(300));
+    f[s] = static_cast<uint16_t>(std::min(v, left - 1));
+    left -= f[s];
+  }
+  f[0] = static_cast<uint16_t>(left);
+  return f;
+}
+
+struct Decoded {
+  std::vector<uint8_t> syms;
+  uint32_t x[zcoll::kDenseStates];
+  size_t consumed;
+};
+
+Decoded rans_decode_with(const zcoll::ChunkKernels& k, const uint32_t* tab, const uint8_t* words,
+                         size_t bytes, const uint32_t* x0, uint32_t n) {
+  Decoded d;
+  d.syms.assign(n, 0xEE);
+  std::memcpy(d.x, x0, sizeof d.x);
+  const uint8_t* p = words;
+  // in tiles, as the decoder runs it (each a multiple of 16 but the last)
+  for (uint32_t i = 0; i < n; i += 2048)
+    k.dense_rans_decode(d.x, &p, words + bytes, tab, d.syms.data() + i, std::min(2048u, n - i));
+  d.consumed = static_cast<size_t>(p - words);
+  return d;
+}
+
+// Both encoders write the same bytes for any symbols and lengths (len % 16 of
+// every value); both decoders read them back to the symbols, with the same
+// states and position, also on arbitrary words and states.
+TEST(Dense, RansPassesScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  zt::Rng r(34);
+  for (uint32_t len :
+       {1u, 2u, 3u, 15u, 16u, 17u, 31u, 33u, 47u, 100u, 2047u, 2048u, 2049u, 5000u, 16384u}) {
+    for (int rep = 0; rep < 4; ++rep) {
+      const uint32_t nsym = 1 + static_cast<uint32_t>(r.below(zcoll::kDenseMaxSymbols));
+      const std::vector<uint16_t> f = random_freqs(r, nsym);
+      std::vector<uint8_t> syms(len);
+      for (auto& s : syms) {  // a symbol of non-zero frequency
+        do s = static_cast<uint8_t>(r.below(nsym));
+        while (f[s] == 0);
+      }
+      zcoll::DenseEncSymbols es;
+      zcoll::dense_enc_symbols(f.data(), nsym, &es);
+      std::vector<uint32_t> tab(4096);
+      zcoll::dense_dec_table(f.data(), nsym, tab.data());
+      std::vector<uint8_t> buf(2 * size_t{len} + 64, 0xCC);
+      uint8_t* end = buf.data() + buf.size();
+      const uint8_t* beg = sc.dense_rans_encode(syms.data(), len, es, end);
+      const std::vector<uint8_t> enc(beg, static_cast<const uint8_t*>(end));
+      const std::string what = "len " + std::to_string(len) + " nsym " + std::to_string(nsym);
+      uint32_t x0[zcoll::kDenseStates];
+      for (uint32_t k = 0; k < zcoll::kDenseStates; ++k) x0[k] = zcoll::load_u32(&enc[4 * k]);
+      const uint8_t* words = enc.data() + zcoll::kDenseStateBytes;
+      const size_t nwords = enc.size() - zcoll::kDenseStateBytes;
+      const Decoded ds = rans_decode_with(sc, tab.data(), words, nwords, x0, len);
+      ASSERT_EQ(ds.syms, syms) << what;
+      EXPECT_EQ(ds.consumed, nwords) << what << ": every word read";
+      for (uint32_t k = 0; k < zcoll::kDenseStates; ++k)
+        EXPECT_EQ(ds.x[k], zcoll::kDenseRansLow) << what << ": final state " << k;
+      if (!avx2) continue;
+      std::vector<uint8_t> buf2(buf.size(), 0x33);
+      uint8_t* end2 = buf2.data() + buf2.size();
+      const uint8_t* beg2 = avx2->dense_rans_encode(syms.data(), len, es, end2);
+      ASSERT_EQ(std::vector<uint8_t>(beg2, static_cast<const uint8_t*>(end2)), enc) << what;
+      const Decoded da = rans_decode_with(*avx2, tab.data(), words, nwords, x0, len);
+      EXPECT_EQ(da.syms, syms) << what;
+      EXPECT_EQ(da.consumed, ds.consumed) << what;
+      EXPECT_EQ(std::memcmp(da.x, ds.x, sizeof da.x), 0) << what;
+      // arbitrary states and words, the stream cut anywhere: the same as scalar
+      std::vector<uint8_t> junk(r.below(2 * len + 40));
+      for (auto& b : junk) b = static_cast<uint8_t>(r.next());
+      uint32_t xj[zcoll::kDenseStates];
+      for (auto& x : xj)
+        x = zcoll::kDenseRansLow +
+            static_cast<uint32_t>(r.below((1u << 31) - zcoll::kDenseRansLow));
+      const Decoded js = rans_decode_with(sc, tab.data(), junk.data(), junk.size(), xj, len);
+      const Decoded ja = rans_decode_with(*avx2, tab.data(), junk.data(), junk.size(), xj, len);
+      EXPECT_EQ(ja.syms, js.syms) << what << " (junk)";
+      EXPECT_EQ(ja.consumed, js.consumed) << what << " (junk)";
+      EXPECT_EQ(std::memcmp(ja.x, js.x, sizeof ja.x), 0) << what << " (junk)";
+    }
+  }
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar passes only";
+}
+
+// Chunks of every length around the 16 states and the decoder's 2048-value
+// tiles: dense chunks, the fast codec's values, the bound.
+TEST(Dense, EdgeLengths) {
+  int dense_chunks = 0;
+  for (uint32_t n : {1u, 2u, 3u, 15u, 16u, 17u, 31u, 33u, 47u, 63u, 100u, 1023u, 2047u, 2049u,
+                     4095u, 4097u, 16383u}) {
+    const std::vector<float> x = smooth(n, n);
+    for (double eb : {1e-1, 1e-3, 1e-5}) {
+      const std::string what = "n=" + std::to_string(n) + " eb=" + std::to_string(eb);
+      const auto z = compress_with(x, ZCOLL_CODEC_DENSE, ZCOLL_EB_ABS, eb, 16384);
+      const bool dense = z[zcoll_header_size(n, 16384)] == zcoll::kChunkDense;
+      dense_chunks += dense;
+      if (eb == 1e-1 && n >= 31) {
+        EXPECT_TRUE(dense) << what << ": raw";
+      }
+      const std::vector<float> y = zt::decompress<float>(z, n);
+      EXPECT_EQ(zt::count_violations(x, y, zt::inspect(z).error_bound, what), 0u);
+      const auto f = compress_with(x, ZCOLL_CODEC_FAST, ZCOLL_EB_ABS, eb, 16384);
+      expect_same_values(x, y, zt::decompress<float>(f, n), what);
+    }
+  }
+  EXPECT_GE(dense_chunks, 20) << "too few of the cases are dense chunks to test them";
 }
 
 }  // namespace
