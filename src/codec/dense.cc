@@ -311,26 +311,39 @@ inline void put_symbol(uint32_t u, uint8_t* sym, BitWriter& bw) {
   bw.put(u & ((1u << k) - 1), k);
 }
 
-// 16 zigzagged residuals (and whether all are direct symbols): vectorized.
-inline uint32_t zigzag16(const uint32_t* __restrict r, uint32_t* __restrict u) {
+// 16 residuals: if all are direct symbols (zigzag < 64), the symbols to s and true.
+inline bool direct16_symbols(const uint32_t* r, uint8_t* s) {
+#if defined(__SSE2__)
+  // explicit SSE2 (the x86-64 baseline), as direct16 in the decoder
+  __m128i u[4], any = _mm_setzero_si128();
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 4 * k));
+    u[k] = _mm_xor_si128(_mm_slli_epi32(v, 1), _mm_srai_epi32(v, 31));
+    any = _mm_or_si128(any, u[k]);
+  }
+  const __m128i big = _mm_and_si128(any, _mm_set1_epi32(~static_cast<int>(kDenseDirect - 1)));
+  if (_mm_movemask_epi8(_mm_cmpeq_epi32(big, _mm_setzero_si128())) != 0xFFFF) return false;
+  const __m128i w = _mm_packus_epi16(_mm_packs_epi32(u[0], u[1]), _mm_packs_epi32(u[2], u[3]));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(s), w);
+  return true;
+#else
   uint32_t any = 0;
-  for (int k = 0; k < 16; ++k) u[k] = zigzag(r[k]), any |= u[k];
-  return any;
-}
-inline void narrow16(const uint32_t* __restrict u, uint8_t* __restrict s) {
-  for (int k = 0; k < 16; ++k) s[k] = static_cast<uint8_t>(u[k]);
+  for (int k = 0; k < 16; ++k) any |= zigzag(r[k]);
+  if (any >= kDenseDirect) return false;
+  for (int k = 0; k < 16; ++k) s[k] = static_cast<uint8_t>(zigzag(r[k]));
+  return true;
+#endif
 }
 
+// Symbols of the residuals and the extra-bit stream; returns the extra bytes. A
+// group of 16 residuals that are all direct symbols (the common case at loose
+// bounds) takes one vector step; only the others go through the bit writer.
 size_t make_symbols(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
   BitWriter bw{extra};
   uint32_t i = 0;
   for (; i + 16 <= len; i += 16) {
-    uint32_t u[16];
-    if (zigzag16(r + i, u) < kDenseDirect) {
-      narrow16(u, syms + i);
-    } else {
-      for (int k = 0; k < 16; ++k) put_symbol(u[k], syms + i + k, bw);
-    }
+    if (!direct16_symbols(r + i, syms + i))
+      for (int k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
   }
   for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
   bw.flush();
@@ -403,8 +416,31 @@ bool view_of(const uint8_t* in, size_t bytes, DenseView* v) {
 // 8 bytes per value at the bit position (no branch) while every bit they may
 // need lies in the stream (those loads then stay inside the chunk: the states
 // follow the stream), bytewise near its end.
-inline void direct16(const uint8_t* __restrict s, uint32_t* __restrict r) {
+// 16 symbols: if all are direct (< 64), their residuals to r and true.
+inline bool direct16(const uint8_t* s, uint32_t* r) {
+#if defined(__SSE2__)
+  // explicit SSE2 (the x86-64 baseline): compilers assemble the check's bytes in
+  // general registers and reload them, a store-forwarding stall
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  const __m128i z = _mm_setzero_si128(), one = _mm_set1_epi32(1);
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(b, _mm_set1_epi8(-64)), z)) != 0xFFFF)
+    return false;
+  const __m128i lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);
+  const __m128i u[4] = {_mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
+                        _mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z)};
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v =
+        _mm_xor_si128(_mm_srli_epi32(u[k], 1), _mm_sub_epi32(z, _mm_and_si128(u[k], one)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(r + 4 * k), v);
+  }
+  return true;
+#else
+  uint32_t any = 0;
+  for (int k = 0; k < 16; ++k) any |= s[k];
+  if (any >= kDenseDirect) return false;
   for (int k = 0; k < 16; ++k) r[k] = unzigzag(s[k]);
+  return true;
+#endif
 }
 
 void residuals_of_symbols(const uint8_t* syms, uint32_t n, const uint8_t* extra,
@@ -412,10 +448,8 @@ void residuals_of_symbols(const uint8_t* syms, uint32_t n, const uint8_t* extra,
   uint64_t at = *pos;
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    uint64_t a, b;
-    std::memcpy(&a, syms + i, 8), std::memcpy(&b, syms + i + 8, 8);
-    if (((a | b) & 0xC0C0C0C0C0C0C0C0ull) == 0) {  // every symbol < 64
-      direct16(syms + i, r + i);
+    if (direct16(syms + i, r + i)) {
+      // every symbol < 64: no extra bits
     } else if (at + 16 * 29 <= 8 * extra_bytes) {
       for (int k = 0; k < 16; ++k) {
         const uint32_t s = syms[i + k], nb = kCodes.bits[s];
