@@ -350,17 +350,21 @@ size_t make_symbols(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* ext
   return static_cast<size_t>(bw.p - extra);
 }
 
-// Counts of the symbols (four tables: consecutive equal symbols do not wait on
-// each other's increment); returns nsym = the largest symbol + 1.
+// Counts of the symbols (eight tables: runs of one symbol, the common case at
+// loose bounds, do not wait on each other's increment); returns nsym = the
+// largest symbol + 1.
 uint32_t count_symbols(const uint8_t* syms, uint32_t len, uint32_t* cnt) {
-  uint32_t t[4][256] = {};
+  uint32_t t[8][256] = {};
   uint32_t i = 0;
-  for (; i + 4 <= len; i += 4)
-    ++t[0][syms[i]], ++t[1][syms[i + 1]], ++t[2][syms[i + 2]], ++t[3][syms[i + 3]];
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, syms + i, 8);
+    for (int k = 0; k < 8; ++k) ++t[k][(w >> (8 * k)) & 0xFF];
+  }
   for (; i < len; ++i) ++t[0][syms[i]];
   uint32_t nsym = 0;
   for (uint32_t s = 0; s < kDenseMaxSymbols; ++s) {
-    cnt[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s];
+    cnt[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s] + t[4][s] + t[5][s] + t[6][s] + t[7][s];
     nsym = cnt[s] ? s + 1 : nsym;
   }
   return nsym;
