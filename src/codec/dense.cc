@@ -546,6 +546,11 @@ uint8_t* dense_rans_encode_scalar(const uint8_t* syms, uint32_t len, const Dense
   return p;
 }
 
+// GCC's SLP vectorizer packs the sixteen states into vector registers and back
+// at every step (slower by half): off for this loop of scalar chains.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-slp-vectorize")))
+#endif
 void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                               const uint32_t* tab, uint8_t* syms, uint32_t n) {
   const uint8_t* p = *pos;  // a local: the symbol stores cannot alias it
