@@ -132,6 +132,8 @@ typedef enum zcoll_eb_mode {
 #define ZCOLL_DEFAULT_CHUNK_SIZE 16384u
 #define ZCOLL_MIN_CHUNK_SIZE 1024u
 #define ZCOLL_MAX_CHUNK_SIZE 1048576u
+/* Entries of zcoll_params.dims. */
+#define ZCOLL_MAX_DIMS 8u
 
 typedef struct zcoll_params {
   size_t struct_size;    /* sizeof(zcoll_params): lets the struct grow          */
@@ -140,10 +142,21 @@ typedef struct zcoll_params {
   uint32_t chunk_size;   /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
   uint64_t flags;        /* ZCOLL_FLAG_* (since 1.1; 0 = none, a 1.0 stream)     */
   zcoll_codec codec;     /* ZCOLL_CODEC_FAST (default) or _DENSE (since 1.2)     */
+  /* The array's shape (since 1.3): ndims entries of dims, slowest dimension
+   * first (C order, as numpy's shape), their product the compressed count n
+   * (else ZCOLL_ERR_INVALID_ARG); ndims 0 = a flat array. The dense codec
+   * predicts along the fastest two or three dimensions (2-D/3-D Lorenzo, chosen
+   * per chunk; the chunk records it, so decoding needs no dims) and, with
+   * chunk_size 0, takes chunks that hold several rows or planes (the chunk
+   * size zcoll_inspect reports; the chunk-range API needs an explicit
+   * chunk_size with dims). The fast codec checks dims and does not use them. */
+  uint64_t dims[ZCOLL_MAX_DIMS]; /* dims[0..ndims-1]; the rest 0 (after codec's
+                                    padding, which a 1.2 caller may leave unset) */
+  uint32_t ndims;                /* 0..ZCOLL_MAX_DIMS                        */
 } zcoll_params;
 
 #define ZCOLL_PARAMS_INITIALIZER \
-  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u, ZCOLL_CODEC_FAST }
+  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u, ZCOLL_CODEC_FAST, {0u}, 0u }
 
 /* Fill *params with the defaults (REL 1e-3, default chunk size). */
 ZCOLL_API void zcoll_params_init(zcoll_params* params);

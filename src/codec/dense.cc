@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codec/chunk_codec.h"
+#include "codec/dense_predict.h"
 #include "codec/format.h"
 
 namespace zcoll {
@@ -176,30 +177,10 @@ inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
 
 struct Scratch {  // per thread, grown to the chunk size
   std::vector<int32_t> codes;
+  std::vector<uint32_t> res;  // residuals (encoder), residuals then codes (n-D decoder)
   std::vector<uint8_t> syms, extra, rans;
 };
 thread_local Scratch t_scratch;
-
-inline uint32_t residual(const int32_t* q, uint32_t i, uint8_t order) {
-  const uint32_t a = i >= 1 ? static_cast<uint32_t>(q[i - 1]) : 0u;
-  const uint32_t b = i >= 2 ? static_cast<uint32_t>(q[i - 2]) : a;
-  const uint32_t pred = order == kDenseOrder2 ? 2 * a - b : a;
-  return static_cast<uint32_t>(q[i]) - pred;
-}
-
-// Lorenzo order 1 or 2: whichever gives the fewer residual bits (order 1 on
-// ties), measured on every 4th value (a quarter of the work, the same choice on
-// smooth and on rough chunks: the residual statistics are those of the chunk).
-uint8_t choose_order(const int32_t* q, uint32_t len) {
-  uint64_t c1 = 0, c2 = 0;
-  for (uint32_t i = 2; i < len; i += 4) {
-    const uint32_t d1 = static_cast<uint32_t>(q[i]) - static_cast<uint32_t>(q[i - 1]);
-    const uint32_t d0 = static_cast<uint32_t>(q[i - 1]) - static_cast<uint32_t>(q[i - 2]);
-    c1 += static_cast<uint32_t>(__builtin_clz(zigzag(d1) | 1u) ^ 31);  // floor(log2), no branch
-    c2 += static_cast<uint32_t>(__builtin_clz(zigzag(d1 - d0) | 1u) ^ 31);
-  }
-  return c2 < c1 ? kDenseOrder2 : kDenseOrder1;
-}
 
 // Symbol i of the residuals (and its extra bits into bw); counted in one of four
 // tables (consecutive equal symbols do not wait on each other's increment).
@@ -214,34 +195,17 @@ inline uint32_t put_symbol(uint32_t r, uint32_t i, uint8_t* syms, BitWriter& bw,
   return s;
 }
 
-template <uint8_t kOrder>
-uint32_t symbols_from(const int32_t* q, uint32_t len, uint8_t* syms, BitWriter& bw,
-                      uint32_t (*cnt)[kDenseMaxSymbols]) {
-  uint32_t top = 0;
-  for (uint32_t i = 2; i < len; ++i) {
-    const uint32_t a = static_cast<uint32_t>(q[i - 1]), b = static_cast<uint32_t>(q[i - 2]);
-    const uint32_t pred = kOrder == kDenseOrder2 ? 2 * a - b : a;
-    const uint32_t s = put_symbol(static_cast<uint32_t>(q[i]) - pred, i, syms, bw, cnt);
-    top = s > top ? s : top;
-  }
-  return top;
-}
-
-// Symbols (and their counts) and the extra-bit stream; returns the extra bytes
-// (padded to 4).
-size_t make_symbols(const int32_t* q, uint32_t len, uint8_t order, uint8_t* syms, uint8_t* extra,
-                    uint32_t* cnt, uint32_t* nsym) {
+// Symbols (and their counts) of the residuals r (dense_predict.h) and the
+// extra-bit stream; returns the extra bytes (padded to 4).
+size_t make_symbols(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra, uint32_t* cnt,
+                    uint32_t* nsym) {
   BitWriter bw{extra};
   uint32_t tables[4][kDenseMaxSymbols] = {};
   uint32_t top = 0;
-  for (uint32_t i = 0; i < len && i < 2; ++i) {
-    const uint32_t s = put_symbol(residual(q, i, order), i, syms, bw, tables);
+  for (uint32_t i = 0; i < len; ++i) {
+    const uint32_t s = put_symbol(r[i], i, syms, bw, tables);
     top = s > top ? s : top;
   }
-  const uint32_t rest = order == kDenseOrder2
-                            ? symbols_from<kDenseOrder2>(q, len, syms, bw, tables)
-                            : symbols_from<kDenseOrder1>(q, len, syms, bw, tables);
-  top = rest > top ? rest : top;
   for (uint32_t s = 0; s <= top; ++s)
     cnt[s] = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
   bw.flush();
@@ -290,7 +254,7 @@ inline void put_value(T* out, uint32_t i, uint32_t q, double factor) {
 }
 
 struct DenseView {
-  uint8_t order;
+  DensePredictor pred;
   uint32_t nsym;
   const uint8_t* freqs;
   const uint8_t* extra;
@@ -300,14 +264,13 @@ struct DenseView {
 
 DenseView view_of(const uint8_t* in, size_t bytes) {
   DenseView v;
-  v.order = in[1];
+  read_dense_predictor(in, bytes, &v.pred);
   v.nsym = load_u16(in + 2);
   const uint32_t extra_bytes = load_u32(in + 4), rans_bytes = load_u32(in + 8);
-  v.freqs = in + kDenseChunkHeaderBytes;
+  v.freqs = in + kDenseChunkHeaderBytes + dense_predictor_bytes(v.pred.id);
   v.extra = v.freqs + align4(2 * size_t{v.nsym});
   v.rans = v.extra + extra_bytes;
   v.end = v.rans + rans_bytes;
-  (void)bytes;
   return v;
 }
 
@@ -337,24 +300,51 @@ void decode_values(const DenseView& v, const uint32_t* tab, uint32_t len, double
   for (; i < len; ++i) one(x[i & 3], i), renorm_safe(x[i & 3], p, v.end);
 }
 
+// The residuals [0, len) into r (for the n-D predictors: dense_unpredict, a
+// separate pass, turns them into codes).
+void decode_residuals(const DenseView& v, const uint32_t* tab, uint32_t len, uint32_t* r) {
+  BitReader br{v.extra, v.rans};
+  uint32_t x[4];
+  for (int k = 0; k < 4; ++k) x[k] = load_u32(v.rans + 4 * k);
+  const uint8_t* p = v.rans + kDenseStateBytes;
+  uint32_t i = 0;
+  for (; i + 4 <= len && v.end - p >= 8; i += 4)
+    for (uint32_t k = 0; k < 4; ++k)
+      r[i + k] = unzigzag(residual_of(dec_step(x[k], tab), br)), renorm_fast(x[k], p);
+  for (; i < len; ++i)
+    r[i] = unzigzag(residual_of(dec_step(x[i & 3], tab), br)), renorm_safe(x[i & 3], p, v.end);
+}
+
+template <typename T, bool kAcc>
+void decode_values_nd(const DenseView& v, const uint32_t* tab, uint32_t len, double factor,
+                      T* out) {
+  std::vector<uint32_t>& q = t_scratch.res;
+  if (q.size() < len) q.resize(len);
+  decode_residuals(v, tab, len, q.data());
+  dense_unpredict(q.data(), len, v.pred);
+  for (uint32_t i = 0; i < len; ++i) put_value<T, kAcc>(out, i, q[i], factor);
+}
+
 }  // namespace
 
 template <typename T>
-size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
+size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out,
+                            const DenseShape& shape) {
   Scratch& s = t_scratch;
   if (s.codes.size() < len) {
-    s.codes.resize(len), s.syms.resize(len);
+    s.codes.resize(len), s.res.resize(len), s.syms.resize(len);
     s.extra.resize(4 * size_t{len} + 16), s.rans.resize(2 * size_t{len} + 64);
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
-  const uint8_t order = choose_order(s.codes.data(), len);
+  const DensePredictor pred = choose_dense_predictor(s.codes.data(), len, shape);
+  dense_residuals(s.codes.data(), len, pred, s.res.data());
   uint32_t cnt[kDenseMaxSymbols] = {}, nsym = 0;
   const size_t extra_bytes =
-      make_symbols(s.codes.data(), len, order, s.syms.data(), s.extra.data(), cnt, &nsym);
+      make_symbols(s.res.data(), len, s.syms.data(), s.extra.data(), cnt, &nsym);
+  const size_t head = kDenseChunkHeaderBytes + dense_predictor_bytes(pred.id);
   const size_t table = align4(2 * size_t{nsym});
-  if (kDenseChunkHeaderBytes + table + extra_bytes + kDenseStateBytes >= raw)
-    return write_raw(x, len, out);
+  if (head + table + extra_bytes + kDenseStateBytes >= raw) return write_raw(x, len, out);
   uint16_t f[kDenseMaxSymbols];
   EncSymbol es[kDenseMaxSymbols];
   normalize(cnt, nsym, len, f);
@@ -362,14 +352,14 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   uint8_t* rend = s.rans.data() + s.rans.size();
   const uint8_t* rbeg = rans_encode(s.syms.data(), len, es, rend);
   const size_t rans_bytes = static_cast<size_t>(rend - rbeg);
-  const size_t pos = kDenseChunkHeaderBytes + table + extra_bytes + rans_bytes;
+  const size_t pos = head + table + extra_bytes + rans_bytes;
   if (align8(pos) >= raw) return write_raw(x, len, out);
   out[0] = kChunkDense;
-  out[1] = order;
+  write_dense_predictor(pred, out);
   out[2] = static_cast<uint8_t>(nsym), out[3] = static_cast<uint8_t>(nsym >> 8);
   store_u32(out + 4, static_cast<uint32_t>(extra_bytes));
   store_u32(out + 8, static_cast<uint32_t>(rans_bytes));
-  uint8_t* w = out + kDenseChunkHeaderBytes;
+  uint8_t* w = out + head;
   for (uint32_t k = 0; k < nsym; ++k)
     w[2 * k] = static_cast<uint8_t>(f[k]), w[2 * k + 1] = f[k] >> 8;
   std::memset(w + 2 * nsym, 0, table - 2 * nsym);
@@ -381,17 +371,19 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
 
 bool validate_dense_chunk(const uint8_t* in, size_t bytes) {
   if (bytes < kDenseChunkHeaderBytes || in[0] != kChunkDense) return false;
-  if (in[1] != kDenseOrder1 && in[1] != kDenseOrder2) return false;
+  DensePredictor pred;
+  if (!read_dense_predictor(in, bytes, &pred)) return false;
+  const uint64_t head = kDenseChunkHeaderBytes + dense_predictor_bytes(pred.id);
   const uint32_t nsym = load_u16(in + 2);
   if (nsym < 1 || nsym > kDenseMaxSymbols) return false;
   const uint64_t extra_bytes = load_u32(in + 4), rans_bytes = load_u32(in + 8);
   const uint64_t table = align4(2 * size_t{nsym});
-  const uint64_t pos = kDenseChunkHeaderBytes + table + extra_bytes + rans_bytes;
+  const uint64_t pos = head + table + extra_bytes + rans_bytes;
   if (rans_bytes < kDenseStateBytes || align8(pos) != bytes) return false;
   uint32_t sum = 0;
-  for (uint32_t s = 0; s < nsym; ++s) sum += load_u16(in + kDenseChunkHeaderBytes + 2 * s);
+  for (uint32_t s = 0; s < nsym; ++s) sum += load_u16(in + head + 2 * s);
   if (sum != kScale) return false;
-  const uint8_t* states = in + kDenseChunkHeaderBytes + table + extra_bytes;
+  const uint8_t* states = in + head + table + extra_bytes;
   for (int k = 0; k < 4; ++k) {
     const uint32_t x = load_u32(states + 4 * k);
     if (x < kRansL || x >= (1u << 31)) return false;
@@ -405,7 +397,12 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
   const DenseView v = view_of(in, bytes);
   uint32_t tab[kScale];
   dec_table(v.freqs, v.nsym, tab);
-  const bool o2 = v.order == kDenseOrder2;
+  if (v.pred.id >= kDenseLorenzo2D) {
+    accumulate ? decode_values_nd<T, true>(v, tab, len, factor, out)
+               : decode_values_nd<T, false>(v, tab, len, factor, out);
+    return;
+  }
+  const bool o2 = v.pred.id == kDenseOrder2;
   if (accumulate)
     o2 ? decode_values<T, true, kDenseOrder2>(v, tab, len, factor, out)
        : decode_values<T, true, kDenseOrder1>(v, tab, len, factor, out);
@@ -415,15 +412,17 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
 }
 
 template size_t compress_dense_chunk<float>(const float*, uint32_t, const Quantizer<float>&,
-                                            uint8_t*);
+                                            uint8_t*, const DenseShape&);
 template void decompress_dense_chunk<float>(const uint8_t*, size_t, uint32_t, double, float*, bool);
 template size_t compress_dense_chunk<double>(const double*, uint32_t, const Quantizer<double>&,
-                                             uint8_t*);
+                                             uint8_t*, const DenseShape&);
 template void decompress_dense_chunk<double>(const uint8_t*, size_t, uint32_t, double, double*,
                                              bool);
-template size_t compress_dense_chunk<Bf16>(const Bf16*, uint32_t, const Quantizer<Bf16>&, uint8_t*);
+template size_t compress_dense_chunk<Bf16>(const Bf16*, uint32_t, const Quantizer<Bf16>&, uint8_t*,
+                                           const DenseShape&);
 template void decompress_dense_chunk<Bf16>(const uint8_t*, size_t, uint32_t, double, Bf16*, bool);
-template size_t compress_dense_chunk<Fp16>(const Fp16*, uint32_t, const Quantizer<Fp16>&, uint8_t*);
+template size_t compress_dense_chunk<Fp16>(const Fp16*, uint32_t, const Quantizer<Fp16>&, uint8_t*,
+                                           const DenseShape&);
 template void decompress_dense_chunk<Fp16>(const uint8_t*, size_t, uint32_t, double, Fp16*, bool);
 
 }  // namespace zcoll
