@@ -16,6 +16,7 @@
 #include "codec/dense.h"
 #include "codec/dense_predict.h"
 #include "codec/format.h"
+#include "codec/value_types.h"
 #include "test_util.h"
 #include "zcoll.h"
 
@@ -230,6 +231,46 @@ TEST(DenseNd, EdgeShapes) {
                         what);
       EXPECT_EQ(dense(x, 1e-3, dims, cs, 4), z) << what << ": 4 threads";
     }
+  }
+}
+
+// float64 and float16 with dims, and the accumulating decoder: the same values
+// as the 1-D codec's (x' added in T).
+TEST(DenseNd, OtherTypesAndAccumulate) {
+  const uint64_t dims[3] = {6, 20, 50};
+  const size_t n = 6 * 20 * 50;
+  std::vector<double> xd(n);
+  std::vector<uint16_t> xh(n);
+  for (size_t i = 0; i < n; ++i) {
+    xd[i] = std::sin(0.3 * static_cast<double>(i % 50)) +  // separable: n-D Lorenzo pays
+            std::cos(0.4 * static_cast<double>(i / 50 % 20)) + 0.2 * static_cast<double>(i / 1000);
+    xh[i] = zcoll::hd::float_to_f16(static_cast<float>(xd[i]));
+  }
+  auto run = [&](zcoll_dtype dt, const void* x, bool with_dims, uint32_t cs) {
+    zcoll_params p;
+    zcoll_params_init(&p);
+    p.eb_mode = ZCOLL_EB_ABS, p.error_bound = 1e-3, p.codec = ZCOLL_CODEC_DENSE, p.chunk_size = cs;
+    if (with_dims) p.ndims = 3, std::memcpy(p.dims, dims, sizeof dims);
+    std::vector<uint8_t> z(zcoll_compress_bound(n, dt));
+    size_t size = 0;
+    EXPECT_EQ(zcoll_compress(&p, dt, x, n, z.data(), z.size(), &size, 2), ZCOLL_SUCCESS)
+        << zcoll_last_error();
+    z.resize(size);
+    return z;
+  };
+  for (zcoll_dtype dt : {ZCOLL_FLOAT64, ZCOLL_FLOAT16}) {
+    const void* x = dt == ZCOLL_FLOAT64 ? static_cast<const void*>(xd.data()) : xh.data();
+    const size_t vb = zcoll_dtype_size(dt);
+    const auto nd = run(dt, x, true, 1024), flat = run(dt, x, false, 1024);
+    EXPECT_LT(nd.size(), flat.size()) << dt;
+    const std::vector<int> ids = predictors(nd);
+    EXPECT_GT(std::count_if(ids.begin(), ids.end(), [](int id) { return id >= 3; }), 0) << dt;
+    std::vector<uint8_t> a(n * vb), b(n * vb), acc(n * vb, 0);
+    ASSERT_EQ(zcoll_decompress(nd.data(), nd.size(), a.data(), n, 1), ZCOLL_SUCCESS);
+    ASSERT_EQ(zcoll_decompress(flat.data(), flat.size(), b.data(), n, 1), ZCOLL_SUCCESS);
+    EXPECT_EQ(a, b) << dt;
+    ASSERT_EQ(zcoll_decompress_accumulate(nd.data(), nd.size(), acc.data(), n, 1), ZCOLL_SUCCESS);
+    EXPECT_EQ(acc, a) << dt << ": accumulate onto +0";
   }
 }
 
