@@ -30,7 +30,7 @@ class Zcoll(Codec):
     is "fast", so stores written before it existed keep their config. The dense
     codec predicts along the chunk's shape (an n-D chunk's ``shape``, as Zarr
     passes it; a flat buffer is 1-D) and, with chunk_size 0, takes zcoll chunks
-    of 262144 values for it; decoding needs no shape.
+    of 262144 values (or four planes) for it; decoding needs no shape.
     """
 
     codec_id = "zcoll"

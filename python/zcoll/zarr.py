@@ -30,7 +30,8 @@ class ZcollCodec(ArrayBytesCodec):
     """mode "abs" or "rel", error_bound > 0, chunk_size: zcoll's chunk in values
     (0 = 16384; the Zarr chunk is split into zcoll chunks of this size); codec:
     "fast" or "dense" (zcoll.compress; the dense codec predicts along the Zarr
-    chunk's shape and, with chunk_size 0, takes zcoll chunks of 262144 values).
+    chunk's shape and, with chunk_size 0, takes zcoll chunks of 262144 values or four
+    planes).
     The configuration omits codec when it is "fast"."""
 
     is_fixed_size = False

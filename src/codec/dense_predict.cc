@@ -85,6 +85,34 @@ uint64_t estimate_bits(const uint32_t* h, uint32_t total) {
   return bits;
 }
 
+// The histogram of the zigzagged residuals of p at i = 2, 6, 10, ... (< len),
+// region by region so that each loop has one formula (the values are those of
+// predict_at).
+void sample_histogram(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* h) {
+  auto put = [h](uint32_t r) {
+    const uint32_t u = zigzag(r);
+    ++h[u < 64 ? u : 64 + width_of(u)];
+  };
+  // the first sampled index >= a
+  auto first = [](uint32_t a) {
+    return a <= 2 ? 2u : 2 + (a - 2 + kSampleStep - 1) / kSampleStep * kSampleStep;
+  };
+  if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
+    for (uint32_t i = 2; i < len; i += kSampleStep)
+      put(u32(q[i]) - predict_at(q, i, p, Regions{0, 0}));
+    return;
+  }
+  const Regions g = regions_of(p, len);
+  const uint32_t R = p.row, P = p.plane;
+  uint32_t i = 2;
+  for (; i < g.e1; i += kSampleStep) put(u32(q[i]) - u32(q[i - 1]));
+  for (i = std::max(i, first(g.e1)); i < g.e2; i += kSampleStep)
+    put(u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1])));
+  for (i = std::max(i, first(g.e2)); i < len; i += kSampleStep)
+    put(u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]) + u32(q[i - P]) -
+                     u32(q[i - P - 1]) - u32(q[i - P - R]) + u32(q[i - P - R - 1])));
+}
+
 }  // namespace
 
 size_t dense_predictor_bytes(uint8_t id) {
@@ -154,19 +182,15 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
     }
     return cand[c2 < c1 ? 1 : 0];
   }
-  if (nc == 2) return cand[0];
+  if (nc == 2 || len < 3) return cand[0];  // (no sample below 3 values)
   // n-D candidates: the order-0 entropy of each one's residuals on the sample
   // (what the rANS stage pays; fewer bits wins, the lower id on ties)
   uint64_t best = ~uint64_t{0};
   int pick = 0;
   for (int c = 0; c < nc; ++c) {
     uint32_t h[kEstSymbols] = {};
-    uint32_t total = 0;
-    const Regions g = regions_of(cand[c], len);
-    for (uint32_t i = 2; i < len; i += kSampleStep, ++total) {
-      const uint32_t u = zigzag(u32(q[i]) - predict_at(q, i, cand[c], g));
-      ++h[u < 64 ? u : 64 + width_of(u)];
-    }
+    const uint32_t total = (len - 2 + kSampleStep - 1) / kSampleStep;  // i = 2, 6, 10, ...
+    sample_histogram(q, len, cand[c], h);
     const uint64_t bits = estimate_bits(h, total);
     if (bits < best) best = bits, pick = c;
   }
