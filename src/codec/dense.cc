@@ -304,15 +304,21 @@ void decode_values(const DenseView& v, const uint32_t* tab, uint32_t len, double
 // separate pass, turns them into codes).
 void decode_residuals(const DenseView& v, const uint32_t* tab, uint32_t len, uint32_t* r) {
   BitReader br{v.extra, v.rans};
-  uint32_t x[4];
-  for (int k = 0; k < 4; ++k) x[k] = load_u32(v.rans + 4 * k);
+  // the four states in registers (an array indexed in the loop would live in memory)
+  uint32_t x0 = load_u32(v.rans), x1 = load_u32(v.rans + 4), x2 = load_u32(v.rans + 8),
+           x3 = load_u32(v.rans + 12);
   const uint8_t* p = v.rans + kDenseStateBytes;
   uint32_t i = 0;
-  for (; i + 4 <= len && v.end - p >= 8; i += 4)
-    for (uint32_t k = 0; k < 4; ++k)
-      r[i + k] = unzigzag(residual_of(dec_step(x[k], tab), br)), renorm_fast(x[k], p);
-  for (; i < len; ++i)
-    r[i] = unzigzag(residual_of(dec_step(x[i & 3], tab), br)), renorm_safe(x[i & 3], p, v.end);
+  for (; i + 4 <= len && v.end - p >= 8; i += 4) {
+    r[i] = unzigzag(residual_of(dec_step(x0, tab), br)), renorm_fast(x0, p);
+    r[i + 1] = unzigzag(residual_of(dec_step(x1, tab), br)), renorm_fast(x1, p);
+    r[i + 2] = unzigzag(residual_of(dec_step(x2, tab), br)), renorm_fast(x2, p);
+    r[i + 3] = unzigzag(residual_of(dec_step(x3, tab), br)), renorm_fast(x3, p);
+  }
+  for (; i < len; ++i) {
+    uint32_t& x = (i & 3) == 0 ? x0 : (i & 3) == 1 ? x1 : (i & 3) == 2 ? x2 : x3;
+    r[i] = unzigzag(residual_of(dec_step(x, tab), br)), renorm_safe(x, p, v.end);
+  }
 }
 
 template <typename T, bool kAcc>
