@@ -35,28 +35,6 @@ Regions regions_of(const DensePredictor& p, uint32_t len) {
   return g;
 }
 
-// The prediction of q[i] from q[0, i) (any code type that reads as u32).
-template <typename Q>
-inline uint32_t predict_at(const Q* q, uint32_t i, const DensePredictor& p, const Regions& g) {
-  if (i == 0) return 0;
-  const uint32_t a = static_cast<uint32_t>(q[i - 1]);
-  switch (p.id) {
-    case kDenseOrder2: return i >= 2 ? 2 * a - static_cast<uint32_t>(q[i - 2]) : a;
-    case kDenseLorenzo2D:
-    case kDenseLorenzo3D: {
-      if (i < g.e1) return a;
-      const uint32_t R = p.row;
-      const uint32_t two = a + static_cast<uint32_t>(q[i - R]) -
-                           static_cast<uint32_t>(q[i - R - 1]);
-      if (i < g.e2) return two;
-      const uint32_t P = p.plane;
-      return two + static_cast<uint32_t>(q[i - P]) - static_cast<uint32_t>(q[i - P - 1]) -
-             static_cast<uint32_t>(q[i - P - R]) + static_cast<uint32_t>(q[i - P - R - 1]);
-    }
-    default: return a;
-  }
-}
-
 // log2(x) in 16.16 fixed point, integers only (the choice, and so the bytes,
 // cannot depend on a libm): the top bit's position, then 16 fraction bits by
 // repeated squaring of the mantissa.
@@ -85,32 +63,38 @@ uint64_t estimate_bits(const uint32_t* h, uint32_t total) {
   return bits;
 }
 
-// The histogram of the zigzagged residuals of p at i = 2, 6, 10, ... (< len),
-// region by region so that each loop has one formula (the values are those of
-// predict_at).
-void sample_histogram(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* h) {
-  auto put = [h](uint32_t r) {
+// The histograms of the zigzagged residuals of the candidates 1, 2, 3 (and 4
+// with plane) at i = 2, 6, 10, ... (< len), in one pass: the region loops share
+// the loads (the residuals are those of dense_residuals at the same i).
+void sample_histograms(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                       uint32_t (*h)[kEstSymbols]) {
+  auto put = [](uint32_t* hc, uint32_t r) {
     const uint32_t u = zigzag(r);
-    ++h[u < 64 ? u : 64 + width_of(u)];
+    ++hc[u < 64 ? u : 64 + width_of(u)];
   };
-  // the first sampled index >= a
-  auto first = [](uint32_t a) {
-    return a <= 2 ? 2u : 2 + (a - 2 + kSampleStep - 1) / kSampleStep * kSampleStep;
-  };
-  if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
-    for (uint32_t i = 2; i < len; i += kSampleStep)
-      put(u32(q[i]) - predict_at(q, i, p, Regions{0, 0}));
-    return;
-  }
+  DensePredictor p;
+  p.id = plane ? kDenseLorenzo3D : kDenseLorenzo2D, p.row = row, p.plane = plane;
   const Regions g = regions_of(p, len);
-  const uint32_t R = p.row, P = p.plane;
+  const uint32_t R = row, P = plane;
   uint32_t i = 2;
-  for (; i < g.e1; i += kSampleStep) put(u32(q[i]) - u32(q[i - 1]));
-  for (i = std::max(i, first(g.e1)); i < g.e2; i += kSampleStep)
-    put(u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1])));
-  for (i = std::max(i, first(g.e2)); i < len; i += kSampleStep)
-    put(u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]) + u32(q[i - P]) -
-                     u32(q[i - P - 1]) - u32(q[i - P - R]) + u32(q[i - P - R - 1])));
+  for (; i < g.e1; i += kSampleStep) {  // the chunk's first row: n-D = order 1
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+    put(h[0], d1), put(h[1], d1 - d0), put(h[2], d1);
+    if (P) put(h[3], d1);
+  }
+  for (; i < g.e2; i += kSampleStep) {  // 2-D for 3 and 4
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+    const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
+    put(h[0], d1), put(h[1], d1 - d0), put(h[2], two);
+    if (P) put(h[3], two);
+  }
+  for (; i < len; i += kSampleStep) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+    const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
+    const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
+                          u32(q[i - P - R - 1]);
+    put(h[0], d1), put(h[1], d1 - d0), put(h[2], two), put(h[3], two - back);
+  }
 }
 
 }  // namespace
@@ -185,13 +169,13 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
   if (nc == 2 || len < 3) return cand[0];  // (no sample below 3 values)
   // n-D candidates: the order-0 entropy of each one's residuals on the sample
   // (what the rANS stage pays; fewer bits wins, the lower id on ties)
+  uint32_t h[4][kEstSymbols] = {};
+  sample_histograms(q, len, shape.row, nc == 4 ? shape.plane : 0, h);
+  const uint32_t total = (len - 2 + kSampleStep - 1) / kSampleStep;  // i = 2, 6, 10, ...
   uint64_t best = ~uint64_t{0};
   int pick = 0;
   for (int c = 0; c < nc; ++c) {
-    uint32_t h[kEstSymbols] = {};
-    const uint32_t total = (len - 2 + kSampleStep - 1) / kSampleStep;  // i = 2, 6, 10, ...
-    sample_histogram(q, len, cand[c], h);
-    const uint64_t bits = estimate_bits(h, total);
+    const uint64_t bits = estimate_bits(h[c], total);
     if (bits < best) best = bits, pick = c;
   }
   return cand[pick];
