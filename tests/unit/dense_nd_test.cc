@@ -24,6 +24,12 @@ namespace {
 
 std::vector<uint64_t> no_dims() { return {}; }
 
+// The row (or plane) index i / w as a double (an integer division, on purpose).
+double index_of(size_t i, size_t w) {
+  const size_t k = i / w;
+  return static_cast<double>(k);
+}
+
 // Compress float32 values with the dense codec (ABS eb) and the given dims.
 std::vector<uint8_t> dense(const std::vector<float>& x, double eb,
                            const std::vector<uint64_t>& dims, uint32_t cs = 0, int threads = 1,
@@ -214,8 +220,7 @@ TEST(DenseNd, EdgeShapes) {
     const uint64_t row = dims.back();
     for (size_t i = 0; i < n; ++i)
       x[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i % row)) +
-                                0.3 * std::cos(0.02 * static_cast<double>(i / row)) +
-                                r.uniform(-1e-3, 1e-3));
+                                0.3 * std::cos(0.02 * index_of(i, row)) + r.uniform(-1e-3, 1e-3));
     for (uint32_t cs : {1024u, 0u}) {
       std::string what = "dims";
       for (uint64_t d : dims) what += " " + std::to_string(d);
@@ -243,7 +248,7 @@ TEST(DenseNd, OtherTypesAndAccumulate) {
   std::vector<uint16_t> xh(n);
   for (size_t i = 0; i < n; ++i) {
     xd[i] = std::sin(0.3 * static_cast<double>(i % 50)) +  // separable: n-D Lorenzo pays
-            std::cos(0.4 * static_cast<double>(i / 50 % 20)) + 0.2 * static_cast<double>(i / 1000);
+            std::cos(0.4 * index_of(i % 1000, 50)) + 0.2 * index_of(i, 1000);
     xh[i] = zcoll::hd::float_to_f16(static_cast<float>(xd[i]));
   }
   auto run = [&](zcoll_dtype dt, const void* x, bool with_dims, uint32_t cs) {
@@ -281,7 +286,7 @@ std::vector<uint8_t> nd_stream(size_t* at, std::vector<float>* xs) {
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(0.01 * static_cast<double>((i % 30) * (i % 30)) +
                               0.02 * static_cast<double>((i / 30 % 20) * (i / 30 % 20)) +
-                              0.5 * static_cast<double>(i / 600));
+                              0.5 * index_of(i, 600));
   auto z = dense(x, 1e-3, dims, 4800);
   *at = zcoll_header_size(x.size(), 4800);
   *xs = x;
@@ -390,7 +395,7 @@ TEST(DenseNd, FastCodecAndOlderStructs) {
   std::vector<float> x(300 * 400);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(std::sin(0.01 * static_cast<double>(i % 400)) +
-                              std::cos(0.03 * static_cast<double>(i / 400)));
+                              std::cos(0.03 * index_of(i, 400)));
   const std::vector<uint64_t> dims = {300, 400};
   const auto fast = dense(x, 1e-3, dims, 0, 1, ZCOLL_CODEC_FAST);
   EXPECT_EQ(fast, dense(x, 1e-3, no_dims(), 0, 1, ZCOLL_CODEC_FAST));

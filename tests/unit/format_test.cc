@@ -447,10 +447,12 @@ void reference_agrees_nd(uint64_t seed) {
     for (uint32_t d = 0; d < p.ndims; ++d) n *= (p.dims[d] = 1 + r.below(d == 0 ? 12 : 60));
     std::vector<T> x(n);
     const uint64_t W = p.dims[p.ndims - 1], H = p.dims[p.ndims - 2];
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t row = i / W, plane = row / H;  // integer indices, on purpose
       x[i] = static_cast<T>(std::sin(0.2 * static_cast<double>(i % W)) *
-                                std::cos(0.1 * static_cast<double>(i / W % H)) +
-                            0.05 * static_cast<double>(i / (W * H)) + r.uniform(-1e-3, 1e-3));
+                                std::cos(0.1 * static_cast<double>(row % H)) +
+                            0.05 * static_cast<double>(plane) + r.uniform(-1e-3, 1e-3));
+    }
     std::vector<uint8_t> z(zcoll_compress_bound(n, zt::dtype_of<T>()));
     size_t size = 0;
     ASSERT_EQ(zcoll_compress(&p, zt::dtype_of<T>(), x.data(), n, z.data(), z.size(), &size, 2),
