@@ -11,6 +11,9 @@ max |x - x'| / eb and PSNR, for
   zcoll-dense  zcoll.compress(a, abs=eb, threads=1, codec="dense")  (1-D)
   zcoll-dense-64k  the same with chunk_size=65536 (fewer frequency tables and
                rANS states per value; the chunk size is the user's choice)
+  zcoll-dense-nd  zcoll.compress(a, abs=eb, threads=1, codec="dense") of the
+               shaped array: dims = a.shape (2-D/3-D Lorenzo per chunk, and the
+               codec's chunk size for dims, 262144 values)
   sz3-1d       pysz defaults (ALGO_INTERP_LORENZO), ABS eb, the flattened array
   sz3-nd       the same with the array's shape
   zfp-nd       zfpy fixed accuracy (tolerance = eb) with the array's shape
@@ -102,9 +105,9 @@ def methods(zcoll, np):
 
         return comp, decomp, lambda b: b.nbytes
 
-    def zc(codec, chunk_size=0):
+    def zc(codec, chunk_size=0, shaped=False):
         def comp(a, eb):
-            return zcoll.compress(a.ravel(), abs=eb, threads=1, codec=codec,
+            return zcoll.compress(a if shaped else a.ravel(), abs=eb, threads=1, codec=codec,
                                   chunk_size=chunk_size)
 
         def decomp(blob, a):
@@ -116,6 +119,7 @@ def methods(zcoll, np):
         "zcoll-fast": zc("fast"),
         "zcoll-dense": zc("dense"),
         "zcoll-dense-64k": zc("dense", 65536),
+        "zcoll-dense-nd": zc("dense", shaped=True),
         "sz3-1d": sz3(lambda a: (a.size,)),
         "sz3-nd": sz3(lambda a: a.shape),
         "zfp-nd": (lambda a, eb: zfpy.compress_numpy(a, tolerance=eb),
@@ -287,12 +291,16 @@ def summary(rows, rels):
         for x in r:
             by.setdefault(x["method"], []).append(x)
         g = {m: geomean([x["ratio"] for x in v]) for m, v in by.items()}
-        dense = by["zcoll-dense"]
-        out[str(rel)] = {
-            "geomean_ratio": g,
-            "dense_over_sz3_1d": g["zcoll-dense"] / g["sz3-1d"],
-            "dense_over_sz3_nd": g["zcoll-dense"] / g["sz3-nd"],
-            "dense64k_over_sz3_1d": g["zcoll-dense-64k"] / g["sz3-1d"],
+        dense = by.get("zcoll-dense", [])
+        pairs = {"dense_over_sz3_1d": ("zcoll-dense", "sz3-1d"),
+                 "dense_over_sz3_nd": ("zcoll-dense", "sz3-nd"),
+                 "dense64k_over_sz3_1d": ("zcoll-dense-64k", "sz3-1d"),
+                 "dense_nd_over_sz3_nd": ("zcoll-dense-nd", "sz3-nd")}
+        out[str(rel)] = {"geomean_ratio": g}
+        out[str(rel)].update({k: g[a] / g[b] for k, (a, b) in pairs.items() if a in g and b in g})
+        if not dense:
+            continue
+        out[str(rel)].update({
             "dense_min_compress_gbps": min(x["compress_gbps"]["median"] for x in dense),
             "dense_min_decompress_gbps": min(x["decompress_gbps"]["median"] for x in dense),
             "dense_min_compress_gbps_cpu": min(x["compress_gbps_cpu"]["median"] for x in dense),
@@ -300,7 +308,7 @@ def summary(rows, rels):
                                                  for x in dense),
             "all_zcoll_within_bound": all(x["err_over_eb"] <= 1 for x in r
                                           if x["method"].startswith("zcoll")),
-        }
+        })
     return out
 
 
@@ -336,6 +344,7 @@ def main():
     ap.add_argument("--rel", type=float, nargs="+", default=[1e-2, 1e-3, 1e-4])
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--files", nargs="*", help="only these files (names from the manifest)")
+    ap.add_argument("--methods", nargs="*", help="only these methods (default: all)")
     ap.add_argument("--out", help="JSON results file")
     ap.add_argument("--table", help="markdown table file")
     ap.add_argument("--no-fast-goals", action="store_true",
@@ -354,6 +363,8 @@ def main():
     import zcoll
 
     ms = {} if args.fast_goals_only else methods(zcoll, np)
+    if args.methods:
+        ms = {m: f for m, f in ms.items() if m in args.methods}
     rows = []
     load_start = os.getloadavg()
     for name, a in load(args.data):

@@ -12,7 +12,9 @@
 //   byte 1    bits 0-2: the values are repeated 1 + (byte1 & 7) times (multi-chunk
 //             inputs); bit 3: 16-bit values instead of bit 0's type, bit 4 picks
 //             bfloat16 / float16; bit 5: the dense codec (format 1.3) instead of the
-//             fast one
+//             fast one; bits 6-7: dims (zcoll_params.dims) 0 = none, 1 = 2-D (a row
+//             per repetition), 2 = 3-D (the repetition split by its smallest
+//             factor in 2..16), 3 = 2-D with a dim of 1
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
@@ -89,6 +91,17 @@ void run(const uint8_t* v, size_t nbytes, uint8_t prm, uint8_t rep) {
   int threads = (prm & 32) ? 2 : 1;
   p.chunk_size = kChunk[prm >> 6];
   p.codec = (rep & 32) ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
+  if ((rep >> 6) && base) {  // the product is n
+    const uint64_t rows = 1 + (rep & 7);
+    uint64_t f = 2;
+    while (f <= 16 && base % f) ++f;
+    if ((rep >> 6) == 2 && f <= 16) {
+      p.ndims = 3, p.dims[0] = rows, p.dims[1] = base / f, p.dims[2] = f;
+    } else {
+      p.ndims = (rep >> 6) == 3 ? 3 : 2;
+      p.dims[0] = rows, p.dims[1] = (rep >> 6) == 3 ? 1 : base, p.dims[2] = base;
+    }
+  }
 
   const size_t bound = zcoll_compress_bound(n, dt);
   std::vector<uint8_t> z(bound + 64, 0xA5);

@@ -31,10 +31,13 @@ void write_file(const std::string& target, const std::string& name, const std::v
 }
 
 std::vector<uint8_t> compress_values(zcoll_dtype dt, const void* x, size_t n, zcoll_eb_mode mode,
-                                     double eb, uint32_t cs, zcoll_codec codec = ZCOLL_CODEC_FAST) {
+                                     double eb, uint32_t cs, zcoll_codec codec = ZCOLL_CODEC_FAST,
+                                     const std::vector<uint64_t>& dims = {}) {
   zcoll_params p;
   zcoll_params_init(&p);
   p.codec = codec;
+  p.ndims = static_cast<uint32_t>(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) p.dims[d] = dims[d];
   p.eb_mode = mode;
   p.error_bound = eb;
   p.chunk_size = cs;
@@ -50,9 +53,10 @@ std::vector<uint8_t> compress_values(zcoll_dtype dt, const void* x, size_t n, zc
 
 template <typename T>
 std::vector<uint8_t> compress(const std::vector<T>& x, zcoll_eb_mode mode, double eb, uint32_t cs,
-                              zcoll_codec codec = ZCOLL_CODEC_FAST) {
+                              zcoll_codec codec = ZCOLL_CODEC_FAST,
+                              const std::vector<uint64_t>& dims = {}) {
   const zcoll_dtype dt = sizeof(T) == 4 ? ZCOLL_FLOAT32 : ZCOLL_FLOAT64;
-  return compress_values(dt, x.data(), x.size(), mode, eb, cs, codec);
+  return compress_values(dt, x.data(), x.size(), mode, eb, cs, codec, dims);
 }
 
 // the float values narrowed to a 16-bit type (bfloat16 or IEEE half), then compressed
@@ -135,6 +139,19 @@ int main(int argc, char** argv) {
   stream_seed("smooth_f64_dense", compress(dsmooth, ZCOLL_EB_ABS, 1e-6, 1056, dense));
   stream_seed("wide_codes_f32_dense", compress(smooth, ZCOLL_EB_ABS, 1e-7, 1024, dense));
   {
+    // with dims: 2-D and 3-D Lorenzo chunks (predictors 3 and 4, their strides); a
+    // separable field, where they beat order 1 and 2
+    std::vector<float> field(2 * 6 * 7 * 30);
+    for (size_t i = 0; i < field.size(); ++i) {
+      const size_t x = i % 30, y = i / 30 % 7, z = i / 210;
+      field[i] = static_cast<float>(std::sin(0.2 * static_cast<double>(x)) +
+                                    std::cos(1.3 * static_cast<double>(y)) +
+                                    0.5 * static_cast<double>(z));
+    }
+    stream_seed("field2d_f32_dense", compress(field, ZCOLL_EB_ABS, 1e-3, 1024, dense, {84, 30}));
+    stream_seed("field3d_f32_dense", compress(field, ZCOLL_EB_ABS, 1e-3, 1024, dense, {12, 7, 30}));
+  }
+  {
     // a homomorphic sum (divisor and terms other than 1, wider blocks)
     std::vector<uint8_t> a = compress(smooth, ZCOLL_EB_ABS, 1e-3, 1024);
     std::vector<float> neg = smooth;
@@ -164,6 +181,8 @@ int main(int argc, char** argv) {
   roundtrip_seed("steps_chunk1056", steps, 0x40 | 0x0C, 7);
   // the dense codec (byte 1 bit 5)
   roundtrip_seed("smooth_abs_dense", short_smooth, 0x04, 0x20);
+  roundtrip_seed("smooth_abs_dense_2d", short_smooth, 0x04, 0x20 | 0x40 | 7);  // dims 8 x n
+  roundtrip_seed("smooth_abs_dense_3d", short_smooth, 0x04, 0x20 | 0x80 | 3);
   roundtrip_seed("nan_inf_dense", std::vector<float>{1, fnan, -INFINITY, 3e38f, 1e-40f, -0.0f},
                  0x04, 0x21);
   roundtrip_seed("f64_rel_dense", std::vector<double>(dsmooth.begin(), dsmooth.begin() + 400),

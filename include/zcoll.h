@@ -70,7 +70,8 @@ extern "C" {
  * ZCOLL_CODEC_FAST: the bit-plane codec (format 1.0-1.2 chunks), the fastest, and
  *   the only one the homomorphic operations and the GPU codec take.
  * ZCOLL_CODEC_DENSE: the same quantization (the bound means the same), Lorenzo
- *   prediction of order 1 or 2 chosen per chunk and rANS entropy coding: a higher
+ *   prediction of order 1 or 2 (or 2-D/3-D with zcoll_params.dims) chosen per
+ *   chunk and rANS entropy coding: a higher
  *   ratio at a lower speed. zcoll_hom_add/_sub/_negate/_accumulate refuse its
  *   streams (ZCOLL_ERR_UNSUPPORTED); zcoll_doc_combine takes them. */
 typedef enum zcoll_codec { ZCOLL_CODEC_FAST = 0, ZCOLL_CODEC_DENSE = 1 } zcoll_codec;
@@ -132,6 +133,8 @@ typedef enum zcoll_eb_mode {
 #define ZCOLL_DEFAULT_CHUNK_SIZE 16384u
 #define ZCOLL_MIN_CHUNK_SIZE 1024u
 #define ZCOLL_MAX_CHUNK_SIZE 1048576u
+/* Entries of zcoll_params.dims. */
+#define ZCOLL_MAX_DIMS 8u
 
 typedef struct zcoll_params {
   size_t struct_size;    /* sizeof(zcoll_params): lets the struct grow          */
@@ -140,10 +143,22 @@ typedef struct zcoll_params {
   uint32_t chunk_size;   /* 0 = ZCOLL_DEFAULT_CHUNK_SIZE                         */
   uint64_t flags;        /* ZCOLL_FLAG_* (since 1.1; 0 = none, a 1.0 stream)     */
   zcoll_codec codec;     /* ZCOLL_CODEC_FAST (default) or _DENSE (since 1.2)     */
+  /* The array's shape (since 1.2): ndims entries of dims, slowest dimension
+   * first (C order, as numpy's shape), their product the compressed count n
+   * (else ZCOLL_ERR_INVALID_ARG); ndims 0 = a flat array. The dense codec
+   * predicts along the fastest two or three dimensions (2-D/3-D Lorenzo, chosen
+   * per chunk; the chunk records it, so decoding needs no dims) and, with
+   * chunk_size 0, takes chunks of max(2^18, 4 planes) values, at most 2^20
+   * (zcoll_inspect reports it; with the chunk-range API give chunk_size
+   * explicitly, since zcoll_header_size(n, 0) assumes the default). The fast
+   * codec checks dims and does not use them (the same bytes). */
+  uint64_t dims[ZCOLL_MAX_DIMS]; /* dims[0..ndims-1]; the rest 0 (after codec's
+                                    padding, which a 1.2 caller may leave unset) */
+  uint32_t ndims;                /* 0..ZCOLL_MAX_DIMS                        */
 } zcoll_params;
 
 #define ZCOLL_PARAMS_INITIALIZER \
-  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u, ZCOLL_CODEC_FAST }
+  { sizeof(zcoll_params), ZCOLL_EB_REL, 1e-3, 0u, 0u, ZCOLL_CODEC_FAST, {0u}, 0u }
 
 /* Fill *params with the defaults (REL 1e-3, default chunk size). */
 ZCOLL_API void zcoll_params_init(zcoll_params* params);

@@ -72,10 +72,29 @@ View values(nb::handle array, const char* name, bool writable, bool bfloat16, zc
   return bf16_array(array, name, writable, n);
 }
 
+// The compress parameters of a call (dims: the array's shape, slowest first;
+// empty = flat; more than ZCOLL_MAX_DIMS is the caller's to fold).
+zcoll_params make_params(int eb_mode, double error_bound, uint32_t chunk_size, int codec,
+                         const std::vector<uint64_t>& dims) {
+  zcoll_params p;
+  zcoll_params_init(&p);
+  p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
+  p.error_bound = error_bound;
+  p.chunk_size = chunk_size;
+  p.codec = static_cast<zcoll_codec>(codec);
+  if (dims.size() > ZCOLL_MAX_DIMS)
+    raise(PyExc_ValueError, "dims: at most " + std::to_string(ZCOLL_MAX_DIMS) + " entries, got " +
+                                std::to_string(dims.size()));
+  p.ndims = static_cast<uint32_t>(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) p.dims[d] = dims[d];
+  return p;
+}
+
 // Compress into a writable bytes-like `out` of at least compress_bound bytes;
 // returns the stream size (no allocation: for repeated calls on large arrays).
 size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error_bound,
-                     uint32_t chunk_size, int threads, bool bfloat16, int codec) {
+                     uint32_t chunk_size, int threads, bool bfloat16, int codec,
+                     const std::vector<uint64_t>& dims) {
   zcoll_dtype dt;
   size_t n;
   View in = values(array, "array", false, bfloat16, &dt, &n);
@@ -88,12 +107,7 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
               py_type_name(out));
   }
   o.held = true;
-  zcoll_params p;
-  zcoll_params_init(&p);
-  p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
-  p.error_bound = error_bound;
-  p.chunk_size = chunk_size;
-  p.codec = static_cast<zcoll_codec>(codec);
+  const zcoll_params p = make_params(eb_mode, error_bound, chunk_size, codec, dims);
   size_t size = 0;
   zcoll_status s;
   {
@@ -105,16 +119,11 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
 }
 
 nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t chunk_size,
-                    int threads, bool bfloat16, int codec) {
+                    int threads, bool bfloat16, int codec, const std::vector<uint64_t>& dims) {
   zcoll_dtype dt;
   size_t n;
   View in = values(array, "array", false, bfloat16, &dt, &n);
-  zcoll_params p;
-  zcoll_params_init(&p);
-  p.eb_mode = static_cast<zcoll_eb_mode>(eb_mode);
-  p.error_bound = error_bound;
-  p.chunk_size = chunk_size;
-  p.codec = static_cast<zcoll_codec>(codec);
+  const zcoll_params p = make_params(eb_mode, error_bound, chunk_size, codec, dims);
   const size_t cap = zcoll_compress_bound(n, dt);
   return make_bytes(cap, "compress", [&](char* dst) {
     size_t size = 0;
@@ -283,10 +292,11 @@ NB_MODULE(_codec, m) {
   error_class() = nb::module_::import_("zcoll._error").attr("ZcollError");
   m.def("compress", &compress, nb::arg("array"), nb::arg("eb_mode"), nb::arg("error_bound"),
         nb::arg("chunk_size"), nb::arg("threads"), nb::arg("bfloat16") = false,
-        nb::arg("codec") = 0);
+        nb::arg("codec") = 0, nb::arg("dims") = std::vector<uint64_t>{});
   m.def("compress_into", &compress_into, nb::arg("array"), nb::arg("out"), nb::arg("eb_mode"),
         nb::arg("error_bound"), nb::arg("chunk_size"), nb::arg("threads"),
-        nb::arg("bfloat16") = false, nb::arg("codec") = 0);
+        nb::arg("bfloat16") = false, nb::arg("codec") = 0,
+        nb::arg("dims") = std::vector<uint64_t>{});
   m.def("header", &header, nb::arg("buf"));
   m.def("decompress_into", &decompress_into, nb::arg("buf"), nb::arg("out"), nb::arg("threads"));
   m.def("info", &info, nb::arg("buf"));

@@ -61,6 +61,47 @@ def test_dense_codec(field, rel):
         zcoll.compress(field, rel=rel, codec="zstd")
 
 
+@pytest.mark.parametrize("rel", [1e-2, 1e-3, 1e-4])
+def test_dense_codec_uses_the_shape(field, rel):
+    """An n-D array: the dense codec predicts along a.shape (2-D/3-D Lorenzo),
+    takes 262144-value chunks, and decodes to the 1-D codec's values (the same
+    codes) at the same chunk size; dims=() is the flat array."""
+    assert field.ndim >= 2
+    nd = zcoll.compress(field, rel=rel, codec="dense")
+    assert nd == zcoll.compress(field, rel=rel, codec="dense", dims=field.shape)
+    assert nd == zcoll.compress(field.reshape((1,) + field.shape), rel=rel, codec="dense")
+    info = zcoll.info(nd)
+    assert info["chunk_size"] == 262144
+    flat = zcoll.compress(field, rel=rel, codec="dense", dims=(), chunk_size=262144)
+    assert flat == zcoll.compress(field.ravel(), rel=rel, codec="dense", chunk_size=262144)
+    # n-D prediction pays on these smooth fields at 1e-3 and 1e-4; at 1e-2 order 1
+    # may take every chunk (the codes are long runs: docs/design.md)
+    assert len(nd) < len(flat) if rel < 1e-2 else len(nd) <= len(flat)
+    b = zcoll.decompress(nd, shape=field.shape)
+    assert max_err(field, b) <= info["error_bound"]
+    assert np.array_equal(b, zcoll.decompress(flat, shape=field.shape))
+    assert zcoll.compress(field, rel=rel, codec="dense", threads=3) == nd
+    # an explicit chunk size wins
+    assert zcoll.info(zcoll.compress(field, rel=rel, codec="dense",
+                                     chunk_size=4096))["chunk_size"] == 4096
+    # the fast codec ignores the shape
+    assert zcoll.compress(field, rel=rel) == zcoll.compress(field.ravel(), rel=rel)
+
+
+def test_dense_dims_errors(field):
+    with pytest.raises(zcoll.ZcollError, match="dims") as e:
+        zcoll.compress(field, abs=1e-3, codec="dense", dims=(field.size + 1,))
+    assert e.value.status == zcoll.STATUS["INVALID_ARG"]
+    with pytest.raises(zcoll.ZcollError, match="dims"):
+        zcoll.compress(field, abs=1e-3, codec="dense", dims=(0, field.size))
+    with pytest.raises((OverflowError, TypeError, ValueError)):
+        zcoll.compress(field, abs=1e-3, codec="dense", dims=(-1, -field.size))
+    # more than 8 dims: the slowest fold together, the fastest stay
+    a = np.ascontiguousarray(np.broadcast_to(field, (1,) * 8 + field.shape))
+    assert zcoll.compress(a, abs=1e-3, codec="dense") == zcoll.compress(field, abs=1e-3,
+                                                                         codec="dense")
+
+
 def test_decompress_into_out(field):
     buf = zcoll.compress(field, abs=1e-3, chunk_size=4096)
     out = np.full(field.shape, np.nan, dtype=np.float32)

@@ -51,6 +51,9 @@ def test_numcodecs_dense_codec(field):
     assert numcodecs.get_codec(codec.get_config()) == codec
     enc = codec.encode(field)
     assert enc == zcoll.compress(field, abs=1e-2, codec="dense")
+    # the chunk's shape: n-D prediction, smaller than the same values flat
+    assert enc == zcoll.compress(field, abs=1e-2, codec="dense", dims=field.shape)
+    assert len(enc) < len(codec.encode(field.ravel()))
     assert max_err(field.ravel(), codec.decode(enc)) <= 1e-2
     with pytest.raises(ValueError):
         Zcoll(codec="bogus")
@@ -115,6 +118,28 @@ def test_zarr_v3_serializer(tmp_path, field):
     assert max_err(field, back) <= eb
     # a partial read through the codec
     assert max_err(field[1:3], r[1:3]) <= eb
+
+
+def test_zarr_v3_dense_serializer(tmp_path, field):
+    """codec="dense": the configuration names it, each Zarr chunk is predicted
+    along its own shape, the store reads back within the bound."""
+    eb = 1e-3
+    chunks = tuple(max(1, s // 2) for s in field.shape)
+    codec = zcoll.zarr.ZcollCodec(error_bound=eb, codec="dense")
+    assert codec.to_dict()["configuration"]["codec"] == "dense"
+    assert "codec" not in zcoll.zarr.ZcollCodec().to_dict()["configuration"]
+    assert zcoll.zarr.ZcollCodec.from_dict(codec.to_dict()) == codec
+    with pytest.raises(ValueError):
+        zcoll.zarr.ZcollCodec(codec="bogus")
+    z = zarr.create_array(str(tmp_path / "d.zarr"), shape=field.shape, chunks=chunks,
+                          dtype="float32", serializer=codec, compressors=None, zarr_format=3)
+    z[...] = field
+    r = zarr.open_array(str(tmp_path / "d.zarr"), mode="r")
+    assert r.metadata.to_dict()["codecs"][0]["configuration"]["codec"] == "dense"
+    assert max_err(field, r[...]) <= eb
+    part = np.ascontiguousarray(field[tuple(slice(0, c) for c in chunks)])
+    assert codec._compress(part) == zcoll.compress(part, abs=eb, codec="dense")
+    assert zcoll.info(codec._compress(part))["chunk_size"] == 262144
 
 
 def test_zarr_v3_rejects_integers(tmp_path):

@@ -60,8 +60,24 @@ def _codec_code(codec):
     return _CODECS[codec]
 
 
+_MAX_DIMS = 8  # ZCOLL_MAX_DIMS
+
+
+def _dims(array, dims):
+    """The shape the codec is told: ``dims`` if given (``()`` = flat), else the
+    array's shape when it has two or more dimensions; more than 8 dims fold
+    their slowest ones together (the prediction uses the fastest three)."""
+    if dims is None:
+        shape = tuple(np.shape(array))
+        dims = shape if len(shape) >= 2 and int(np.prod(shape)) > 0 else ()
+    dims = [int(d) for d in dims]
+    if len(dims) > _MAX_DIMS:
+        dims = [int(np.prod(dims[:len(dims) - _MAX_DIMS + 1]))] + dims[len(dims) - _MAX_DIMS + 1:]
+    return dims
+
+
 def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None, dtype=None,
-             codec="fast"):
+             codec="fast", dims=None):
     """Compress a float32/float64/float16 C-contiguous array; returns the stream (bytes).
 
     bfloat16: an ``ml_dtypes.bfloat16`` array, or with ``dtype="bfloat16"`` a
@@ -82,15 +98,25 @@ def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None, dt
     ``codec``: ``"fast"`` (bit planes: the fastest, and the only one the
     homomorphic operations take) or ``"dense"`` (the same quantization, Lorenzo
     prediction and rANS coding: a higher ratio at a lower speed; format 1.3).
-    Both predict along the flattened array (the shape is not used yet).
+
+    ``dims``: the shape the dense codec predicts along (slowest first; their
+    product must be the array's size). ``None`` (default) takes ``array.shape``
+    when the array has two or more dimensions; ``()`` compresses it as flat.
+    With dims the dense codec chooses per chunk between 1-D Lorenzo and 2-D/3-D
+    Lorenzo along the fastest dimensions and, with ``chunk_size=0``, takes
+    chunks that hold several rows or planes. The fast codec ignores them. The
+    stream records what each chunk used, not the shape: pass ``shape`` to
+    ``decompress`` to get it back.
     """
     eb_mode, eb = _bound(abs, rel)
     code = _codec_code(codec)
+    shape = _dims(array, dims)
     array, bf16 = _values(array, dtype)
     if out is None:
-        return _codec.compress(array, eb_mode, eb, int(chunk_size), int(threads), bf16, code)
+        return _codec.compress(array, eb_mode, eb, int(chunk_size), int(threads), bf16, code,
+                               shape)
     size = _codec.compress_into(array, out, eb_mode, eb, int(chunk_size), int(threads), bf16,
-                                code)
+                                code, shape)
     return memoryview(out).cast("B")[:size]
 
 

@@ -27,7 +27,10 @@ class Zcoll(Codec):
     each chunk); chunk_size: zcoll's internal chunk in values (0 = 16384);
     threads: OpenMP team per call (0 = all); codec: "fast" or "dense" (format 1.3:
     a higher ratio at a lower speed; zcoll.compress). The config omits codec when it
-    is "fast", so stores written before it existed keep their config.
+    is "fast", so stores written before it existed keep their config. The dense
+    codec predicts along the chunk's shape (an n-D chunk's ``shape``, as Zarr
+    passes it; a flat buffer is 1-D) and, with chunk_size 0, takes zcoll chunks
+    of 262144 values (or four planes) for it; decoding needs no shape.
     """
 
     codec_id = "zcoll"

@@ -28,15 +28,20 @@ _FLOATS = (np.dtype("float32"), np.dtype("float64"))
 @dataclass(frozen=True)
 class ZcollCodec(ArrayBytesCodec):
     """mode "abs" or "rel", error_bound > 0, chunk_size: zcoll's chunk in values
-    (0 = 16384; the Zarr chunk is split into zcoll chunks of this size)."""
+    (0 = 16384; the Zarr chunk is split into zcoll chunks of this size); codec:
+    "fast" or "dense" (zcoll.compress; the dense codec predicts along the Zarr
+    chunk's shape and, with chunk_size 0, takes zcoll chunks of 262144 values or four
+    planes).
+    The configuration omits codec when it is "fast"."""
 
     is_fixed_size = False
 
     mode: str
     error_bound: float
     chunk_size: int
+    codec: str
 
-    def __init__(self, *, mode="abs", error_bound=1e-3, chunk_size=0):
+    def __init__(self, *, mode="abs", error_bound=1e-3, chunk_size=0, codec="fast"):
         if mode not in ("abs", "rel"):
             raise ValueError(f"zcoll: mode must be 'abs' or 'rel', got {mode!r}")
         eb = float(error_bound)
@@ -45,6 +50,8 @@ class ZcollCodec(ArrayBytesCodec):
         object.__setattr__(self, "mode", mode)
         object.__setattr__(self, "error_bound", eb)
         object.__setattr__(self, "chunk_size", int(chunk_size))
+        _zc._codec_code(codec)  # ValueError for an unknown codec
+        object.__setattr__(self, "codec", codec)
 
     @classmethod
     def from_dict(cls, data):
@@ -52,8 +59,10 @@ class ZcollCodec(ArrayBytesCodec):
         return cls(**(config or {}))
 
     def to_dict(self):
-        return {"name": "zcoll", "configuration": {
-            "mode": self.mode, "error_bound": self.error_bound, "chunk_size": self.chunk_size}}
+        config = {"mode": self.mode, "error_bound": self.error_bound, "chunk_size": self.chunk_size}
+        if self.codec != "fast":
+            config["codec"] = self.codec
+        return {"name": "zcoll", "configuration": config}
 
     def validate(self, *, shape, dtype, chunk_grid):
         native = np.dtype(dtype.to_native_dtype())
@@ -64,7 +73,8 @@ class ZcollCodec(ArrayBytesCodec):
         a = np.ascontiguousarray(a)
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
-        return _zc.compress(a, chunk_size=self.chunk_size, **{self.mode: self.error_bound})
+        return _zc.compress(a, chunk_size=self.chunk_size, codec=self.codec,
+                            **{self.mode: self.error_bound})
 
     async def _encode_single(self, chunk_array, chunk_spec):
         a = chunk_array.as_numpy_array()

@@ -1,7 +1,9 @@
 // dense.cc — the dense chunk coder (dense.h; docs/format.md §5.3), as passes:
 // encode codes -> residuals -> symbols + extra bits -> histogram -> rANS;
 // decode, per tile of kTile values, rANS -> symbols -> residuals -> codes ->
-// values (the tiles keep the decoder's buffers on the stack: it cannot fail).
+// values (the tiles keep the decoder's buffers on the stack: it cannot fail;
+// predictors 3 and 4 keep the chunk's codes in a per-thread array instead, as
+// their inverse reads rows and planes of earlier tiles).
 #include "codec/dense.h"
 
 #include <cstring>
@@ -12,6 +14,7 @@
 #endif
 
 #include "codec/chunk_codec.h"
+#include "codec/dense_predict.h"
 #include "codec/format.h"
 
 namespace zcoll {
@@ -237,7 +240,7 @@ inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
 // ---- prediction: codes <-> residuals (u32, modulo 2^32) -------------------------------
 
 // r[i] = q[i] - p[i] with the Lorenzo prediction of §5.3: p = 0, q[0], then q[i-1]
-// (order 1) or 2 q[i-1] - q[i-2] (order 2).
+// (order 1) or 2 q[i-1] - q[i-2] (order 2). (Predictors 3 and 4: dense_predict.h.)
 void residuals_from_codes(const int32_t* codes, uint32_t len, uint8_t order,
                           uint32_t* __restrict r) {
   const uint32_t* q = reinterpret_cast<const uint32_t*>(codes);
@@ -305,6 +308,9 @@ struct Scratch {  // per thread, grown to the chunk size
   std::vector<uint8_t> syms, extra, rans;
 };
 thread_local Scratch t_scratch;
+// The decoder's per-thread codes of a chunk of predictor 3 or 4 (residuals, then
+// codes, tile by tile); grown by the decoder.
+thread_local std::vector<uint32_t> t_nd_codes;
 
 // Lorenzo order 1 or 2: whichever gives the fewer residual bits (order 1 on
 // ties), measured on every 4th value (a quarter of the work, the same choice on
@@ -385,8 +391,7 @@ uint32_t count_symbols(const uint8_t* syms, uint32_t len, uint32_t* cnt) {
   return nsym;
 }
 
-// rANS-code syms[0, len) backwards into the buffer ending at end; returns the
-// first byte (the eight states, then the words). Symbol i uses state i % 8.
+// A raw chunk of the len values x (the fallback).
 template <typename T>
 size_t write_raw(const T* x, uint32_t len, uint8_t* out) {
   const size_t bytes = raw_chunk_bytes(len, sizeof(T));
@@ -401,7 +406,7 @@ size_t write_raw(const T* x, uint32_t len, uint8_t* out) {
 constexpr uint32_t kTile = 2048;  // values per decoder pass (a multiple of kDenseStates)
 
 struct DenseView {
-  uint8_t order;
+  DensePredictor pred;
   uint32_t nsym;
   uint16_t f[kDenseMaxSymbols];
   const uint8_t* extra;
@@ -412,17 +417,18 @@ struct DenseView {
 // The parts of a dense chunk; false if malformed (validate_dense_chunk).
 bool view_of(const uint8_t* in, size_t bytes, DenseView* v) {
   if (bytes < kDenseChunkHeaderBytes || in[0] != kChunkDense || in[3] != 0) return false;
-  v->order = in[1];
-  if (v->order != kDenseOrder1 && v->order != kDenseOrder2) return false;
+  // the predictor id and its strides (which read_dense_predictor checks are in the chunk)
+  if (!read_dense_predictor(in, bytes, &v->pred)) return false;
   v->nsym = in[2];
   if (v->nsym < 1 || v->nsym > kDenseMaxSymbols) return false;
   const uint8_t* end = in + bytes;
-  const size_t table = read_table(in + kDenseChunkHeaderBytes, end, v->nsym, v->f);
+  const uint8_t* freqs = in + kDenseChunkHeaderBytes + dense_predictor_bytes(v->pred.id);
+  const size_t table = read_table(freqs, end, v->nsym, v->f);
   if (table == 0) return false;
   uint32_t sum = 0;
   for (uint32_t s = 0; s < v->nsym; ++s) sum += v->f[s];
   if (sum != kScale) return false;
-  v->extra = in + kDenseChunkHeaderBytes + table;
+  v->extra = freqs + table;
   const uint64_t extra_bytes = load_u32(in + 4);
   if (extra_bytes + kDenseStateBytes > static_cast<uint64_t>(end - v->extra)) return false;
   v->states = v->extra + extra_bytes;
@@ -503,8 +509,12 @@ void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
   }
 }
 
+// Predictors 1 and 2: the residuals of a tile into a stack buffer, turned into
+// codes with the carry of the previous tile (Inverse). Predictors 3 and 4: into
+// nd, the chunk's array (len values), then codes in place (dense_unpredict_range:
+// rows and planes of earlier tiles are codes already).
 template <typename T, bool kAcc>
-void decode_values(const DenseView& v, uint32_t len, double factor, T* out) {
+void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint32_t* nd) {
   uint32_t tab[kScale];
   dec_table(v.f, v.nsym, tab);
   uint32_t xs[kDenseStates];
@@ -515,13 +525,18 @@ void decode_values(const DenseView& v, uint32_t len, double factor, T* out) {
   Inverse inv;
   const auto rans = active_kernels().dense_rans_decode;
   alignas(32) uint8_t syms[kTile];
-  alignas(32) uint32_t r[kTile];
+  alignas(32) uint32_t tile[kTile];
   for (uint32_t i = 0; i < len; i += kTile) {
     const uint32_t n = len - i < kTile ? len - i : kTile;
+    uint32_t* r = nd ? nd + i : tile;
     rans(xs, &p, v.end, tab, syms, n);  // pass 1 (a tile starts at a multiple of 16)
     residuals_of_symbols(syms, n, v.extra, extra_bytes, &bit, r);
-    v.order == kDenseOrder2 ? codes_from_residuals<kDenseOrder2>(r, n, inv)
-                            : codes_from_residuals<kDenseOrder1>(r, n, inv);
+    if (nd)
+      dense_unpredict_range(nd, i, i + n, v.pred);
+    else if (v.pred.id == kDenseOrder2)
+      codes_from_residuals<kDenseOrder2>(r, n, inv);
+    else
+      codes_from_residuals<kDenseOrder1>(r, n, inv);
     dequantize<T, kAcc>(r, n, factor, out + i);
   }
 }
@@ -576,7 +591,8 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
 }
 
 template <typename T>
-size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out) {
+size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out,
+                            const DenseShape& shape) {
   Scratch& s = t_scratch;
   if (s.codes.size() < len) {
     s.codes.resize(len), s.res.resize(len), s.syms.resize(len);
@@ -584,8 +600,17 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
-  const uint8_t order = choose_order(s.codes.data(), len);
-  residuals_from_codes(s.codes.data(), len, order, s.res.data());
+  // n-D candidates where the chunk holds more than one row (dense_predict.h);
+  // otherwise order 1 or 2 (the same choice as choose_dense_predictor's)
+  DensePredictor pred;
+  if (shape.row && shape.row < len)
+    pred = choose_dense_predictor(s.codes.data(), len, shape);
+  else
+    pred.id = choose_order(s.codes.data(), len);
+  if (pred.id >= kDenseLorenzo2D)
+    dense_residuals(s.codes.data(), len, pred, s.res.data());
+  else
+    residuals_from_codes(s.codes.data(), len, pred.id, s.res.data());
   const size_t extra_bytes = make_symbols(s.res.data(), len, s.syms.data(), s.extra.data());
   uint32_t cnt[kDenseMaxSymbols];
   const uint32_t nsym = count_symbols(s.syms.data(), len, cnt);
@@ -593,7 +618,8 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   normalize(cnt, nsym, len, f);
   uint8_t table[2 * kDenseMaxSymbols];
   const size_t table_bytes = write_table(f, nsym, table);
-  const size_t head = kDenseChunkHeaderBytes + table_bytes + extra_bytes;
+  const size_t fields = kDenseChunkHeaderBytes + dense_predictor_bytes(pred.id);
+  const size_t head = fields + table_bytes + extra_bytes;
   if (head + kDenseStateBytes >= raw) return write_raw(x, len, out);
   DenseEncSymbols es;
   enc_symbols(f, nsym, &es);
@@ -602,12 +628,12 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   const size_t pos = head + static_cast<size_t>(rend - rbeg);
   if (align8(pos) >= raw) return write_raw(x, len, out);
   out[0] = kChunkDense;
-  out[1] = order;
   out[2] = static_cast<uint8_t>(nsym);
   out[3] = 0;
   store_u32(out + 4, static_cast<uint32_t>(extra_bytes));
-  std::memcpy(out + kDenseChunkHeaderBytes, table, table_bytes);
-  std::memcpy(out + kDenseChunkHeaderBytes + table_bytes, s.extra.data(), extra_bytes);
+  write_dense_predictor(pred, out);  // out[1] and the strides after the header
+  std::memcpy(out + fields, table, table_bytes);
+  std::memcpy(out + fields + table_bytes, s.extra.data(), extra_bytes);
   std::memcpy(out + head, rbeg, pos - head);
   std::memset(out + pos, 0, align8(pos) - pos);
   return align8(pos);
@@ -628,10 +654,16 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
                             bool accumulate) {
   DenseView v;
   if (!view_of(in, bytes, &v)) return;  // validate_dense_chunk accepted it: cannot happen
+  uint32_t* nd = nullptr;
+  if (v.pred.id >= kDenseLorenzo2D) {
+    // may throw std::bad_alloc (dense.h)
+    if (t_nd_codes.size() < len) t_nd_codes.resize(len);
+    nd = t_nd_codes.data();
+  }
   if (accumulate)
-    decode_values<T, true>(v, len, factor, out);
+    decode_values<T, true>(v, len, factor, out, nd);
   else
-    decode_values<T, false>(v, len, factor, out);
+    decode_values<T, false>(v, len, factor, out, nd);
 }
 
 void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
@@ -640,15 +672,17 @@ void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
 void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) { dec_table(f, nsym, tab); }
 
 template size_t compress_dense_chunk<float>(const float*, uint32_t, const Quantizer<float>&,
-                                            uint8_t*);
+                                            uint8_t*, const DenseShape&);
 template void decompress_dense_chunk<float>(const uint8_t*, size_t, uint32_t, double, float*, bool);
 template size_t compress_dense_chunk<double>(const double*, uint32_t, const Quantizer<double>&,
-                                             uint8_t*);
+                                             uint8_t*, const DenseShape&);
 template void decompress_dense_chunk<double>(const uint8_t*, size_t, uint32_t, double, double*,
                                              bool);
-template size_t compress_dense_chunk<Bf16>(const Bf16*, uint32_t, const Quantizer<Bf16>&, uint8_t*);
+template size_t compress_dense_chunk<Bf16>(const Bf16*, uint32_t, const Quantizer<Bf16>&, uint8_t*,
+                                           const DenseShape&);
 template void decompress_dense_chunk<Bf16>(const uint8_t*, size_t, uint32_t, double, Bf16*, bool);
-template size_t compress_dense_chunk<Fp16>(const Fp16*, uint32_t, const Quantizer<Fp16>&, uint8_t*);
+template size_t compress_dense_chunk<Fp16>(const Fp16*, uint32_t, const Quantizer<Fp16>&, uint8_t*,
+                                           const DenseShape&);
 template void decompress_dense_chunk<Fp16>(const uint8_t*, size_t, uint32_t, double, Fp16*, bool);
 
 }  // namespace zcoll

@@ -33,10 +33,17 @@ zcoll_status check_threads(int threads) {
 // core/params.cc checks chunk sizes against blocks of 32 values.
 static_assert(kBlock == 32, "chunk-size rule of core/params.cc");
 
-// The arguments every compressing entry point checks first.
+// The strides of p's dims that the dense codec's n-D prediction may use.
+static DenseShape shape_of(const zcoll_params& p) {
+  return p.codec == ZCOLL_CODEC_DENSE ? dense_shape_of(p.dims, p.ndims) : DenseShape{};
+}
+
+// The arguments every compressing entry point checks first (the chunk size:
+// the caller's, else the dense codec's for dims, else the default).
 zcoll_status check_compress_args(const zcoll_params* in, zcoll_dtype dtype, int threads,
                                  zcoll_params* p, uint32_t* chunk_size) {
   ZCOLL_CHECK(check_params(in, p, chunk_size));
+  if (p->chunk_size == 0) *chunk_size = dense_chunk_size(shape_of(*p), *chunk_size);
   ZCOLL_CHECK(check_dtype(dtype));
   return check_threads(threads);
 }
@@ -49,7 +56,7 @@ namespace {
 template <typename T>
 void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint64_t first,
                     uint64_t last, uint8_t* dst, int threads, size_t* written, uint32_t* sizes,
-                    uint32_t* crcs = nullptr) {
+                    const DenseShape& shape, uint32_t* crcs = nullptr) {
   const ChunkKernels& k = active_kernels();
   const bool dense = h.dense();
   *written = produce_chunks(
@@ -57,7 +64,7 @@ void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint6
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out) {
         const T* x = src + c * h.chunk_size;
-        return dense ? compress_dense_chunk<T>(x, h.chunk_len(c), qz, out)
+        return dense ? compress_dense_chunk<T>(x, h.chunk_len(c), qz, out, shape)
                      : compress_chunk<T>(k, x, h.chunk_len(c), qz, out);
       },
       crcs);
@@ -70,7 +77,7 @@ uint8_t header_flags(const zcoll_params& p) {
 
 template <typename T>
 zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, uint8_t flags,
-                            int threads, uint8_t* dst, size_t* dst_size) {
+                            const DenseShape& shape, int threads, uint8_t* dst, size_t* dst_size) {
   Quantizer<T> qz;
   if (!make_quantizer<T>(eb, &qz))
     return fail(ZCOLL_ERR_INVALID_ARG, "error bound %g cannot be used as a quantization step", eb);
@@ -87,7 +94,7 @@ zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, uint
   std::vector<uint32_t> crcs(h.checksummed() ? chunks : 0);
   size_t written = 0;
   if (chunks)
-    compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data(),
+    compress_range<T>(src, h, qz, 0, chunks, dst + begin, threads, &written, sizes.data(), shape,
                       h.checksummed() ? crcs.data() : nullptr);
   for (uint64_t c = 0; c < chunks; ++c) store_u32(dst + kHeaderBytes + 4 * c, sizes[c]);
   write_header(dst, h);
@@ -300,7 +307,8 @@ zcoll_status compress_chunks_impl(const zcoll_params& p, uint32_t cs, zcoll_dtyp
     Quantizer<T> qz;
     if (!make_quantizer<T>(p.error_bound, &qz))
       return fail(ZCOLL_ERR_INVALID_ARG, "unusable error bound %g", p.error_bound);
-    compress_range<T>(static_cast<const T*>(src), h, qz, first, last, d, threads, written, sizes);
+    compress_range<T>(static_cast<const T*>(src), h, qz, first, last, d, threads, written, sizes,
+                      shape_of(p));
     return ZCOLL_SUCCESS;
   });
 }
@@ -481,6 +489,7 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     zcoll_params p;
     uint32_t cs = 0;
     ZCOLL_CHECK(check_compress_args(params, dtype, threads, &p, &cs));
+    ZCOLL_CHECK(check_dims(p, n));
     if ((n && !src) || !dst || !dst_size)
       return fail(ZCOLL_ERR_INVALID_ARG, "NULL pointer argument");
     const size_t bound = zcoll_compress_bound(n, dtype);
@@ -494,7 +503,8 @@ zcoll_status zcoll_compress(const zcoll_params* params, zcoll_dtype dtype, const
     const uint8_t flags = header_flags(p);
     return with_value_type(dtype, [&](auto tag) {
       using T = decltype(tag);
-      return compress_typed(static_cast<const T*>(src), n, eb, cs, flags, threads, d, dst_size);
+      return compress_typed(static_cast<const T*>(src), n, eb, cs, flags, shape_of(p), threads, d,
+                            dst_size);
     });
   });
 }
@@ -507,6 +517,7 @@ zcoll_status zcoll_compress_chunks(const zcoll_params* params, zcoll_dtype dtype
     zcoll_params p;
     uint32_t cs = 0;
     ZCOLL_CHECK(check_compress_args(params, dtype, threads, &p, &cs));
+    ZCOLL_CHECK(check_dims(p, n));
     return compress_chunks_impl(p, cs, dtype, src, n, first, last, dst, cap, written, sizes,
                                 threads);
   });
@@ -519,6 +530,8 @@ zcoll_status zcoll_compress_finish(const zcoll_params* params, zcoll_dtype dtype
     zcoll_params p;
     uint32_t cs = 0;
     ZCOLL_CHECK(check_params(params, &p, &cs));
+    if (p.chunk_size == 0) cs = dense_chunk_size(shape_of(p), cs);
+    ZCOLL_CHECK(check_dims(p, n));
     ZCOLL_CHECK(check_dtype(dtype));
     return compress_finish_impl(p, cs, dtype, n, sizes, dst, cap);
   });

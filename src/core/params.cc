@@ -1,7 +1,9 @@
 #include "core/params.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "core/error.h"
 #include "core/struct_io.h"
@@ -35,7 +37,30 @@ zcoll_status check_params(const zcoll_params* in, zcoll_params* p, uint32_t* chu
   std::memcpy(&codec, &p->codec, sizeof codec);
   if (codec != ZCOLL_CODEC_FAST && codec != ZCOLL_CODEC_DENSE)
     return fail(ZCOLL_ERR_INVALID_ARG, "unknown codec %d", codec);
+  if (p->ndims > ZCOLL_MAX_DIMS)
+    return fail(ZCOLL_ERR_INVALID_ARG, "ndims %u exceeds ZCOLL_MAX_DIMS = %u", p->ndims,
+                ZCOLL_MAX_DIMS);
+  for (uint32_t d = 0; d < p->ndims; ++d)
+    if (p->dims[d] == 0) return fail(ZCOLL_ERR_INVALID_ARG, "dims[%u] is 0", d);
   *chunk_size = cs;
+  return ZCOLL_SUCCESS;
+}
+
+zcoll_status check_dims(const zcoll_params& p, size_t n) {
+  if (p.ndims == 0) return ZCOLL_SUCCESS;
+  uint64_t prod = 1;
+  bool over = false;
+  for (uint32_t d = 0; d < p.ndims; ++d)
+    over = over || __builtin_mul_overflow(prod, p.dims[d], &prod);
+  if (over || prod != n) {
+    char shape[8 * 21 + 1] = "";
+    size_t at = 0;
+    for (uint32_t d = 0; d < p.ndims && at < sizeof shape; ++d)
+      at += static_cast<size_t>(std::snprintf(shape + at, sizeof shape - at, d ? "x%llu" : "%llu",
+                                              static_cast<unsigned long long>(p.dims[d])));
+    return fail(ZCOLL_ERR_INVALID_ARG, "dims %s hold %s values, not n = %zu", shape,
+                over ? "more than 2^64" : std::to_string(prod).c_str(), n);
+  }
   return ZCOLL_SUCCESS;
 }
 

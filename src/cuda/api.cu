@@ -252,6 +252,7 @@ zcoll_status compress(const zcoll_params* params, zcoll_dtype dtype, const void*
   zcoll_params p;
   uint32_t cs = 0;
   ZCOLL_CHECK(check_params(params, &p, &cs));
+  ZCOLL_CHECK(check_dims(p, n));  // checked as the CPU codec does; the fast codec ignores dims
   if (p.flags != 0)  // format 1.1 chunk checksums: CPU codec only (the decoder rejects them too)
     return fail(ZCOLL_ERR_UNSUPPORTED, "the GPU codec does not write ZCOLL_FLAG_CHECKSUM streams");
   if (p.codec != ZCOLL_CODEC_FAST)  // format 1.3 dense chunks: CPU codec only

@@ -193,7 +193,7 @@ TEST(Dense, CorruptFramingIsCorrupt) {
   };
   EXPECT_EQ(with(0, 3), ZCOLL_ERR_CORRUPT);    // unknown kind
   EXPECT_EQ(with(1, 0), ZCOLL_ERR_CORRUPT);    // predictor 0
-  EXPECT_EQ(with(1, 3), ZCOLL_ERR_CORRUPT);    // predictor 3
+  EXPECT_EQ(with(1, 5), ZCOLL_ERR_CORRUPT);    // predictor 5 (3, 4: dense_nd_test)
   EXPECT_EQ(with(2, 0), ZCOLL_ERR_CORRUPT);    // nsym 0
   EXPECT_EQ(with(2, 169), ZCOLL_ERR_CORRUPT);  // nsym > 168
   EXPECT_EQ(with(3, 1), ZCOLL_ERR_CORRUPT);    // byte 3 must be 0

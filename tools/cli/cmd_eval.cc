@@ -40,6 +40,7 @@ void print_json(const EvalOptions& o, const Eval& e) {
   j["eb"] = e.given;
   j["abs_eb"] = e.eb;
   j["codec"] = o.codec;
+  j["dims"] = o.dims;
   j["chunk_size"] = e.info.chunk_size;
   j["threads"] = o.threads;
   j["repeat"] = o.repeat;
@@ -90,7 +91,7 @@ int run_eval(const EvalOptions& o) {
   size_t n = 0;
   const Buffer in = read_raw_values(o.input, dtype, &n);
   if (n == 0) throw Error("'" + o.input + "' is empty: nothing to evaluate");
-  const zcoll_params p = make_params(o.bound, o.chunk_size, o.codec);
+  const zcoll_params p = make_params(o.bound, o.chunk_size, o.codec, o.dims);
   const double raw_bytes = static_cast<double>(in.size());
 
   // Best of `repeat` runs: the first run also pays for page faults on the

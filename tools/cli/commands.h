@@ -23,6 +23,7 @@ struct CompressOptions {
   int threads = 0;
   uint32_t chunk_size = 0;  // 0 = library default
   std::string codec = "fast";
+  std::string dims;  // "17x96x192", slowest first; empty = flat
 };
 
 struct DecompressOptions {
@@ -41,6 +42,7 @@ struct EvalOptions {
   int threads = 0;
   uint32_t chunk_size = 0;
   std::string codec = "fast";
+  std::string dims;
   int repeat = 3;
   bool json = false;
 };
@@ -56,9 +58,10 @@ struct AddOptions {
 
 // zcoll_params for an error bound, thread count and chunk size (shared by
 // compress and eval; the library validates the values).
-// codec: "fast" or "dense".
+// codec: "fast" or "dense"; dims: "AxBxC" (slowest first) or empty. A
+// malformed dims string throws Error; their product is the library's check.
 zcoll_params make_params(const BoundOptions& bound, uint32_t chunk_size,
-                         const std::string& codec = "fast");
+                         const std::string& codec = "fast", const std::string& dims = "");
 
 int run_compress(const CompressOptions& o);
 int run_decompress(const DecompressOptions& o);

@@ -83,9 +83,17 @@ struct Commands {
 
 void add_codec(CLI::App* cmd, std::string* codec) {
   cmd->add_option("--codec", *codec,
-                  "fast (bit planes, the default) or dense (Lorenzo order 1/2 + rANS: higher "
+                  "fast (bit planes, the default) or dense (Lorenzo prediction + rANS: higher "
                   "ratio, slower)")
       ->check(CLI::IsMember({"fast", "dense"}));
+}
+
+void add_dims(CLI::App* cmd, std::string* dims) {
+  cmd->add_option("--dims", *dims,
+                  "the array's shape, slowest dimension first (C order, as numpy's shape), e.g. "
+                  "17x96x192; the product must be the value count. The dense codec predicts "
+                  "along the fastest two or three dimensions and, without --chunk-size, takes "
+                  "chunks of 262144 values or four planes; the fast codec ignores it");
 }
 
 void add_compress(CLI::App& app, Commands* c) {
@@ -99,6 +107,7 @@ void add_compress(CLI::App& app, Commands* c) {
   compress->add_option("--chunk-size", co.chunk_size,
                        "values per chunk: a multiple of 32 in [1024, 1048576] (default 16384)");
   add_codec(compress, &co.codec);
+  add_dims(compress, &co.dims);
   c->compress = compress;
 }
 
@@ -128,6 +137,7 @@ void add_eval(CLI::App& app, Commands* c) {
   add_threads(eval, &eo.threads);
   eval->add_option("--chunk-size", eo.chunk_size, "values per chunk (default 16384)");
   add_codec(eval, &eo.codec);
+  add_dims(eval, &eo.dims);
   eval->add_option("--repeat", eo.repeat, "runs to time; the best is reported")
       ->check(CLI::Range(1, 1000));
   eval->add_flag("--json", eo.json, "print one JSON object");

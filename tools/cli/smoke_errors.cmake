@@ -18,6 +18,13 @@ zcoll_fails("--threads" decompress -i "${WORK}/good.zc" -o "${WORK}/x.f32" --thr
 zcoll_fails("chunk size" compress -i "${DATA}" -o "${WORK}/x.zc" --type f32 --rel 1e-3
             --chunk-size 1000)
 zcoll_fails("--repeat" eval -i "${DATA}" --type f32 --rel 1e-3 --repeat 0)
+zcoll_fails("dims 17x96x191 hold 311712 values, not n = 313344" compress -i "${DATA}"
+            -o "${WORK}/x.zc" --type f32 --rel 1e-3 --codec dense --dims 17x96x191)
+zcoll_fails("a dimension is 0" eval -i "${DATA}" --type f32 --rel 1e-3 --dims 17x0x192)
+zcoll_fails("positive integers separated by 'x'" eval -i "${DATA}" --type f32 --rel 1e-3
+            --dims 17x96x)
+zcoll_fails("at most 8 dimensions" eval -i "${DATA}" --type f32 --rel 1e-3
+            --dims 1x1x1x1x1x1x17x96x192)
 zcoll_fails("excludes" add "${WORK}/good.zc" "${WORK}/good.zc" -o "${WORK}/x.zc" --mean
             --scale 3)
 zcoll_fails("--scale" add "${WORK}/good.zc" "${WORK}/good.zc" -o "${WORK}/x.zc" --scale 0)

@@ -1,0 +1,232 @@
+// dense_predict.cc — the dense codec's predictors (dense_predict.h).
+#include "codec/dense_predict.h"
+
+#include <algorithm>
+
+#include "codec/dense.h"
+#include "codec/format.h"
+#include "zcoll.h"
+
+namespace zcoll {
+
+namespace {
+
+constexpr uint32_t kMaxStride = ZCOLL_MAX_CHUNK_SIZE;  // a longer stride never fits in a chunk
+constexpr uint32_t kSampleStep = 4;                    // the estimate looks at every 4th value
+
+inline uint32_t u32(int32_t v) { return static_cast<uint32_t>(v); }
+inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
+inline uint32_t width_of(uint32_t v) {
+  return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0;
+}
+
+// Where the regions of a chunk end: [1, e1) order 1 (the chunk's first row),
+// [e1, e2) 2-D Lorenzo, [e2, len) 3-D Lorenzo (e2 = len for the 2-D predictor).
+struct Regions {
+  uint32_t e1, e2;
+};
+Regions regions_of(const DensePredictor& p, uint32_t len) {
+  const uint64_t n = len;
+  Regions g;
+  g.e1 = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{p.row} + 1));
+  g.e2 = p.id == kDenseLorenzo3D
+             ? static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{p.plane} + p.row + 1))
+             : len;
+  return g;
+}
+
+// log2(x) in 16.16 fixed point, integers only (the choice, and so the bytes,
+// cannot depend on a libm): the top bit's position, then 16 fraction bits by
+// repeated squaring of the mantissa.
+uint64_t log2_fix(uint64_t x) {
+  const uint32_t e = 63u - static_cast<uint32_t>(__builtin_clzll(x));
+  uint64_t m = e >= 31 ? x >> (e - 31) : x << (31 - e);  // Q1.31 in [1, 2)
+  uint64_t r = uint64_t{e} << 16;
+  for (int b = 15; b >= 0; --b) {
+    m = (m * m) >> 31;
+    if (m >= (uint64_t{1} << 32)) m >>= 1, r |= uint64_t{1} << b;
+  }
+  return r;
+}
+
+// Order-0 estimate of the coded bits (16.16) of a histogram: symbols 0..63 are
+// small zigzagged residuals, 64 + w a residual of w bits (w - 1 raw bits).
+constexpr uint32_t kEstSymbols = 64 + 33;
+uint64_t estimate_bits(const uint32_t* h, uint32_t total) {
+  const uint64_t lt = log2_fix(total);
+  uint64_t bits = 0;
+  for (uint32_t s = 0; s < kEstSymbols; ++s) {
+    if (!h[s]) continue;
+    bits += uint64_t{h[s]} * (lt - log2_fix(h[s]));
+    if (s >= 64) bits += uint64_t{h[s]} * (s - 65) << 16;
+  }
+  return bits;
+}
+
+// The histograms of the zigzagged residuals of the candidates 1, 2, 3 (and 4
+// with plane) at i = 2, 6, 10, ... (< len), in one pass: the region loops share
+// the loads (the residuals are those of dense_residuals at the same i).
+void sample_histograms(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                       uint32_t (*h)[kEstSymbols]) {
+  auto put = [](uint32_t* hc, uint32_t r) {
+    const uint32_t u = zigzag(r);
+    ++hc[u < 64 ? u : 64 + width_of(u)];
+  };
+  DensePredictor p;
+  p.id = plane ? kDenseLorenzo3D : kDenseLorenzo2D, p.row = row, p.plane = plane;
+  const Regions g = regions_of(p, len);
+  const uint32_t R = row, P = plane;
+  uint32_t i = 2;
+  for (; i < g.e1; i += kSampleStep) {  // the chunk's first row: n-D = order 1
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+    put(h[0], d1), put(h[1], d1 - d0), put(h[2], d1);
+    if (P) put(h[3], d1);
+  }
+  for (; i < g.e2; i += kSampleStep) {  // 2-D for 3 and 4
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+    const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
+    put(h[0], d1), put(h[1], d1 - d0), put(h[2], two);
+    if (P) put(h[3], two);
+  }
+  for (; i < len; i += kSampleStep) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+    const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
+    const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
+                          u32(q[i - P - R - 1]);
+    put(h[0], d1), put(h[1], d1 - d0), put(h[2], two), put(h[3], two - back);
+  }
+}
+
+}  // namespace
+
+size_t dense_predictor_bytes(uint8_t id) {
+  return id == kDenseLorenzo2D ? 4 : id == kDenseLorenzo3D ? 8 : 0;
+}
+
+DenseShape dense_shape_of(const uint64_t* dims, uint32_t ndims) {
+  uint64_t fast[2] = {0, 0};  // the fastest two dims above 1, fastest first
+  uint32_t k = 0;
+  for (uint32_t d = ndims; d-- > 0 && k < 2;)
+    if (dims[d] > 1) fast[k++] = dims[d];
+  DenseShape s;
+  // A stride is usable when a slower dim exists (else there is nothing to look back to).
+  uint32_t slower = 0;
+  for (uint32_t d = 0; d < ndims; ++d) slower += dims[d] > 1;
+  if (slower >= 2 && fast[0] <= kMaxStride) s.row = static_cast<uint32_t>(fast[0]);
+  if (slower >= 3 && s.row && fast[1] <= kMaxStride / fast[0])
+    s.plane = static_cast<uint32_t>(fast[0] * fast[1]);
+  return s;
+}
+
+uint32_t dense_chunk_size(const DenseShape& shape, uint32_t fallback) {
+  // Measured on shared/data (docs/design.md): 2^18 values gave the best ratio
+  // of 2^14..2^20 (each chunk's table and states spread over more values, and a
+  // chunk's first row or plane, predicted with less context, is a smaller share);
+  // a larger plane gets four planes per chunk.
+  constexpr uint64_t kNd = uint64_t{1} << 18;
+  if (!shape.row) return fallback;
+  const uint64_t want = std::max<uint64_t>(kNd, (4 * uint64_t{shape.plane} + 31) / 32 * 32);
+  return static_cast<uint32_t>(std::min<uint64_t>(want, ZCOLL_MAX_CHUNK_SIZE));
+}
+
+bool read_dense_predictor(const uint8_t* in, size_t bytes, DensePredictor* p) {
+  const uint8_t id = in[1];
+  if (id < kDenseOrder1 || id > kDenseLorenzo3D) return false;
+  if (bytes < kDenseChunkHeaderBytes + dense_predictor_bytes(id)) return false;
+  p->id = id;
+  p->row = id >= kDenseLorenzo2D ? load_u32(in + kDenseChunkHeaderBytes) : 0;
+  p->plane = id == kDenseLorenzo3D ? load_u32(in + kDenseChunkHeaderBytes + 4) : 0;
+  if (id >= kDenseLorenzo2D && (p->row < 1 || p->row > kMaxStride)) return false;
+  if (id == kDenseLorenzo3D && (p->plane <= p->row || p->plane > kMaxStride)) return false;
+  return true;
+}
+
+void write_dense_predictor(const DensePredictor& p, uint8_t* out) {
+  out[1] = p.id;
+  if (p.id >= kDenseLorenzo2D) store_u32(out + kDenseChunkHeaderBytes, p.row);
+  if (p.id == kDenseLorenzo3D) store_u32(out + kDenseChunkHeaderBytes + 4, p.plane);
+}
+
+DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const DenseShape& shape) {
+  DensePredictor cand[4];
+  int nc = 0;
+  cand[nc++].id = kDenseOrder1;
+  cand[nc++].id = kDenseOrder2;
+  // n-D only where the chunk holds more than one row (plane) to look back on
+  if (shape.row && shape.row < len) cand[nc++] = DensePredictor{kDenseLorenzo2D, shape.row, 0};
+  if (shape.plane && shape.plane < len)
+    cand[nc++] = DensePredictor{kDenseLorenzo3D, shape.row, shape.plane};
+  if (nc == 2 && len >= 3) {
+    // 1-D only: order 1 or 2, the estimate of dense.cc's first version
+    uint64_t c1 = 0, c2 = 0;
+    for (uint32_t i = 2; i < len; i += kSampleStep) {
+      const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
+      c1 += static_cast<uint32_t>(__builtin_clz(zigzag(d1) | 1u) ^ 31);
+      c2 += static_cast<uint32_t>(__builtin_clz(zigzag(d1 - d0) | 1u) ^ 31);
+    }
+    return cand[c2 < c1 ? 1 : 0];
+  }
+  if (nc == 2 || len < 3) return cand[0];  // (no sample below 3 values)
+  // n-D candidates: the order-0 entropy of each one's residuals on the sample
+  // (what the rANS stage pays; fewer bits wins, the lower id on ties)
+  uint32_t h[4][kEstSymbols] = {};
+  sample_histograms(q, len, shape.row, nc == 4 ? shape.plane : 0, h);
+  const uint32_t total = (len - 2 + kSampleStep - 1) / kSampleStep;  // i = 2, 6, 10, ...
+  uint64_t best = ~uint64_t{0};
+  int pick = 0;
+  for (int c = 0; c < nc; ++c) {
+    const uint64_t bits = estimate_bits(h[c], total);
+    if (bits < best) best = bits, pick = c;
+  }
+  return cand[pick];
+}
+
+void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r) {
+  if (len == 0) return;
+  r[0] = u32(q[0]);
+  if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
+    if (len > 1) r[1] = u32(q[1]) - u32(q[0]);
+    if (p.id == kDenseOrder1)
+      for (uint32_t i = 2; i < len; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
+    else
+      for (uint32_t i = 2; i < len; ++i) r[i] = u32(q[i]) - (2 * u32(q[i - 1]) - u32(q[i - 2]));
+    return;
+  }
+  const Regions g = regions_of(p, len);
+  const uint32_t R = p.row, P = p.plane;
+  for (uint32_t i = 1; i < g.e1; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
+  for (uint32_t i = g.e1; i < g.e2; ++i)
+    r[i] = u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]));
+  for (uint32_t i = g.e2; i < len; ++i) {
+    const uint32_t two = u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]);
+    const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
+                          u32(q[i - P - R - 1]);
+    r[i] = u32(q[i]) - (two + back);
+  }
+}
+
+void dense_unpredict(uint32_t* q, uint32_t len, const DensePredictor& p) {
+  dense_unpredict_range(q, 0, len, p);
+}
+
+void dense_unpredict_range(uint32_t* q, uint32_t from, uint32_t to, const DensePredictor& p) {
+  uint32_t i = from ? from : 1;  // q[0] is its own residual
+  if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
+    if (i == 1 && to > 1) q[1] += q[0], i = 2;
+    if (p.id == kDenseOrder1)
+      for (; i < to; ++i) q[i] += q[i - 1];
+    else
+      for (; i < to; ++i) q[i] += 2 * q[i - 1] - q[i - 2];
+    return;
+  }
+  // the regions end at the same indices for any to (min(to, ...) ends the loops)
+  const Regions g = regions_of(p, to);
+  const uint32_t R = p.row, P = p.plane;
+  for (; i < g.e1; ++i) q[i] += q[i - 1];
+  for (; i < g.e2; ++i) q[i] += q[i - 1] + q[i - R] - q[i - R - 1];
+  for (; i < to; ++i)
+    q[i] += q[i - 1] + q[i - R] - q[i - R - 1] + q[i - P] - q[i - P - 1] - q[i - P - R] +
+            q[i - P - R - 1];
+}
+
+}  // namespace zcoll

@@ -1,0 +1,68 @@
+// dense_predict.h — the predictors of the dense codec (docs/format.md §5.3) as
+// whole-chunk passes: codes -> residuals in the encoder, residuals -> codes in
+// the decoder (in place), all arithmetic u32 modulo 2^32.
+//
+// Predictor ids (the chunk's byte 1):
+//   1  Lorenzo of order 1 along the chunk      p = q[i-1]
+//   2  Lorenzo of order 2 along the chunk      p = 2 q[i-1] - q[i-2]
+//   3  2-D Lorenzo with row length R           p = q[i-1] + q[i-R] - q[i-R-1]
+//   4  3-D Lorenzo with row R and plane P      the 7-term 3-D Lorenzo
+// A chunk is a run of the flattened C-order array, so q[i-R] is the value one
+// row up and q[i-P] one plane back, whatever the chunk's first index; only the
+// left neighbour at a row start is not (it is the previous row's end: a worse
+// guess for one value per row, no dims needed to decode). The n-D predictors
+// reference only values of their chunk: the first row of a chunk is predicted
+// by order 1, the first plane (plus a row) of a 3-D chunk by the 2-D one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace zcoll {
+
+constexpr uint8_t kDenseLorenzo2D = 3, kDenseLorenzo3D = 4;
+
+// Where n-D prediction can look: row = the fastest dimension's length, plane =
+// the fastest two's product (0 = not available). From the caller's dims.
+struct DenseShape {
+  uint32_t row = 0, plane = 0;
+};
+
+// A chunk's predictor: its id and, for 3 and 4, its strides.
+struct DensePredictor {
+  uint8_t id = 1;
+  uint32_t row = 0, plane = 0;
+};
+
+// Bytes of the predictor's fields after the 8-byte chunk header: 0 for ids 1
+// and 2, 4 for 3 (u32 row), 8 for 4 (u32 row, u32 plane).
+size_t dense_predictor_bytes(uint8_t id);
+
+// The shape's strides usable for n-D prediction (squeezing dims of 1, dropping
+// a stride above the largest chunk): from dims (slowest first, ndims >= 0).
+DenseShape dense_shape_of(const uint64_t* dims, uint32_t ndims);
+
+// The chunk size when the caller gave none: fallback (the default) without
+// n-D strides; with them, chunks that hold several rows or planes.
+uint32_t dense_chunk_size(const DenseShape& shape, uint32_t fallback);
+
+// Read a chunk's predictor (byte 1 and its fields; the chunk has at least 8
+// bytes). false = unknown id, fields past the chunk's bytes, or strides out of
+// range (1 <= row <= 2^20, row < plane <= 2^20).
+bool read_dense_predictor(const uint8_t* in, size_t bytes, DensePredictor* p);
+// Write p's id into out[1] and its fields at out + 8.
+void write_dense_predictor(const DensePredictor& p, uint8_t* out);
+
+// The predictor of the codes q[0, len): among order 1, order 2 and the n-D ones
+// the shape allows, the one with the fewest residual bits on a sample.
+DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const DenseShape& shape);
+
+// r[i] = q[i] - p(i) (u32, modulo 2^32) for i in [0, len).
+void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r);
+// The inverse, in place: residuals -> codes. Any row/plane reads only [0, len).
+void dense_unpredict(uint32_t* rq, uint32_t len, const DensePredictor& p);
+// The same for [from, to) of a chunk whose [0, from) are codes already (the
+// decoder's tiles; dense_unpredict = dense_unpredict_range(rq, 0, len, p)).
+void dense_unpredict_range(uint32_t* rq, uint32_t from, uint32_t to, const DensePredictor& p);
+
+}  // namespace zcoll
