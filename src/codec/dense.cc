@@ -7,6 +7,7 @@
 #include "codec/dense.h"
 
 #include <cstring>
+#include <new>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -309,7 +310,7 @@ struct Scratch {  // per thread, grown to the chunk size
 };
 thread_local Scratch t_scratch;
 // The decoder's per-thread codes of a chunk of predictor 3 or 4 (residuals, then
-// codes, tile by tile); grown by the decoder.
+// codes, tile by tile); grown by dense_decode_reserve or the decoder.
 thread_local std::vector<uint32_t> t_nd_codes;
 
 // Lorenzo order 1 or 2: whichever gives the fewer residual bits (order 1 on
@@ -656,7 +657,7 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
   if (!view_of(in, bytes, &v)) return;  // validate_dense_chunk accepted it: cannot happen
   uint32_t* nd = nullptr;
   if (v.pred.id >= kDenseLorenzo2D) {
-    // may throw std::bad_alloc (dense.h)
+    // dense_decode_reserve made it large enough, or this may throw (dense.h)
     if (t_nd_codes.size() < len) t_nd_codes.resize(len);
     nd = t_nd_codes.data();
   }
@@ -664,6 +665,17 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
     decode_values<T, true>(v, len, factor, out, nd);
   else
     decode_values<T, false>(v, len, factor, out, nd);
+}
+
+bool dense_decode_needs_scratch(const uint8_t* in) { return in[1] >= kDenseLorenzo2D; }
+
+bool dense_decode_reserve(uint32_t len) noexcept {
+  try {
+    if (t_nd_codes.size() < len) t_nd_codes.resize(len);
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
 }
 
 void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {

@@ -46,11 +46,19 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
 // Decode a dense chunk that validate_dense_chunk accepted: out[i] = (T)(q[i] *
 // factor), or added to out with accumulate. Cannot fail: any bytes that pass the
 // framing check decode without reading outside the chunk. Predictors 3 and 4
-// decode through a per-thread array of len values, grown here (may throw
-// std::bad_alloc).
+// (dense_decode_needs_scratch) decode through a per-thread array of len values:
+// after dense_decode_reserve(len) returned true on the calling thread nothing
+// is allocated; otherwise the decoder grows it and may throw std::bad_alloc.
 template <typename T>
 void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, double factor, T* out,
                             bool accumulate);
+
+// Whether the decoder of a chunk validate_dense_chunk accepted needs the
+// per-thread array (predictor 3 or 4).
+bool dense_decode_needs_scratch(const uint8_t* in);
+// Grow the calling thread's decoder array to len values; false if it cannot be
+// allocated (the caller reports ZCOLL_ERR_NO_MEMORY instead of decoding).
+bool dense_decode_reserve(uint32_t len) noexcept;
 
 // The framing of a dense chunk of `bytes` bytes: predictor (and its strides),
 // symbol count, a frequency table that parses and sums to 4096, sizes adding

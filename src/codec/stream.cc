@@ -166,25 +166,39 @@ zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last,
 // way), none otherwise; the calling thread then names the first bad chunk as
 // validate_chunks does. (One region instead of two: on a shared machine every region
 // waits until all its threads have a core.)
+// A thread that checks a dense chunk of predictor 3 or 4 also allocates the
+// decoder's array for it (dense.h: dense_decode_reserve), so that the decode
+// cannot fail either; if that allocation fails, nothing is decoded and the call
+// returns ZCOLL_ERR_NO_MEMORY (a bad chunk is reported first).
 template <typename T>
 zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last, T* dst,
                               bool accumulate, int threads) {
   const uint64_t count = last - first;
   const int nt = resolve_threads(threads, count);
   std::vector<uint64_t> bad(nt, last);
+  std::vector<char> no_memory(nt, 0);
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num();
     const uint64_t lo = first + count * t / nt, hi = first + count * (t + 1) / nt;
-    for (uint64_t c = lo; c < hi && bad[t] == last; ++c)
-      if (check_chunk(v, c, false) != ZCOLL_SUCCESS) bad[t] = c;
+    for (uint64_t c = lo; c < hi && bad[t] == last; ++c) {
+      if (check_chunk(v, c, false) != ZCOLL_SUCCESS)
+        bad[t] = c;
+      else if (v.chunk(c)[0] == kChunkDense && dense_decode_needs_scratch(v.chunk(c)) &&
+               !dense_decode_reserve(v.h.chunk_len(c)))
+        no_memory[t] = 1;
+    }
 #pragma omp barrier
-    if (std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; }))
+    if (std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; }) &&
+        std::none_of(no_memory.begin(), no_memory.end(), [](char m) { return m != 0; }))
       for (uint64_t c = lo; c < hi; ++c)
         decode_chunk<T>(v, c, dst + c * v.h.chunk_size, accumulate, true);
   }
   const uint64_t b = *std::min_element(bad.begin(), bad.end());
-  return b == last ? ZCOLL_SUCCESS : validate_chunks_serial(v, b, b + 1);
+  if (b != last) return validate_chunks_serial(v, b, b + 1);
+  if (std::any_of(no_memory.begin(), no_memory.end(), [](char m) { return m != 0; }))
+    return fail(ZCOLL_ERR_NO_MEMORY, "decompress: out of memory (the dense decoder's array)");
+  return ZCOLL_SUCCESS;
 }
 
 zcoll_status decompress_impl(const void* src, size_t src_size, uint64_t first, uint64_t last,

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <new>
@@ -132,6 +133,51 @@ TEST(NoMemory, EveryAllocationFailureIsReported) {
   // the scratch buffers of the homomorphic / DOC paths are allocated inside the
   // OpenMP team: those failures went through the in-region catch
   EXPECT_TRUE(g_failed_in_parallel.load());
+}
+
+// The dense codec with dims: a chunk of predictor 3 or 4 decodes through a
+// per-thread array, which the thread that checks the chunk allocates inside the
+// team before any decode starts; its failure is NO_MEMORY too.
+TEST(NoMemory, DenseNdDecoderArrayFailureIsReported) {
+  const uint64_t d0 = 8, d1 = 40, d2 = 64;
+  const size_t n = d0 * d1 * d2;
+  std::vector<float> a(n), y(n);
+  for (size_t i = 0; i < n; ++i)  // separable: 2-D/3-D Lorenzo predict it, 1-D does not
+    a[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i % d2)) +
+                              0.5 * std::cos(0.2 * static_cast<double>(i / d2 % d1)) +
+                              0.1 * static_cast<double>(i / (d1 * d2)));
+  const int threads = 4;
+  zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
+  p.codec = ZCOLL_CODEC_DENSE;
+  p.eb_mode = ZCOLL_EB_ABS;
+  p.error_bound = 1e-3;
+  p.chunk_size = 4096;
+  p.ndims = 3;
+  p.dims[0] = d0, p.dims[1] = d1, p.dims[2] = d2;
+  const size_t cap = zcoll_compress_bound(n, ZCOLL_FLOAT32);
+  std::vector<uint8_t> z(cap), out(cap);
+  size_t sz = 0, so = 0;
+  ASSERT_EQ(zcoll_compress(&p, ZCOLL_FLOAT32, a.data(), n, z.data(), cap, &sz, threads),
+            ZCOLL_SUCCESS);
+  const size_t first = zcoll_header_size(n, 4096);
+  ASSERT_EQ(z[first], 2);      // a dense chunk
+  ASSERT_GE(z[first + 1], 3);  // of an n-D predictor
+  int failures = 0;
+  g_failed_in_parallel = false;
+  sweep(
+      "dense n-D decompress", [&] { return zcoll_decompress(z.data(), sz, y.data(), n, threads); },
+      &failures);
+  EXPECT_TRUE(g_failed_in_parallel.load());  // the array, allocated in the team
+  sweep(
+      "dense n-D doc_combine",
+      [&] {
+        return zcoll_doc_combine(z.data(), sz, z.data(), sz, ZCOLL_OP_SUM, out.data(), cap, &so,
+                                 threads);
+      },
+      &failures);
+  EXPECT_GT(failures, 0);
+  ASSERT_EQ(zcoll_decompress(z.data(), sz, y.data(), n, threads), ZCOLL_SUCCESS);
+  for (size_t i = 0; i < n; ++i) ASSERT_LE(std::fabs(y[i] - a[i]), 1e-3) << i;
 }
 
 }  // namespace
