@@ -574,7 +574,7 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
   std::memcpy(x, xs, sizeof x);
   uint32_t i = 0;
   // a state per step of a turn (reading at most 2 bytes each): independent chains
-  for (; i + kDenseStates <= n && end - p >= static_cast<ptrdiff_t>(2 * kDenseStates);
+  for (; i + kDenseStates <= n && end - p >= 2 * static_cast<ptrdiff_t>(kDenseStates);
        i += kDenseStates) {
 #pragma GCC unroll 16
     for (uint32_t k = 0; k < kDenseStates; ++k) {

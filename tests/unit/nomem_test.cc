@@ -142,10 +142,12 @@ TEST(NoMemory, DenseNdDecoderArrayFailureIsReported) {
   const uint64_t d0 = 8, d1 = 40, d2 = 64;
   const size_t n = d0 * d1 * d2;
   std::vector<float> a(n), y(n);
-  for (size_t i = 0; i < n; ++i)  // separable: 2-D/3-D Lorenzo predict it, 1-D does not
-    a[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i % d2)) +
-                              0.5 * std::cos(0.2 * static_cast<double>(i / d2 % d1)) +
-                              0.1 * static_cast<double>(i / (d1 * d2)));
+  for (size_t i = 0; i < n; ++i) {  // separable: 2-D/3-D Lorenzo predict it, 1-D does not
+    const size_t col = i % d2, row = i / d2 % d1, plane = i / (d1 * d2);
+    a[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(col)) +
+                              0.5 * std::cos(0.2 * static_cast<double>(row)) +
+                              0.1 * static_cast<double>(plane));
+  }
   const int threads = 4;
   zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
   p.codec = ZCOLL_CODEC_DENSE;

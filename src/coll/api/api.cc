@@ -395,6 +395,60 @@ static_assert(ZCOLL_PREDICT_CODEC_AUTO == ZCOLL_CODEC_FLAG_AUTO &&
                   ZCOLL_PREDICT_CODEC_AUTO != ZCOLL_CODEC_DENSE,
               "zcoll_tuner.h: ZCOLL_PREDICT_CODEC_AUTO is codec_flags' auto, no zcoll_codec");
 
+// The cost query of a predicted call (all but its ratio): the call's shape, and
+// the layout of zcoll_model.ranks_per_node (ranks by node, the last node the rest).
+static zcoll::coll::CostQuery predict_query(const zcoll_model& model, zcoll_collective collective,
+                                            int nranks, size_t count, zcoll_dtype dtype) {
+  using namespace zcoll::coll;
+  CostQuery q;
+  q.coll = collective;
+  q.size = nranks;
+  q.vsize = zcoll_dtype_size(dtype);
+  Call shape = Call::of(collective, nullptr, nullptr, count, MPI_DATATYPE_NULL);
+  shape.block = true;  // Reduce_scatter: count values per rank
+  q.total_values = total_values(shape, nranks);
+  q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
+  const int rpn = model.ranks_per_node;
+  if (rpn > 1 && nranks > 1) {
+    q.nodes = (nranks + rpn - 1) / rpn;
+    q.max_local = std::min(rpn, nranks);
+    q.min_local = nranks % rpn ? nranks % rpn : q.max_local;
+  }
+  return q;
+}
+
+// Mode AUTO of zcoll_predict_codec: model = the caller's, m = the rates of the
+// codec that runs; *s stays -1 when no candidate exists.
+static void predict_auto(const zcoll_model& model, const zcoll_model& m, zcoll::coll::CostQuery q,
+                         int codec, double ratio_dense, double* s, zcoll_mode* cm,
+                         zcoll_algorithm* ca, zcoll_codec* cc) {
+  using namespace zcoll::coll;
+  // As the live AUTO (auto_select.cc): the first look at the format's
+  // largest ratio with the fast codec (hom included) sends the call to MPI
+  // if no compression can win; then the candidates at the given ratios (hom
+  // only on the fast codec; both codecs' with ZCOLL_CODEC=auto).
+  Candidate cand[kMaxCandidates];
+  int best = 0;
+  const bool sum = traits(q.coll).reduction;  // reductions: SUM assumed
+  CostQuery q0 = q;
+  q0.ratio = max_ratio(q.vsize);
+  q0.sum = sum;
+  int n = auto_candidates(model, q0, ZCOLL_ALGO_AUTO, cand, &best);
+  if (n > 0 && cand[best].mode != ZCOLL_MODE_MPI) {
+    q.sum = sum && codec != ZCOLL_CODEC_DENSE;
+    n = auto_candidates_at(m, q, codec == ZCOLL_PREDICT_CODEC_AUTO ? ratio_dense : 0,
+                           ZCOLL_ALGO_AUTO, cand, &best);
+  }
+  if (n > 0) {
+    *s = cand[best].seconds;
+    *cm = cand[best].mode;
+    *ca = cand[best].algo;
+    *cc = cand[best].mode == ZCOLL_MODE_MPI ? ZCOLL_CODEC_FAST
+          : codec == ZCOLL_CODEC_DENSE      ? ZCOLL_CODEC_DENSE
+                                            : cand[best].codec;
+  }
+}
+
 static zcoll_status zcoll_predict_codec_unguarded(
     const zcoll_model* model, zcoll_collective collective, zcoll_mode mode,
     zcoll_algorithm algorithm, int nranks, size_t count, zcoll_dtype dtype, int codec, double ratio,
@@ -424,22 +478,8 @@ static zcoll_status zcoll_predict_codec_unguarded(
                 "dense_decompress_bw)");
   if (!(ratio > 0)) ratio = 1;
   if (!(ratio_dense > 0) && codec == ZCOLL_CODEC_DENSE) ratio_dense = 1;
-  CostQuery q;
-  q.coll = collective;
-  q.size = nranks;
-  q.vsize = zcoll_dtype_size(dtype);
-  Call shape = Call::of(collective, nullptr, nullptr, count, MPI_DATATYPE_NULL);
-  shape.block = true;  // Reduce_scatter: count values per rank
-  q.total_values = total_values(shape, nranks);
+  CostQuery q = predict_query(*model, collective, nranks, count, dtype);
   q.ratio = codec == ZCOLL_CODEC_DENSE ? ratio_dense : ratio;
-  q.seg_values = 4 * size_t{ZCOLL_DEFAULT_CHUNK_SIZE};
-  // the layout: ranks by node, ranks_per_node per node, the last node the rest
-  const int rpn = model->ranks_per_node;
-  if (rpn > 1 && nranks > 1) {
-    q.nodes = (nranks + rpn - 1) / rpn;
-    q.max_local = std::min(rpn, nranks);
-    q.min_local = nranks % rpn ? nranks % rpn : q.max_local;
-  }
   // the rates of the codec that runs, as the handle's (codec_model in auto_select.cc)
   const zcoll_model& m = codec == ZCOLL_CODEC_DENSE ? dense : *model;
   zcoll_mode cm = mode;
@@ -447,30 +487,7 @@ static zcoll_status zcoll_predict_codec_unguarded(
   zcoll_codec cc = codec == ZCOLL_CODEC_DENSE ? ZCOLL_CODEC_DENSE : ZCOLL_CODEC_FAST;
   double s = -1;
   if (mode == ZCOLL_MODE_AUTO) {
-    // As the live AUTO (auto_select.cc): the first look at the format's
-    // largest ratio with the fast codec (hom included) sends the call to MPI
-    // if no compression can win; then the candidates at the given ratios (hom
-    // only on the fast codec; both codecs' with ZCOLL_CODEC=auto).
-    Candidate cand[kMaxCandidates];
-    int best = 0;
-    const bool sum = traits(collective).reduction;  // reductions: SUM assumed
-    CostQuery q0 = q;
-    q0.ratio = max_ratio(q.vsize);
-    q0.sum = sum;
-    int n = auto_candidates(*model, q0, ZCOLL_ALGO_AUTO, cand, &best);
-    if (n > 0 && cand[best].mode != ZCOLL_MODE_MPI) {
-      q.sum = sum && codec != ZCOLL_CODEC_DENSE;
-      n = auto_candidates_at(m, q, codec == ZCOLL_PREDICT_CODEC_AUTO ? ratio_dense : 0,
-                             ZCOLL_ALGO_AUTO, cand, &best);
-    }
-    if (n > 0) {
-      s = cand[best].seconds;
-      cm = cand[best].mode;
-      ca = cand[best].algo;
-      cc = cand[best].mode == ZCOLL_MODE_MPI ? ZCOLL_CODEC_FAST
-           : codec == ZCOLL_CODEC_DENSE      ? ZCOLL_CODEC_DENSE
-                                             : cand[best].codec;
-    }
+    predict_auto(*model, m, q, codec, ratio_dense, &s, &cm, &ca, &cc);
   } else {
     if (mode == ZCOLL_MODE_MPI)
       ca = ZCOLL_ALGO_NATIVE;
