@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "codec/dense_predict.h"
 #include "codec/format.h"
 #include "codec/value_types.h"
+#include "data_files.h"
 #include "test_util.h"
 #include "zcoll.h"
 
@@ -77,24 +77,8 @@ std::vector<uint64_t> dims_of(const std::string& path) {
   return dims;
 }
 
-std::vector<std::string> data_files() {
-  std::vector<std::string> files;
-  for (const std::string& dir : {std::string(ZCOLL_TEST_SOURCE_DIR) + "/data",
-                                 std::string(ZCOLL_TEST_SOURCE_DIR) + "/../shared/data"}) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-      if (e.path().extension() == ".f32") files.push_back(e.path().string());
-  }
-  return files;
-}
-
-std::vector<float> read_f32(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  std::vector<float> v(static_cast<size_t>(f.tellg()) / 4);
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
-  return v;
-}
+using zt::data_files;
+using zt::read_f32;
 
 double range_of(const std::vector<float>& x) {
   double lo = 0, hi = 0;

@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +15,7 @@
 #include "codec/dense.h"
 #include "codec/format.h"
 #include "test_data.h"
+#include "data_files.h"
 #include "test_util.h"
 #include "zcoll.h"
 
@@ -30,25 +29,8 @@ std::vector<uint8_t> compress_with(const std::vector<T>& x, zcoll_codec codec, z
   return zt::compress(x, mode, eb, cs, threads, codec, flags);
 }
 
-// Every .f32 file of data/ and of ../shared/data (when present).
-std::vector<std::string> data_files() {
-  std::vector<std::string> files;
-  for (const std::string& dir : {std::string(ZCOLL_TEST_SOURCE_DIR) + "/data",
-                                 std::string(ZCOLL_TEST_SOURCE_DIR) + "/../shared/data"}) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-      if (e.path().extension() == ".f32") files.push_back(e.path().string());
-  }
-  return files;
-}
-
-std::vector<float> read_f32(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  std::vector<float> v(static_cast<size_t>(f.tellg()) / 4);
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
-  return v;
-}
+using zt::data_files;
+using zt::read_f32;
 
 // n values of a smooth signal with a little noise.
 std::vector<float> smooth(size_t n, uint64_t seed) {
