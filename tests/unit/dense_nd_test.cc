@@ -423,22 +423,7 @@ TEST(DenseNd, ChunkRangeApiSameStream) {
   zcoll_params_init(&p);
   p.eb_mode = ZCOLL_EB_ABS, p.error_bound = 1e-3, p.chunk_size = cs, p.codec = ZCOLL_CODEC_DENSE;
   p.ndims = 3, p.dims[0] = 8, p.dims[1] = 20, p.dims[2] = 30;
-  const size_t chunks = zcoll_chunk_count(x.size(), cs);
-  std::vector<uint8_t> out(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
-  std::vector<uint32_t> sizes(chunks);
-  size_t pos = zcoll_header_size(x.size(), cs), w = 0;
-  for (size_t c = 0; c < chunks; ++c) {
-    ASSERT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), x.size(), c, c + 1,
-                                    out.data() + pos, out.size() - pos, &w, sizes.data() + c, 1),
-              ZCOLL_SUCCESS)
-        << zcoll_last_error();
-    pos += w;
-  }
-  ASSERT_EQ(
-      zcoll_compress_finish(&p, ZCOLL_FLOAT32, x.size(), sizes.data(), out.data(), out.size()),
-      ZCOLL_SUCCESS);
-  out.resize(pos);
-  EXPECT_EQ(out, z);
+  EXPECT_EQ(zt::compress_in_ranges(p, x, 1), z);
 }
 
 }  // namespace

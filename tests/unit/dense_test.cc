@@ -119,23 +119,7 @@ TEST(Dense, ChunkRangeApiSameStream) {
   p.error_bound = 1e-3;
   p.chunk_size = 4096;
   p.codec = ZCOLL_CODEC_DENSE;
-  const size_t chunks = zcoll_chunk_count(x.size(), 4096);
-  std::vector<uint8_t> out(zcoll_compress_bound(x.size(), ZCOLL_FLOAT32));
-  std::vector<uint32_t> sizes(chunks);
-  size_t pos = zcoll_header_size(x.size(), 4096), w = 0;
-  for (size_t a = 0; a < chunks; a += 5) {
-    const size_t b = std::min(chunks, a + 5);
-    ASSERT_EQ(zcoll_compress_chunks(&p, ZCOLL_FLOAT32, x.data(), x.size(), a, b, out.data() + pos,
-                                    out.size() - pos, &w, sizes.data() + a, 1),
-              ZCOLL_SUCCESS)
-        << zcoll_last_error();
-    pos += w;
-  }
-  ASSERT_EQ(
-      zcoll_compress_finish(&p, ZCOLL_FLOAT32, x.size(), sizes.data(), out.data(), out.size()),
-      ZCOLL_SUCCESS);
-  out.resize(pos);
-  EXPECT_EQ(out, z);
+  EXPECT_EQ(zt::compress_in_ranges(p, x, 5), z);
 }
 
 TEST(Dense, UnknownCodecRejected) {

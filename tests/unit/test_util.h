@@ -121,6 +121,33 @@ std::vector<T> decompress(const std::vector<uint8_t>& z, size_t n, int threads =
   return y;
 }
 
+// The stream of zcoll_compress_chunks over ranges of `step` chunks, then
+// zcoll_compress_finish (p.chunk_size set); a failure fails the test with the
+// library's message and returns an empty stream.
+template <typename T>
+std::vector<uint8_t> compress_in_ranges(const zcoll_params& p, const std::vector<T>& x,
+                                        size_t step) {
+  const size_t chunks = zcoll_chunk_count(x.size(), p.chunk_size);
+  std::vector<uint8_t> out(zcoll_compress_bound(x.size(), dtype_of<T>()));
+  std::vector<uint32_t> sizes(chunks);
+  size_t pos = zcoll_header_size(x.size(), p.chunk_size), w = 0;
+  for (size_t a = 0; a < chunks; a += step) {
+    const size_t b = a + step < chunks ? a + step : chunks;
+    const zcoll_status s = zcoll_compress_chunks(&p, dtype_of<T>(), x.data(), x.size(), a, b,
+                                                 out.data() + pos, out.size() - pos, &w,
+                                                 sizes.data() + a, 1);
+    EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
+    if (s != ZCOLL_SUCCESS) return {};
+    pos += w;
+  }
+  const zcoll_status s =
+      zcoll_compress_finish(&p, dtype_of<T>(), x.size(), sizes.data(), out.data(), out.size());
+  EXPECT_EQ(s, ZCOLL_SUCCESS) << zcoll_last_error();
+  if (s != ZCOLL_SUCCESS) return {};
+  out.resize(pos);
+  return out;
+}
+
 inline zcoll_info inspect(const std::vector<uint8_t>& z) {
   zcoll_info info = ZCOLL_INFO_INITIALIZER;
   zcoll_status s = zcoll_inspect(z.data(), z.size(), &info);
