@@ -27,7 +27,6 @@ constexpr uint32_t kScale = 1u << kDenseScaleBits;
 // symbol), and the encoder's reciprocal division is exact below 2^31.
 constexpr uint32_t kRansL = kDenseRansLow;
 
-inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 inline uint32_t unzigzag(uint32_t u) { return (u >> 1) ^ (0u - (u & 1u)); }
 // floor(log2(v)) for v >= 1: the exponent of (double)v (exact), not bsr, which
 // is slow on AMD (and lzcnt is not in the x86-64 baseline).

@@ -9,8 +9,9 @@
 // residuals, symbols, rANS), each a loop the compiler can vectorize or one
 // with eight independent dependency chains.
 //
-// One scalar implementation: the bytes cannot depend on a SIMD path, and they
-// do not depend on the thread count (one chunk is coded by one thread).
+// The rANS passes have a scalar and an AVX2 kernel (ChunkKernels) that write and
+// read the same bytes, so the bytes do not depend on the SIMD path, nor on the
+// thread count (one chunk is coded by one thread).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,10 @@ constexpr uint32_t kDenseStates = 16;         // interleaved rANS states: symbol
 constexpr size_t kDenseStateBytes = 64;       // the sixteen rANS states, u32 each
 constexpr uint32_t kDenseRansLow = 1u << 15;  // states live in [2^15, 2^31)
 constexpr uint8_t kDenseOrder1 = 1, kDenseOrder2 = 2;
+
+// A residual (an i32 difference, mod 2^32) as an unsigned value: 0, -1, 1, -2, ...
+// -> 0, 1, 2, 3, ... (the symbols of §5.3 and the predictor estimates use it).
+inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 
 // Encode len values (1..chunk size) as a dense chunk into out, which has room for
 // raw_chunk_bytes(len, sizeof(T)) bytes; a chunk that cannot be quantized, or

@@ -15,7 +15,6 @@ constexpr uint32_t kMaxStride = ZCOLL_MAX_CHUNK_SIZE;  // a longer stride never 
 constexpr uint32_t kSampleStep = 4;                    // the estimate looks at every 4th value
 
 inline uint32_t u32(int32_t v) { return static_cast<uint32_t>(v); }
-inline uint32_t zigzag(uint32_t r) { return (r << 1) ^ (0u - (r >> 31)); }
 inline uint32_t width_of(uint32_t v) {
   return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0;
 }
