@@ -6,6 +6,7 @@
 // their inverse reads rows and planes of earlier tiles).
 #include "codec/dense.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -15,6 +16,7 @@
 #endif
 
 #include "codec/chunk_codec.h"
+#include "codec/dense_interp.h"
 #include "codec/dense_predict.h"
 #include "codec/format.h"
 
@@ -306,6 +308,9 @@ struct Scratch {  // per thread, grown to the chunk size
   std::vector<int32_t> codes;
   std::vector<uint32_t> res;
   std::vector<uint8_t> syms, extra, rans;
+  // predictor 5's candidates (with dims only): fine codes, residuals
+  std::vector<int32_t> fine;
+  std::vector<uint32_t> alt;
 };
 thread_local Scratch t_scratch;
 // The decoder's per-thread codes of a chunk of predictor 3 or 4 (residuals, then
@@ -403,7 +408,8 @@ size_t write_raw(const T* x, uint32_t len, uint8_t* out) {
 
 // ---- decoder --------------------------------------------------------------------------
 
-constexpr uint32_t kTile = 2048;  // values per decoder pass (a multiple of kDenseStates)
+constexpr uint32_t kTile = 2048;     // values per decoder pass (a multiple of kDenseStates)
+constexpr uint32_t kTrialEvery = 2;  // predictor 5's estimates: every other residual
 
 struct DenseView {
   DensePredictor pred;
@@ -541,6 +547,31 @@ void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint
   }
 }
 
+// Predictor 5's residuals in stream order, a tile at a time (passes 1 and 2 of
+// decode_values), for interp_decode, which puts them where the traversal is.
+class RansResiduals final : public InterpResidualSource {
+ public:
+  explicit RansResiduals(const DenseView& v)
+      : v_(v),
+        p_(v.states + kDenseStateBytes),
+        extra_bytes_(static_cast<uint64_t>(v.states - v.extra)) {
+    dec_table(v.f, v.nsym, tab_);
+    for (uint32_t k = 0; k < kDenseStates; ++k) xs_[k] = load_u32(v.states + 4 * k);
+  }
+  void fill(uint32_t* r, uint32_t n) override {  // n: a multiple of 16 but the last
+    active_kernels().dense_rans_decode(xs_, &p_, v_.end, tab_, syms_, n);
+    residuals_of_symbols(syms_, n, v_.extra, extra_bytes_, &bit_, r);
+  }
+
+ private:
+  const DenseView& v_;
+  const uint8_t* p_;
+  uint64_t extra_bytes_, bit_ = 0;
+  uint32_t xs_[kDenseStates];
+  uint32_t tab_[kScale];
+  alignas(32) uint8_t syms_[kInterpTile];
+};
+
 }  // namespace
 
 uint8_t* dense_rans_encode_scalar(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
@@ -590,6 +621,64 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
   *pos = p;
 }
 
+namespace {
+
+// The code-domain predictor of codes q[0, len) (dense_predict.h): with n-D
+// candidates where the chunk holds more than one row, otherwise order 1 or 2
+// (the same choice as choose_dense_predictor's); its residuals into r.
+DensePredictor code_domain_residuals(const int32_t* q, uint32_t len, const DenseShape& shape,
+                                     uint32_t* r) {
+  DensePredictor pred;
+  if (shape.row && shape.row < len)
+    pred = choose_dense_predictor(q, len, shape);
+  else
+    pred.id = choose_order(q, len);
+  if (pred.id >= kDenseLorenzo2D)
+    dense_residuals(q, len, pred, r);
+  else
+    residuals_from_codes(q, len, pred.id, r);
+  return pred;
+}
+
+// With dims: predictor 5, in as many dims as the shape's strides reach into
+// the chunk, linear or cubic (both tried on the chunk's first kInterpTrial
+// values, a chunk of their own: which wins depends on the reconstructions, not
+// only on the values), replaces *pred (whose residuals are in the scratch's
+// res) where its residuals cost fewer bits on the whole chunk (the estimate of
+// dense_predict.h on every other residual; the code domain on ties) and every
+// value's reconstruction is within the bound.
+template <typename T>
+void choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
+                   DensePredictor* pred) {
+  Scratch& s = t_scratch;
+  if (s.fine.size() < len) s.fine.resize(len), s.alt.resize(len);
+  InterpGrid g;
+  g.ndim = shape.plane && shape.plane < len ? 3 : shape.row && shape.row < len ? 2 : 1;
+  g.row = g.ndim >= 2 ? shape.row : 0;
+  g.plane = g.ndim == 3 ? shape.plane : 0;
+  if (!quantize_values(active_kernels(), x, len, interp_fine_quantizer(qz), s.fine.data()))
+    return;  // a value beyond the fine codes' range
+  // the trials' fine codes go where the code-domain codes were (used no more)
+  const uint32_t n = std::min(len, kInterpTrial);
+  uint64_t trial[2];
+  for (const bool cubic : {false, true}) {
+    g.cubic = cubic;
+    std::copy(s.fine.data(), s.fine.data() + n, s.codes.data());
+    interp_residuals(s.codes.data(), n, g, s.alt.data());
+    trial[cubic] = dense_residual_bits(s.alt.data(), n, kTrialEvery);
+  }
+  g.cubic = trial[1] < trial[0];
+  interp_residuals(s.fine.data(), len, g, s.alt.data());
+  if (dense_residual_bits(s.alt.data(), len, kTrialEvery) >=
+      dense_residual_bits(s.res.data(), len, kTrialEvery))
+    return;
+  if (!interp_within_bound(x, s.fine.data(), len, qz)) return;
+  std::swap(s.res, s.alt);
+  *pred = DensePredictor{kDenseInterp, g.row, g.plane, (g.ndim - 1) | (g.cubic ? kInterpCubic : 0)};
+}
+
+}  // namespace
+
 template <typename T>
 size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out,
                             const DenseShape& shape) {
@@ -600,17 +689,8 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
-  // n-D candidates where the chunk holds more than one row (dense_predict.h);
-  // otherwise order 1 or 2 (the same choice as choose_dense_predictor's)
-  DensePredictor pred;
-  if (shape.row && shape.row < len)
-    pred = choose_dense_predictor(s.codes.data(), len, shape);
-  else
-    pred.id = choose_order(s.codes.data(), len);
-  if (pred.id >= kDenseLorenzo2D)
-    dense_residuals(s.codes.data(), len, pred, s.res.data());
-  else
-    residuals_from_codes(s.codes.data(), len, pred.id, s.res.data());
+  DensePredictor pred = code_domain_residuals(s.codes.data(), len, shape, s.res.data());
+  if (shape.interp) choose_interp(x, len, qz, shape, &pred);
   const size_t extra_bytes = make_symbols(s.res.data(), len, s.syms.data(), s.extra.data());
   uint32_t cnt[kDenseMaxSymbols];
   const uint32_t nsym = count_symbols(s.syms.data(), len, cnt);
@@ -654,6 +734,19 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
                             bool accumulate) {
   DenseView v;
   if (!view_of(in, bytes, &v)) return;  // validate_dense_chunk accepted it: cannot happen
+  if (v.pred.id == kDenseInterp) {
+    if (t_nd_codes.size() < len) t_nd_codes.resize(len);  // as below
+    int32_t* fine = reinterpret_cast<int32_t*>(t_nd_codes.data());
+    RansResiduals src(v);
+    interp_decode(interp_grid_of(v.pred), len, src, fine);
+    const auto* q = reinterpret_cast<const uint32_t*>(fine);
+    const double step = factor * (1.0 / kInterpFine);  // exact: a power of two
+    if (accumulate)
+      dequantize<T, true>(q, len, step, out);
+    else
+      dequantize<T, false>(q, len, step, out);
+    return;
+  }
   uint32_t* nd = nullptr;
   if (v.pred.id >= kDenseLorenzo2D) {
     // dense_decode_reserve made it large enough, or this may throw (dense.h)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "codec/dense.h"
+#include "codec/dense_interp.h"
 #include "codec/format.h"
 #include "zcoll.h"
 
@@ -15,9 +16,6 @@ constexpr uint32_t kMaxStride = ZCOLL_MAX_CHUNK_SIZE;  // a longer stride never 
 constexpr uint32_t kSampleStep = 4;                    // the estimate looks at every 4th value
 
 inline uint32_t u32(int32_t v) { return static_cast<uint32_t>(v); }
-inline uint32_t width_of(uint32_t v) {
-  return v ? 32u - static_cast<uint32_t>(__builtin_clz(v)) : 0;
-}
 
 // Where the regions of a chunk end: [1, e1) order 1 (the chunk's first row),
 // [e1, e2) 2-D Lorenzo, [e2, len) 3-D Lorenzo (e2 = len for the 2-D predictor).
@@ -48,10 +46,11 @@ uint64_t log2_fix(uint64_t x) {
   return r;
 }
 
-// Order-0 estimate of the coded bits (16.16) of a histogram: symbols 0..63 are
-// small zigzagged residuals, 64 + w a residual of w bits (w - 1 raw bits).
-constexpr uint32_t kEstSymbols = 64 + 33;
-uint64_t estimate_bits(const uint32_t* h, uint32_t total) {
+constexpr uint32_t kEstSymbols = kDenseEstSymbols;
+
+}  // namespace
+
+uint64_t dense_estimate_bits(const uint32_t* h, uint32_t total) {
   const uint64_t lt = log2_fix(total);
   uint64_t bits = 0;
   for (uint32_t s = 0; s < kEstSymbols; ++s) {
@@ -62,15 +61,14 @@ uint64_t estimate_bits(const uint32_t* h, uint32_t total) {
   return bits;
 }
 
+namespace {
+
 // The histograms of the zigzagged residuals of the candidates 1, 2, 3 (and 4
 // with plane) at i = 2, 6, 10, ... (< len), in one pass: the region loops share
 // the loads (the residuals are those of dense_residuals at the same i).
 void sample_histograms(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
                        uint32_t (*h)[kEstSymbols]) {
-  auto put = [](uint32_t* hc, uint32_t r) {
-    const uint32_t u = zigzag(r);
-    ++hc[u < 64 ? u : 64 + width_of(u)];
-  };
+  const auto put = dense_estimate_put;
   DensePredictor p;
   p.id = plane ? kDenseLorenzo3D : kDenseLorenzo2D, p.row = row, p.plane = plane;
   const Regions g = regions_of(p, len);
@@ -99,7 +97,7 @@ void sample_histograms(const int32_t* q, uint32_t len, uint32_t row, uint32_t pl
 }  // namespace
 
 size_t dense_predictor_bytes(uint8_t id) {
-  return id == kDenseLorenzo2D ? 4 : id == kDenseLorenzo3D ? 8 : 0;
+  return id == kDenseLorenzo2D ? 4 : id == kDenseLorenzo3D ? 8 : id == kDenseInterp ? 12 : 0;
 }
 
 DenseShape dense_shape_of(const uint64_t* dims, uint32_t ndims) {
@@ -114,6 +112,7 @@ DenseShape dense_shape_of(const uint64_t* dims, uint32_t ndims) {
   if (slower >= 2 && fast[0] <= kMaxStride) s.row = static_cast<uint32_t>(fast[0]);
   if (slower >= 3 && s.row && fast[1] <= kMaxStride / fast[0])
     s.plane = static_cast<uint32_t>(fast[0] * fast[1]);
+  s.interp = ndims >= 1;
   return s;
 }
 
@@ -130,11 +129,22 @@ uint32_t dense_chunk_size(const DenseShape& shape, uint32_t fallback) {
 
 bool read_dense_predictor(const uint8_t* in, size_t bytes, DensePredictor* p) {
   const uint8_t id = in[1];
-  if (id < kDenseOrder1 || id > kDenseLorenzo3D) return false;
+  if (id < kDenseOrder1 || id > kDenseInterp) return false;
   if (bytes < kDenseChunkHeaderBytes + dense_predictor_bytes(id)) return false;
+  const uint8_t* f = in + kDenseChunkHeaderBytes;
   p->id = id;
-  p->row = id >= kDenseLorenzo2D ? load_u32(in + kDenseChunkHeaderBytes) : 0;
-  p->plane = id == kDenseLorenzo3D ? load_u32(in + kDenseChunkHeaderBytes + 4) : 0;
+  if (id == kDenseInterp) {
+    p->mode = load_u32(f), p->row = load_u32(f + 4), p->plane = load_u32(f + 8);
+    const uint32_t ndim = (p->mode & 3u) + 1;
+    if (ndim > 3 || (p->mode & ~(3u | kInterpCubic)) != 0) return false;
+    if (ndim == 1) return p->row == 0 && p->plane == 0;
+    if (p->row < 1 || p->row > kMaxStride) return false;
+    if (ndim == 2) return p->plane == 0;
+    return p->plane > p->row && p->plane <= kMaxStride && p->plane % p->row == 0;
+  }
+  p->mode = 0;
+  p->row = id >= kDenseLorenzo2D ? load_u32(f) : 0;
+  p->plane = id == kDenseLorenzo3D ? load_u32(f + 4) : 0;
   if (id >= kDenseLorenzo2D && (p->row < 1 || p->row > kMaxStride)) return false;
   if (id == kDenseLorenzo3D && (p->plane <= p->row || p->plane > kMaxStride)) return false;
   return true;
@@ -142,8 +152,13 @@ bool read_dense_predictor(const uint8_t* in, size_t bytes, DensePredictor* p) {
 
 void write_dense_predictor(const DensePredictor& p, uint8_t* out) {
   out[1] = p.id;
-  if (p.id >= kDenseLorenzo2D) store_u32(out + kDenseChunkHeaderBytes, p.row);
-  if (p.id == kDenseLorenzo3D) store_u32(out + kDenseChunkHeaderBytes + 4, p.plane);
+  uint8_t* f = out + kDenseChunkHeaderBytes;
+  if (p.id == kDenseInterp) {
+    store_u32(f, p.mode), store_u32(f + 4, p.row), store_u32(f + 8, p.plane);
+    return;
+  }
+  if (p.id >= kDenseLorenzo2D) store_u32(f, p.row);
+  if (p.id == kDenseLorenzo3D) store_u32(f + 4, p.plane);
 }
 
 DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const DenseShape& shape) {
@@ -174,10 +189,23 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
   uint64_t best = ~uint64_t{0};
   int pick = 0;
   for (int c = 0; c < nc; ++c) {
-    const uint64_t bits = estimate_bits(h[c], total);
+    const uint64_t bits = dense_estimate_bits(h[c], total);
     if (bits < best) best = bits, pick = c;
   }
   return cand[pick];
+}
+
+uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every) {
+  if (len == 0) return 0;
+  // four tables: runs of one residual (most at loose bounds) do not wait on
+  // each other's increment
+  uint32_t h[4][kEstSymbols] = {};
+  uint32_t i = 0, total = 0;
+  for (; i + 3 * every < len; i += 4 * every, total += 4)
+    for (uint32_t k = 0; k < 4; ++k) dense_estimate_put(h[k], r[i + k * every]);
+  for (; i < len; i += every, ++total) dense_estimate_put(h[0], r[i]);
+  for (uint32_t k = 0; k < kEstSymbols; ++k) h[0][k] += h[1][k] + h[2][k] + h[3][k];
+  return dense_estimate_bits(h[0], total);
 }
 
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r) {

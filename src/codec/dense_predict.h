@@ -7,6 +7,7 @@
 //   2  Lorenzo of order 2 along the chunk      p = 2 q[i-1] - q[i-2]
 //   3  2-D Lorenzo with row length R           p = q[i-1] + q[i-R] - q[i-R-1]
 //   4  3-D Lorenzo with row R and plane P      the 7-term 3-D Lorenzo
+//   5  interpolation of reconstructed values   dense_interp.h (not of the codes)
 // A chunk is a run of the flattened C-order array, so q[i-R] is the value one
 // row up and q[i-P] one plane back, whatever the chunk's first index; only the
 // left neighbour at a row start is not (it is the previous row's end: a worse
@@ -23,19 +24,25 @@ namespace zcoll {
 constexpr uint8_t kDenseLorenzo2D = 3, kDenseLorenzo3D = 4;
 
 // Where n-D prediction can look: row = the fastest dimension's length, plane =
-// the fastest two's product (0 = not available). From the caller's dims.
+// the fastest two's product (0 = not available). From the caller's dims;
+// interp: the caller gave dims (predictor 5 is a candidate, in as many dims as
+// the strides allow).
 struct DenseShape {
   uint32_t row = 0, plane = 0;
+  bool interp = false;
 };
 
-// A chunk's predictor: its id and, for 3 and 4, its strides.
+// A chunk's predictor: its id and, for 3, 4 and 5, its strides (and 5's mode:
+// dense_interp.h).
 struct DensePredictor {
   uint8_t id = 1;
   uint32_t row = 0, plane = 0;
+  uint32_t mode = 0;
 };
 
 // Bytes of the predictor's fields after the 8-byte chunk header: 0 for ids 1
-// and 2, 4 for 3 (u32 row), 8 for 4 (u32 row, u32 plane).
+// and 2, 4 for 3 (u32 row), 8 for 4 (u32 row, u32 plane), 12 for 5 (u32 mode,
+// u32 row, u32 plane).
 size_t dense_predictor_bytes(uint8_t id);
 
 // The shape's strides usable for n-D prediction (squeezing dims of 1, dropping
@@ -48,7 +55,8 @@ uint32_t dense_chunk_size(const DenseShape& shape, uint32_t fallback);
 
 // Read a chunk's predictor (byte 1 and its fields; the chunk has at least 8
 // bytes). false = unknown id, fields past the chunk's bytes, or strides out of
-// range (1 <= row <= 2^20, row < plane <= 2^20).
+// range (1 <= row <= 2^20, row < plane <= 2^20; predictor 5: its mode's dims
+// and the strides they need, plane a multiple of row, unused fields 0).
 bool read_dense_predictor(const uint8_t* in, size_t bytes, DensePredictor* p);
 // Write p's id into out[1] and its fields at out + 8.
 void write_dense_predictor(const DensePredictor& p, uint8_t* out);
@@ -56,6 +64,22 @@ void write_dense_predictor(const DensePredictor& p, uint8_t* out);
 // The predictor of the codes q[0, len): among order 1, order 2 and the n-D ones
 // the shape allows, the one with the fewest residual bits on a sample.
 DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const DenseShape& shape);
+
+// The histograms behind the choices: symbols 0..63 are small zigzagged
+// residuals, 64 + w a residual of w bits (w - 1 raw bits); the order-0 estimate
+// of a histogram's coded bits in 16.16 fixed point, integers only (the choice,
+// and so the bytes, cannot depend on a libm).
+constexpr uint32_t kDenseEstSymbols = 64 + 33;
+inline void dense_estimate_put(uint32_t* h, uint32_t r) {
+  const uint32_t u = (r << 1) ^ (0u - (r >> 31));  // zigzag
+  ++h[u < 64 ? u : 96 - static_cast<uint32_t>(__builtin_clz(u))];
+}
+uint64_t dense_estimate_bits(const uint32_t* h, uint32_t total);
+
+// The order-0 estimate of the coded bits (16.16 fixed point, integers only) of
+// the residuals r[0, len), on every `every`-th one (0, every, 2 every, ...):
+// how the encoder compares predictors on a whole chunk.
+uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every);
 
 // r[i] = q[i] - p(i) (u32, modulo 2^32) for i in [0, len).
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r);

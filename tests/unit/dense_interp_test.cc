@@ -1,0 +1,296 @@
+// dense_interp_test.cc — predictor 5 of the dense codec (docs/format.md §5.3,
+// dense_interp.h): the traversal on its own (the decoder rebuilds the encoder's
+// fine codes from its residuals, each value taking exactly one), through the API
+// (the bound for every value type, edge lengths and shapes, specials, values
+// beyond the fine codes' range), and corrupt modes and strides.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "codec/dense.h"
+#include "codec/dense_interp.h"
+#include "codec/format.h"
+#include "codec/value_types.h"
+#include "test_util.h"
+#include "zcoll.h"
+
+namespace {
+
+// The residuals of a vector, kInterpTile at a time, counting what is taken.
+class VectorSource final : public zcoll::InterpResidualSource {
+ public:
+  explicit VectorSource(const std::vector<uint32_t>& r) : r_(r) {}
+  void fill(uint32_t* r, uint32_t n) override {
+    EXPECT_LE(n, zcoll::kInterpTile);
+    EXPECT_LE(at_ + n, r_.size());
+    std::copy(r_.begin() + static_cast<ptrdiff_t>(at_),
+              r_.begin() + static_cast<ptrdiff_t>(at_ + n), r);
+    at_ += n;
+  }
+  size_t taken() const { return at_; }
+
+ private:
+  const std::vector<uint32_t>& r_;
+  size_t at_ = 0;
+};
+
+zcoll::InterpGrid random_grid(zt::Rng& r, uint32_t len) {
+  zcoll::InterpGrid g;
+  g.ndim = 1 + static_cast<uint32_t>(r.below(3));
+  g.cubic = r.coin();
+  if (g.ndim >= 2) g.row = 1 + static_cast<uint32_t>(r.below(2 * len));
+  if (g.ndim == 3) g.plane = g.row * (2 + static_cast<uint32_t>(r.below(40)));
+  if (g.plane > (1u << 20)) g.ndim = 2, g.plane = 0;
+  return g;
+}
+
+// Any grid, any length, smooth or random fine codes: the decoder's traversal
+// takes each residual once and rebuilds the encoder's reconstruction exactly,
+// within 127 fine steps of every code.
+TEST(DenseInterp, DecoderRebuildsTheEncodersFineCodes) {
+  zt::Rng r(55);
+  for (int t = 0; t < 300; ++t) {
+    const uint32_t len = t < 8 ? static_cast<uint32_t>(t)
+                               : 1 + static_cast<uint32_t>(r.below(9000));
+    const zcoll::InterpGrid g = random_grid(r, len);
+    std::vector<int32_t> v(len), fine(len);
+    const bool smooth = r.coin();
+    for (uint32_t i = 0; i < len; ++i)
+      fine[i] = smooth ? static_cast<int32_t>(4000 * std::sin(0.01 * i) + 30 * std::cos(0.3 * i))
+                       : static_cast<int32_t>(r.below(1u << 31)) - (1 << 30);
+    v = fine;
+    std::vector<uint32_t> res(len + 1, 0xDEADBEEFu);
+    zcoll::interp_residuals(v.data(), len, g, res.data());
+    EXPECT_EQ(res[len], 0xDEADBEEFu) << "more residuals than values";
+    res.resize(len);
+    for (uint32_t i = 0; i < len; ++i)
+      ASSERT_LE(std::llabs(int64_t{v[i]} - fine[i]), 127) << "t " << t << " i " << i;
+    std::vector<int32_t> back(len, 0x5A5A5A5A);
+    VectorSource src(res);
+    zcoll::interp_decode(g, len, src, back.data());
+    EXPECT_EQ(src.taken(), len) << "t " << t;
+    ASSERT_EQ(back, v) << "t " << t << " len " << len << " dims " << g.ndim << " row " << g.row
+                       << " plane " << g.plane << " cubic " << g.cubic;
+  }
+}
+
+// Compress with the dense codec and dims (ABS eb); every value type.
+template <typename T>
+std::vector<uint8_t> dense(const std::vector<T>& x, double eb, const std::vector<uint64_t>& dims,
+                           uint32_t cs = 0, int threads = 1) {
+  zcoll_params p;
+  zcoll_params_init(&p);
+  p.eb_mode = ZCOLL_EB_ABS, p.error_bound = eb, p.chunk_size = cs, p.codec = ZCOLL_CODEC_DENSE;
+  p.ndims = static_cast<uint32_t>(dims.size());
+  std::copy(dims.begin(), dims.end(), p.dims);
+  std::vector<uint8_t> z(zcoll_compress_bound(x.size(), zt::dtype_of<T>()));
+  size_t size = 0;
+  EXPECT_EQ(
+      zcoll_compress(&p, zt::dtype_of<T>(), x.data(), x.size(), z.data(), z.size(), &size, threads),
+      ZCOLL_SUCCESS)
+      << zcoll_last_error();
+  z.resize(size);
+  return z;
+}
+
+// The predictor ids of a stream's chunks (0: not dense).
+std::vector<int> ids_of(const std::vector<uint8_t>& z) {
+  const zcoll_info info = zt::inspect(z);
+  std::vector<int> ids;
+  size_t at = info.header_size;
+  for (uint64_t c = 0; c < info.chunks; ++c) {
+    ids.push_back(z[at] == zcoll::kChunkDense ? z[at + 1] : 0);
+    at += zcoll::load_u32(&z[48 + 4 * c]);
+  }
+  return ids;
+}
+bool has_interp(const std::vector<uint8_t>& z) {
+  const std::vector<int> ids = ids_of(z);
+  return std::find(ids.begin(), ids.end(), zcoll::kDenseInterp) != ids.end();
+}
+
+// a / b as a double (an integer division, on purpose)
+double quotient(size_t a, size_t b) {
+  const size_t q = a / b;
+  return static_cast<double>(q);
+}
+
+// A smooth 2-D field (not separable: the n-D Lorenzo predictors are not exact).
+double field(size_t i, size_t w) {
+  const double x = static_cast<double>(i % w), y = quotient(i, w);
+  return std::sin(0.07 * x + 0.05 * y) * std::cos(0.031 * x * y / (1 + x + y)) + 0.001 * x;
+}
+
+// float32 and float64 (exact checks), and the 16-bit types (their values
+// widened): interpolation is used and every value is within the bound, the
+// accumulating decoder adds the same values, 3 threads give the same bytes.
+TEST(DenseInterp, EveryTypeWithinTheBound) {
+  const size_t w = 301, h = 97, n = w * h;
+  const std::vector<uint64_t> dims = {h, w};
+  for (double eb : {1e-1, 1e-3, 1e-5}) {
+    std::vector<float> xf(n);
+    std::vector<double> xd(n);
+    for (size_t i = 0; i < n; ++i) xd[i] = field(i, w), xf[i] = static_cast<float>(xd[i]);
+    const std::string what = "eb " + std::to_string(eb);
+    const auto zf = dense(xf, eb, dims, 8192), zd = dense(xd, eb, dims, 8192);
+    EXPECT_TRUE(has_interp(zf)) << what;
+    EXPECT_TRUE(has_interp(zd)) << what;
+    EXPECT_EQ(zt::count_violations(xf, zt::decompress<float>(zf, n), eb, what), 0u);
+    EXPECT_EQ(zt::count_violations(xd, zt::decompress<double>(zd, n), eb, what), 0u);
+    EXPECT_EQ(dense(xf, eb, dims, 8192, 3), zf) << what << ": 3 threads";
+    std::vector<double> acc(n, 0.0);
+    ASSERT_EQ(zcoll_decompress_accumulate(zd.data(), zd.size(), acc.data(), n, 2), ZCOLL_SUCCESS);
+    EXPECT_EQ(acc, zt::decompress<double>(zd, n)) << what << ": accumulate onto +0";
+    if (eb < 1e-4) continue;  // below the 16-bit types' precision
+    for (zcoll_dtype dt : {ZCOLL_FLOAT16, ZCOLL_BFLOAT16}) {
+      std::vector<uint16_t> xh(n);
+      for (size_t i = 0; i < n; ++i)
+        xh[i] = dt == ZCOLL_FLOAT16 ? zcoll::hd::float_to_f16(xf[i])
+                                    : zcoll::hd::float_to_bf16(xf[i]);
+      zcoll_params p;
+      zcoll_params_init(&p);
+      p.eb_mode = ZCOLL_EB_ABS, p.error_bound = eb, p.chunk_size = 8192;
+      p.codec = ZCOLL_CODEC_DENSE, p.ndims = 2, p.dims[0] = h, p.dims[1] = w;
+      std::vector<uint8_t> z(zcoll_compress_bound(n, dt));
+      size_t size = 0;
+      ASSERT_EQ(zcoll_compress(&p, dt, xh.data(), n, z.data(), z.size(), &size, 1), ZCOLL_SUCCESS);
+      z.resize(size);
+      EXPECT_TRUE(has_interp(z)) << what << " dtype " << dt;
+      std::vector<uint16_t> y(n);
+      ASSERT_EQ(zcoll_decompress(z.data(), z.size(), y.data(), n, 1), ZCOLL_SUCCESS);
+      size_t bad = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const auto wide = [dt](uint16_t b) {
+          return dt == ZCOLL_FLOAT16 ? zcoll::hd::f16_to_float(b) : zcoll::hd::bf16_to_float(b);
+        };
+        bad += !zt::within_bound(wide(xh[i]), wide(y[i]), eb);
+      }
+      EXPECT_EQ(bad, 0u) << what << " dtype " << dt;
+    }
+  }
+}
+
+// Lengths 1, 2, 3, odd, a partial last row and plane, chunks shorter than a
+// row, shapes with a dim of 1; 1-D dims.
+TEST(DenseInterp, EdgeLengthsAndShapes) {
+  const std::vector<std::vector<uint64_t>> shapes = {
+      {1},       {2},        {3},         {1, 1, 7},   {1025},  {3, 1000},   {1000, 3},
+      {17, 333}, {5, 7, 11}, {2, 3, 700}, {9, 1, 257}, {40000}, {4, 4, 4096}};
+  for (const auto& dims : shapes) {
+    size_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(field(i, dims.back()));
+    for (uint32_t cs : {1024u, 0u}) {
+      std::string what = "dims";
+      for (uint64_t d : dims) what += " " + std::to_string(d);
+      what += " cs " + std::to_string(cs);
+      for (double eb : {1e-2, 1e-4}) {
+        const auto z = dense(x, eb, dims, cs);
+        EXPECT_EQ(zt::count_violations(x, zt::decompress<float>(z, n), eb, what), 0u);
+        EXPECT_EQ(dense(x, eb, dims, cs, 4), z) << what << ": 4 threads";
+      }
+    }
+  }
+}
+
+// NaN or Inf: the chunk is raw, as without dims (bit for bit); -0.0 and
+// denormals are values like any other; a constant chunk costs next to nothing.
+TEST(DenseInterp, SpecialValues) {
+  const size_t w = 200, n = w * 60;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(field(i, w));
+  x[5] = -0.0f, x[7] = std::numeric_limits<float>::denorm_min();
+  std::vector<float> y = x;
+  y[9000] = std::numeric_limits<float>::quiet_NaN();
+  y[9500] = -std::numeric_limits<float>::infinity();
+  const auto z = dense(y, 1e-3, {60, w}, 4096);
+  EXPECT_EQ(zt::count_violations(y, zt::decompress<float>(z, n), 1e-3, "specials"), 0u);
+  const std::vector<int> ids = ids_of(z);
+  EXPECT_EQ(ids[9000 / 4096], 0) << "the chunk with a NaN is raw";
+  EXPECT_EQ(ids[0], zcoll::kDenseInterp);
+  const std::vector<float> c(n, 3.25f);
+  const auto zc = dense(c, 1e-3, {60, w});
+  EXPECT_LT(zc.size(), n * sizeof(float) / 200) << "a constant field";
+  EXPECT_EQ(zt::count_violations(c, zt::decompress<float>(zc, n), 1e-3, "constant"), 0u);
+}
+
+// Values whose fine codes would pass 2^30 (a bound 2^21 times below them): no
+// predictor 5, the code-domain predictors code the chunk, within the bound.
+TEST(DenseInterp, BeyondTheFineCodesRange) {
+  const size_t w = 100, n = w * 50;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(1e6 + 1e3 * field(i, w));
+  const double eb = 2e-3;  // 1e6 / (2 eb) * 256 > 2^30
+  const auto z = dense(x, eb, {50, w});
+  EXPECT_FALSE(has_interp(z));
+  EXPECT_EQ(zt::count_violations(x, zt::decompress<float>(z, n), eb, "large"), 0u);
+}
+
+// A stream whose first chunk is predictor 5 in 3 dims (and its offset).
+std::vector<uint8_t> interp_stream(size_t* at, std::vector<float>* xs) {
+  const std::vector<uint64_t> dims = {6, 40, 50};
+  std::vector<float> x(6 * 40 * 50);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(field(i % 2000, 50) + 0.01 * quotient(i, 2000));
+  auto z = dense(x, 1e-2, dims, 12000);
+  *at = zcoll_header_size(x.size(), 12000);
+  *xs = x;
+  return z;
+}
+
+TEST(DenseInterp, CorruptModeAndStridesAreCorruptOrDecodeInBounds) {
+  size_t at = 0;
+  std::vector<float> x;
+  const std::vector<uint8_t> z = interp_stream(&at, &x);
+  ASSERT_EQ(z[at], zcoll::kChunkDense);
+  ASSERT_EQ(z[at + 1], zcoll::kDenseInterp);
+  const uint32_t mode = zcoll::load_u32(&z[at + 8]);
+  ASSERT_EQ(mode & 3u, 2u) << "3 dims";
+  EXPECT_EQ(zcoll::load_u32(&z[at + 12]), 50u);
+  EXPECT_EQ(zcoll::load_u32(&z[at + 16]), 2000u);
+  std::vector<float> y(x.size());
+  auto decode = [&](uint32_t m, uint32_t row, uint32_t plane) {
+    std::vector<uint8_t> c = z;
+    zcoll::store_u32(&c[at + 8], m);
+    zcoll::store_u32(&c[at + 12], row);
+    zcoll::store_u32(&c[at + 16], plane);
+    return zcoll_decompress(c.data(), c.size(), y.data(), y.size(), 1);
+  };
+  ASSERT_EQ(decode(mode, 50, 2000), ZCOLL_SUCCESS);
+  EXPECT_EQ(zt::count_violations(x, y, 1e-2, "intact"), 0u);
+  EXPECT_EQ(decode(3, 50, 2000), ZCOLL_ERR_CORRUPT);               // 4 dims
+  EXPECT_EQ(decode(mode | 8, 50, 2000), ZCOLL_ERR_CORRUPT);        // an unknown mode bit
+  EXPECT_EQ(decode(mode, 0, 2000), ZCOLL_ERR_CORRUPT);             // row 0
+  EXPECT_EQ(decode(mode, 50, 2001), ZCOLL_ERR_CORRUPT);            // plane not a multiple
+  EXPECT_EQ(decode(mode, 50, 50), ZCOLL_ERR_CORRUPT);              // plane <= row
+  EXPECT_EQ(decode(mode, 1u << 20, 1u << 21), ZCOLL_ERR_CORRUPT);  // plane above any chunk
+  EXPECT_EQ(decode(1, 50, 2000), ZCOLL_ERR_CORRUPT);               // 2 dims with a plane
+  EXPECT_EQ(decode(0, 50, 0), ZCOLL_ERR_CORRUPT);                  // 1 dim with a row
+  EXPECT_EQ(decode(1, (1u << 20) + 1, 0), ZCOLL_ERR_CORRUPT);      // row above any chunk
+  // valid but wrong: other values, never a read outside the chunk
+  for (uint32_t m : {0u, 4u}) EXPECT_EQ(decode(m, 0, 0), ZCOLL_SUCCESS) << m;
+  for (uint32_t row : {1u, 7u, 49u, 11999u, 12000u, 1u << 20}) {
+    EXPECT_EQ(decode(1 | (mode & 4u), row, 0), ZCOLL_SUCCESS) << row;
+    if (row < (1u << 19)) {
+      EXPECT_EQ(decode(2 | (mode & 4u), row, 2 * row), ZCOLL_SUCCESS) << row;
+    }
+  }
+  // another predictor id on the same bytes: the layout shifts, CORRUPT or a decode
+  for (uint8_t id : {1, 2, 3, 4, 6}) {
+    std::vector<uint8_t> c = z;
+    c[at + 1] = id;
+    const zcoll_status s = zcoll_decompress(c.data(), c.size(), y.data(), y.size(), 1);
+    EXPECT_TRUE(s == ZCOLL_SUCCESS || s == ZCOLL_ERR_CORRUPT) << int(id) << ": " << s;
+    if (id == 6) {
+      EXPECT_EQ(s, ZCOLL_ERR_CORRUPT);
+    }
+  }
+}
+
+}  // namespace
