@@ -11,9 +11,11 @@ max |x - x'| / eb and PSNR, for
   zcoll-dense  zcoll.compress(a, abs=eb, threads=1, codec="dense")  (1-D)
   zcoll-dense-64k  the same with chunk_size=65536 (fewer frequency tables and
                rANS states per value; the chunk size is the user's choice)
-  zcoll-dense-nd  zcoll.compress(a, abs=eb, threads=1, codec="dense") of the
-               shaped array: dims = a.shape (2-D/3-D Lorenzo per chunk, and the
-               codec's chunk size for dims, 262144 values)
+  zcoll-dense-nd  zcoll.compress(a, abs=eb, threads=1, codec="dense",
+               dims=a.shape) of the shaped array (also a 1-D file's shape:
+               given dims, the codec may interpolate; per chunk 2-D/3-D Lorenzo or
+               interpolation of values, and the codec's chunk size for dims,
+               262144 values)
   sz3-1d       pysz defaults (ALGO_INTERP_LORENZO), ABS eb, the flattened array
   sz3-nd       the same with the array's shape
   zfp-nd       zfpy fixed accuracy (tolerance = eb) with the array's shape
@@ -107,7 +109,10 @@ def methods(zcoll, np):
 
     def zc(codec, chunk_size=0, shaped=False):
         def comp(a, eb):
-            return zcoll.compress(a if shaped else a.ravel(), abs=eb, threads=1, codec=codec,
+            if shaped:  # the shape, also a 1-D one (which compress's default leaves out)
+                return zcoll.compress(a, abs=eb, threads=1, codec=codec, chunk_size=chunk_size,
+                                      dims=a.shape)
+            return zcoll.compress(a.ravel(), abs=eb, threads=1, codec=codec,
                                   chunk_size=chunk_size)
 
         def decomp(blob, a):

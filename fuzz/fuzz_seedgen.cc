@@ -152,6 +152,20 @@ int main(int argc, char** argv) {
     stream_seed("field3d_f32_dense", compress(field, ZCOLL_EB_ABS, 1e-3, 1024, dense, {12, 7, 30}));
   }
   {
+    // with dims: interpolation chunks (predictor 5, its mode and strides) on a
+    // smooth field that is not separable, in 2 dims (cubic), 3 dims (linear)
+    // and along a 1-D shape (linear and cubic chunks)
+    std::vector<float> wave(4 * 16 * 40);
+    for (size_t i = 0; i < wave.size(); ++i) {
+      const size_t x = i % 40, y = i / 40 % 16;
+      const double xd = static_cast<double>(x), yd = static_cast<double>(y);
+      wave[i] = static_cast<float>(std::sin(0.11 * xd + 0.07 * yd) * std::cos(0.05 * xd * yd / 9));
+    }
+    stream_seed("interp2d_f32_dense", compress(wave, ZCOLL_EB_ABS, 1e-2, 1024, dense, {64, 40}));
+    stream_seed("interp3d_f32_dense", compress(wave, ZCOLL_EB_ABS, 1e-3, 2560, dense, {4, 16, 40}));
+    stream_seed("interp1d_f32_dense", compress(wave, ZCOLL_EB_ABS, 1e-1, 1024, dense, {2560}));
+  }
+  {
     // a homomorphic sum (divisor and terms other than 1, wider blocks)
     std::vector<uint8_t> a = compress(smooth, ZCOLL_EB_ABS, 1e-3, 1024);
     std::vector<float> neg = smooth;

@@ -146,8 +146,9 @@ typedef struct zcoll_params {
   /* The array's shape (since 1.2): ndims entries of dims, slowest dimension
    * first (C order, as numpy's shape), their product the compressed count n
    * (else ZCOLL_ERR_INVALID_ARG); ndims 0 = a flat array. The dense codec
-   * predicts along the fastest two or three dimensions (2-D/3-D Lorenzo, chosen
-   * per chunk; the chunk records it, so decoding needs no dims) and, with
+   * predicts along the fastest two or three dimensions (2-D/3-D Lorenzo, or
+   * with any ndims >= 1 interpolation of reconstructed values, chosen per
+   * chunk; the chunk records it, so decoding needs no dims) and, with
    * chunk_size 0, takes chunks of max(2^18, 4 planes) values, at most 2^20
    * (zcoll_inspect reports it; with the chunk-range API give chunk_size
    * explicitly, since zcoll_header_size(n, 0) assumes the default). The fast

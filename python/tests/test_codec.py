@@ -47,7 +47,8 @@ def test_round_trip_data(field, dtype, bound):
 @pytest.mark.parametrize("rel", [1e-2, 1e-4])
 def test_dense_codec(field, rel):
     fast = zcoll.compress(field, rel=rel)
-    dense = zcoll.compress(field, rel=rel, codec="dense")
+    # flat (dims=()): with the shape a chunk may interpolate values instead (below)
+    dense = zcoll.compress(field, rel=rel, codec="dense", dims=())
     assert len(dense) < len(fast)  # the smooth test field: a higher ratio
     assert zcoll.info(dense)["format_flags"] == 2  # ZCOLL_FORMAT_FLAG_DENSE
     assert zcoll.info(dense)["codec"] == "dense" and zcoll.info(fast)["codec"] == "fast"
@@ -56,16 +57,29 @@ def test_dense_codec(field, rel):
     assert np.array_equal(b, zcoll.decompress(fast, shape=field.shape))
     assert max_err(field, b) <= zcoll.info(dense)["error_bound"]
     out = bytearray(zcoll.compress_bound(field.size, field.dtype))
-    assert bytes(zcoll.compress(field, rel=rel, codec="dense", out=out)) == dense
+    assert bytes(zcoll.compress(field, rel=rel, codec="dense", dims=(), out=out)) == dense
     with pytest.raises(ValueError, match="codec"):
         zcoll.compress(field, rel=rel, codec="zstd")
 
 
+def dense_predictors(buf):
+    """The predictor id of each chunk of a stream (format.md §5.3; 0: not dense)."""
+    info = zcoll.info(buf)
+    b = bytes(buf)
+    sizes = np.frombuffer(b, dtype="<u4", count=info["chunks"], offset=48)
+    at, ids = info["header_size"], []
+    for size in sizes:
+        ids.append(b[at + 1] if b[at] == 2 else 0)
+        at += int(size)
+    return ids
+
+
 @pytest.mark.parametrize("rel", [1e-2, 1e-3, 1e-4])
 def test_dense_codec_uses_the_shape(field, rel):
-    """An n-D array: the dense codec predicts along a.shape (2-D/3-D Lorenzo),
-    takes 262144-value chunks, and decodes to the 1-D codec's values (the same
-    codes) at the same chunk size; dims=() is the flat array."""
+    """An n-D array: the dense codec predicts along a.shape (2-D/3-D Lorenzo, or
+    interpolation of values), takes 262144-value chunks, and in the chunks that
+    predict codes decodes to the 1-D codec's values (the same codes) at the same
+    chunk size; dims=() is the flat array."""
     assert field.ndim >= 2
     nd = zcoll.compress(field, rel=rel, codec="dense")
     assert nd == zcoll.compress(field, rel=rel, codec="dense", dims=field.shape)
@@ -79,7 +93,11 @@ def test_dense_codec_uses_the_shape(field, rel):
     assert len(nd) < len(flat) if rel < 1e-2 else len(nd) <= len(flat)
     b = zcoll.decompress(nd, shape=field.shape)
     assert max_err(field, b) <= info["error_bound"]
-    assert np.array_equal(b, zcoll.decompress(flat, shape=field.shape))
+    f, bf = zcoll.decompress(flat).ravel(), b.ravel()
+    for c, pred in enumerate(dense_predictors(nd)):
+        part = slice(c * 262144, (c + 1) * 262144)
+        if pred != 5:  # predictor 5: fine codes (only the bound holds)
+            assert np.array_equal(bf[part], f[part]), (c, pred)
     assert zcoll.compress(field, rel=rel, codec="dense", threads=3) == nd
     # an explicit chunk size wins
     assert zcoll.info(zcoll.compress(field, rel=rel, codec="dense",

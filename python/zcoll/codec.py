@@ -101,10 +101,13 @@ def compress(array, *, abs=None, rel=None, chunk_size=0, threads=1, out=None, dt
 
     ``dims``: the shape the dense codec predicts along (slowest first; their
     product must be the array's size). ``None`` (default) takes ``array.shape``
-    when the array has two or more dimensions; ``()`` compresses it as flat.
-    With dims the dense codec chooses per chunk between 1-D Lorenzo and 2-D/3-D
-    Lorenzo along the fastest dimensions and, with ``chunk_size=0``, takes
-    chunks that hold several rows or planes. The fast codec ignores them. The
+    when the array has two or more dimensions; ``()`` compresses it as flat
+    (``(n,)`` gives a 1-D array's shape). With dims the dense codec chooses per
+    chunk among 1-D Lorenzo, 2-D/3-D Lorenzo along the fastest dimensions and
+    interpolation of reconstructed values (as SZ3 predicts: a higher ratio at
+    loose bounds on smooth fields, slower to compress; the same bound, values
+    other than the fast codec's) and, with ``chunk_size=0``, takes chunks that
+    hold several rows or planes. The fast codec ignores them. The
     stream records what each chunk used, not the shape: pass ``shape`` to
     ``decompress`` to get it back.
     """

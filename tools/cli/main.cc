@@ -92,8 +92,10 @@ void add_dims(CLI::App* cmd, std::string* dims) {
   cmd->add_option("--dims", *dims,
                   "the array's shape, slowest dimension first (C order, as numpy's shape), e.g. "
                   "17x96x192; the product must be the value count. The dense codec predicts "
-                  "along the fastest two or three dimensions and, without --chunk-size, takes "
-                  "chunks of 262144 values or four planes; the fast codec ignores it");
+                  "along the fastest two or three dimensions (Lorenzo, or interpolation of "
+                  "decoded values, per chunk; a single dimension allows the latter) and, "
+                  "without --chunk-size, takes chunks of 262144 values or four planes; the "
+                  "fast codec ignores it");
 }
 
 void add_compress(CLI::App& app, Commands* c) {
