@@ -308,7 +308,7 @@ struct Scratch {  // per thread, grown to the chunk size
   std::vector<int32_t> codes;
   std::vector<uint32_t> res;
   std::vector<uint8_t> syms, extra, rans;
-  // predictor 5's candidates (with dims only): fine codes, residuals
+  // predictor 5 (with dims only): fine codes, the trials' fine codes
   std::vector<int32_t> fine;
   std::vector<uint32_t> alt;
 };
@@ -625,30 +625,35 @@ namespace {
 
 // The code-domain predictor of codes q[0, len) (dense_predict.h): with n-D
 // candidates where the chunk holds more than one row, otherwise order 1 or 2
-// (the same choice as choose_dense_predictor's); its residuals into r.
-DensePredictor code_domain_residuals(const int32_t* q, uint32_t len, const DenseShape& shape,
-                                     uint32_t* r) {
+// (the same choice as choose_dense_predictor's).
+DensePredictor code_domain_predictor(const int32_t* q, uint32_t len, const DenseShape& shape) {
   DensePredictor pred;
   if (shape.row && shape.row < len)
     pred = choose_dense_predictor(q, len, shape);
   else
     pred.id = choose_order(q, len);
+  return pred;
+}
+
+// Its residuals into r.
+void code_domain_residuals(const int32_t* q, uint32_t len, const DensePredictor& pred,
+                           uint32_t* r) {
   if (pred.id >= kDenseLorenzo2D)
     dense_residuals(q, len, pred, r);
   else
     residuals_from_codes(q, len, pred.id, r);
-  return pred;
 }
 
 // With dims: predictor 5, in as many dims as the shape's strides reach into
 // the chunk, linear or cubic (both tried on the chunk's first kInterpTrial
 // values, a chunk of their own: which wins depends on the reconstructions, not
-// only on the values), replaces *pred (whose residuals are in the scratch's
-// res) where its residuals cost fewer bits on the whole chunk (the estimate of
-// dense_predict.h on every other residual; the code domain on ties) and every
-// value's reconstruction is within the bound.
+// only on the values), replaces the code-domain predictor *pred of the codes
+// in the scratch where its residuals cost fewer bits on the whole chunk (the
+// estimate of dense_predict.h on every other residual; the code domain on ties)
+// and every value's reconstruction is within the bound. true: *pred is
+// predictor 5 and the scratch's res its residuals.
 template <typename T>
-void choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
+bool choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
                    DensePredictor* pred) {
   Scratch& s = t_scratch;
   if (s.fine.size() < len) s.fine.resize(len), s.alt.resize(len);
@@ -656,25 +661,23 @@ void choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Dense
   g.ndim = shape.plane && shape.plane < len ? 3 : shape.row && shape.row < len ? 2 : 1;
   g.row = g.ndim >= 2 ? shape.row : 0;
   g.plane = g.ndim == 3 ? shape.plane : 0;
+  const uint64_t code_bits = dense_code_bits(s.codes.data(), len, *pred, kTrialEvery);
   if (!quantize_values(active_kernels(), x, len, interp_fine_quantizer(qz), s.fine.data()))
-    return;  // a value beyond the fine codes' range
-  // the trials' fine codes go where the code-domain codes were (used no more)
+    return false;  // a value beyond the fine codes' range
   const uint32_t n = std::min(len, kInterpTrial);
   uint64_t trial[2];
   for (const bool cubic : {false, true}) {
     g.cubic = cubic;
-    std::copy(s.fine.data(), s.fine.data() + n, s.codes.data());
-    interp_residuals(s.codes.data(), n, g, s.alt.data());
-    trial[cubic] = dense_residual_bits(s.alt.data(), n, kTrialEvery);
+    std::copy(s.fine.data(), s.fine.data() + n, s.alt.data());  // (alt as fine codes here)
+    interp_residuals(reinterpret_cast<int32_t*>(s.alt.data()), n, g, s.res.data());
+    trial[cubic] = dense_residual_bits(s.res.data(), n, kTrialEvery);
   }
   g.cubic = trial[1] < trial[0];
-  interp_residuals(s.fine.data(), len, g, s.alt.data());
-  if (dense_residual_bits(s.alt.data(), len, kTrialEvery) >=
-      dense_residual_bits(s.res.data(), len, kTrialEvery))
-    return;
-  if (!interp_within_bound(x, s.fine.data(), len, qz)) return;
-  std::swap(s.res, s.alt);
+  interp_residuals(s.fine.data(), len, g, s.res.data());
+  if (dense_residual_bits(s.res.data(), len, kTrialEvery) >= code_bits) return false;
+  if (!interp_within_bound(x, s.fine.data(), len, qz)) return false;
   *pred = DensePredictor{kDenseInterp, g.row, g.plane, (g.ndim - 1) | (g.cubic ? kInterpCubic : 0)};
+  return true;
 }
 
 }  // namespace
@@ -689,8 +692,9 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
   if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
-  DensePredictor pred = code_domain_residuals(s.codes.data(), len, shape, s.res.data());
-  if (shape.interp) choose_interp(x, len, qz, shape, &pred);
+  DensePredictor pred = code_domain_predictor(s.codes.data(), len, shape);
+  if (!shape.interp || !choose_interp(x, len, qz, shape, &pred))
+    code_domain_residuals(s.codes.data(), len, pred, s.res.data());
   const size_t extra_bytes = make_symbols(s.res.data(), len, s.syms.data(), s.extra.data());
   uint32_t cnt[kDenseMaxSymbols];
   const uint32_t nsym = count_symbols(s.syms.data(), len, cnt);

@@ -184,12 +184,13 @@ template <typename T>
 bool interp_within_bound(const T* x, const int32_t* v, uint32_t len, const Quantizer<T>& qz) {
   using V = ValueTraits<T>;
   const double fine = qz.quantum * (1.0 / kInterpFine);
-  bool ok = true;
+  const auto eb = qz.eb_check;
+  uint32_t bad = 0;  // an integer OR, which the compiler vectorizes (a bool AND it does not)
   for (uint32_t j = 0; j < len; ++j) {
     const auto err = V::widen(x[j]) - V::widen(V::from_double(static_cast<double>(v[j]) * fine));
-    ok &= hd::fabs_(err) < qz.eb_check;
+    bad |= static_cast<uint32_t>(!(hd::fabs_(err) < eb));
   }
-  return ok;
+  return bad == 0;
 }
 
 void interp_decode(const InterpGrid& g, uint32_t len, InterpResidualSource& src, int32_t* v) {

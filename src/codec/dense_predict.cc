@@ -208,6 +208,32 @@ uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every) {
   return dense_estimate_bits(h[0], total);
 }
 
+uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t every) {
+  if (len == 0) return 0;
+  // the residuals of dense_residuals at i = 0, every, 2 every, ..., region by region
+  uint32_t h[kEstSymbols] = {};
+  uint32_t total = 1;
+  dense_estimate_put(h, u32(q[0]));
+  const bool lorenzo1d = p.id == kDenseOrder1 || p.id == kDenseOrder2;
+  const Regions g = lorenzo1d ? Regions{len, len} : regions_of(p, len);
+  const uint32_t R = p.row, P = p.plane;
+  uint32_t i = every;
+  for (; i < g.e1; i += every, ++total) {
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]);
+    dense_estimate_put(h,
+                       p.id == kDenseOrder2 && i >= 2 ? d1 - (u32(q[i - 1]) - u32(q[i - 2])) : d1);
+  }
+  for (; i < g.e2; i += every, ++total)
+    dense_estimate_put(h, u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1])));
+  for (; i < len; i += every, ++total) {
+    const uint32_t two = u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]);
+    const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
+                          u32(q[i - P - R - 1]);
+    dense_estimate_put(h, u32(q[i]) - (two + back));
+  }
+  return dense_estimate_bits(h, total);
+}
+
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r) {
   if (len == 0) return;
   r[0] = u32(q[0]);

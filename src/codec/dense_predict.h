@@ -80,6 +80,9 @@ uint64_t dense_estimate_bits(const uint32_t* h, uint32_t total);
 // the residuals r[0, len), on every `every`-th one (0, every, 2 every, ...):
 // how the encoder compares predictors on a whole chunk.
 uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every);
+// The same for the residuals p would give the codes q (dense_residuals), without
+// computing the others: dense_residual_bits of them, to the bit.
+uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t every);
 
 // r[i] = q[i] - p(i) (u32, modulo 2^32) for i in [0, len).
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r);

@@ -142,7 +142,8 @@ TEST(DenseNd, DataFilesRoundTripWithDims) {
   EXPECT_GT(interp_chunks, 30u);
 }
 
-// Random codes, any strides: the decoder's pass inverts the encoder's.
+// Random codes, any strides: the decoder's pass inverts the encoder's, and the
+// sampled estimate of the residuals is theirs.
 TEST(DenseNd, ResidualsInvertForAnyStrides) {
   zt::Rng r(34);
   for (int t = 0; t < 200; ++t) {
@@ -155,6 +156,12 @@ TEST(DenseNd, ResidualsInvertForAnyStrides) {
     p.plane = p.row + 1 + r.below(3 * len);
     std::vector<uint32_t> res(len);
     zcoll::dense_residuals(q.data(), len, p, res.data());
+    // the encoder's estimate of them without them, to the bit
+    for (uint32_t every : {1u, 2u, 3u, 4u}) {
+      ASSERT_EQ(zcoll::dense_code_bits(q.data(), len, p, every),
+                zcoll::dense_residual_bits(res.data(), len, every))
+          << "id " << int(p.id) << " every " << every;
+    }
     // the decoder's way too: in pieces of random length (its tiles), in order
     std::vector<uint32_t> tiled = res;
     for (uint32_t from = 0; from < len;) {
