@@ -97,6 +97,22 @@ inline void dense_enc_put(uint32_t& x, uint8_t*& p, const DenseEncSymbols& es, u
   x = y + (meta >> 17) + q * ((1u << kDenseScaleBits) - freq);
 }
 
+// The symbol pass of the encoder (ChunkKernels::dense_symbols): the symbols of
+// the len residuals r (§5.3) to syms, their extra bits to extra (room for 4 len
+// + 16 bytes); returns the extra bytes. Both versions write the same bytes.
+size_t dense_symbols_scalar(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+
+// The residual pass of the decoder (ChunkKernels::dense_residuals): the residuals
+// of n symbols to r, their extra bits from bit `at` of the stream extra of
+// extra_bytes bytes (past its end they read as 0; the bytes after it are
+// readable: the chunk's states follow); returns the bit position after them.
+// Both versions give the same residuals and position.
+uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                                uint64_t extra_bytes, uint64_t at, uint32_t* r);
+uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                              uint64_t extra_bytes, uint64_t at, uint32_t* r);
+
 // The rANS pass of the encoder (ChunkKernels::dense_rans_encode): syms[0, len)
 // coded backwards into the buffer ending at end (which has 2 len + 64 bytes: a
 // word per symbol at most, the states, and room for the AVX2 version's 16-byte

@@ -14,7 +14,15 @@
 // the scalar pass's order (states 0..15, each step then its renormalization),
 // so both give the same symbols, states and stream position. Two registers: the
 // second's step runs while the first waits on its gather and multiply.
+//
+// Symbol pass (encoder): per group of sixteen residuals that are not all
+// direct, the symbols and extra bits of eight lanes at a time (the top bit from
+// a float conversion), then the extra bits of two values joined into one field
+// of at most 54 bits, so that the serial bit writer takes eight puts, not
+// sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
+// prefix sum of their counts, then one gather of the four bytes at each offset.
 #include "codec/dense.h"
+#include "codec/dense_bits.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
 
@@ -119,6 +127,86 @@ inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, 
                           _mm256_mullo_epi32(q, cmpl));
 }
 
+
+// ---- symbols and extra bits -------------------------------------------------------
+
+inline __m256i set1(uint32_t v) { return _mm256_set1_epi32(static_cast<int>(v)); }
+
+inline __m256i zigzag8(__m256i r) {
+  return _mm256_xor_si256(_mm256_slli_epi32(r, 1), _mm256_srai_epi32(r, 31));
+}
+
+// The symbols of eight zigzag values u < 2^30, their extra-bit counts k and
+// extra bits (symbol_of). The top bit's position e is the exponent of a float:
+// v = u & ~(u >> 1) keeps that bit and has no two adjacent ones, so converting
+// v >> 1 (a positive i32) cannot round up to the next power of two.
+struct Sym8 {
+  __m256i sym, k, bits;
+};
+inline Sym8 symbols8(__m256i u) {
+  const __m256i v = _mm256_srli_epi32(_mm256_andnot_si256(_mm256_srli_epi32(u, 1), u), 1);
+  const __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v)), 23);
+  const __m256i e = _mm256_sub_epi32(fe, set1(126));  // garbage for u < 2: not big
+  const __m256i big = _mm256_cmpgt_epi32(u, set1(kDenseDirect - 1));
+  Sym8 s;
+  s.k = _mm256_and_si256(_mm256_sub_epi32(e, set1(2)), big);
+  const __m256i m = _mm256_and_si256(_mm256_srlv_epi32(u, s.k), set1(3));
+  // 64 + 4 (e - 6) + m
+  const __m256i code = _mm256_add_epi32(_mm256_slli_epi32(e, 2), _mm256_add_epi32(m, set1(40)));
+  s.sym = _mm256_blendv_epi8(u, code, big);
+  s.bits = _mm256_and_si256(u, _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), s.k), set1(1)));
+  return s;
+}
+
+// Sixteen u32 lanes (< 256) as bytes, in order.
+inline __m128i bytes16(__m256i a, __m256i b) {
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+  return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+// The extra bits of values 2j and 2j + 1 as one field (those of 2j first, LSB
+// first as the stream has them) to f[j], its bit count to n[j], j < 4.
+inline void pairs(const Sym8& s, uint64_t* f, uint64_t* n) {
+  const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
+  const __m256i klo = _mm256_and_si256(s.k, lo);
+  const __m256i hi = _mm256_sllv_epi64(_mm256_srli_epi64(s.bits, 32), klo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(f),
+                     _mm256_or_si256(_mm256_and_si256(s.bits, lo), hi));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(n),
+                     _mm256_add_epi64(klo, _mm256_srli_epi64(s.k, 32)));
+}
+
+// ---- residuals of symbols -----------------------------------------------------------
+
+// Inclusive prefix sum of eight lanes.
+inline __m256i prefix8(__m256i x) {
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+  const __m256i top = _mm256_shuffle_epi32(x, 0xFF);                      // lane 3 of each half
+  return _mm256_add_epi32(x, _mm256_permute2x128_si256(top, top, 0x08));  // to the upper half
+}
+
+// The extra-bit counts of eight symbols (kCodes.bits: 0 below 64, s / 4 - 12 above).
+inline __m256i nbits8(__m256i s) {
+  const __m256i big = _mm256_cmpgt_epi32(s, set1(kDenseDirect - 1));
+  return _mm256_and_si256(_mm256_sub_epi32(_mm256_srli_epi32(s, 2), set1(12)), big);
+}
+
+// The residuals of eight symbols s < 152 (at most 25 extra bits: with the bit
+// offset in the byte, within the four bytes gathered) with nb extra bits at bit
+// offsets off from base.
+inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, const uint8_t* base) {
+  const __m256i big = _mm256_cmpgt_epi32(s, set1(kDenseDirect - 1));
+  const __m256i top = _mm256_sllv_epi32(_mm256_or_si256(set1(4), _mm256_and_si256(s, set1(3))), nb);
+  const __m256i w =
+      _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), _mm256_srli_epi32(off, 3), 1);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), nb), set1(1));
+  const __m256i bits = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(off, set1(7))), mask);
+  const __m256i u = _mm256_or_si256(_mm256_blendv_epi8(s, top, big), bits);  // kCodes.base | bits
+  return _mm256_xor_si256(_mm256_srli_epi32(u, 1),
+                          _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, set1(1))));
+}
+
 }  // namespace
 
 uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
@@ -166,6 +254,68 @@ void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* en
   dense_rans_decode_scalar(xs, pos, end, tab, syms + i, n - i);  // the rest (i: a multiple of 16)
 }
 
+
+size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
+  using dense_bits::put_symbol;
+  dense_bits::BitWriter bw{extra};
+  const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
+  uint32_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    const __m256i u0 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i)));
+    const __m256i u1 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i + 8)));
+    const __m256i any = _mm256_or_si256(u0, u1);
+    __m128i* out = reinterpret_cast<__m128i*>(syms + i);
+    if (_mm256_testz_si256(any, not_direct)) {  // all direct: no extra bits
+      _mm_storeu_si128(out, bytes16(u0, u1));
+      continue;
+    }
+    if (!_mm256_testz_si256(any, huge)) {  // a value >= 2^30: a pair may exceed 56 bits
+      for (uint32_t k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
+      continue;
+    }
+    const Sym8 a = symbols8(u0), b = symbols8(u1);
+    _mm_storeu_si128(out, bytes16(a.sym, b.sym));
+    alignas(32) uint64_t f[8], n[8];
+    pairs(a, f, n);
+    pairs(b, f + 4, n + 4);
+    for (int j = 0; j < 8; ++j) bw.put(f[j], static_cast<uint32_t>(n[j]));
+  }
+  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
+  bw.flush();
+  return static_cast<size_t>(bw.p - extra);
+}
+
+uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                              uint64_t extra_bytes, uint64_t at, uint32_t* r) {
+  using dense_bits::residuals_scalar;
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    if (dense_bits::direct16(syms + i, r + i)) continue;  // no extra bits
+    if (at + 16 * 29 > 8 * extra_bytes) {                 // near the end: bytewise
+      at = residuals_scalar<false>(syms + i, 16, extra, extra_bytes, at, r + i);
+      continue;
+    }
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(syms + i));
+    const __m128i over = _mm_subs_epu8(s, _mm_set1_epi8(static_cast<char>(151)));
+    if (!_mm_testz_si128(over, over)) {
+      at = residuals_scalar<true>(syms + i, 16, extra, extra_bytes, at, r + i);  // > 25 bits
+      continue;
+    }
+    const __m256i s0 = _mm256_cvtepu8_epi32(s), s1 = _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8));
+    const __m256i n0 = nbits8(s0), n1 = nbits8(s1);
+    const __m256i p0 = prefix8(n0);
+    const __m256i p1 = _mm256_add_epi32(prefix8(n1), _mm256_permutevar8x32_epi32(p0, set1(7)));
+    // bit offsets from the byte of `at` (exclusive prefix sums)
+    const __m256i bit = set1(static_cast<uint32_t>(at & 7));
+    const uint8_t* base = extra + (at >> 3);
+    const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), base);
+    const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), base);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i), r0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i + 8), r1);
+    at += static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
+  }
+  return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
+}
 }  // namespace zcoll
 
 #if defined(__clang__)
