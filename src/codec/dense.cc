@@ -131,8 +131,8 @@ void enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
       rcp = static_cast<uint32_t>(((uint64_t{1} << (sh + 31)) + fr - 1) / fr);
       shift = sh - 1, bias = start;
     }
-    es->rcp[s] = rcp;
-    es->meta[s] = fr | shift << 13 | bias << 17;
+    es->s[s].rcp = rcp;
+    es->s[s].meta = fr | shift << 13 | bias << 17;
     start += fr;
   }
 }

@@ -73,9 +73,11 @@ bool validate_dense_chunk(const uint8_t* in, size_t bytes);
 // The encoder's symbols (s < nsym): ryg_rans' reciprocal form of x -> (x / f) *
 // 4096 + x % f + start, as rcp[s] and meta[s] = f | shift << 13 | bias << 17
 // (f <= 4096, shift <= 11, bias < 8192; the complement 4096 - f is derived).
+// The two side by side: the AVX2 encoder fetches both with one 64-bit gather.
 struct DenseEncSymbols {
-  uint32_t rcp[kDenseMaxSymbols];
-  uint32_t meta[kDenseMaxSymbols];
+  struct Sym {
+    uint32_t rcp, meta;
+  } s[kDenseMaxSymbols];
 };
 
 // The tables of frequencies f[0, nsym) (summing to 4096): the encoder's, and
@@ -88,12 +90,12 @@ void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab);
 // bits out below p; without a branch: the word is stored always and kept only
 // when the pointer moves), then encode.
 inline void dense_enc_put(uint32_t& x, uint8_t*& p, const DenseEncSymbols& es, uint32_t s) {
-  const uint32_t meta = es.meta[s], freq = meta & 0x1FFFu;
+  const uint32_t meta = es.s[s].meta, freq = meta & 0x1FFFu;
   const uint32_t out = (x >> (31 - kDenseScaleBits)) >= freq;
   p[-2] = static_cast<uint8_t>(x), p[-1] = static_cast<uint8_t>(x >> 8);
   p -= 2 * out;
   const uint32_t y = x >> (16 * out);
-  const uint32_t q = static_cast<uint32_t>((uint64_t{y} * es.rcp[s]) >> 32) >> (meta >> 13 & 15u);
+  const uint32_t q = static_cast<uint32_t>((uint64_t{y} * es.s[s].rcp) >> 32) >> (meta >> 13 & 15u);
   x = y + (meta >> 17) + q * ((1u << kDenseScaleBits) - freq);
 }
 

@@ -1,8 +1,9 @@
-// dense_avx2.cc — the rANS passes of the dense codec (dense.cc) with the sixteen
-// states in two AVX2 registers.
+// dense_avx2.cc — the passes of the dense codec (dense.cc) in AVX2: rANS with the
+// sixteen states in two AVX2 registers, symbols and residuals eight at a time.
 //
-// Encoder: per register and group of sixteen symbols, two gathers (the
-// symbols' rcp and meta), the words of the lanes that renormalize packed in
+// Encoder: per register and group of sixteen symbols, two 64-bit gathers (the
+// symbols' rcp and meta side by side: four lanes each, half the elements of a
+// gather per field), the words of the lanes that renormalize packed in
 // lane order at the top of a 16-byte store ending at the stream pointer (what
 // the scalar pass writes one state at a time from state 15 down), the division
 // by the reciprocal as two 32x32 -> 64 multiplies. The gathers depend on the
@@ -100,11 +101,19 @@ struct WordPack {
 constexpr WordPack kWordPack;
 
 // One encoder step of eight states with the symbols at s (scalar order: lane 7
-// first, its word at the highest address).
+// first, its word at the highest address). The symbols' (rcp, meta) pairs come
+// in two 64-bit gathers, of the even states and of the odd ones: the multiplies
+// by rcp below take the low half of each 64-bit lane, so the even gather lines
+// up with x as it is and the odd one with x >> 32.
 inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, uint8_t*& p) {
-  const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
-  const __m256i meta = _mm256_i32gather_epi32(reinterpret_cast<const int*>(es.meta), idx, 4);
-  const __m256i rcp = _mm256_i32gather_epi32(reinterpret_cast<const int*>(es.rcp), idx, 4);
+  const __m128i sb = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s));
+  const __m128i ie = _mm_shuffle_epi8(
+      sb, _mm_setr_epi8(0, -1, -1, -1, 2, -1, -1, -1, 4, -1, -1, -1, 6, -1, -1, -1));
+  const __m128i io = _mm_shuffle_epi8(
+      sb, _mm_setr_epi8(1, -1, -1, -1, 3, -1, -1, -1, 5, -1, -1, -1, 7, -1, -1, -1));
+  const auto* tab = reinterpret_cast<const long long*>(es.s);
+  const __m256i ge = _mm256_i32gather_epi64(tab, ie, 8), go = _mm256_i32gather_epi64(tab, io, 8);
+  const __m256i meta = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
   const __m256i freq = _mm256_and_si256(meta, _mm256_set1_epi32(0x1FFF));
   // out: x >> 19 >= freq (both below 2^31: signed compares)
   const __m256i keep =
@@ -118,8 +127,8 @@ inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, 
   p -= 2 * _mm_popcnt_u32(static_cast<uint32_t>(m));
   x = _mm256_blendv_epi8(_mm256_srli_epi32(x, 16), x, keep);
   // q = (x * rcp) >> 32 >> shift, per lane
-  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, rcp), 32);
-  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(rcp, 32));
+  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, ge), 32);
+  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), go);
   __m256i q = _mm256_blend_epi32(even, odd, 0xAA);
   q = _mm256_srlv_epi32(q, _mm256_and_si256(_mm256_srli_epi32(meta, 13), _mm256_set1_epi32(15)));
   const __m256i cmpl = _mm256_sub_epi32(_mm256_set1_epi32(1 << kDenseScaleBits), freq);
