@@ -100,19 +100,27 @@ struct WordPack {
 };
 constexpr WordPack kWordPack;
 
-// One encoder step of eight states with the symbols at s (scalar order: lane 7
-// first, its word at the highest address). The symbols' (rcp, meta) pairs come
-// in two 64-bit gathers, of the even states and of the odd ones: the multiplies
-// by rcp below take the low half of each 64-bit lane, so the even gather lines
-// up with x as it is and the odd one with x >> 32.
-inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, uint8_t*& p) {
+// The (rcp, meta) pairs of the eight symbols at s, in two 64-bit gathers: of
+// the even states and of the odd ones (the multiplies by rcp in enc_step take
+// the low half of each 64-bit lane: the even gather lines up with x as it is,
+// the odd one with x >> 32).
+struct EncSyms {
+  __m256i even, odd;
+};
+inline EncSyms enc_fetch(const uint8_t* s, const DenseEncSymbols& es) {
   const __m128i sb = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s));
   const __m128i ie = _mm_shuffle_epi8(
       sb, _mm_setr_epi8(0, -1, -1, -1, 2, -1, -1, -1, 4, -1, -1, -1, 6, -1, -1, -1));
   const __m128i io = _mm_shuffle_epi8(
       sb, _mm_setr_epi8(1, -1, -1, -1, 3, -1, -1, -1, 5, -1, -1, -1, 7, -1, -1, -1));
   const auto* tab = reinterpret_cast<const long long*>(es.s);
-  const __m256i ge = _mm256_i32gather_epi64(tab, ie, 8), go = _mm256_i32gather_epi64(tab, io, 8);
+  return {_mm256_i32gather_epi64(tab, ie, 8), _mm256_i32gather_epi64(tab, io, 8)};
+}
+
+// One encoder step of eight states with the symbols g (scalar order: lane 7
+// first, its word at the highest address).
+inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
+  const __m256i ge = g.even, go = g.odd;
   const __m256i meta = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
   const __m256i freq = _mm256_and_si256(meta, _mm256_set1_epi32(0x1FFF));
   // out: x >> 19 >= freq (both below 2^31: signed compares)
@@ -227,9 +235,16 @@ uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEn
   for (; i % kDenseStates; --i) dense_enc_put(xs[(i - 1) % kDenseStates], p, es, syms[i - 1]);
   __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs));
   __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs + 8));
-  for (; i; i -= kDenseStates) {  // states 15..8, then 7..0
-    b = enc_step(b, syms + i - 8, es, p);
-    a = enc_step(a, syms + i - 16, es, p);
+  // the gathers of the next group are issued before this group's steps (they
+  // depend on the symbols only): their latency is off the states' chains
+  EncSyms gb = i ? enc_fetch(syms + i - 8, es) : EncSyms{};
+  EncSyms ga = i ? enc_fetch(syms + i - 16, es) : EncSyms{};
+  for (; i; i -= kDenseStates) {                                 // states 15..8, then 7..0
+    const uint32_t j = i > kDenseStates ? i - kDenseStates : i;  // the last group: again
+    const EncSyms nb = enc_fetch(syms + j - 8, es), na = enc_fetch(syms + j - 16, es);
+    b = enc_step(b, gb, p);
+    a = enc_step(a, ga, p);
+    gb = nb, ga = na;
   }
   p -= kDenseStateBytes;
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a);  // little-endian: the u32 states
