@@ -138,19 +138,20 @@ void enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
 }
 
 // Decode table (one entry per slot, so that the AVX2 pass needs one gather):
-// slot -> symbol | (freq - 1) << 8 | (slot - start) << 20.
+// slot -> symbol | (slot - start) << 8 | (freq - 1) << 20 (the factor on top:
+// one shift from the table to the multiply, x' = (f - 1) q + (q + slot - start)).
 void dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) {
   uint32_t start = 0;
   for (uint32_t s = 0; s < nsym; ++s) {
     const uint32_t fr = f[s];
-    for (uint32_t k = 0; k < fr; ++k) tab[start + k] = s | (fr - 1) << 8 | k << 20;
+    for (uint32_t k = 0; k < fr; ++k) tab[start + k] = s | k << 8 | (fr - 1) << 20;
     start += fr;
   }
 }
 
 inline uint8_t dec_step(uint32_t& x, const uint32_t* tab) {
-  const uint32_t e = tab[x & (kScale - 1)];
-  x = ((e >> 8 & (kScale - 1)) + 1) * (x >> kDenseScaleBits) + (e >> 20);
+  const uint32_t e = tab[x & (kScale - 1)], q = x >> kDenseScaleBits;
+  x = (e >> 20) * q + q + (e >> 8 & (kScale - 1));
   return static_cast<uint8_t>(e);
 }
 // One 16-bit word at most per step (x >= 8 after a step), without a branch (a

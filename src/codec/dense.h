@@ -81,8 +81,8 @@ struct DenseEncSymbols {
 };
 
 // The tables of frequencies f[0, nsym) (summing to 4096): the encoder's, and
-// the decoder's slot table tab[4096] (slot -> symbol | (f - 1) << 8 | (slot -
-// start) << 20).
+// the decoder's slot table tab[4096] (slot -> symbol | (slot - start) << 8 |
+// (f - 1) << 20).
 void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es);
 void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab);
 
@@ -128,8 +128,8 @@ uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEn
 
 // The rANS pass of the decoder (ChunkKernels::dense_rans_decode): n symbols into
 // syms, symbol k with state xs[k % 16] (updated), the words read from *pos
-// (moved on; past end they read as 0); tab maps a slot to symbol | (freq - 1) << 8
-// | (slot - start) << 20. The AVX2 version gives the same symbols, states and
+// (moved on; past end they read as 0); tab maps a slot to symbol | (slot - start)
+// << 8 | (freq - 1) << 20. The AVX2 version gives the same symbols, states and
 // position.
 void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                               const uint32_t* tab, uint8_t* syms, uint32_t n);
