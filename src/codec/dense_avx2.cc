@@ -24,7 +24,7 @@
 // a float conversion), then the extra bits of two values joined into one field
 // of at most 54 bits, so that the serial bit writer takes eight puts, not
 // sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
-// prefix sum of their counts, then one gather of the four bytes at each offset.
+// prefix sum of their counts, then a load of the four bytes at each offset.
 #include "codec/dense.h"
 #include "codec/dense_bits.h"
 
@@ -230,14 +230,25 @@ inline __m256i nbits8(__m256i s) {
   return _mm256_and_si256(_mm256_sub_epi32(_mm256_srli_epi32(s, 2), set1(12)), big);
 }
 
+// The four bytes at base + at[j] of each lane j (eight loads, not a gather).
+inline __m256i words_at(const uint8_t* base, __m256i at) {
+  const __m128i lo = _mm256_castsi256_si128(at), hi = _mm256_extracti128_si256(at, 1);
+  const auto a01 = static_cast<uint64_t>(_mm_cvtsi128_si64(lo));
+  const auto a23 = static_cast<uint64_t>(_mm_extract_epi64(lo, 1));
+  const auto a45 = static_cast<uint64_t>(_mm_cvtsi128_si64(hi));
+  const auto a67 = static_cast<uint64_t>(_mm_extract_epi64(hi, 1));
+  const auto w = [base](uint64_t a) { return static_cast<int>(load_u32(base + (a & 0xFFFFFFFF))); };
+  return _mm256_setr_epi32(w(a01), w(a01 >> 32), w(a23), w(a23 >> 32), w(a45), w(a45 >> 32), w(a67),
+                           w(a67 >> 32));
+}
+
 // The residuals of eight symbols s < 152 (at most 25 extra bits: with the bit
-// offset in the byte, within the four bytes gathered) with nb extra bits at bit
+// offset in the byte, within the four bytes loaded) with nb extra bits at bit
 // offsets off from base.
 inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, const uint8_t* base) {
   const __m256i big = _mm256_cmpgt_epi32(s, set1(kDenseDirect - 1));
   const __m256i top = _mm256_sllv_epi32(_mm256_or_si256(set1(4), _mm256_and_si256(s, set1(3))), nb);
-  const __m256i w =
-      _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), _mm256_srli_epi32(off, 3), 1);
+  const __m256i w = words_at(base, _mm256_srli_epi32(off, 3));
   const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), nb), set1(1));
   const __m256i bits = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(off, set1(7))), mask);
   const __m256i u = _mm256_or_si256(_mm256_blendv_epi8(s, top, big), bits);  // kCodes.base | bits
