@@ -603,7 +603,9 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_rans_encode_avx2,
                             dense_rans_decode_avx2,
                             dense_symbols_avx2,
-                            dense_residuals_avx2};
+                            dense_residuals_avx2,
+                            dense_values_avx2_f32,
+                            dense_values_avx2_f64};
 
 }  // namespace
 

@@ -99,7 +99,9 @@ const ChunkKernels kScalar = {"scalar",
                               dense_rans_encode_scalar,
                               dense_rans_decode_scalar,
                               dense_symbols_scalar,
-                              dense_residuals_scalar};
+                              dense_residuals_scalar,
+                              dense_values_scalar<float>,
+                              dense_values_scalar<double>};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -390,12 +391,19 @@ void residuals_of_symbols(const uint8_t* syms, uint32_t n, const uint8_t* extra,
 
 // Pass 4: values of the codes, out[i] = (T)(q * factor) as every decoder of §6
 // computes it (or added to out).
+// (float and double: the kernels' pass, dense_values_scalar)
 template <typename T, bool kAcc>
 void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
-  for (uint32_t i = 0; i < n; ++i) {
-    const T v =
-        ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
-    out[i] = kAcc ? add_values(out[i], v) : v;
+  if constexpr (std::is_same_v<T, float>) {
+    active_kernels().dense_values_f32(q, n, factor, out, kAcc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    active_kernels().dense_values_f64(q, n, factor, out, kAcc);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) {
+      const T v =
+          ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
+      out[i] = kAcc ? add_values(out[i], v) : v;
+    }
   }
 }
 
@@ -510,6 +518,17 @@ uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* 
   }
   return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
 }
+
+// The values of n codes, out[i] = (T)(q[i] * factor), or added to out (acc).
+template <typename T>
+void dense_values_scalar(const uint32_t* q, uint32_t n, double factor, T* out, bool acc) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const T v = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
+    out[i] = acc ? out[i] + v : v;
+  }
+}
+template void dense_values_scalar<float>(const uint32_t*, uint32_t, double, float*, bool);
+template void dense_values_scalar<double>(const uint32_t*, uint32_t, double, double*, bool);
 
 template <typename T>
 size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, uint8_t* out,

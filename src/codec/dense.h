@@ -115,6 +115,14 @@ uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* 
 uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,
                               uint64_t extra_bytes, uint64_t at, uint32_t* r);
 
+// The last pass of the decoder (ChunkKernels::dense_values_f32, _f64): the
+// values of n codes q (i32), out[i] = (T)((double)q[i] * factor), or added to
+// out[i] (acc). Both versions give the same values.
+template <typename T>
+void dense_values_scalar(const uint32_t* q, uint32_t n, double factor, T* out, bool acc);
+void dense_values_avx2_f32(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
+void dense_values_avx2_f64(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);
+
 // The rANS pass of the encoder (ChunkKernels::dense_rans_encode): syms[0, len)
 // coded backwards into the buffer ending at end (which has 2 len + 64 bytes: a
 // word per symbol at most, the states, and room for the AVX2 version's 16-byte

@@ -371,6 +371,31 @@ uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* ex
   }
   return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
 }
+
+// Four codes at a time, the scalar pass's operations: i32 -> double, times
+// factor, rounded to float (or not), plus out (acc).
+void dense_values_avx2_f32(const uint32_t* q, uint32_t n, double factor, float* out, bool acc) {
+  const __m256d f = _mm256_set1_pd(factor);
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+    __m128 v = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(c), f));
+    if (acc) v = _mm_add_ps(_mm_loadu_ps(out + i), v);
+    _mm_storeu_ps(out + i, v);
+  }
+  dense_values_scalar(q + i, n - i, factor, out + i, acc);
+}
+void dense_values_avx2_f64(const uint32_t* q, uint32_t n, double factor, double* out, bool acc) {
+  const __m256d f = _mm256_set1_pd(factor);
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+    __m256d v = _mm256_mul_pd(_mm256_cvtepi32_pd(c), f);
+    if (acc) v = _mm256_add_pd(_mm256_loadu_pd(out + i), v);
+    _mm256_storeu_pd(out + i, v);
+  }
+  dense_values_scalar(q + i, n - i, factor, out + i, acc);
+}
 }  // namespace zcoll
 
 #if defined(__clang__)

@@ -420,6 +420,37 @@ TEST(Dense, SymbolPassesScalarVsAvx2) {
   if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar passes only";
 }
 
+// Both value passes give the same values, bit for bit, stored or added.
+TEST(Dense, ValuePassesScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels";
+  zt::Rng r(36);
+  for (uint32_t n : {1u, 3u, 4u, 7u, 8u, 100u, 2048u}) {
+    std::vector<uint32_t> q(n);
+    for (auto& v : q)  // small codes, and any i32 (the extremes included)
+      v = r.coin(0.5) ? static_cast<uint32_t>(r.below(2001)) - 1000u
+                      : static_cast<uint32_t>(r.coin(0.1) ? (r.coin() ? 0x80000000u : 0x7FFFFFFFu)
+                                                          : r.next());
+    for (const double factor : {1e-3, 0.37, 3e7}) {
+      for (const bool acc : {false, true}) {
+        const std::string what = "n " + std::to_string(n) + " acc " + std::to_string(acc);
+        std::vector<float> f0(n), f1;
+        std::vector<double> d0(n), d1;
+        for (uint32_t i = 0; i < n; ++i)
+          f0[i] = static_cast<float>(r.uniform(-1e3, 1e3)), d0[i] = r.uniform(-1e9, 1e9);
+        f1 = f0, d1 = d0;
+        sc.dense_values_f32(q.data(), n, factor, f0.data(), acc);
+        avx2->dense_values_f32(q.data(), n, factor, f1.data(), acc);
+        EXPECT_EQ(std::memcmp(f0.data(), f1.data(), n * sizeof(float)), 0) << what;
+        sc.dense_values_f64(q.data(), n, factor, d0.data(), acc);
+        avx2->dense_values_f64(q.data(), n, factor, d1.data(), acc);
+        EXPECT_EQ(std::memcmp(d0.data(), d1.data(), n * sizeof(double)), 0) << what;
+      }
+    }
+  }
+}
+
 // Chunks of every length around the 16 states and the decoder's 2048-value
 // tiles: dense chunks, the fast codec's values, the bound.
 TEST(Dense, EdgeLengths) {
