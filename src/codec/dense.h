@@ -106,7 +106,7 @@ size_t dense_symbols_scalar(const uint32_t* r, uint32_t len, uint8_t* syms, uint
 size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
 
 // The residual pass of the decoder (ChunkKernels::dense_residuals): the residuals
-// of n symbols to r, their extra bits from bit `at` of the stream extra of
+// of n symbols (< kDenseMaxSymbols) to r, their extra bits from bit `at` of the stream extra of
 // extra_bytes bytes (past its end they read as 0; the bytes after it are
 // readable: the chunk's states follow); returns the bit position after them.
 // Both versions give the same residuals and position.

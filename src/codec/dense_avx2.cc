@@ -24,7 +24,9 @@
 // a float conversion), then the extra bits of two values joined into one field
 // of at most 54 bits, so that the serial bit writer takes eight puts, not
 // sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
-// prefix sum of their counts, then a load of the four bytes at each offset.
+// prefix sum of their counts; their bits all lie in the 64 bytes from the
+// dword of the first, two loads, and each value is cut from two of those
+// dwords by permutes and shifts.
 #include "codec/dense.h"
 #include "codec/dense_bits.h"
 
@@ -230,27 +232,30 @@ inline __m256i nbits8(__m256i s) {
   return _mm256_and_si256(_mm256_sub_epi32(_mm256_srli_epi32(s, 2), set1(12)), big);
 }
 
-// The four bytes at base + at[j] of each lane j (eight loads, not a gather).
-inline __m256i words_at(const uint8_t* base, __m256i at) {
-  const __m128i lo = _mm256_castsi256_si128(at), hi = _mm256_extracti128_si256(at, 1);
-  const auto a01 = static_cast<uint64_t>(_mm_cvtsi128_si64(lo));
-  const auto a23 = static_cast<uint64_t>(_mm_extract_epi64(lo, 1));
-  const auto a45 = static_cast<uint64_t>(_mm_cvtsi128_si64(hi));
-  const auto a67 = static_cast<uint64_t>(_mm_extract_epi64(hi, 1));
-  const auto w = [base](uint64_t a) { return static_cast<int>(load_u32(base + (a & 0xFFFFFFFF))); };
-  return _mm256_setr_epi32(w(a01), w(a01 >> 32), w(a23), w(a23 >> 32), w(a45), w(a45 >> 32), w(a67),
-                           w(a67 >> 32));
+// The 32 bits at bit offset off[j] (< 480) of the sixteen dwords w0, w1 (the
+// stream's 64 bytes from a dword of it), per lane: from the dword the offset
+// falls in and the next one.
+inline __m256i bits_at(__m256i w0, __m256i w1, __m256i off) {
+  const __m256i d = _mm256_srli_epi32(off, 5), d1 = _mm256_add_epi32(d, set1(1));
+  const __m256i sh = _mm256_and_si256(off, set1(31));
+  const __m256i lo = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(w0, d),
+                                        _mm256_permutevar8x32_epi32(w1, d),
+                                        _mm256_cmpgt_epi32(d, set1(7)));
+  const __m256i hi = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(w0, d1),
+                                        _mm256_permutevar8x32_epi32(w1, d1),
+                                        _mm256_cmpgt_epi32(d1, set1(7)));
+  // a shift by 32 (sh = 0) gives 0
+  return _mm256_or_si256(_mm256_srlv_epi32(lo, sh),
+                         _mm256_sllv_epi32(hi, _mm256_sub_epi32(set1(32), sh)));
 }
 
-// The residuals of eight symbols s < 152 (at most 25 extra bits: with the bit
-// offset in the byte, within the four bytes loaded) with nb extra bits at bit
-// offsets off from base.
-inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, const uint8_t* base) {
+// The residuals of eight symbols s with nb extra bits at bit offsets off of the
+// window w0, w1 (bits_at).
+inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, __m256i w0, __m256i w1) {
   const __m256i big = _mm256_cmpgt_epi32(s, set1(kDenseDirect - 1));
   const __m256i top = _mm256_sllv_epi32(_mm256_or_si256(set1(4), _mm256_and_si256(s, set1(3))), nb);
-  const __m256i w = words_at(base, _mm256_srli_epi32(off, 3));
   const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), nb), set1(1));
-  const __m256i bits = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(off, set1(7))), mask);
+  const __m256i bits = _mm256_and_si256(bits_at(w0, w1, off), mask);
   const __m256i u = _mm256_or_si256(_mm256_blendv_epi8(s, top, big), bits);  // kCodes.base | bits
   return _mm256_xor_si256(_mm256_srli_epi32(u, 1),
                           _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, set1(1))));
@@ -346,25 +351,23 @@ uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* ex
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {
     if (dense_bits::direct16(syms + i, r + i)) continue;  // no extra bits
-    if (at + 16 * 29 > 8 * extra_bytes) {                 // near the end: bytewise
+    if (at + 8 * 64 > 8 * extra_bytes) {                  // near the end: bytewise
       at = residuals_scalar<false>(syms + i, 16, extra, extra_bytes, at, r + i);
       continue;
     }
     const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(syms + i));
-    const __m128i over = _mm_subs_epu8(s, _mm_set1_epi8(static_cast<char>(151)));
-    if (!_mm_testz_si128(over, over)) {
-      at = residuals_scalar<true>(syms + i, 16, extra, extra_bytes, at, r + i);  // > 25 bits
-      continue;
-    }
     const __m256i s0 = _mm256_cvtepu8_epi32(s), s1 = _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8));
     const __m256i n0 = nbits8(s0), n1 = nbits8(s1);
     const __m256i p0 = prefix8(n0);
     const __m256i p1 = _mm256_add_epi32(prefix8(n1), _mm256_permutevar8x32_epi32(p0, set1(7)));
-    // bit offsets from the byte of `at` (exclusive prefix sums)
-    const __m256i bit = set1(static_cast<uint32_t>(at & 7));
-    const uint8_t* base = extra + (at >> 3);
-    const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), base);
-    const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), base);
+    // the 64 bytes from the dword of `at` hold every bit of the group (16 x 29
+    // + 31 < 512); bit offsets from there (exclusive prefix sums)
+    const uint8_t* base = extra + (at >> 5) * 4;
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 32));
+    const __m256i bit = set1(static_cast<uint32_t>(at & 31));
+    const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), w0, w1);
+    const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), w0, w1);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i), r0);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i + 8), r1);
     at += static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
