@@ -308,10 +308,28 @@ void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* en
     a = renorm(a, p, c);
     b = renorm(b, p, c);
   }
+  if (i + 16 <= n) {
+    // near the end of the words (a chunk's last few hundred symbols at loose
+    // bounds): the same steps on a copy of the last whole words, zeros after
+    // them, which is what the scalar pass reads past the end (also where one
+    // byte is left: it stays unread); the position stops at the copy's end
+    alignas(32) uint8_t last[64] = {};
+    const auto whole = static_cast<size_t>(end - p) & ~size_t{1};  // < 32
+    std::memcpy(last, p, whole);
+    const uint8_t* q = last;
+    for (; i + 16 <= n; i += 16) {
+      a = step(a, tab, c, syms + i);
+      b = step(b, tab, c, syms + i + 8);
+      a = renorm(a, q, c);  // q + 16 <= last + 64 for both loads: q <= last + whole
+      b = renorm(b, q, c);  // before a's, and a moves it 16 bytes at most
+      if (q > last + whole) q = last + whole;
+    }
+    p += q - last;
+  }
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs), a);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs + 8), b);
   *pos = p;
-  dense_rans_decode_scalar(xs, pos, end, tab, syms + i, n - i);  // the rest (i: a multiple of 16)
+  dense_rans_decode_scalar(xs, pos, end, tab, syms + i, n - i);  // the last n % 16
 }
 
 
