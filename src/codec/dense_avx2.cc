@@ -22,8 +22,8 @@
 // Symbol pass (encoder): per group of sixteen residuals that are not all
 // direct, the symbols and extra bits of eight lanes at a time (the top bit from
 // a float conversion), then the extra bits of two values joined into one field
-// of at most 54 bits, so that the serial bit writer takes eight puts, not
-// sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
+// of at most 54 bits (of four values where all are below 2^17: at most 56), so
+// that the serial bit writer takes eight puts (four), not sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
 // prefix sum of their counts; their bits all lie in the 64 bytes from the
 // dword of the first, two loads, and each value is cut from two of those
 // dwords by permutes and shifts.
@@ -204,16 +204,22 @@ inline __m128i bytes16(__m256i a, __m256i b) {
   return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 }
 
-// The extra bits of values 2j and 2j + 1 as one field (those of 2j first, LSB
-// first as the stream has them) to f[j], its bit count to n[j], j < 4.
-inline void pairs(const Sym8& s, uint64_t* f, uint64_t* n) {
+// The extra bits of values 2j and 2j + 1 as one field of lane j (64-bit; those
+// of 2j first, LSB first as the stream has them), and its bit count.
+struct Fields {
+  __m256i f, n;
+};
+inline Fields pairs(const Sym8& s) {
   const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
   const __m256i klo = _mm256_and_si256(s.k, lo);
   const __m256i hi = _mm256_sllv_epi64(_mm256_srli_epi64(s.bits, 32), klo);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(f),
-                     _mm256_or_si256(_mm256_and_si256(s.bits, lo), hi));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(n),
-                     _mm256_add_epi64(klo, _mm256_srli_epi64(s.k, 32)));
+  return {_mm256_or_si256(_mm256_and_si256(s.bits, lo), hi),
+          _mm256_add_epi64(klo, _mm256_srli_epi64(s.k, 32))};
+}
+// Pairs 2j and 2j + 1 joined in lane 2j (j < 2): four values per field.
+inline Fields quads(const Fields& p) {
+  const __m256i hi = _mm256_sllv_epi64(_mm256_srli_si256(p.f, 8), p.n);
+  return {_mm256_or_si256(p.f, hi), _mm256_add_epi64(p.n, _mm256_srli_si256(p.n, 8))};
 }
 
 // ---- residuals of symbols -----------------------------------------------------------
@@ -337,6 +343,7 @@ size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_
   using dense_bits::put_symbol;
   dense_bits::BitWriter bw{extra};
   const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
+  const __m256i small = set1(~((1u << 17) - 1));
   uint32_t i = 0;
   for (; i + 16 <= len; i += 16) {
     const __m256i u0 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i)));
@@ -353,10 +360,17 @@ size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_
     }
     const Sym8 a = symbols8(u0), b = symbols8(u1);
     _mm_storeu_si128(out, bytes16(a.sym, b.sym));
+    Fields fa = pairs(a), fb = pairs(b);
     alignas(32) uint64_t f[8], n[8];
-    pairs(a, f, n);
-    pairs(b, f + 4, n + 4);
-    for (int j = 0; j < 8; ++j) bw.put(f[j], static_cast<uint32_t>(n[j]));
+    int step = 1;
+    if (_mm256_testz_si256(any, small)) {  // all below 2^17: four values in 56 bits
+      fa = quads(fa), fb = quads(fb), step = 2;
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(f), fa.f);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(f + 4), fb.f);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(n), fa.n);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(n + 4), fb.n);
+    for (int j = 0; j < 8; j += step) bw.put(f[j], static_cast<uint32_t>(n[j]));
   }
   for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
   bw.flush();
