@@ -138,7 +138,7 @@ void enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
   }
 }
 
-// Decode table (one entry per slot, so that the AVX2 pass needs one gather):
+// Decode table (one entry per slot, so that the AVX2 pass needs one lookup):
 // slot -> symbol | (slot - start) << 8 | (freq - 1) << 20 (the factor on top:
 // one shift from the table to the multiply, x' = (f - 1) q + (q + slot - start)).
 void dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) {

@@ -9,9 +9,9 @@
 // residuals, symbols, rANS), each a loop the compiler can vectorize or one
 // with eight independent dependency chains.
 //
-// The rANS passes have a scalar and an AVX2 kernel (ChunkKernels) that write and
-// read the same bytes, so the bytes do not depend on the SIMD path, nor on the
-// thread count (one chunk is coded by one thread).
+// The rANS, symbol, residual and value passes have a scalar and an AVX2 kernel
+// (ChunkKernels) that write and read the same bytes, so the bytes do not depend
+// on the SIMD path, nor on the thread count (one chunk is coded by one thread).
 #pragma once
 
 #include <cstddef>
