@@ -601,7 +601,11 @@ const ChunkKernels kAvx2 = {"avx2",
                             quantize_avx2<float>,
                             quantize_avx2<double>,
                             dense_rans_encode_avx2,
-                            dense_rans_decode_avx2};
+                            dense_rans_decode_avx2,
+                            dense_symbols_avx2,
+                            dense_residuals_avx2,
+                            dense_values_avx2_f32,
+                            dense_values_avx2_f64};
 
 }  // namespace
 

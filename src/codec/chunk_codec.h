@@ -68,6 +68,14 @@ struct ChunkKernels {
                                 uint8_t* end);
   void (*dense_rans_decode)(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                             const uint32_t* tab, uint8_t* syms, uint32_t n);
+  // The symbol and residual passes of the dense codec (dense.h:
+  // dense_symbols_scalar, dense_residuals_scalar)
+  size_t (*dense_symbols)(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+  uint64_t (*dense_residuals)(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                              uint64_t extra_bytes, uint64_t at, uint32_t* r);
+  // The values of the codes (dense.h: dense_values_scalar)
+  void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
+  void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);
 };
 
 // The scalar quantize_* (and the 16-bit types' only one): quantize_value per value.

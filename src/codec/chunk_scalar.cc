@@ -97,7 +97,11 @@ const ChunkKernels kScalar = {"scalar",
                               quantize_values_scalar<float>,
                               quantize_values_scalar<double>,
                               dense_rans_encode_scalar,
-                              dense_rans_decode_scalar};
+                              dense_rans_decode_scalar,
+                              dense_symbols_scalar,
+                              dense_residuals_scalar,
+                              dense_values_scalar<float>,
+                              dense_values_scalar<double>};
 
 const ChunkKernels& choose_kernels() {
   const char* simd = "auto";

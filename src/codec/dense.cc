@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -16,6 +17,7 @@
 #endif
 
 #include "codec/chunk_codec.h"
+#include "codec/dense_bits.h"
 #include "codec/dense_interp.h"
 #include "codec/dense_predict.h"
 #include "codec/format.h"
@@ -24,20 +26,12 @@ namespace zcoll {
 
 namespace {
 
+using namespace dense_bits;  // the symbols and extra bits (dense_bits.h)
+
 constexpr uint32_t kScale = 1u << kDenseScaleBits;
 // States live in [L, 2^31), 16 bits move in or out at a time (at most once per
 // symbol), and the encoder's reciprocal division is exact below 2^31.
 constexpr uint32_t kRansL = kDenseRansLow;
-
-inline uint32_t unzigzag(uint32_t u) { return (u >> 1) ^ (0u - (u & 1u)); }
-// floor(log2(v)) for v >= 1: the exponent of (double)v (exact), not bsr, which
-// is slow on AMD (and lzcnt is not in the x86-64 baseline).
-inline uint32_t floor_log2(uint32_t v) {
-  const double d = static_cast<double>(v);
-  uint64_t b;
-  std::memcpy(&b, &d, 8);
-  return static_cast<uint32_t>(b >> 52) - 1023u;
-}
 
 // The same for a loop of nothing else (choose_order): cvtsi2sd (what the cast
 // compiles to) merges into its destination register, and such a loop carries a
@@ -56,63 +50,6 @@ inline uint32_t floor_log2_nodep(uint32_t v) {
 inline uint32_t load_u16(const uint8_t* p) { return uint32_t{p[0]} | uint32_t{p[1]} << 8; }
 inline void store_u16(uint8_t* p, uint32_t v) {
   p[0] = static_cast<uint8_t>(v), p[1] = static_cast<uint8_t>(v >> 8);
-}
-
-// Symbol of a zigzagged residual u: u itself below 64; otherwise 64 + 4*(e - 6)
-// + m, with e the position of u's top bit and m the two bits below it; the e - 2
-// bits under those are the extra bits (*nextra of them). No branch: which case
-// applies is random on rough data.
-inline uint32_t symbol_of(uint32_t u, uint32_t* nextra) {
-  // masks, not conditionals: compilers turn the latter into a branch
-  const uint32_t e = floor_log2(u | 1u), big = 0u - static_cast<uint32_t>(u >= kDenseDirect);
-  const uint32_t k = (e - 2) & big;
-  *nextra = k;
-  return ((kDenseDirect + 4 * (e - 6) + ((u >> k) & 3u)) & big) | (u & ~big);
-}
-
-// Per symbol: its extra-bit count and the zigzag value without them (§5.3).
-struct SymbolCodes {
-  uint8_t bits[256];
-  uint32_t base[256];
-  constexpr SymbolCodes() : bits(), base() {
-    for (uint32_t s = 0; s < kDenseMaxSymbols; ++s) {
-      const uint32_t e = s < kDenseDirect ? 0 : (s - kDenseDirect) / 4 + 6;
-      bits[s] = static_cast<uint8_t>(s < kDenseDirect ? 0 : e - 2);
-      base[s] = s < kDenseDirect ? s : (4u | ((s - kDenseDirect) & 3u)) << (e - 2);
-    }
-  }
-};
-constexpr SymbolCodes kCodes;
-
-// ---- extra bits: LSB first, bytes in order -----------------------------------------
-
-// Without a branch per value: 8 bytes stored at every put (the buffer has 8
-// bytes of room past the stream), the pointer moved by the whole bytes done.
-struct BitWriter {
-  uint8_t* p;
-  uint64_t buf = 0;
-  uint32_t n = 0;                     // bits in buf, < 8 between puts
-  void put(uint32_t v, uint32_t k) {  // k <= 29, v < 2^k
-    buf |= uint64_t{v} << n;
-    n += k;
-    store_u64(p, buf);
-    p += n >> 3;
-    buf >>= n & ~7u;
-    n &= 7u;
-  }
-  void flush() {
-    if (n) *p++ = static_cast<uint8_t>(buf);
-  }
-};
-
-// k (<= 29) bits at bit position pos of a stream of `bytes` bytes, 0 past its end.
-inline uint32_t bits_at_safe(const uint8_t* s, uint64_t bytes, uint64_t pos, uint32_t k) {
-  uint64_t w = 0;
-  for (uint64_t t = 0; t < 5; ++t) {
-    const uint64_t at = (pos >> 3) + t;
-    w |= uint64_t{at < bytes ? s[at] : 0u} << (8 * t);
-  }
-  return static_cast<uint32_t>((w >> (pos & 7)) & ((uint64_t{1} << k) - 1));
 }
 
 // ---- frequencies ---------------------------------------------------------------------
@@ -197,26 +134,35 @@ void enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es) {
       rcp = static_cast<uint32_t>(((uint64_t{1} << (sh + 31)) + fr - 1) / fr);
       shift = sh - 1, bias = start;
     }
-    es->rcp[s] = rcp;
-    es->meta[s] = fr | shift << 13 | bias << 17;
+    es->s[s].rcp = rcp;
+    es->s[s].meta = fr | shift << 13 | bias << 17;
     start += fr;
   }
 }
 
-// Decode table (one entry per slot, so that the AVX2 pass needs one gather):
-// slot -> symbol | (freq - 1) << 8 | (slot - start) << 20.
+// Decode table (one entry per slot, so that the AVX2 pass needs one lookup):
+// slot -> symbol | (slot - start) << 8 | (freq - 1) << 20 (the factor on top:
+// one shift from the table to the multiply, x' = (f - 1) q + (q + slot - start)).
 void dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) {
   uint32_t start = 0;
   for (uint32_t s = 0; s < nsym; ++s) {
-    const uint32_t fr = f[s];
-    for (uint32_t k = 0; k < fr; ++k) tab[start + k] = s | (fr - 1) << 8 | k << 20;
+    const uint32_t fr = f[s], e = s | (fr - 1) << 20;
+    uint32_t k = 0;
+#if defined(__SSE2__)
+    // four slots per store (a table per chunk: 4096 stores otherwise)
+    __m128i v = _mm_add_epi32(_mm_set1_epi32(static_cast<int>(e)),
+                              _mm_setr_epi32(0, 1 << 8, 2 << 8, 3 << 8));
+    for (; k + 4 <= fr; k += 4, v = _mm_add_epi32(v, _mm_set1_epi32(4 << 8)))
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(tab + start + k), v);
+#endif
+    for (; k < fr; ++k) tab[start + k] = e | k << 8;
     start += fr;
   }
 }
 
 inline uint8_t dec_step(uint32_t& x, const uint32_t* tab) {
-  const uint32_t e = tab[x & (kScale - 1)];
-  x = ((e >> 8 & (kScale - 1)) + 1) * (x >> kDenseScaleBits) + (e >> 20);
+  const uint32_t e = tab[x & (kScale - 1)], q = x >> kDenseScaleBits;
+  x = (e >> 20) * q + q + (e >> 8 & (kScale - 1));
   return static_cast<uint8_t>(e);
 }
 // One 16-bit word at most per step (x >= 8 after a step), without a branch (a
@@ -320,9 +266,48 @@ thread_local std::vector<uint32_t> t_nd_codes;
 // Lorenzo order 1 or 2: whichever gives the fewer residual bits (order 1 on
 // ties), measured on every 4th value (a quarter of the work, the same choice on
 // smooth and on rough chunks: the residual statistics are those of the chunk).
+#if defined(__SSE2__)
+// floor(log2(v)) of four lanes v >= 1, exact (the sums decide the predictor):
+// 1 + the exponent of float(w >> 1), w = v & ~(v >> 1) (v's top bit and no two
+// adjacent ones below it, so the conversion cannot round up to the next power
+// of two; w >> 1 is a positive i32); 0 where w >> 1 = 0 (v = 1).
+inline __m128i floor_log2_x4(__m128i v) {
+  const __m128i h = _mm_srli_epi32(_mm_andnot_si128(_mm_srli_epi32(v, 1), v), 1);
+  const __m128i f = _mm_srli_epi32(_mm_castps_si128(_mm_cvtepi32_ps(h)), 23);
+  const __m128i e = _mm_sub_epi32(f, _mm_set1_epi32(126));
+  return _mm_andnot_si128(_mm_cmpeq_epi32(h, _mm_setzero_si128()), e);
+}
+inline __m128i zigzag_or1_x4(__m128i d) {
+  const __m128i u = _mm_xor_si128(_mm_slli_epi32(d, 1), _mm_srai_epi32(d, 31));
+  return _mm_or_si128(u, _mm_set1_epi32(1));
+}
+#endif
+
 uint8_t choose_order(const int32_t* q, uint32_t len) {
   uint64_t c1 = 0, c2 = 0;
-  for (uint32_t i = 2; i < len; i += 4) {
+  uint32_t i = 2;
+#if defined(__SSE2__)
+  // four samples (i, i + 4, i + 8, i + 12) at a time: the same sums. Each lane
+  // adds at most 31 per 16 values (below 2^22 for a chunk of 2^20 values).
+  __m128i s1 = _mm_setzero_si128(), s2 = _mm_setzero_si128();
+  for (; i + 15 <= len; i += 16) {
+    __m128i d[4];  // q[k] - q[k - 1] for k = i - 1 .. i + 2 (+ 4j): d0 and d1 in lanes 0, 1
+    for (int j = 0; j < 4; ++j) {
+      const int32_t* b = q + i + 4 * j;
+      d[j] = _mm_sub_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b - 1)),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(b - 2)));
+    }
+    const __m128i t0 = _mm_unpacklo_epi32(d[0], d[1]), t1 = _mm_unpacklo_epi32(d[2], d[3]);
+    const __m128i d0 = _mm_unpacklo_epi64(t0, t1), d1 = _mm_unpackhi_epi64(t0, t1);
+    s1 = _mm_add_epi32(s1, floor_log2_x4(zigzag_or1_x4(d1)));
+    s2 = _mm_add_epi32(s2, floor_log2_x4(zigzag_or1_x4(_mm_sub_epi32(d1, d0))));
+  }
+  alignas(16) uint32_t l1[4], l2[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(l1), s1);
+  _mm_store_si128(reinterpret_cast<__m128i*>(l2), s2);
+  for (int k = 0; k < 4; ++k) c1 += l1[k], c2 += l2[k];
+#endif
+  for (; i < len; i += 4) {
     const uint32_t d1 = static_cast<uint32_t>(q[i]) - static_cast<uint32_t>(q[i - 1]);
     const uint32_t d0 = static_cast<uint32_t>(q[i - 1]) - static_cast<uint32_t>(q[i - 2]);
     c1 += floor_log2_nodep(zigzag(d1) | 1u);
@@ -331,49 +316,10 @@ uint8_t choose_order(const int32_t* q, uint32_t len) {
   return c2 < c1 ? kDenseOrder2 : kDenseOrder1;
 }
 
-inline void put_symbol(uint32_t u, uint8_t* sym, BitWriter& bw) {
-  uint32_t k;
-  *sym = static_cast<uint8_t>(symbol_of(u, &k));
-  bw.put(u & ((1u << k) - 1), k);
-}
-
-// 16 residuals: if all are direct symbols (zigzag < 64), the symbols to s and true.
-inline bool direct16_symbols(const uint32_t* r, uint8_t* s) {
-#if defined(__SSE2__)
-  // explicit SSE2 (the x86-64 baseline), as direct16 in the decoder
-  __m128i u[4], any = _mm_setzero_si128();
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 4 * k));
-    u[k] = _mm_xor_si128(_mm_slli_epi32(v, 1), _mm_srai_epi32(v, 31));
-    any = _mm_or_si128(any, u[k]);
-  }
-  const __m128i big = _mm_and_si128(any, _mm_set1_epi32(~static_cast<int>(kDenseDirect - 1)));
-  if (_mm_movemask_epi8(_mm_cmpeq_epi32(big, _mm_setzero_si128())) != 0xFFFF) return false;
-  const __m128i w = _mm_packus_epi16(_mm_packs_epi32(u[0], u[1]), _mm_packs_epi32(u[2], u[3]));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(s), w);
-  return true;
-#else
-  uint32_t any = 0;
-  for (int k = 0; k < 16; ++k) any |= zigzag(r[k]);
-  if (any >= kDenseDirect) return false;
-  for (int k = 0; k < 16; ++k) s[k] = static_cast<uint8_t>(zigzag(r[k]));
-  return true;
-#endif
-}
-
-// Symbols of the residuals and the extra-bit stream; returns the extra bytes. A
-// group of 16 residuals that are all direct symbols (the common case at loose
-// bounds) takes one vector step; only the others go through the bit writer.
+// Symbols of the residuals and the extra-bit stream (the kernels' pass,
+// dense_symbols_scalar); returns the extra bytes.
 size_t make_symbols(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
-  BitWriter bw{extra};
-  uint32_t i = 0;
-  for (; i + 16 <= len; i += 16) {
-    if (!direct16_symbols(r + i, syms + i))
-      for (int k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
-  }
-  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
-  bw.flush();
-  return static_cast<size_t>(bw.p - extra);
+  return active_kernels().dense_symbols(r, len, syms, extra);
 }
 
 // Counts of the symbols (eight tables: runs of one symbol, the common case at
@@ -443,75 +389,27 @@ bool view_of(const uint8_t* in, size_t bytes, DenseView* v) {
 }
 
 // Pass 2: the residuals of n symbols, their extra bits from bit *pos of the
-// stream (moved on). Groups of 16 direct symbols take no bits; other groups read
-// 8 bytes per value at the bit position (no branch) while every bit they may
-// need lies in the stream (those loads then stay inside the chunk: the states
-// follow the stream), bytewise near its end.
-// 16 symbols: if all are direct (< 64), their residuals to r and true.
-inline bool direct16(const uint8_t* s, uint32_t* r) {
-#if defined(__SSE2__)
-  // explicit SSE2 (the x86-64 baseline): compilers assemble the check's bytes in
-  // general registers and reload them, a store-forwarding stall
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-  const __m128i z = _mm_setzero_si128(), one = _mm_set1_epi32(1);
-  if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(b, _mm_set1_epi8(-64)), z)) != 0xFFFF)
-    return false;
-  const __m128i lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);
-  const __m128i u[4] = {_mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
-                        _mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z)};
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v =
-        _mm_xor_si128(_mm_srli_epi32(u[k], 1), _mm_sub_epi32(z, _mm_and_si128(u[k], one)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(r + 4 * k), v);
-  }
-  return true;
-#else
-  uint32_t any = 0;
-  for (int k = 0; k < 16; ++k) any |= s[k];
-  if (any >= kDenseDirect) return false;
-  for (int k = 0; k < 16; ++k) r[k] = unzigzag(s[k]);
-  return true;
-#endif
-}
-
+// stream (moved on): the kernels' pass (dense_residuals_scalar).
 void residuals_of_symbols(const uint8_t* syms, uint32_t n, const uint8_t* extra,
                           uint64_t extra_bytes, uint64_t* pos, uint32_t* r) {
-  uint64_t at = *pos;
-  uint32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    if (direct16(syms + i, r + i)) {
-      // every symbol < 64: no extra bits
-    } else if (at + 16 * 29 <= 8 * extra_bytes) {
-      for (int k = 0; k < 16; ++k) {
-        const uint32_t s = syms[i + k], nb = kCodes.bits[s];
-        const uint64_t w = load_u64(extra + (at >> 3)) >> (at & 7);
-        r[i + k] = unzigzag(kCodes.base[s] | (static_cast<uint32_t>(w) & ((1u << nb) - 1)));
-        at += nb;
-      }
-    } else {
-      for (int k = 0; k < 16; ++k) {
-        const uint32_t s = syms[i + k], nb = kCodes.bits[s];
-        r[i + k] = unzigzag(kCodes.base[s] | bits_at_safe(extra, extra_bytes, at, nb));
-        at += nb;
-      }
-    }
-  }
-  for (; i < n; ++i) {
-    const uint32_t s = syms[i], nb = kCodes.bits[s];
-    r[i] = unzigzag(kCodes.base[s] | bits_at_safe(extra, extra_bytes, at, nb));
-    at += nb;
-  }
-  *pos = at;
+  *pos = active_kernels().dense_residuals(syms, n, extra, extra_bytes, *pos, r);
 }
 
 // Pass 4: values of the codes, out[i] = (T)(q * factor) as every decoder of §6
 // computes it (or added to out).
+// (float and double: the kernels' pass, dense_values_scalar)
 template <typename T, bool kAcc>
 void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
-  for (uint32_t i = 0; i < n; ++i) {
-    const T v =
-        ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
-    out[i] = kAcc ? add_values(out[i], v) : v;
+  if constexpr (std::is_same_v<T, float>) {
+    active_kernels().dense_values_f32(q, n, factor, out, kAcc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    active_kernels().dense_values_f64(q, n, factor, out, kAcc);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) {
+      const T v =
+          ValueTraits<T>::from_double(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
+      out[i] = kAcc ? add_values(out[i], v) : v;
+    }
   }
 }
 
@@ -620,6 +518,48 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
   std::memcpy(xs, x, sizeof x);
   *pos = p;
 }
+
+// A group of 16 residuals that are all direct symbols (the common case at loose
+// bounds) takes one vector step; only the others go through the bit writer.
+size_t dense_symbols_scalar(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
+  BitWriter bw{extra};
+  uint32_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    if (!direct16_symbols(r + i, syms + i))
+      for (int k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
+  }
+  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
+  bw.flush();
+  return static_cast<size_t>(bw.p - extra);
+}
+
+// Groups of 16 direct symbols take no bits; other groups read 8 bytes per value
+// at the bit position (no branch) while every bit they may need lies in the
+// stream (those loads then stay inside the chunk: the states follow the
+// stream), bytewise near its end.
+uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                                uint64_t extra_bytes, uint64_t at, uint32_t* r) {
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    if (direct16(syms + i, r + i)) continue;  // every symbol < 64: no extra bits
+    if (at + 16 * 29 <= 8 * extra_bytes)
+      at = residuals_scalar<true>(syms + i, 16, extra, extra_bytes, at, r + i);
+    else
+      at = residuals_scalar<false>(syms + i, 16, extra, extra_bytes, at, r + i);
+  }
+  return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
+}
+
+// The values of n codes, out[i] = (T)(q[i] * factor), or added to out (acc).
+template <typename T>
+void dense_values_scalar(const uint32_t* q, uint32_t n, double factor, T* out, bool acc) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const T v = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * factor);
+    out[i] = acc ? out[i] + v : v;
+  }
+}
+template void dense_values_scalar<float>(const uint32_t*, uint32_t, double, float*, bool);
+template void dense_values_scalar<double>(const uint32_t*, uint32_t, double, double*, bool);
 
 namespace {
 

@@ -9,9 +9,9 @@
 // residuals, symbols, rANS), each a loop the compiler can vectorize or one
 // with eight independent dependency chains.
 //
-// The rANS passes have a scalar and an AVX2 kernel (ChunkKernels) that write and
-// read the same bytes, so the bytes do not depend on the SIMD path, nor on the
-// thread count (one chunk is coded by one thread).
+// The rANS, symbol, residual and value passes have a scalar and an AVX2 kernel
+// (ChunkKernels) that write and read the same bytes, so the bytes do not depend
+// on the SIMD path, nor on the thread count (one chunk is coded by one thread).
 #pragma once
 
 #include <cstddef>
@@ -73,14 +73,16 @@ bool validate_dense_chunk(const uint8_t* in, size_t bytes);
 // The encoder's symbols (s < nsym): ryg_rans' reciprocal form of x -> (x / f) *
 // 4096 + x % f + start, as rcp[s] and meta[s] = f | shift << 13 | bias << 17
 // (f <= 4096, shift <= 11, bias < 8192; the complement 4096 - f is derived).
+// The two side by side: the AVX2 encoder fetches both with one 64-bit gather.
 struct DenseEncSymbols {
-  uint32_t rcp[kDenseMaxSymbols];
-  uint32_t meta[kDenseMaxSymbols];
+  struct Sym {
+    uint32_t rcp, meta;
+  } s[kDenseMaxSymbols];
 };
 
 // The tables of frequencies f[0, nsym) (summing to 4096): the encoder's, and
-// the decoder's slot table tab[4096] (slot -> symbol | (f - 1) << 8 | (slot -
-// start) << 20).
+// the decoder's slot table tab[4096] (slot -> symbol | (slot - start) << 8 |
+// (f - 1) << 20).
 void dense_enc_symbols(const uint16_t* f, uint32_t nsym, DenseEncSymbols* es);
 void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab);
 
@@ -88,14 +90,38 @@ void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab);
 // bits out below p; without a branch: the word is stored always and kept only
 // when the pointer moves), then encode.
 inline void dense_enc_put(uint32_t& x, uint8_t*& p, const DenseEncSymbols& es, uint32_t s) {
-  const uint32_t meta = es.meta[s], freq = meta & 0x1FFFu;
+  const uint32_t meta = es.s[s].meta, freq = meta & 0x1FFFu;
   const uint32_t out = (x >> (31 - kDenseScaleBits)) >= freq;
   p[-2] = static_cast<uint8_t>(x), p[-1] = static_cast<uint8_t>(x >> 8);
   p -= 2 * out;
   const uint32_t y = x >> (16 * out);
-  const uint32_t q = static_cast<uint32_t>((uint64_t{y} * es.rcp[s]) >> 32) >> (meta >> 13 & 15u);
+  const uint32_t q = static_cast<uint32_t>((uint64_t{y} * es.s[s].rcp) >> 32) >> (meta >> 13 & 15u);
   x = y + (meta >> 17) + q * ((1u << kDenseScaleBits) - freq);
 }
+
+// The symbol pass of the encoder (ChunkKernels::dense_symbols): the symbols of
+// the len residuals r (§5.3) to syms, their extra bits to extra (room for 4 len
+// + 16 bytes); returns the extra bytes. Both versions write the same bytes.
+size_t dense_symbols_scalar(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+
+// The residual pass of the decoder (ChunkKernels::dense_residuals): the residuals
+// of n symbols (< kDenseMaxSymbols) to r, their extra bits from bit `at` of the stream extra of
+// extra_bytes bytes (past its end they read as 0; the bytes after it are
+// readable: the chunk's states follow); returns the bit position after them.
+// Both versions give the same residuals and position.
+uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                                uint64_t extra_bytes, uint64_t at, uint32_t* r);
+uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                              uint64_t extra_bytes, uint64_t at, uint32_t* r);
+
+// The last pass of the decoder (ChunkKernels::dense_values_f32, _f64): the
+// values of n codes q (i32), out[i] = (T)((double)q[i] * factor), or added to
+// out[i] (acc). Both versions give the same values.
+template <typename T>
+void dense_values_scalar(const uint32_t* q, uint32_t n, double factor, T* out, bool acc);
+void dense_values_avx2_f32(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
+void dense_values_avx2_f64(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);
 
 // The rANS pass of the encoder (ChunkKernels::dense_rans_encode): syms[0, len)
 // coded backwards into the buffer ending at end (which has 2 len + 64 bytes: a
@@ -110,8 +136,8 @@ uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEn
 
 // The rANS pass of the decoder (ChunkKernels::dense_rans_decode): n symbols into
 // syms, symbol k with state xs[k % 16] (updated), the words read from *pos
-// (moved on; past end they read as 0); tab maps a slot to symbol | (freq - 1) << 8
-// | (slot - start) << 20. The AVX2 version gives the same symbols, states and
+// (moved on; past end they read as 0); tab maps a slot to symbol | (slot - start)
+// << 8 | (freq - 1) << 20. The AVX2 version gives the same symbols, states and
 // position.
 void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                               const uint32_t* tab, uint8_t* syms, uint32_t n);

@@ -1,24 +1,40 @@
-// dense_avx2.cc — the rANS passes of the dense codec (dense.cc) with the sixteen
-// states in two AVX2 registers.
+// dense_avx2.cc — the passes of the dense codec (dense.cc) in AVX2: rANS with the
+// sixteen states in two AVX2 registers, symbols and residuals eight at a time.
 //
-// Encoder: per register and group of sixteen symbols, two gathers (the
-// symbols' rcp and meta), the words of the lanes that renormalize packed in
-// lane order at the top of a 16-byte store ending at the stream pointer (what
-// the scalar pass writes one state at a time from state 15 down), the division
-// by the reciprocal as two 32x32 -> 64 multiplies. The gathers depend on the
-// symbols only, so they are off the states' dependency chains.
+// Encoder: per register and group of sixteen symbols, eight 64-bit loads (the
+// symbols' rcp and meta side by side) into two vectors, the words of the lanes
+// that renormalize packed in lane order at the top of a 16-byte store ending at
+// the stream pointer (what the scalar pass writes one state at a time from
+// state 15 down), the division by the reciprocal as two 32x32 -> 64
+// multiplies. The loads depend on the symbols only, so they are off the
+// states' dependency chains (and issued a group ahead).
 //
-// Decoder: per register one gather on the slot table for
-// eight symbols, and the words of the lanes that renormalize taken from the
-// stream in lane order (a permutation by the prefix count of the mask). That is
-// the scalar pass's order (states 0..15, each step then its renormalization),
-// so both give the same symbols, states and stream position. Two registers: the
-// second's step runs while the first waits on its gather and multiply.
+// Table lookups are plain loads, not gathers: on Zen 3 a gather of eight takes
+// longer than eight loads and the inserts that make a vector of them.
+//
+// Decoder: per register eight loads from the slot table (eight symbols), and
+// the words of the lanes that renormalize taken from the stream in lane order
+// (a permutation by the prefix count of the mask). That is the scalar pass's
+// order (states 0..15, each step then its renormalization), so both give the
+// same symbols, states and stream position. Two registers: the second's step
+// runs while the first waits on its loads and multiply.
+//
+// Symbol pass (encoder): per group of sixteen residuals that are not all
+// direct, the symbols and extra bits of eight lanes at a time (the top bit from
+// a float conversion), then the extra bits of two values joined into one field
+// of at most 54 bits (of four values where all are below 2^17: at most 56), so
+// that the serial bit writer takes eight puts (four), not sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
+// prefix sum of their counts; their bits all lie in the 64 bytes from the
+// dword of the first, two loads, and each value is cut from two of those
+// dwords by permutes and shifts.
 #include "codec/dense.h"
+#include "codec/dense_bits.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
 
 #include <immintrin.h>
+
+#include <cstring>
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,bmi2,popcnt"))), apply_to = function)
@@ -49,19 +65,34 @@ struct WordPerm {
 constexpr WordPerm kWordPerm;
 
 struct Consts {
-  __m256i slot_mask, one, low, pick;
+  __m256i slot_mask, low, pick;
 };
 
-// One step of eight states: their symbols to syms[0..7], the new states.
+// The slot table's entries of eight states: eight loads, not a gather (which
+// takes about a fifth longer on the decoder's chain, on Zen 3).
+inline __m256i table_entries(__m256i x, const uint32_t* tab, const Consts& c) {
+  const __m256i slot = _mm256_and_si256(x, c.slot_mask);
+  const __m128i lo = _mm256_castsi256_si128(slot), hi = _mm256_extracti128_si256(slot, 1);
+  const auto s01 = static_cast<uint64_t>(_mm_cvtsi128_si64(lo));
+  const auto s23 = static_cast<uint64_t>(_mm_extract_epi64(lo, 1));
+  const auto s45 = static_cast<uint64_t>(_mm_cvtsi128_si64(hi));
+  const auto s67 = static_cast<uint64_t>(_mm_extract_epi64(hi, 1));
+  const auto e = [tab](uint64_t s) { return static_cast<int>(tab[s & 0xFFFFFFFF]); };
+  return _mm256_setr_epi32(e(s01), e(s01 >> 32), e(s23), e(s23 >> 32), e(s45), e(s45 >> 32), e(s67),
+                           e(s67 >> 32));
+}
+
+// One step of eight states: their symbols to syms[0..7], the new states
+// (f q + slot - start as (f - 1) q + (q + slot - start): the table's entry
+// takes one shift to the multiply).
 inline __m256i step(__m256i x, const uint32_t* tab, const Consts& c, uint8_t* syms) {
-  const __m256i e = _mm256_i32gather_epi32(reinterpret_cast<const int*>(tab),
-                                           _mm256_and_si256(x, c.slot_mask), 4);
-  const __m256i f = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(e, 8), c.slot_mask), c.one);
+  const __m256i e = table_entries(x, tab, c);
+  const __m256i q = _mm256_srli_epi32(x, kDenseScaleBits);
+  const __m256i add = _mm256_add_epi32(q, _mm256_and_si256(_mm256_srli_epi32(e, 8), c.slot_mask));
   const __m256i s = _mm256_shuffle_epi8(e, c.pick);  // the symbol bytes, four per half
   _mm_storel_epi64(reinterpret_cast<__m128i*>(syms),
                    _mm_unpacklo_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1)));
-  return _mm256_add_epi32(_mm256_mullo_epi32(f, _mm256_srli_epi32(x, kDenseScaleBits)),
-                          _mm256_srli_epi32(e, 20));
+  return _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(e, 20), q), add);
 }
 
 // The renormalization of eight states (p has 16 readable bytes).
@@ -91,12 +122,29 @@ struct WordPack {
 };
 constexpr WordPack kWordPack;
 
-// One encoder step of eight states with the symbols at s (scalar order: lane 7
+// The (rcp, meta) pairs of the eight symbols at s as two vectors of four
+// 64-bit lanes: of the even states and of the odd ones (the multiplies by rcp in
+// enc_step take the low half of each 64-bit lane: the even vector lines up with
+// x as it is, the odd one with x >> 32). Eight loads, not gathers (faster on
+// Zen 3).
+struct EncSyms {
+  __m256i even, odd;
+};
+inline EncSyms enc_fetch(const uint8_t* s, const DenseEncSymbols& es) {
+  const auto e = [&es](uint8_t k) {
+    long long v;
+    std::memcpy(&v, &es.s[k], sizeof v);
+    return v;
+  };
+  return {_mm256_setr_epi64x(e(s[0]), e(s[2]), e(s[4]), e(s[6])),
+          _mm256_setr_epi64x(e(s[1]), e(s[3]), e(s[5]), e(s[7]))};
+}
+
+// One encoder step of eight states with the symbols g (scalar order: lane 7
 // first, its word at the highest address).
-inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, uint8_t*& p) {
-  const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
-  const __m256i meta = _mm256_i32gather_epi32(reinterpret_cast<const int*>(es.meta), idx, 4);
-  const __m256i rcp = _mm256_i32gather_epi32(reinterpret_cast<const int*>(es.rcp), idx, 4);
+inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
+  const __m256i ge = g.even, go = g.odd;
+  const __m256i meta = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
   const __m256i freq = _mm256_and_si256(meta, _mm256_set1_epi32(0x1FFF));
   // out: x >> 19 >= freq (both below 2^31: signed compares)
   const __m256i keep =
@@ -110,13 +158,113 @@ inline __m256i enc_step(__m256i x, const uint8_t* s, const DenseEncSymbols& es, 
   p -= 2 * _mm_popcnt_u32(static_cast<uint32_t>(m));
   x = _mm256_blendv_epi8(_mm256_srli_epi32(x, 16), x, keep);
   // q = (x * rcp) >> 32 >> shift, per lane
-  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, rcp), 32);
-  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(rcp, 32));
+  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, ge), 32);
+  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), go);
   __m256i q = _mm256_blend_epi32(even, odd, 0xAA);
   q = _mm256_srlv_epi32(q, _mm256_and_si256(_mm256_srli_epi32(meta, 13), _mm256_set1_epi32(15)));
   const __m256i cmpl = _mm256_sub_epi32(_mm256_set1_epi32(1 << kDenseScaleBits), freq);
   return _mm256_add_epi32(_mm256_add_epi32(x, _mm256_srli_epi32(meta, 17)),
                           _mm256_mullo_epi32(q, cmpl));
+}
+
+
+// ---- symbols and extra bits -------------------------------------------------------
+
+inline __m256i set1(uint32_t v) { return _mm256_set1_epi32(static_cast<int>(v)); }
+
+inline __m256i zigzag8(__m256i r) {
+  return _mm256_xor_si256(_mm256_slli_epi32(r, 1), _mm256_srai_epi32(r, 31));
+}
+
+// The symbols of eight zigzag values u < 2^30, their extra-bit counts k and
+// extra bits (symbol_of). The top bit's position e is the exponent of a float:
+// v = u & ~(u >> 1) keeps that bit and has no two adjacent ones, so converting
+// v >> 1 (a positive i32) cannot round up to the next power of two.
+struct Sym8 {
+  __m256i sym, k, bits;
+};
+inline Sym8 symbols8(__m256i u) {
+  const __m256i v = _mm256_srli_epi32(_mm256_andnot_si256(_mm256_srli_epi32(u, 1), u), 1);
+  const __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v)), 23);
+  const __m256i e = _mm256_sub_epi32(fe, set1(126));  // garbage for u < 2: not big
+  const __m256i big = _mm256_cmpgt_epi32(u, set1(kDenseDirect - 1));
+  Sym8 s;
+  s.k = _mm256_and_si256(_mm256_sub_epi32(e, set1(2)), big);
+  const __m256i m = _mm256_and_si256(_mm256_srlv_epi32(u, s.k), set1(3));
+  // 64 + 4 (e - 6) + m
+  const __m256i code = _mm256_add_epi32(_mm256_slli_epi32(e, 2), _mm256_add_epi32(m, set1(40)));
+  s.sym = _mm256_blendv_epi8(u, code, big);
+  s.bits = _mm256_and_si256(u, _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), s.k), set1(1)));
+  return s;
+}
+
+// Sixteen u32 lanes (< 256) as bytes, in order.
+inline __m128i bytes16(__m256i a, __m256i b) {
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+  return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+// The extra bits of values 2j and 2j + 1 as one field of lane j (64-bit; those
+// of 2j first, LSB first as the stream has them), and its bit count.
+struct Fields {
+  __m256i f, n;
+};
+inline Fields pairs(const Sym8& s) {
+  const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
+  const __m256i klo = _mm256_and_si256(s.k, lo);
+  const __m256i hi = _mm256_sllv_epi64(_mm256_srli_epi64(s.bits, 32), klo);
+  return {_mm256_or_si256(_mm256_and_si256(s.bits, lo), hi),
+          _mm256_add_epi64(klo, _mm256_srli_epi64(s.k, 32))};
+}
+// Pairs 2j and 2j + 1 joined in lane 2j (j < 2): four values per field.
+inline Fields quads(const Fields& p) {
+  const __m256i hi = _mm256_sllv_epi64(_mm256_srli_si256(p.f, 8), p.n);
+  return {_mm256_or_si256(p.f, hi), _mm256_add_epi64(p.n, _mm256_srli_si256(p.n, 8))};
+}
+
+// ---- residuals of symbols -----------------------------------------------------------
+
+// Inclusive prefix sum of eight lanes.
+inline __m256i prefix8(__m256i x) {
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+  const __m256i top = _mm256_shuffle_epi32(x, 0xFF);                      // lane 3 of each half
+  return _mm256_add_epi32(x, _mm256_permute2x128_si256(top, top, 0x08));  // to the upper half
+}
+
+// The extra-bit counts of eight symbols (kCodes.bits: 0 below 64, s / 4 - 12 above).
+inline __m256i nbits8(__m256i s) {
+  const __m256i big = _mm256_cmpgt_epi32(s, set1(kDenseDirect - 1));
+  return _mm256_and_si256(_mm256_sub_epi32(_mm256_srli_epi32(s, 2), set1(12)), big);
+}
+
+// The 32 bits at bit offset off[j] (< 480) of the sixteen dwords w0, w1 (the
+// stream's 64 bytes from a dword of it), per lane: from the dword the offset
+// falls in and the next one.
+inline __m256i bits_at(__m256i w0, __m256i w1, __m256i off) {
+  const __m256i d = _mm256_srli_epi32(off, 5), d1 = _mm256_add_epi32(d, set1(1));
+  const __m256i sh = _mm256_and_si256(off, set1(31));
+  const __m256i lo = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(w0, d),
+                                        _mm256_permutevar8x32_epi32(w1, d),
+                                        _mm256_cmpgt_epi32(d, set1(7)));
+  const __m256i hi = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(w0, d1),
+                                        _mm256_permutevar8x32_epi32(w1, d1),
+                                        _mm256_cmpgt_epi32(d1, set1(7)));
+  // a shift by 32 (sh = 0) gives 0
+  return _mm256_or_si256(_mm256_srlv_epi32(lo, sh),
+                         _mm256_sllv_epi32(hi, _mm256_sub_epi32(set1(32), sh)));
+}
+
+// The residuals of eight symbols s with nb extra bits at bit offsets off of the
+// window w0, w1 (bits_at).
+inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, __m256i w0, __m256i w1) {
+  const __m256i big = _mm256_cmpgt_epi32(s, set1(kDenseDirect - 1));
+  const __m256i top = _mm256_sllv_epi32(_mm256_or_si256(set1(4), _mm256_and_si256(s, set1(3))), nb);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), nb), set1(1));
+  const __m256i bits = _mm256_and_si256(bits_at(w0, w1, off), mask);
+  const __m256i u = _mm256_or_si256(_mm256_blendv_epi8(s, top, big), bits);  // kCodes.base | bits
+  return _mm256_xor_si256(_mm256_srli_epi32(u, 1),
+                          _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, set1(1))));
 }
 
 }  // namespace
@@ -130,9 +278,16 @@ uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEn
   for (; i % kDenseStates; --i) dense_enc_put(xs[(i - 1) % kDenseStates], p, es, syms[i - 1]);
   __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs));
   __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs + 8));
-  for (; i; i -= kDenseStates) {  // states 15..8, then 7..0
-    b = enc_step(b, syms + i - 8, es, p);
-    a = enc_step(a, syms + i - 16, es, p);
+  // the loads of the next group are issued before this group's steps (they
+  // depend on the symbols only): their latency is off the states' chains
+  EncSyms gb = i ? enc_fetch(syms + i - 8, es) : EncSyms{};
+  EncSyms ga = i ? enc_fetch(syms + i - 16, es) : EncSyms{};
+  for (; i; i -= kDenseStates) {                                 // states 15..8, then 7..0
+    const uint32_t j = i > kDenseStates ? i - kDenseStates : i;  // the last group: again
+    const EncSyms nb = enc_fetch(syms + j - 8, es), na = enc_fetch(syms + j - 16, es);
+    b = enc_step(b, gb, p);
+    a = enc_step(a, ga, p);
+    gb = nb, ga = na;
   }
   p -= kDenseStateBytes;
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a);  // little-endian: the u32 states
@@ -147,7 +302,6 @@ void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* en
   __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + 8));
   Consts c;
   c.slot_mask = _mm256_set1_epi32((1 << kDenseScaleBits) - 1);
-  c.one = _mm256_set1_epi32(1);
   c.low = _mm256_set1_epi32(static_cast<int>(kDenseRansLow));
   c.pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
                             12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -160,12 +314,123 @@ void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* en
     a = renorm(a, p, c);
     b = renorm(b, p, c);
   }
+  if (i + 16 <= n) {
+    // near the end of the words (a chunk's last few hundred symbols at loose
+    // bounds): the same steps on a copy of the last whole words, zeros after
+    // them, which is what the scalar pass reads past the end (also where one
+    // byte is left: it stays unread); the position stops at the copy's end
+    alignas(32) uint8_t last[64] = {};
+    const auto whole = static_cast<size_t>(end - p) & ~size_t{1};  // < 32
+    std::memcpy(last, p, whole);
+    const uint8_t* q = last;
+    for (; i + 16 <= n; i += 16) {
+      a = step(a, tab, c, syms + i);
+      b = step(b, tab, c, syms + i + 8);
+      a = renorm(a, q, c);  // q + 16 <= last + 64 for both loads: q <= last + whole
+      b = renorm(b, q, c);  // before a's, and a moves it 16 bytes at most
+      if (q > last + whole) q = last + whole;
+    }
+    p += q - last;
+  }
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs), a);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs + 8), b);
   *pos = p;
-  dense_rans_decode_scalar(xs, pos, end, tab, syms + i, n - i);  // the rest (i: a multiple of 16)
+  dense_rans_decode_scalar(xs, pos, end, tab, syms + i, n - i);  // the last n % 16
 }
 
+
+size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
+  using dense_bits::put_symbol;
+  dense_bits::BitWriter bw{extra};
+  const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
+  const __m256i small = set1(~((1u << 17) - 1));
+  uint32_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    const __m256i u0 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i)));
+    const __m256i u1 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i + 8)));
+    const __m256i any = _mm256_or_si256(u0, u1);
+    __m128i* out = reinterpret_cast<__m128i*>(syms + i);
+    if (_mm256_testz_si256(any, not_direct)) {  // all direct: no extra bits
+      _mm_storeu_si128(out, bytes16(u0, u1));
+      continue;
+    }
+    if (!_mm256_testz_si256(any, huge)) {  // a value >= 2^30: a pair may exceed 56 bits
+      for (uint32_t k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
+      continue;
+    }
+    const Sym8 a = symbols8(u0), b = symbols8(u1);
+    _mm_storeu_si128(out, bytes16(a.sym, b.sym));
+    Fields fa = pairs(a), fb = pairs(b);
+    alignas(32) uint64_t f[8], n[8];
+    int step = 1;
+    if (_mm256_testz_si256(any, small)) {  // all below 2^17: four values in 56 bits
+      fa = quads(fa), fb = quads(fb), step = 2;
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(f), fa.f);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(f + 4), fb.f);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(n), fa.n);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(n + 4), fb.n);
+    for (int j = 0; j < 8; j += step) bw.put(f[j], static_cast<uint32_t>(n[j]));
+  }
+  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
+  bw.flush();
+  return static_cast<size_t>(bw.p - extra);
+}
+
+uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,
+                              uint64_t extra_bytes, uint64_t at, uint32_t* r) {
+  using dense_bits::residuals_scalar;
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    if (dense_bits::direct16(syms + i, r + i)) continue;  // no extra bits
+    if (at + 8 * 64 > 8 * extra_bytes) {                  // near the end: bytewise
+      at = residuals_scalar<false>(syms + i, 16, extra, extra_bytes, at, r + i);
+      continue;
+    }
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(syms + i));
+    const __m256i s0 = _mm256_cvtepu8_epi32(s), s1 = _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8));
+    const __m256i n0 = nbits8(s0), n1 = nbits8(s1);
+    const __m256i p0 = prefix8(n0);
+    const __m256i p1 = _mm256_add_epi32(prefix8(n1), _mm256_permutevar8x32_epi32(p0, set1(7)));
+    // the 64 bytes from the dword of `at` hold every bit of the group (16 x 29
+    // + 31 < 512); bit offsets from there (exclusive prefix sums)
+    const uint8_t* base = extra + (at >> 5) * 4;
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 32));
+    const __m256i bit = set1(static_cast<uint32_t>(at & 31));
+    const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), w0, w1);
+    const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), w0, w1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i), r0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i + 8), r1);
+    at += static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
+  }
+  return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
+}
+
+// Four codes at a time, the scalar pass's operations: i32 -> double, times
+// factor, rounded to float (or not), plus out (acc).
+void dense_values_avx2_f32(const uint32_t* q, uint32_t n, double factor, float* out, bool acc) {
+  const __m256d f = _mm256_set1_pd(factor);
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+    __m128 v = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(c), f));
+    if (acc) v = _mm_add_ps(_mm_loadu_ps(out + i), v);
+    _mm_storeu_ps(out + i, v);
+  }
+  dense_values_scalar(q + i, n - i, factor, out + i, acc);
+}
+void dense_values_avx2_f64(const uint32_t* q, uint32_t n, double factor, double* out, bool acc) {
+  const __m256d f = _mm256_set1_pd(factor);
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+    __m256d v = _mm256_mul_pd(_mm256_cvtepi32_pd(c), f);
+    if (acc) v = _mm256_add_pd(_mm256_loadu_pd(out + i), v);
+    _mm256_storeu_pd(out + i, v);
+  }
+  dense_values_scalar(q + i, n - i, factor, out + i, acc);
+}
 }  // namespace zcoll
 
 #if defined(__clang__)

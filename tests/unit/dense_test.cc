@@ -350,6 +350,107 @@ TEST(Dense, RansPassesScalarVsAvx2) {
   if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar passes only";
 }
 
+// Residuals of one of a few kinds per group of 16 (all direct, small, of up to
+// 25 or 29 extra bits, any i32), so that every path of the passes runs.
+std::vector<uint32_t> random_residuals(zt::Rng& r, uint32_t len) {
+  std::vector<uint32_t> res(len);
+  for (uint32_t i = 0; i < len; i += 16) {
+    const int kind = static_cast<int>(r.below(5));
+    const int top[5] = {5, 12, 26, 31, 32};  // zigzag bits (kind 0: direct)
+    for (uint32_t k = i; k < std::min(len, i + 16); ++k) {
+      const int bits = 1 + static_cast<int>(r.below(static_cast<uint64_t>(top[kind])));
+      const uint64_t u = r.next() & ((uint64_t{1} << bits) - 1);
+      res[k] = kind == 0 ? static_cast<uint32_t>(r.below(64)) : static_cast<uint32_t>(u);
+    }
+  }
+  return res;
+}
+
+// Residuals of syms with both residual passes, in tiles as the decoder runs them;
+// the final bit position to *at.
+std::vector<uint32_t> residuals_with(const zcoll::ChunkKernels& k, const std::vector<uint8_t>& syms,
+                                     const uint8_t* extra, uint64_t extra_bytes, uint64_t* at) {
+  std::vector<uint32_t> res(syms.size(), 0xEEEEEEEE);
+  const uint32_t n = static_cast<uint32_t>(syms.size());
+  *at = 0;
+  for (uint32_t i = 0; i < n; i += 2048)
+    *at = k.dense_residuals(syms.data() + i, std::min(2048u, n - i), extra, extra_bytes, *at,
+                            res.data() + i);
+  return res;
+}
+
+// Both symbol passes write the same symbols and extra bytes for any residuals
+// and lengths; both residual passes read them back, with the same position,
+// also on arbitrary symbols and bits (and the stream cut anywhere).
+TEST(Dense, SymbolPassesScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  zt::Rng r(35);
+  for (uint32_t len : {1u, 15u, 16u, 17u, 33u, 100u, 2047u, 2048u, 2049u, 5000u, 16384u}) {
+    for (int rep = 0; rep < 4; ++rep) {
+      const std::string what = "len " + std::to_string(len) + " rep " + std::to_string(rep);
+      const std::vector<uint32_t> res = random_residuals(r, len);
+      std::vector<uint8_t> syms(len), extra(4 * size_t{len} + 16 + 64, 0);
+      const size_t eb = sc.dense_symbols(res.data(), len, syms.data(), extra.data());
+      uint64_t at = 0;
+      EXPECT_EQ(residuals_with(sc, syms, extra.data(), eb, &at), res) << what;
+      EXPECT_EQ((at + 7) / 8, eb) << what << ": every extra byte read";
+      if (!avx2) continue;
+      std::vector<uint8_t> syms2(len), extra2(extra.size(), 0);
+      const size_t eb2 = avx2->dense_symbols(res.data(), len, syms2.data(), extra2.data());
+      ASSERT_EQ(syms2, syms) << what;
+      ASSERT_EQ(eb2, eb) << what;
+      EXPECT_EQ(std::memcmp(extra2.data(), extra.data(), eb), 0) << what;
+      uint64_t at2 = 0;
+      EXPECT_EQ(residuals_with(*avx2, syms, extra.data(), eb, &at2), res) << what;
+      EXPECT_EQ(at2, at) << what;
+      // arbitrary symbols and bits, the stream cut anywhere (64 readable bytes
+      // after it, as the states follow it in a chunk): the same as scalar
+      for (auto& s : syms) s = static_cast<uint8_t>(r.below(zcoll::kDenseMaxSymbols));
+      const uint64_t cut = r.below(4 * uint64_t{len} + 16);
+      std::vector<uint8_t> junk(cut + 64);
+      for (auto& b : junk) b = static_cast<uint8_t>(r.next());
+      uint64_t js = 0, ja = 0;
+      EXPECT_EQ(residuals_with(*avx2, syms, junk.data(), cut, &ja),
+                residuals_with(sc, syms, junk.data(), cut, &js))
+          << what << " (junk)";
+      EXPECT_EQ(ja, js) << what << " (junk)";
+    }
+  }
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar passes only";
+}
+
+// Both value passes give the same values, bit for bit, stored or added.
+TEST(Dense, ValuePassesScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels";
+  zt::Rng r(36);
+  for (uint32_t n : {1u, 3u, 4u, 7u, 8u, 100u, 2048u}) {
+    std::vector<uint32_t> q(n);
+    for (auto& v : q)  // small codes, and any i32 (the extremes included)
+      v = r.coin(0.5) ? static_cast<uint32_t>(r.below(2001)) - 1000u
+                      : static_cast<uint32_t>(r.coin(0.1) ? (r.coin() ? 0x80000000u : 0x7FFFFFFFu)
+                                                          : r.next());
+    for (const double factor : {1e-3, 0.37, 3e7}) {
+      for (const bool acc : {false, true}) {
+        const std::string what = "n " + std::to_string(n) + " acc " + std::to_string(acc);
+        std::vector<float> f0(n), f1;
+        std::vector<double> d0(n), d1;
+        for (uint32_t i = 0; i < n; ++i)
+          f0[i] = static_cast<float>(r.uniform(-1e3, 1e3)), d0[i] = r.uniform(-1e9, 1e9);
+        f1 = f0, d1 = d0;
+        sc.dense_values_f32(q.data(), n, factor, f0.data(), acc);
+        avx2->dense_values_f32(q.data(), n, factor, f1.data(), acc);
+        EXPECT_EQ(std::memcmp(f0.data(), f1.data(), n * sizeof(float)), 0) << what;
+        sc.dense_values_f64(q.data(), n, factor, d0.data(), acc);
+        avx2->dense_values_f64(q.data(), n, factor, d1.data(), acc);
+        EXPECT_EQ(std::memcmp(d0.data(), d1.data(), n * sizeof(double)), 0) << what;
+      }
+    }
+  }
+}
+
 // Chunks of every length around the 16 states and the decoder's 2048-value
 // tiles: dense chunks, the fast codec's values, the bound.
 TEST(Dense, EdgeLengths) {
