@@ -584,27 +584,43 @@ void code_domain_residuals(const int32_t* q, uint32_t len, const DensePredictor&
     residuals_from_codes(q, len, pred.id, r);
 }
 
+// What choose_interp decided.
+enum class Interp {
+  kCoded,       // predictor 5: *pred, its residuals in the scratch's res
+  kTakeCodes,   // the code domain: the caller quantizes the chunk and chooses
+  kCodesReady,  // the code domain, *pred chosen and the scratch's codes quantized
+};
+
 // With dims: predictor 5, in as many dims as the shape's strides reach into
-// the chunk, linear or cubic (both tried on the chunk's first kInterpTrial
-// values, a chunk of their own: which wins depends on the reconstructions, not
-// only on the values), replaces the code-domain predictor *pred of the codes
-// in the scratch where its residuals cost fewer bits on the whole chunk (the
-// estimate of dense_predict.h on every other residual; the code domain on ties)
-// and every value's reconstruction is within the bound. true: *pred is
-// predictor 5 and the scratch's res its residuals.
+// the chunk, linear or cubic. First a trial on up to kInterpTrial values in the
+// middle of the chunk (its edges are often special: a pole, a first plane),
+// as a chunk of their own: linear, cubic and the code-domain predictor (which
+// is better depends on the reconstructions, not only on the values). Where the
+// code domain needs under 4/5 of interpolation's bits there, the chunk is coded
+// in the code domain and nothing more is spent on predictor 5 (the 3-D fields
+// here); where interpolation needs under 3/5 of the code domain's, it codes the
+// chunk; in between both are estimated on the whole chunk (every other
+// residual, the code domain on ties). Predictor 5 only if every value's
+// reconstruction is within the bound. (The thresholds: no chunk of shared/data
+// decided by them alone goes the other way on the whole chunk.)
 template <typename T>
-bool choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
-                   DensePredictor* pred) {
+Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
+                     DensePredictor* pred) {
   Scratch& s = t_scratch;
   if (s.fine.size() < len) s.fine.resize(len), s.alt.resize(len);
   InterpGrid g;
   g.ndim = shape.plane && shape.plane < len ? 3 : shape.row && shape.row < len ? 2 : 1;
   g.row = g.ndim >= 2 ? shape.row : 0;
   g.plane = g.ndim == 3 ? shape.plane : 0;
-  const uint64_t code_bits = dense_code_bits(s.codes.data(), len, *pred, kTrialEvery);
-  if (!quantize_values(active_kernels(), x, len, interp_fine_quantizer(qz), s.fine.data()))
-    return false;  // a value beyond the fine codes' range
-  const uint32_t n = std::min(len, kInterpTrial);
+  const ChunkKernels& k = active_kernels();
+  const Quantizer<T> fq = interp_fine_quantizer(qz);
+  const uint32_t n = std::min(len, kInterpTrial), at = (len - n) / 2;
+  // the trial; a value that cannot be quantized (fine or not): the caller's path
+  if (!quantize_values(k, x + at, n, qz, s.codes.data()) ||
+      !quantize_values(k, x + at, n, fq, s.fine.data()))
+    return Interp::kTakeCodes;
+  const uint64_t code_trial = dense_code_bits(
+      s.codes.data(), n, code_domain_predictor(s.codes.data(), n, shape), kTrialEvery);
   uint64_t trial[2];
   for (const bool cubic : {false, true}) {
     g.cubic = cubic;
@@ -613,11 +629,20 @@ bool choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Dense
     trial[cubic] = dense_residual_bits(s.res.data(), n, kTrialEvery);
   }
   g.cubic = trial[1] < trial[0];
+  const uint64_t best = trial[g.cubic];
+  if (4 * best >= 5 * code_trial) return Interp::kTakeCodes;
+  if (!quantize_values(k, x, len, fq, s.fine.data())) return Interp::kTakeCodes;
   interp_residuals(s.fine.data(), len, g, s.res.data());
-  if (dense_residual_bits(s.res.data(), len, kTrialEvery) >= code_bits) return false;
-  if (!interp_within_bound(x, s.fine.data(), len, qz)) return false;
+  if (5 * best >= 3 * code_trial) {  // not clear: both on the whole chunk
+    if (!quantize_values(k, x, len, qz, s.codes.data())) return Interp::kTakeCodes;
+    *pred = code_domain_predictor(s.codes.data(), len, shape);
+    if (dense_residual_bits(s.res.data(), len, kTrialEvery) >=
+        dense_code_bits(s.codes.data(), len, *pred, kTrialEvery))
+      return Interp::kCodesReady;
+  }
+  if (!interp_within_bound(x, s.fine.data(), len, qz)) return Interp::kTakeCodes;
   *pred = DensePredictor{kDenseInterp, g.row, g.plane, (g.ndim - 1) | (g.cubic ? kInterpCubic : 0)};
-  return true;
+  return Interp::kCoded;
 }
 
 }  // namespace
@@ -631,10 +656,14 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
     s.extra.resize(4 * size_t{len} + 16), s.rans.resize(2 * size_t{len} + 64);
   }
   const size_t raw = raw_chunk_bytes(len, sizeof(T));
-  if (!quantize_values(active_kernels(), x, len, qz, s.codes.data())) return write_raw(x, len, out);
-  DensePredictor pred = code_domain_predictor(s.codes.data(), len, shape);
-  if (!shape.interp || !choose_interp(x, len, qz, shape, &pred))
-    code_domain_residuals(s.codes.data(), len, pred, s.res.data());
+  DensePredictor pred;
+  const Interp how = shape.interp ? choose_interp(x, len, qz, shape, &pred) : Interp::kTakeCodes;
+  if (how == Interp::kTakeCodes) {
+    if (!quantize_values(active_kernels(), x, len, qz, s.codes.data()))
+      return write_raw(x, len, out);
+    pred = code_domain_predictor(s.codes.data(), len, shape);
+  }
+  if (how != Interp::kCoded) code_domain_residuals(s.codes.data(), len, pred, s.res.data());
   const size_t extra_bytes = make_symbols(s.res.data(), len, s.syms.data(), s.extra.data());
   uint32_t cnt[kDenseMaxSymbols];
   const uint32_t nsym = count_symbols(s.syms.data(), len, cnt);

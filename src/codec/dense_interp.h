@@ -60,7 +60,7 @@ Quantizer<T> interp_fine_quantizer(const Quantizer<T>& qz) {
   f.quantum = qz.quantum * (1.0 / kInterpFine), f.inv = qz.inv * kInterpFine;  // exact
   return f;
 }
-// The encoder tries linear and cubic on a chunk's first kInterpTrial values.
+// The encoder tries its predictors on at most kInterpTrial values of a chunk.
 constexpr uint32_t kInterpTrial = 1u << 15;
 // The residuals r[0, len) of the fine codes v[0, len) under grid g; v becomes
 // the reconstructed fine codes (in place).
