@@ -122,7 +122,7 @@ uint32_t dense_chunk_size(const DenseShape& shape, uint32_t fallback) {
   // chunk's first row or plane, predicted with less context, is a smaller share);
   // a larger plane gets four planes per chunk.
   constexpr uint64_t kNd = uint64_t{1} << 18;
-  if (!shape.row) return fallback;
+  if (!shape.row && !shape.interp) return fallback;  // no dims
   const uint64_t want = std::max<uint64_t>(kNd, (4 * uint64_t{shape.plane} + 31) / 32 * 32);
   return static_cast<uint32_t>(std::min<uint64_t>(want, ZCOLL_MAX_CHUNK_SIZE));
 }

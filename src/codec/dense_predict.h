@@ -50,7 +50,8 @@ size_t dense_predictor_bytes(uint8_t id);
 DenseShape dense_shape_of(const uint64_t* dims, uint32_t ndims);
 
 // The chunk size when the caller gave none: fallback (the default) without
-// n-D strides; with them, chunks that hold several rows or planes.
+// dims; with them (any: 1-D dims interpolate better in long chunks too), chunks
+// of 2^18 values or more, that hold several rows or planes.
 uint32_t dense_chunk_size(const DenseShape& shape, uint32_t fallback);
 
 // Read a chunk's predictor (byte 1 and its fields; the chunk has at least 8

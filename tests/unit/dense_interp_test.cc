@@ -192,6 +192,8 @@ TEST(DenseInterp, EdgeLengthsAndShapes) {
       what += " cs " + std::to_string(cs);
       for (double eb : {1e-2, 1e-4}) {
         const auto z = dense(x, eb, dims, cs);
+        // any dims, 1-D too: 2^18 values per chunk without a chunk size
+        EXPECT_EQ(zt::inspect(z).chunk_size, cs ? cs : 262144u) << what;
         EXPECT_EQ(zt::count_violations(x, zt::decompress<float>(z, n), eb, what), 0u);
         EXPECT_EQ(dense(x, eb, dims, cs, 4), z) << what << ": 4 threads";
       }
