@@ -16,6 +16,7 @@
 #include "codec/dense_interp.h"
 #include "codec/format.h"
 #include "codec/value_types.h"
+#include "dense_streams.h"
 #include "test_util.h"
 #include "zcoll.h"
 
@@ -98,19 +99,8 @@ std::vector<uint8_t> dense(const std::vector<T>& x, double eb, const std::vector
   return z;
 }
 
-// The predictor ids of a stream's chunks (0: not dense).
-std::vector<int> ids_of(const std::vector<uint8_t>& z) {
-  const zcoll_info info = zt::inspect(z);
-  std::vector<int> ids;
-  size_t at = info.header_size;
-  for (uint64_t c = 0; c < info.chunks; ++c) {
-    ids.push_back(z[at] == zcoll::kChunkDense ? z[at + 1] : 0);
-    at += zcoll::load_u32(&z[48 + 4 * c]);
-  }
-  return ids;
-}
 bool has_interp(const std::vector<uint8_t>& z) {
-  const std::vector<int> ids = ids_of(z);
+  const std::vector<int> ids = zt::dense_predictors(z);
   return std::find(ids.begin(), ids.end(), zcoll::kDenseInterp) != ids.end();
 }
 
@@ -213,7 +203,7 @@ TEST(DenseInterp, SpecialValues) {
   y[9500] = -std::numeric_limits<float>::infinity();
   const auto z = dense(y, 1e-3, {60, w}, 4096);
   EXPECT_EQ(zt::count_violations(y, zt::decompress<float>(z, n), 1e-3, "specials"), 0u);
-  const std::vector<int> ids = ids_of(z);
+  const std::vector<int> ids = zt::dense_predictors(z);
   EXPECT_EQ(ids[9000 / 4096], 0) << "the chunk with a NaN is raw";
   EXPECT_EQ(ids[0], zcoll::kDenseInterp);
   const std::vector<float> c(n, 3.25f);

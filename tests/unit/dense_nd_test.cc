@@ -19,6 +19,7 @@
 #include "codec/format.h"
 #include "codec/value_types.h"
 #include "data_files.h"
+#include "dense_streams.h"
 #include "test_util.h"
 #include "zcoll.h"
 
@@ -53,18 +54,6 @@ std::vector<uint8_t> dense(const std::vector<float>& x, double eb,
   return out;
 }
 
-// The predictor id of every dense chunk of a stream (0 for other kinds).
-std::vector<int> predictors(const std::vector<uint8_t>& z) {
-  const zcoll_info info = zt::inspect(z);
-  std::vector<int> ids;
-  size_t at = info.header_size;
-  for (uint64_t c = 0; c < info.chunks; ++c) {
-    ids.push_back(z[at] == zcoll::kChunkDense ? z[at + 1] : 0);
-    at += zcoll::load_u32(&z[48 + 4 * c]);
-  }
-  return ids;
-}
-
 // The shape in a data file's name ("..._17x96x192.f32"), slowest first.
 std::vector<uint64_t> dims_of(const std::string& path) {
   const std::string stem = std::filesystem::path(path).stem().string();
@@ -95,7 +84,7 @@ double range_of(const std::vector<float>& x) {
 void expect_same_codes(const std::vector<float>& x, const std::vector<float>& y,
                        const std::vector<float>& f, const std::string& what,
                        const std::vector<uint8_t>& z) {
-  const std::vector<int> ids = predictors(z);
+  const std::vector<int> ids = zt::dense_predictors(z);
   const uint64_t cs = zt::inspect(z).chunk_size;
   size_t bad = 0;
   for (size_t i = 0; i < x.size(); ++i)
@@ -106,7 +95,7 @@ void expect_same_codes(const std::vector<float>& x, const std::vector<float>& y,
 }
 
 int count_ids(const std::vector<uint8_t>& z, int lo, int hi) {
-  const std::vector<int> ids = predictors(z);
+  const std::vector<int> ids = zt::dense_predictors(z);
   return static_cast<int>(
       std::count_if(ids.begin(), ids.end(), [&](int id) { return id >= lo && id <= hi; }));
 }
@@ -281,7 +270,7 @@ TEST(DenseNd, OtherTypesAndAccumulate) {
     const size_t vb = zcoll_dtype_size(dt);
     const auto nd = run(dt, x, true, 1024), flat = run(dt, x, false, 1024);
     EXPECT_LT(nd.size(), flat.size()) << dt;
-    const std::vector<int> ids = predictors(nd);
+    const std::vector<int> ids = zt::dense_predictors(nd);
     EXPECT_GT(std::count_if(ids.begin(), ids.end(), [](int id) { return id >= 3; }), 0) << dt;
     std::vector<uint8_t> a(n * vb), b(n * vb), acc(n * vb, 0);
     ASSERT_EQ(zcoll_decompress(nd.data(), nd.size(), a.data(), n, 1), ZCOLL_SUCCESS);
