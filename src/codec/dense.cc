@@ -354,7 +354,8 @@ size_t write_raw(const T* x, uint32_t len, uint8_t* out) {
 
 // ---- decoder --------------------------------------------------------------------------
 
-constexpr uint32_t kTile = 2048;     // values per decoder pass (a multiple of kDenseStates)
+constexpr uint32_t kTile = 2048;  // values per decoder pass (a multiple of kDenseStates)
+static_assert(kTile == kInterpTile, "interp_decode fills RansResiduals a tile at a time");
 constexpr uint32_t kTrialEvery = 2;  // predictor 5's estimates: every other residual
 
 struct DenseView {
@@ -417,36 +418,9 @@ void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
 // codes with the carry of the previous tile (Inverse). Predictors 3 and 4: into
 // nd, the chunk's array (len values), then codes in place (dense_unpredict_range:
 // rows and planes of earlier tiles are codes already).
-template <typename T, bool kAcc>
-void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint32_t* nd) {
-  uint32_t tab[kScale];
-  dec_table(v.f, v.nsym, tab);
-  uint32_t xs[kDenseStates];
-  for (uint32_t k = 0; k < kDenseStates; ++k) xs[k] = load_u32(v.states + 4 * k);
-  const uint8_t* p = v.states + kDenseStateBytes;
-  const uint64_t extra_bytes = static_cast<uint64_t>(v.states - v.extra);
-  uint64_t bit = 0;
-  Inverse inv;
-  const auto rans = active_kernels().dense_rans_decode;
-  alignas(32) uint8_t syms[kTile];
-  alignas(32) uint32_t tile[kTile];
-  for (uint32_t i = 0; i < len; i += kTile) {
-    const uint32_t n = len - i < kTile ? len - i : kTile;
-    uint32_t* r = nd ? nd + i : tile;
-    rans(xs, &p, v.end, tab, syms, n);  // pass 1 (a tile starts at a multiple of 16)
-    residuals_of_symbols(syms, n, v.extra, extra_bytes, &bit, r);
-    if (nd)
-      dense_unpredict_range(nd, i, i + n, v.pred);
-    else if (v.pred.id == kDenseOrder2)
-      codes_from_residuals<kDenseOrder2>(r, n, inv);
-    else
-      codes_from_residuals<kDenseOrder1>(r, n, inv);
-    dequantize<T, kAcc>(r, n, factor, out + i);
-  }
-}
-
-// Predictor 5's residuals in stream order, a tile at a time (passes 1 and 2 of
-// decode_values), for interp_decode, which puts them where the traversal is.
+// A chunk's residuals in stream order, a tile at a time: passes 1 and 2 (the
+// rANS words to symbols, the symbols and extra bits to residuals). decode_values
+// runs them per tile; interp_decode pulls them where its traversal is.
 class RansResiduals final : public InterpResidualSource {
  public:
   explicit RansResiduals(const DenseView& v)
@@ -467,8 +441,27 @@ class RansResiduals final : public InterpResidualSource {
   uint64_t extra_bytes_, bit_ = 0;
   uint32_t xs_[kDenseStates];
   uint32_t tab_[kScale];
-  alignas(32) uint8_t syms_[kInterpTile];
+  alignas(32) uint8_t syms_[kTile];
 };
+
+template <typename T, bool kAcc>
+void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint32_t* nd) {
+  RansResiduals src(v);
+  Inverse inv;
+  alignas(32) uint32_t tile[kTile];
+  for (uint32_t i = 0; i < len; i += kTile) {
+    const uint32_t n = len - i < kTile ? len - i : kTile;
+    uint32_t* r = nd ? nd + i : tile;
+    src.fill(r, n);  // passes 1 and 2 (a tile starts at a multiple of 16)
+    if (nd)
+      dense_unpredict_range(nd, i, i + n, v.pred);
+    else if (v.pred.id == kDenseOrder2)
+      codes_from_residuals<kDenseOrder2>(r, n, inv);
+    else
+      codes_from_residuals<kDenseOrder1>(r, n, inv);
+    dequantize<T, kAcc>(r, n, factor, out + i);
+  }
+}
 
 }  // namespace
 
@@ -641,7 +634,7 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
       return Interp::kCodesReady;
   }
   if (!interp_within_bound(x, s.fine.data(), len, qz)) return Interp::kTakeCodes;
-  *pred = DensePredictor{kDenseInterp, g.row, g.plane, (g.ndim - 1) | (g.cubic ? kInterpCubic : 0)};
+  *pred = interp_predictor_of(g);
   return Interp::kCoded;
 }
 

@@ -169,6 +169,10 @@ InterpGrid interp_grid_of(const DensePredictor& p) {
   return g;
 }
 
+DensePredictor interp_predictor_of(const InterpGrid& g) {
+  return DensePredictor{kDenseInterp, g.row, g.plane, (g.ndim - 1) | (g.cubic ? kInterpCubic : 0)};
+}
+
 void interp_residuals(int32_t* v, uint32_t len, const InterpGrid& g, uint32_t* r) {
   // the cursor is a pointer: a u32 counter could alias the stores to v and r,
   // and would go through memory at every value

@@ -48,8 +48,10 @@ struct InterpGrid {
   uint32_t row = 0, plane = 0;  // 2-D: row; 3-D: row and plane (a multiple of row)
 };
 
-// The grid of p (id kDenseInterp).
+// The grid of p (id kDenseInterp), and the predictor of a grid: the mode's
+// encoding, both ways.
 InterpGrid interp_grid_of(const DensePredictor& p);
+DensePredictor interp_predictor_of(const InterpGrid& g);
 
 // The encoder, in three steps: the fine codes of the values (quantize_values
 // with interp_fine_quantizer: its check passes for any value the fast codec's
