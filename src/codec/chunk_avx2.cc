@@ -604,6 +604,7 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_rans_decode_avx2,
                             dense_symbols_avx2,
                             dense_residuals_avx2,
+                            dense_rans_residuals_avx2,
                             dense_values_avx2_f32,
                             dense_values_avx2_f64};
 

@@ -100,6 +100,7 @@ const ChunkKernels kScalar = {"scalar",
                               dense_rans_decode_scalar,
                               dense_symbols_scalar,
                               dense_residuals_scalar,
+                              dense_rans_residuals_scalar,
                               dense_values_scalar<float>,
                               dense_values_scalar<double>};
 

@@ -1,6 +1,6 @@
 // dense.cc — the dense chunk coder (dense.h; docs/format.md §5.3), as passes:
 // encode codes -> residuals -> symbols + extra bits -> histogram -> rANS;
-// decode, per tile of kTile values, rANS -> symbols -> residuals -> codes ->
+// decode, per tile of kTile values, rANS and residuals (one pass) -> codes ->
 // values (the tiles keep the decoder's buffers on the stack: it cannot fail;
 // predictors 3 and 4 keep the chunk's codes in a per-thread array instead, as
 // their inverse reads rows and planes of earlier tiles).
@@ -389,14 +389,7 @@ bool view_of(const uint8_t* in, size_t bytes, DenseView* v) {
   return true;
 }
 
-// Pass 2: the residuals of n symbols, their extra bits from bit *pos of the
-// stream (moved on): the kernels' pass (dense_residuals_scalar).
-void residuals_of_symbols(const uint8_t* syms, uint32_t n, const uint8_t* extra,
-                          uint64_t extra_bytes, uint64_t* pos, uint32_t* r) {
-  *pos = active_kernels().dense_residuals(syms, n, extra, extra_bytes, *pos, r);
-}
-
-// Pass 4: values of the codes, out[i] = (T)(q * factor) as every decoder of §6
+// The last pass: values of the codes, out[i] = (T)(q * factor) as every decoder of §6
 // computes it (or added to out).
 // (float and double: the kernels' pass, dense_values_scalar)
 template <typename T, bool kAcc>
@@ -418,8 +411,8 @@ void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
 // codes with the carry of the previous tile (Inverse). Predictors 3 and 4: into
 // nd, the chunk's array (len values), then codes in place (dense_unpredict_range:
 // rows and planes of earlier tiles are codes already).
-// A chunk's residuals in stream order, a tile at a time: passes 1 and 2 (the
-// rANS words to symbols, the symbols and extra bits to residuals). decode_values
+// A chunk's residuals in stream order, a tile at a time: the first pass (the
+// rANS words to symbols to residuals, with their extra bits). decode_values
 // runs them per tile; interp_decode pulls them where its traversal is.
 class RansResiduals final : public InterpResidualSource {
  public:
@@ -431,8 +424,8 @@ class RansResiduals final : public InterpResidualSource {
     for (uint32_t k = 0; k < kDenseStates; ++k) xs_[k] = load_u32(v.states + 4 * k);
   }
   void fill(uint32_t* r, uint32_t n) override {  // n: a multiple of 16 but the last
-    active_kernels().dense_rans_decode(xs_, &p_, v_.end, tab_, syms_, n);
-    residuals_of_symbols(syms_, n, v_.extra, extra_bytes_, &bit_, r);
+    bit_ = active_kernels().dense_rans_residuals(xs_, &p_, v_.end, tab_, v_.extra, extra_bytes_,
+                                                 bit_, r, n);
   }
 
  private:
@@ -441,7 +434,6 @@ class RansResiduals final : public InterpResidualSource {
   uint64_t extra_bytes_, bit_ = 0;
   uint32_t xs_[kDenseStates];
   uint32_t tab_[kScale];
-  alignas(32) uint8_t syms_[kTile];
 };
 
 template <typename T, bool kAcc>
@@ -452,7 +444,7 @@ void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint
   for (uint32_t i = 0; i < len; i += kTile) {
     const uint32_t n = len - i < kTile ? len - i : kTile;
     uint32_t* r = nd ? nd + i : tile;
-    src.fill(r, n);  // passes 1 and 2 (a tile starts at a multiple of 16)
+    src.fill(r, n);  // the first pass (a tile starts at a multiple of 16)
     if (nd)
       dense_unpredict_range(nd, i, i + n, v.pred);
     else if (v.pred.id == kDenseOrder2)
@@ -541,6 +533,18 @@ uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* 
       at = residuals_scalar<false>(syms + i, 16, extra, extra_bytes, at, r + i);
   }
   return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
+}
+
+uint64_t dense_rans_residuals_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                                     const uint32_t* tab, const uint8_t* extra,
+                                     uint64_t extra_bytes, uint64_t at, uint32_t* r, uint32_t n) {
+  uint8_t syms[256];
+  for (uint32_t i = 0; i < n; i += 256) {  // a multiple of 16: each call starts at state 0
+    const uint32_t m = n - i < 256 ? n - i : 256;
+    dense_rans_decode_scalar(xs, pos, end, tab, syms, m);
+    at = dense_residuals_scalar(syms, m, extra, extra_bytes, at, r + i);
+  }
+  return at;
 }
 
 // The values of n codes, out[i] = (T)(q[i] * factor), or added to out (acc).

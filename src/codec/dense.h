@@ -144,5 +144,18 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
 void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                             const uint32_t* tab, uint8_t* syms, uint32_t n);
 
+// The decoder's first two passes in one (ChunkKernels::dense_rans_residuals): the
+// residuals of n symbols to r, the symbols from the rANS words as
+// dense_rans_decode reads them (xs, *pos: updated), their extra bits as
+// dense_residuals reads them from bit `at` (the position after them returned).
+// The AVX2 version computes a group's residuals next to the next group's rANS
+// steps, which leave most of the core idle. Both give the same residuals,
+// states, word position and bit position.
+uint64_t dense_rans_residuals_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                                     const uint32_t* tab, const uint8_t* extra,
+                                     uint64_t extra_bytes, uint64_t at, uint32_t* r, uint32_t n);
+uint64_t dense_rans_residuals_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                                   const uint32_t* tab, const uint8_t* extra, uint64_t extra_bytes,
+                                   uint64_t at, uint32_t* r, uint32_t n);
 
 }  // namespace zcoll

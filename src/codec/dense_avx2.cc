@@ -27,6 +27,11 @@
 // prefix sum of their counts; their bits all lie in the 64 bytes from the
 // dword of the first, two loads, and each value is cut from two of those
 // dwords by permutes and shifts.
+//
+// The decoder runs the two as one pass (dense_rans_residuals_avx2): the rANS
+// steps are bound by the latency of their two chains (a table load, a
+// multiply, a renormalization) and leave most of the core idle; a group's
+// residuals, which depend on its symbols only, fill those slots.
 #include "codec/dense.h"
 #include "codec/dense_bits.h"
 
@@ -82,17 +87,25 @@ inline __m256i table_entries(__m256i x, const uint32_t* tab, const Consts& c) {
                            e(s67 >> 32));
 }
 
-// One step of eight states: their symbols to syms[0..7], the new states
-// (f q + slot - start as (f - 1) q + (q + slot - start): the table's entry
-// takes one shift to the multiply).
-inline __m256i step(__m256i x, const uint32_t* tab, const Consts& c, uint8_t* syms) {
+// One step of eight states, in place; returns their table entries (the
+// symbols in the low bytes). The new state f q + slot - start is computed as
+// (f - 1) q + (q + slot - start): the table's entry takes one shift to the
+// multiply.
+inline __m256i step_entries(__m256i& x, const uint32_t* tab, const Consts& c) {
   const __m256i e = table_entries(x, tab, c);
   const __m256i q = _mm256_srli_epi32(x, kDenseScaleBits);
   const __m256i add = _mm256_add_epi32(q, _mm256_and_si256(_mm256_srli_epi32(e, 8), c.slot_mask));
+  x = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(e, 20), q), add);
+  return e;
+}
+
+// The same with the symbols stored to syms[0..7].
+inline __m256i step(__m256i x, const uint32_t* tab, const Consts& c, uint8_t* syms) {
+  const __m256i e = step_entries(x, tab, c);
   const __m256i s = _mm256_shuffle_epi8(e, c.pick);  // the symbol bytes, four per half
   _mm_storel_epi64(reinterpret_cast<__m128i*>(syms),
                    _mm_unpacklo_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1)));
-  return _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(e, 20), q), add);
+  return x;
 }
 
 // The renormalization of eight states (p has 16 readable bytes).
@@ -267,6 +280,64 @@ inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, __m256i w0, __m256
                           _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, set1(1))));
 }
 
+// The residuals of sixteen symbols (u32 lanes s0, s1) whose extra bits start
+// at bit `at` of extra, all in the 64 bytes from at's dword (16 x 29 + 31 <
+// 512; the caller checked they are in the stream), to r; returns the bits they
+// take. Offsets from that dword: exclusive prefix sums of the counts.
+inline uint32_t residuals16(__m256i s0, __m256i s1, const uint8_t* extra, uint64_t at,
+                            uint32_t* r) {
+  const __m256i n0 = nbits8(s0), n1 = nbits8(s1);
+  const __m256i p0 = prefix8(n0);
+  const __m256i p1 = _mm256_add_epi32(prefix8(n1), _mm256_permutevar8x32_epi32(p0, set1(7)));
+  const uint8_t* base = extra + (at >> 5) * 4;
+  const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base));
+  const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 32));
+  const __m256i bit = set1(static_cast<uint32_t>(at & 31));
+  const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), w0, w1);
+  const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), w0, w1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r), r0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8), r1);
+  return static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
+}
+
+// The residuals of sixteen direct symbols (< 64): unzigzag.
+inline void direct16(__m256i s0, __m256i s1, uint32_t* r) {
+  const __m256i one = set1(1), z = _mm256_setzero_si256();
+  const __m256i r0 =
+      _mm256_xor_si256(_mm256_srli_epi32(s0, 1), _mm256_sub_epi32(z, _mm256_and_si256(s0, one)));
+  const __m256i r1 =
+      _mm256_xor_si256(_mm256_srli_epi32(s1, 1), _mm256_sub_epi32(z, _mm256_and_si256(s1, one)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r), r0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8), r1);
+}
+
+// The residuals of a group of sixteen symbols (u32 lanes s0, s1) whose extra
+// bits start at bit `at` of the stream extra (extra_bytes) to r; returns the
+// bit position after them. All direct: no bits; near the stream's end:
+// bytewise, zeros past it (residuals_scalar); otherwise from the window.
+inline uint64_t group_residuals(__m256i s0, __m256i s1, const uint8_t* extra, uint64_t extra_bytes,
+                                uint64_t at, uint32_t* r) {
+  if (_mm256_testz_si256(_mm256_or_si256(s0, s1), set1(~(kDenseDirect - 1)))) {
+    direct16(s0, s1, r);
+    return at;
+  }
+  if (at + 8 * 64 > 8 * extra_bytes) {
+    alignas(16) uint8_t sy[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(sy), bytes16(s0, s1));
+    return dense_bits::residuals_scalar<false>(sy, 16, extra, extra_bytes, at, r);
+  }
+  return at + residuals16(s0, s1, extra, at, r);
+}
+
+Consts decoder_consts() {
+  Consts c;
+  c.slot_mask = _mm256_set1_epi32((1 << kDenseScaleBits) - 1);
+  c.low = _mm256_set1_epi32(static_cast<int>(kDenseRansLow));
+  c.pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
+                            12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  return c;
+}
+
 }  // namespace
 
 uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEncSymbols& es,
@@ -300,11 +371,7 @@ void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* en
   const uint8_t* p = *pos;
   __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs));
   __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + 8));
-  Consts c;
-  c.slot_mask = _mm256_set1_epi32((1 << kDenseScaleBits) - 1);
-  c.low = _mm256_set1_epi32(static_cast<int>(kDenseRansLow));
-  c.pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
-                            12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const Consts c = decoder_consts();
   uint32_t i = 0;
   // the second register's step does not wait on the first's renormalization
   // (only on its stream position): two chains in flight
@@ -379,32 +446,45 @@ size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_
 
 uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,
                               uint64_t extra_bytes, uint64_t at, uint32_t* r) {
-  using dense_bits::residuals_scalar;
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    if (dense_bits::direct16(syms + i, r + i)) continue;  // no extra bits
-    if (at + 8 * 64 > 8 * extra_bytes) {                  // near the end: bytewise
-      at = residuals_scalar<false>(syms + i, 16, extra, extra_bytes, at, r + i);
-      continue;
-    }
     const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(syms + i));
-    const __m256i s0 = _mm256_cvtepu8_epi32(s), s1 = _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8));
-    const __m256i n0 = nbits8(s0), n1 = nbits8(s1);
-    const __m256i p0 = prefix8(n0);
-    const __m256i p1 = _mm256_add_epi32(prefix8(n1), _mm256_permutevar8x32_epi32(p0, set1(7)));
-    // the 64 bytes from the dword of `at` hold every bit of the group (16 x 29
-    // + 31 < 512); bit offsets from there (exclusive prefix sums)
-    const uint8_t* base = extra + (at >> 5) * 4;
-    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base));
-    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 32));
-    const __m256i bit = set1(static_cast<uint32_t>(at & 31));
-    const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), w0, w1);
-    const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), w0, w1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i), r0);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i + 8), r1);
-    at += static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
+    at = group_residuals(_mm256_cvtepu8_epi32(s), _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8)), extra,
+                         extra_bytes, at, r + i);
   }
-  return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
+  return dense_bits::residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
+}
+
+uint64_t dense_rans_residuals_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
+                                   const uint32_t* tab, const uint8_t* extra, uint64_t extra_bytes,
+                                   uint64_t at, uint32_t* r, uint32_t n) {
+  const uint8_t* p = *pos;
+  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs));
+  __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + 8));
+  const Consts c = decoder_consts();
+  const __m256i sym_mask = set1(0xFF);
+  uint32_t i = 0;
+  for (; i + 16 <= n && end - p >= 32; i += 16) {
+    const __m256i ea = step_entries(a, tab, c), eb = step_entries(b, tab, c);
+    a = renorm(a, p, c);
+    b = renorm(b, p, c);
+    // off the states' chains: this work fills the slots they leave idle
+    at = group_residuals(_mm256_and_si256(ea, sym_mask), _mm256_and_si256(eb, sym_mask), extra,
+                         extra_bytes, at, r + i);
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs), a);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs + 8), b);
+  *pos = p;
+  // the chunk's last words and symbols: the two passes in turn, 256 at a time
+  // (a multiple of 16: each call starts at state 0)
+  alignas(32) uint8_t syms[256];
+  while (i < n) {
+    const uint32_t m = n - i < 256 ? n - i : 256;
+    dense_rans_decode_avx2(xs, pos, end, tab, syms, m);
+    at = dense_residuals_avx2(syms, m, extra, extra_bytes, at, r + i);
+    i += m;
+  }
+  return at;
 }
 
 // Four codes at a time, the scalar pass's operations: i32 -> double, times

@@ -420,6 +420,91 @@ TEST(Dense, SymbolPassesScalarVsAvx2) {
   if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar passes only";
 }
 
+// A decoder's position in a coded chunk: states, words, extra bits.
+struct DecodePosition {
+  uint32_t x[zcoll::kDenseStates];
+  const uint8_t* words;
+  uint64_t bit = 0;
+};
+
+// Residuals of n symbols with a kernel table's fused decode pass, in tiles as
+// the decoder runs it; the position moves on.
+std::vector<uint32_t> fused_decode_with(const zcoll::ChunkKernels& k, const uint32_t* tab,
+                                        const uint8_t* words_end, const uint8_t* extra,
+                                        uint64_t extra_bytes, uint32_t n, DecodePosition* at) {
+  std::vector<uint32_t> res(n, 0xEEEEEEEE);
+  for (uint32_t i = 0; i < n; i += 2048)
+    at->bit = k.dense_rans_residuals(at->x, &at->words, words_end, tab, extra, extra_bytes, at->bit,
+                                     res.data() + i, std::min(2048u, n - i));
+  return res;
+}
+
+// The fused decode pass (rANS and residuals in one loop) gives the residuals
+// the encoder's passes coded, and both versions the same residuals and
+// positions, also on arbitrary states, words and bits (the streams cut anywhere).
+TEST(Dense, FusedDecodePassScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  zt::Rng r(37);
+  for (uint32_t len : {1u, 15u, 16u, 17u, 33u, 100u, 2047u, 2048u, 2049u, 5000u, 16384u}) {
+    for (int rep = 0; rep < 4; ++rep) {
+      const std::string what = "len " + std::to_string(len) + " rep " + std::to_string(rep);
+      const std::vector<uint32_t> res = random_residuals(r, len);
+      std::vector<uint8_t> syms(len), extra(4 * size_t{len} + 16 + 64, 0);
+      const size_t eb = sc.dense_symbols(res.data(), len, syms.data(), extra.data());
+      std::vector<uint16_t> f(zcoll::kDenseMaxSymbols, 0);  // the symbols' counts, scaled
+      for (uint8_t s : syms) ++f[s];
+      uint32_t sum = 0, top = 0;
+      for (uint32_t s = 0; s < f.size(); ++s) {
+        f[s] = f[s] ? static_cast<uint16_t>(std::max<uint32_t>(1, f[s] * 2048u / len)) : 0;
+        sum += f[s];
+        top = f[s] > f[top] ? s : top;
+      }
+      ASSERT_LE(sum, 4096u) << what;
+      f[top] = static_cast<uint16_t>(f[top] + 4096 - sum);
+      zcoll::DenseEncSymbols es;
+      zcoll::dense_enc_symbols(f.data(), zcoll::kDenseMaxSymbols, &es);
+      std::vector<uint32_t> tab(4096);
+      zcoll::dense_dec_table(f.data(), zcoll::kDenseMaxSymbols, tab.data());
+      std::vector<uint8_t> buf(2 * size_t{len} + 64);
+      const uint8_t* beg = sc.dense_rans_encode(syms.data(), len, es, buf.data() + buf.size());
+      const uint8_t* end = buf.data() + buf.size();
+      DecodePosition ps;
+      for (uint32_t k = 0; k < zcoll::kDenseStates; ++k) ps.x[k] = zcoll::load_u32(beg + 4 * k);
+      ps.words = beg + zcoll::kDenseStateBytes;
+      DecodePosition pa = ps;
+      EXPECT_EQ(fused_decode_with(sc, tab.data(), end, extra.data(), eb, len, &ps), res) << what;
+      EXPECT_EQ(ps.words, end) << what << ": every word read";
+      EXPECT_EQ((ps.bit + 7) / 8, eb) << what << ": every extra byte read";
+      if (!avx2) continue;
+      EXPECT_EQ(fused_decode_with(*avx2, tab.data(), end, extra.data(), eb, len, &pa), res) << what;
+      EXPECT_EQ(pa.words, ps.words) << what;
+      EXPECT_EQ(pa.bit, ps.bit) << what;
+      EXPECT_EQ(std::memcmp(pa.x, ps.x, sizeof pa.x), 0) << what;
+      // arbitrary states, words and bits, both streams cut anywhere (64
+      // readable bytes after the bits, as the states follow them in a chunk)
+      std::vector<uint8_t> words(r.below(2 * len + 40)), bits(r.below(4 * uint64_t{len} + 16) + 64);
+      for (auto& b : words) b = static_cast<uint8_t>(r.next());
+      for (auto& b : bits) b = static_cast<uint8_t>(r.next());
+      DecodePosition js;
+      for (auto& x : js.x)
+        x = zcoll::kDenseRansLow +
+            static_cast<uint32_t>(r.below((1u << 31) - zcoll::kDenseRansLow));
+      js.words = words.data();
+      DecodePosition ja = js;
+      const uint32_t* rtab = tab.data();
+      const uint8_t* wend = words.data() + words.size();
+      EXPECT_EQ(fused_decode_with(*avx2, rtab, wend, bits.data(), bits.size() - 64, len, &ja),
+                fused_decode_with(sc, rtab, wend, bits.data(), bits.size() - 64, len, &js))
+          << what << " (junk)";
+      EXPECT_EQ(ja.words, js.words) << what << " (junk)";
+      EXPECT_EQ(ja.bit, js.bit) << what << " (junk)";
+      EXPECT_EQ(std::memcmp(ja.x, js.x, sizeof ja.x), 0) << what << " (junk)";
+    }
+  }
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar pass only";
+}
+
 // Both value passes give the same values, bit for bit, stored or added.
 TEST(Dense, ValuePassesScalarVsAvx2) {
   const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
