@@ -605,6 +605,8 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_symbols_avx2,
                             dense_residuals_avx2,
                             dense_rans_residuals_avx2,
+                            dense_lorenzo_f32_avx2,
+                            dense_lorenzo_f64_avx2,
                             dense_values_avx2_f32,
                             dense_values_avx2_f64};
 

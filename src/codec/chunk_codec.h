@@ -27,6 +27,8 @@ template <typename T>
 bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_single);
 
 struct DenseEncSymbols;
+struct DenseCursor;
+struct DenseCarry;
 
 struct ChunkKernels {
   const char* name;
@@ -73,11 +75,14 @@ struct ChunkKernels {
   size_t (*dense_symbols)(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
   uint64_t (*dense_residuals)(const uint8_t* syms, uint32_t n, const uint8_t* extra,
                               uint64_t extra_bytes, uint64_t at, uint32_t* r);
-  // Both decoder passes in one, as the decoder runs them (dense.h:
-  // dense_rans_residuals_scalar)
-  uint64_t (*dense_rans_residuals)(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
-                                   const uint32_t* tab, const uint8_t* extra, uint64_t extra_bytes,
-                                   uint64_t at, uint32_t* r, uint32_t n);
+  // The decoder's first pass, rANS to residuals, and the decoder of predictors
+  // 1 and 2 in one pass (dense.h: dense_rans_residuals_scalar,
+  // dense_lorenzo_f32_scalar)
+  void (*dense_rans_residuals)(DenseCursor* c, uint32_t* r, uint32_t n);
+  void (*dense_lorenzo_f32)(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                            double factor, float* out, bool acc);
+  void (*dense_lorenzo_f64)(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                            double factor, double* out, bool acc);
   // The values of the codes (dense.h: dense_values_scalar)
   void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
   void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);

@@ -101,6 +101,8 @@ const ChunkKernels kScalar = {"scalar",
                               dense_symbols_scalar,
                               dense_residuals_scalar,
                               dense_rans_residuals_scalar,
+                              dense_lorenzo_f32_scalar,
+                              dense_lorenzo_f64_scalar,
                               dense_values_scalar<float>,
                               dense_values_scalar<double>};
 

@@ -200,54 +200,6 @@ void residuals_from_codes(const int32_t* codes, uint32_t len, uint8_t order,
     for (uint32_t i = 2; i < len; ++i) r[i] = q[i] - q[i - 1];
 }
 
-// The inverse, in place, over consecutive tiles of one chunk: q[i-1] and the
-// difference q[i-1] - q[i-2] carried from tile to tile. Order 1 is one prefix
-// sum, order 2 two (of the differences, then of the codes); the first value's
-// difference counts as 0, which makes p = q[0] at i = 1.
-struct Inverse {
-  uint32_t q = 0, d = 0;
-  bool first = true;
-};
-
-#if defined(__SSE2__)
-// Inclusive prefix sum of four lanes plus the carry (broadcast); the new carry
-// is the last lane, broadcast.
-inline __m128i prefix4(__m128i v, __m128i& carry) {
-  v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
-  v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
-  v = _mm_add_epi32(v, carry);
-  carry = _mm_shuffle_epi32(v, 0xFF);
-  return v;
-}
-#endif
-
-template <uint8_t kOrder>
-void codes_from_residuals(uint32_t* r, uint32_t n, Inverse& inv) {
-  uint32_t i = 0, q = inv.q, d = inv.d;
-  if (inv.first && n) q = r[0], i = 1, inv.first = false;
-#if defined(__SSE2__)
-  // four lanes at a time (SSE2 is in the x86-64 baseline): the same sums mod 2^32
-  __m128i cq = _mm_set1_epi32(static_cast<int>(q)), cd = _mm_set1_epi32(static_cast<int>(d));
-  for (; i + 4 <= n; i += 4) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i));
-    if (kOrder == kDenseOrder2) v = prefix4(v, cd);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(r + i), prefix4(v, cq));
-  }
-  q = static_cast<uint32_t>(_mm_cvtsi128_si32(cq)),
-  d = static_cast<uint32_t>(_mm_cvtsi128_si32(cd));
-#endif
-  for (; i < n; ++i) {
-    if (kOrder == kDenseOrder2) {
-      d += r[i];
-      q += d;
-    } else {
-      q += r[i];
-    }
-    r[i] = q;
-  }
-  inv.q = q, inv.d = d;
-}
-
 // ---- encoder --------------------------------------------------------------------------
 
 struct Scratch {  // per thread, grown to the chunk size
@@ -407,50 +359,63 @@ void dequantize(const uint32_t* q, uint32_t n, double factor, T* out) {
   }
 }
 
-// Predictors 1 and 2: the residuals of a tile into a stack buffer, turned into
-// codes with the carry of the previous tile (Inverse). Predictors 3 and 4: into
-// nd, the chunk's array (len values), then codes in place (dense_unpredict_range:
-// rows and planes of earlier tiles are codes already).
-// A chunk's residuals in stream order, a tile at a time: the first pass (the
-// rANS words to symbols to residuals, with their extra bits). decode_values
-// runs them per tile; interp_decode pulls them where its traversal is.
+// A chunk's residuals in stream order, a tile at a time (the kernels' first
+// pass); interp_decode pulls them where its traversal is.
 class RansResiduals final : public InterpResidualSource {
  public:
-  explicit RansResiduals(const DenseView& v)
-      : v_(v),
-        p_(v.states + kDenseStateBytes),
-        extra_bytes_(static_cast<uint64_t>(v.states - v.extra)) {
+  explicit RansResiduals(const DenseView& v) {
     dec_table(v.f, v.nsym, tab_);
-    for (uint32_t k = 0; k < kDenseStates; ++k) xs_[k] = load_u32(v.states + 4 * k);
+    for (uint32_t k = 0; k < kDenseStates; ++k) cur_.xs[k] = load_u32(v.states + 4 * k);
+    cur_.words = v.states + kDenseStateBytes;
+    cur_.end = v.end;
+    cur_.tab = tab_;
+    cur_.extra = v.extra;
+    cur_.extra_bytes = static_cast<uint64_t>(v.states - v.extra);
+    cur_.bit = 0;
   }
   void fill(uint32_t* r, uint32_t n) override {  // n: a multiple of 16 but the last
-    bit_ = active_kernels().dense_rans_residuals(xs_, &p_, v_.end, tab_, v_.extra, extra_bytes_,
-                                                 bit_, r, n);
+    active_kernels().dense_rans_residuals(&cur_, r, n);
   }
+  DenseCursor& cursor() { return cur_; }
 
  private:
-  const DenseView& v_;
-  const uint8_t* p_;
-  uint64_t extra_bytes_, bit_ = 0;
-  uint32_t xs_[kDenseStates];
+  DenseCursor cur_;
   uint32_t tab_[kScale];
 };
 
+// Predictors 1 and 2 of float and double values: the kernels' one pass per
+// tile, from the words to the values. Of the 16-bit types: the residuals of a
+// tile into a stack buffer, turned into codes with the carry of the previous
+// tile. Predictors 3 and 4: into nd, the chunk's array (len values), then
+// codes in place (dense_unpredict_range: rows and planes of earlier tiles are
+// codes already).
 template <typename T, bool kAcc>
 void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint32_t* nd) {
   RansResiduals src(v);
-  Inverse inv;
+  DenseCarry carry;
+  const bool order2 = v.pred.id == kDenseOrder2;
   alignas(32) uint32_t tile[kTile];
   for (uint32_t i = 0; i < len; i += kTile) {
-    const uint32_t n = len - i < kTile ? len - i : kTile;
+    const uint32_t n = len - i < kTile ? len - i : kTile;  // a tile starts at a multiple of 16
+    if constexpr (std::is_same_v<T, float>) {
+      if (!nd) {
+        active_kernels().dense_lorenzo_f32(&src.cursor(), &carry, order2, n, factor, out + i, kAcc);
+        continue;
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (!nd) {
+        active_kernels().dense_lorenzo_f64(&src.cursor(), &carry, order2, n, factor, out + i, kAcc);
+        continue;
+      }
+    }
     uint32_t* r = nd ? nd + i : tile;
-    src.fill(r, n);  // the first pass (a tile starts at a multiple of 16)
+    src.fill(r, n);
     if (nd)
       dense_unpredict_range(nd, i, i + n, v.pred);
-    else if (v.pred.id == kDenseOrder2)
-      codes_from_residuals<kDenseOrder2>(r, n, inv);
+    else if (order2)
+      codes_from_residuals<true>(r, n, carry);
     else
-      codes_from_residuals<kDenseOrder1>(r, n, inv);
+      codes_from_residuals<false>(r, n, carry);
     dequantize<T, kAcc>(r, n, factor, out + i);
   }
 }
@@ -535,16 +500,40 @@ uint64_t dense_residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t* 
   return residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
 }
 
-uint64_t dense_rans_residuals_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
-                                     const uint32_t* tab, const uint8_t* extra,
-                                     uint64_t extra_bytes, uint64_t at, uint32_t* r, uint32_t n) {
+void dense_rans_residuals_scalar(DenseCursor* c, uint32_t* r, uint32_t n) {
   uint8_t syms[256];
   for (uint32_t i = 0; i < n; i += 256) {  // a multiple of 16: each call starts at state 0
     const uint32_t m = n - i < 256 ? n - i : 256;
-    dense_rans_decode_scalar(xs, pos, end, tab, syms, m);
-    at = dense_residuals_scalar(syms, m, extra, extra_bytes, at, r + i);
+    dense_rans_decode_scalar(c->xs, &c->words, c->end, c->tab, syms, m);
+    c->bit = dense_residuals_scalar(syms, m, c->extra, c->extra_bytes, c->bit, r + i);
   }
-  return at;
+}
+
+namespace {
+// The passes in turn, a tile at a time (the AVX2 version's tail too).
+template <typename T>
+void lorenzo_scalar(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n, double factor,
+                    T* out, bool acc) {
+  uint32_t r[256];
+  for (uint32_t i = 0; i < n; i += 256) {
+    const uint32_t m = n - i < 256 ? n - i : 256;
+    dense_rans_residuals_scalar(c, r, m);
+    if (order2)
+      codes_from_residuals<true>(r, m, *carry);
+    else
+      codes_from_residuals<false>(r, m, *carry);
+    dense_values_scalar(r, m, factor, out + i, acc);
+  }
+}
+}  // namespace
+
+void dense_lorenzo_f32_scalar(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                              double factor, float* out, bool acc) {
+  lorenzo_scalar(c, carry, order2, n, factor, out, acc);
+}
+void dense_lorenzo_f64_scalar(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                              double factor, double* out, bool acc) {
+  lorenzo_scalar(c, carry, order2, n, factor, out, acc);
 }
 
 // The values of n codes, out[i] = (T)(q[i] * factor), or added to out (acc).

@@ -144,18 +144,50 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
 void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
                             const uint32_t* tab, uint8_t* syms, uint32_t n);
 
-// The decoder's first two passes in one (ChunkKernels::dense_rans_residuals): the
-// residuals of n symbols to r, the symbols from the rANS words as
-// dense_rans_decode reads them (xs, *pos: updated), their extra bits as
-// dense_residuals reads them from bit `at` (the position after them returned).
-// The AVX2 version computes a group's residuals next to the next group's rANS
-// steps, which leave most of the core idle. Both give the same residuals,
-// states, word position and bit position.
-uint64_t dense_rans_residuals_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
-                                     const uint32_t* tab, const uint8_t* extra,
-                                     uint64_t extra_bytes, uint64_t at, uint32_t* r, uint32_t n);
-uint64_t dense_rans_residuals_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
-                                   const uint32_t* tab, const uint8_t* extra, uint64_t extra_bytes,
-                                   uint64_t at, uint32_t* r, uint32_t n);
+// Where a decoder is in a dense chunk: the sixteen rANS states, the next word
+// (the words end at end), the chunk's slot table (dense_dec_table), and the
+// extra bits: extra_bytes of them at extra (64 readable bytes follow: the
+// chunk's states), the next one at bit `bit`.
+struct DenseCursor {
+  uint32_t xs[kDenseStates];
+  const uint8_t* words;
+  const uint8_t* end;
+  const uint32_t* tab;
+  const uint8_t* extra;
+  uint64_t extra_bytes;
+  uint64_t bit;
+};
+
+// The decoder's first pass (ChunkKernels::dense_rans_residuals): the residuals
+// of the next n symbols (n a multiple of 16 but the chunk's last) to r, the
+// symbols from the rANS words as dense_rans_decode reads them, their extra
+// bits as dense_residuals reads them; the cursor moves on. The AVX2 version
+// computes a group's residuals next to the next group's rANS steps, which
+// leave most of the core idle. Both give the same residuals and cursor.
+void dense_rans_residuals_scalar(DenseCursor* c, uint32_t* r, uint32_t n);
+void dense_rans_residuals_avx2(DenseCursor* c, uint32_t* r, uint32_t n);
+
+// Predictors 1 and 2, from residuals to codes, carried from tile to tile of a
+// chunk: the last code and the last difference of codes. At the chunk's start
+// q = d = 0; order 2 then sets q = r[0], d = -r[0] (so that p = q[0] at i = 1).
+struct DenseCarry {
+  uint32_t q = 0, d = 0;
+  bool first = true;
+};
+
+// The decoder of predictors 1 and 2 in one pass (ChunkKernels::dense_lorenzo_f32,
+// _f64): the next n values (n as for dense_rans_residuals) of the chunk at the
+// cursor, order 1 or 2 (order2), out[i] = (T)((double)q[i] * factor) or added
+// to out[i] (acc); the cursor and the carry move on. The AVX2 version turns
+// each group's residuals into codes and values in registers. Both give the same
+// values, cursor and carry.
+void dense_lorenzo_f32_scalar(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                              double factor, float* out, bool acc);
+void dense_lorenzo_f64_scalar(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                              double factor, double* out, bool acc);
+void dense_lorenzo_f32_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                            double factor, float* out, bool acc);
+void dense_lorenzo_f64_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                            double factor, double* out, bool acc);
 
 }  // namespace zcoll

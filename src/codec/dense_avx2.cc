@@ -40,6 +40,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,bmi2,popcnt"))), apply_to = function)
@@ -280,12 +281,17 @@ inline __m256i residuals8(__m256i s, __m256i nb, __m256i off, __m256i w0, __m256
                           _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, set1(1))));
 }
 
+// The residuals of a group of sixteen values, in two registers.
+struct Residuals16 {
+  __m256i lo, hi;
+};
+
 // The residuals of sixteen symbols (u32 lanes s0, s1) whose extra bits start
 // at bit `at` of extra, all in the 64 bytes from at's dword (16 x 29 + 31 <
-// 512; the caller checked they are in the stream), to r; returns the bits they
-// take. Offsets from that dword: exclusive prefix sums of the counts.
-inline uint32_t residuals16(__m256i s0, __m256i s1, const uint8_t* extra, uint64_t at,
-                            uint32_t* r) {
+// 512; the caller checked they are in the stream); *bits: how many they take.
+// Offsets from that dword: exclusive prefix sums of the counts.
+inline Residuals16 residuals16(__m256i s0, __m256i s1, const uint8_t* extra, uint64_t at,
+                               uint32_t* bits) {
   const __m256i n0 = nbits8(s0), n1 = nbits8(s1);
   const __m256i p0 = prefix8(n0);
   const __m256i p1 = _mm256_add_epi32(prefix8(n1), _mm256_permutevar8x32_epi32(p0, set1(7)));
@@ -293,40 +299,42 @@ inline uint32_t residuals16(__m256i s0, __m256i s1, const uint8_t* extra, uint64
   const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base));
   const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 32));
   const __m256i bit = set1(static_cast<uint32_t>(at & 31));
-  const __m256i r0 = residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), w0, w1);
-  const __m256i r1 = residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), w0, w1);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r), r0);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8), r1);
-  return static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
+  *bits = static_cast<uint32_t>(_mm256_extract_epi32(p1, 7));
+  return {residuals8(s0, n0, _mm256_add_epi32(_mm256_sub_epi32(p0, n0), bit), w0, w1),
+          residuals8(s1, n1, _mm256_add_epi32(_mm256_sub_epi32(p1, n1), bit), w0, w1)};
 }
 
-// The residuals of sixteen direct symbols (< 64): unzigzag.
-inline void direct16(__m256i s0, __m256i s1, uint32_t* r) {
-  const __m256i one = set1(1), z = _mm256_setzero_si256();
-  const __m256i r0 =
-      _mm256_xor_si256(_mm256_srli_epi32(s0, 1), _mm256_sub_epi32(z, _mm256_and_si256(s0, one)));
-  const __m256i r1 =
-      _mm256_xor_si256(_mm256_srli_epi32(s1, 1), _mm256_sub_epi32(z, _mm256_and_si256(s1, one)));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r), r0);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8), r1);
+// unzigzag of eight lanes
+inline __m256i unzigzag8(__m256i u) {
+  return _mm256_xor_si256(_mm256_srli_epi32(u, 1),
+                          _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, set1(1))));
 }
 
 // The residuals of a group of sixteen symbols (u32 lanes s0, s1) whose extra
-// bits start at bit `at` of the stream extra (extra_bytes) to r; returns the
-// bit position after them. All direct: no bits; near the stream's end:
-// bytewise, zeros past it (residuals_scalar); otherwise from the window.
-inline uint64_t group_residuals(__m256i s0, __m256i s1, const uint8_t* extra, uint64_t extra_bytes,
-                                uint64_t at, uint32_t* r) {
-  if (_mm256_testz_si256(_mm256_or_si256(s0, s1), set1(~(kDenseDirect - 1)))) {
-    direct16(s0, s1, r);
-    return at;
-  }
-  if (at + 8 * 64 > 8 * extra_bytes) {
+// bits start at bit *at of the stream extra (extra_bytes); *at moves on. All
+// direct (< 64): no bits; near the stream's end: bytewise, zeros past it
+// (residuals_scalar); otherwise from the window.
+inline Residuals16 group_residuals(__m256i s0, __m256i s1, const uint8_t* extra,
+                                   uint64_t extra_bytes, uint64_t* at) {
+  if (_mm256_testz_si256(_mm256_or_si256(s0, s1), set1(~(kDenseDirect - 1))))
+    return {unzigzag8(s0), unzigzag8(s1)};
+  if (*at + 8 * 64 > 8 * extra_bytes) {
     alignas(16) uint8_t sy[16];
+    alignas(32) uint32_t r[16];
     _mm_store_si128(reinterpret_cast<__m128i*>(sy), bytes16(s0, s1));
-    return dense_bits::residuals_scalar<false>(sy, 16, extra, extra_bytes, at, r);
+    *at = dense_bits::residuals_scalar<false>(sy, 16, extra, extra_bytes, *at, r);
+    return {_mm256_load_si256(reinterpret_cast<const __m256i*>(r)),
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(r + 8))};
   }
-  return at + residuals16(s0, s1, extra, at, r);
+  uint32_t bits;
+  const Residuals16 g = residuals16(s0, s1, extra, *at, &bits);
+  *at += bits;
+  return g;
+}
+
+inline void store16(const Residuals16& g, uint32_t* r) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r), g.lo);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 8), g.hi);
 }
 
 Consts decoder_consts() {
@@ -449,42 +457,145 @@ uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* ex
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(syms + i));
-    at = group_residuals(_mm256_cvtepu8_epi32(s), _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8)), extra,
-                         extra_bytes, at, r + i);
+    store16(group_residuals(_mm256_cvtepu8_epi32(s), _mm256_cvtepu8_epi32(_mm_srli_si128(s, 8)),
+                            extra, extra_bytes, &at),
+            r + i);
   }
   return dense_bits::residuals_scalar<false>(syms + i, n - i, extra, extra_bytes, at, r + i);
 }
 
-uint64_t dense_rans_residuals_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* end,
-                                   const uint32_t* tab, const uint8_t* extra, uint64_t extra_bytes,
-                                   uint64_t at, uint32_t* r, uint32_t n) {
-  const uint8_t* p = *pos;
-  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs));
-  __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + 8));
+namespace {
+
+// The groups of sixteen symbols at the cursor, while n has sixteen more and
+// 32 bytes of words are left: per group the rANS steps of both registers, then
+// the group's residuals (off the states' chains: this work fills the slots
+// they leave idle) to sink(residuals, i); returns the values done (a multiple
+// of 16), the cursor moved on.
+template <typename Sink>
+uint32_t rans_groups(DenseCursor* cur, uint32_t n, Sink&& sink) {
+  const uint8_t* p = cur->words;
+  const uint8_t* const end = cur->end;
+  const uint32_t* const tab = cur->tab;
+  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cur->xs));
+  __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cur->xs + 8));
   const Consts c = decoder_consts();
   const __m256i sym_mask = set1(0xFF);
+  uint64_t at = cur->bit;
   uint32_t i = 0;
   for (; i + 16 <= n && end - p >= 32; i += 16) {
     const __m256i ea = step_entries(a, tab, c), eb = step_entries(b, tab, c);
     a = renorm(a, p, c);
     b = renorm(b, p, c);
-    // off the states' chains: this work fills the slots they leave idle
-    at = group_residuals(_mm256_and_si256(ea, sym_mask), _mm256_and_si256(eb, sym_mask), extra,
-                         extra_bytes, at, r + i);
+    sink(group_residuals(_mm256_and_si256(ea, sym_mask), _mm256_and_si256(eb, sym_mask), cur->extra,
+                         cur->extra_bytes, &at),
+         i);
   }
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs), a);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs + 8), b);
-  *pos = p;
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(cur->xs), a);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(cur->xs + 8), b);
+  cur->words = p;
+  cur->bit = at;
+  return i;
+}
+
+// Eight codes as values to out (added to it: kAcc), as dense_values_scalar.
+template <bool kAcc>
+inline void values8(__m256i q, __m256d f, float* out) {
+  const __m128 lo =
+      _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), f));
+  const __m128 hi =
+      _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), f));
+  __m256 v = _mm256_set_m128(hi, lo);
+  if (kAcc) v = _mm256_add_ps(_mm256_loadu_ps(out), v);
+  _mm256_storeu_ps(out, v);
+}
+template <bool kAcc>
+inline void values8(__m256i q, __m256d f, double* out) {
+  __m256d lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(q)), f);
+  __m256d hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(q, 1)), f);
+  if (kAcc) {
+    lo = _mm256_add_pd(_mm256_loadu_pd(out), lo);
+    hi = _mm256_add_pd(_mm256_loadu_pd(out + 4), hi);
+  }
+  _mm256_storeu_pd(out, lo);
+  _mm256_storeu_pd(out + 4, hi);
+}
+
+// Inclusive prefix sum of eight lanes plus the carry (broadcast); the new carry
+// is the last lane, broadcast.
+inline __m256i prefix_carry(__m256i v, __m256i& carry) {
+  v = _mm256_add_epi32(prefix8(v), carry);
+  carry = _mm256_permutevar8x32_epi32(v, set1(7));
+  return v;
+}
+
+template <typename T, bool kOrder2, bool kAcc>
+void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, uint32_t n, double factor, T* out) {
+  __m256i cq = set1(carry->q), cd = set1(carry->d);
+  bool first = carry->first;
+  const __m256d f = _mm256_set1_pd(factor);
+  const auto codes = [&](__m256i r) {
+    if (kOrder2) r = prefix_carry(r, cd);
+    return prefix_carry(r, cq);
+  };
+  const uint32_t done = rans_groups(cur, n, [&](const Residuals16& g, uint32_t i) {
+    if (first) {  // the chunk's first value (predictable: once per chunk)
+      if (kOrder2) {
+        cq = _mm256_permutevar8x32_epi32(g.lo, _mm256_setzero_si256());
+        cd = _mm256_sub_epi32(_mm256_setzero_si256(), cq);
+      }
+      first = false;
+    }
+    values8<kAcc>(codes(g.lo), f, out + i);
+    values8<kAcc>(codes(g.hi), f, out + i + 8);
+  });
+  carry->q = static_cast<uint32_t>(_mm256_cvtsi256_si32(cq));
+  carry->d = static_cast<uint32_t>(_mm256_cvtsi256_si32(cd));
+  carry->first = first;
+  // the chunk's last words and values: the passes in turn, 256 at a time
+  alignas(32) uint32_t r[256];
+  for (uint32_t i = done; i < n; i += 256) {
+    const uint32_t m = n - i < 256 ? n - i : 256;
+    dense_rans_residuals_avx2(cur, r, m);
+    dense_bits::codes_from_residuals<kOrder2>(r, m, *carry);
+    if constexpr (std::is_same_v<T, float>)
+      dense_values_avx2_f32(r, m, factor, out + i, kAcc);
+    else
+      dense_values_avx2_f64(r, m, factor, out + i, kAcc);
+  }
+}
+
+template <typename T>
+void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, bool order2, uint32_t n, double factor,
+                  T* out, bool acc) {
+  if (order2)
+    acc ? lorenzo_avx2<T, true, true>(cur, carry, n, factor, out)
+        : lorenzo_avx2<T, true, false>(cur, carry, n, factor, out);
+  else
+    acc ? lorenzo_avx2<T, false, true>(cur, carry, n, factor, out)
+        : lorenzo_avx2<T, false, false>(cur, carry, n, factor, out);
+}
+
+}  // namespace
+
+void dense_rans_residuals_avx2(DenseCursor* cur, uint32_t* r, uint32_t n) {
+  uint32_t i = rans_groups(cur, n, [r](const Residuals16& g, uint32_t k) { store16(g, r + k); });
   // the chunk's last words and symbols: the two passes in turn, 256 at a time
   // (a multiple of 16: each call starts at state 0)
   alignas(32) uint8_t syms[256];
-  while (i < n) {
+  for (; i < n; i += 256) {
     const uint32_t m = n - i < 256 ? n - i : 256;
-    dense_rans_decode_avx2(xs, pos, end, tab, syms, m);
-    at = dense_residuals_avx2(syms, m, extra, extra_bytes, at, r + i);
-    i += m;
+    dense_rans_decode_avx2(cur->xs, &cur->words, cur->end, cur->tab, syms, m);
+    cur->bit = dense_residuals_avx2(syms, m, cur->extra, cur->extra_bytes, cur->bit, r + i);
   }
-  return at;
+}
+
+void dense_lorenzo_f32_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                            double factor, float* out, bool acc) {
+  lorenzo_avx2(c, carry, order2, n, factor, out, acc);
+}
+void dense_lorenzo_f64_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+                            double factor, double* out, bool acc) {
+  lorenzo_avx2(c, carry, order2, n, factor, out, acc);
 }
 
 // Four codes at a time, the scalar pass's operations: i32 -> double, times

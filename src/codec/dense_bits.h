@@ -162,5 +162,52 @@ inline uint64_t residuals_scalar(const uint8_t* syms, uint32_t n, const uint8_t*
   return at;
 }
 
+// ---- predictors 1 and 2: residuals to codes --------------------------------------
+
+#if defined(__SSE2__)
+// Inclusive prefix sum of four lanes plus the carry (broadcast); the new carry
+// is the last lane, broadcast.
+inline __m128i prefix4(__m128i v, __m128i& carry) {
+  v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+  v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
+  v = _mm_add_epi32(v, carry);
+  carry = _mm_shuffle_epi32(v, 0xFF);
+  return v;
+}
+#endif
+
+// The codes of n residuals r (in place) of a tile of a chunk, with the carry of
+// the tiles before it (DenseCarry): order 1 is one prefix sum, order 2 two (of
+// the differences, then of the codes), mod 2^32.
+template <bool kOrder2>
+void codes_from_residuals(uint32_t* r, uint32_t n, DenseCarry& carry) {
+  if (carry.first && n) {
+    if (kOrder2) carry.q = r[0], carry.d = 0u - r[0];
+    carry.first = false;
+  }
+  uint32_t i = 0, q = carry.q, d = carry.d;
+#if defined(__SSE2__)
+  // four lanes at a time (SSE2 is in the x86-64 baseline): the same sums
+  __m128i cq = _mm_set1_epi32(static_cast<int>(q)), cd = _mm_set1_epi32(static_cast<int>(d));
+  for (; i + 4 <= n; i += 4) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i));
+    if (kOrder2) v = prefix4(v, cd);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(r + i), prefix4(v, cq));
+  }
+  q = static_cast<uint32_t>(_mm_cvtsi128_si32(cq)),
+  d = static_cast<uint32_t>(_mm_cvtsi128_si32(cd));
+#endif
+  for (; i < n; ++i) {
+    if (kOrder2) {
+      d += r[i];
+      q += d;
+    } else {
+      q += r[i];
+    }
+    r[i] = q;
+  }
+  carry.q = q, carry.d = d;
+}
+
 }  // namespace dense_bits
 }  // namespace zcoll

@@ -420,28 +420,72 @@ TEST(Dense, SymbolPassesScalarVsAvx2) {
   if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar passes only";
 }
 
-// A decoder's position in a coded chunk: states, words, extra bits.
-struct DecodePosition {
-  uint32_t x[zcoll::kDenseStates];
-  const uint8_t* words;
-  uint64_t bit = 0;
+// A coded chunk's parts as the encoder's passes write them (scalar kernels):
+// the extra bits (64 bytes of room after them), the slot table and the rANS
+// states and words.
+struct CodedResiduals {
+  std::vector<uint8_t> extra, words;
+  std::vector<uint32_t> tab;
+  size_t extra_bytes = 0;
+  size_t begin = 0;  // the states, then the words to the end of `words`
+  zcoll::DenseCursor cursor() const {
+    zcoll::DenseCursor c;
+    for (uint32_t k = 0; k < zcoll::kDenseStates; ++k)
+      c.xs[k] = zcoll::load_u32(&words[begin + 4 * k]);
+    c.words = words.data() + begin + zcoll::kDenseStateBytes;
+    c.end = words.data() + words.size();
+    c.tab = tab.data();
+    c.extra = extra.data();
+    c.extra_bytes = extra_bytes;
+    c.bit = 0;
+    return c;
+  }
 };
 
-// Residuals of n symbols with a kernel table's fused decode pass, in tiles as
-// the decoder runs it; the position moves on.
-std::vector<uint32_t> fused_decode_with(const zcoll::ChunkKernels& k, const uint32_t* tab,
-                                        const uint8_t* words_end, const uint8_t* extra,
-                                        uint64_t extra_bytes, uint32_t n, DecodePosition* at) {
+CodedResiduals code_residuals(const std::vector<uint32_t>& res) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const auto len = static_cast<uint32_t>(res.size());
+  CodedResiduals cr;
+  std::vector<uint8_t> syms(len);
+  cr.extra.assign(4 * size_t{len} + 16 + 64, 0);
+  cr.extra_bytes = sc.dense_symbols(res.data(), len, syms.data(), cr.extra.data());
+  std::vector<uint16_t> f(zcoll::kDenseMaxSymbols, 0);  // the symbols' counts, scaled
+  for (uint8_t s : syms) ++f[s];
+  uint32_t sum = 0, top = 0;
+  for (uint32_t s = 0; s < f.size(); ++s) {
+    f[s] = f[s] ? static_cast<uint16_t>(std::max<uint32_t>(1, f[s] * 2048u / len)) : 0;
+    sum += f[s];
+    top = f[s] > f[top] ? s : top;
+  }
+  f[top] = static_cast<uint16_t>(f[top] + 4096 - sum);  // sum <= 2048 + 168
+  zcoll::DenseEncSymbols es;
+  zcoll::dense_enc_symbols(f.data(), zcoll::kDenseMaxSymbols, &es);
+  cr.tab.resize(4096);
+  zcoll::dense_dec_table(f.data(), zcoll::kDenseMaxSymbols, cr.tab.data());
+  cr.words.resize(2 * size_t{len} + 64);
+  const uint8_t* beg =
+      sc.dense_rans_encode(syms.data(), len, es, cr.words.data() + cr.words.size());
+  cr.begin = static_cast<size_t>(beg - cr.words.data());
+  return cr;
+}
+
+bool same_cursor(const zcoll::DenseCursor& a, const zcoll::DenseCursor& b) {
+  return std::memcmp(a.xs, b.xs, sizeof a.xs) == 0 && a.words == b.words && a.bit == b.bit;
+}
+
+// Residuals of n symbols with a kernel table's first decoder pass, in tiles as
+// the decoder runs it; the cursor moves on.
+std::vector<uint32_t> fused_decode_with(const zcoll::ChunkKernels& k, uint32_t n,
+                                        zcoll::DenseCursor* c) {
   std::vector<uint32_t> res(n, 0xEEEEEEEE);
   for (uint32_t i = 0; i < n; i += 2048)
-    at->bit = k.dense_rans_residuals(at->x, &at->words, words_end, tab, extra, extra_bytes, at->bit,
-                                     res.data() + i, std::min(2048u, n - i));
+    k.dense_rans_residuals(c, res.data() + i, std::min(2048u, n - i));
   return res;
 }
 
-// The fused decode pass (rANS and residuals in one loop) gives the residuals
-// the encoder's passes coded, and both versions the same residuals and
-// positions, also on arbitrary states, words and bits (the streams cut anywhere).
+// The decoder's first pass (rANS and residuals in one loop) gives the
+// residuals the encoder's passes coded, and both versions the same residuals
+// and cursor, also on arbitrary states, words and bits (both cut anywhere).
 TEST(Dense, FusedDecodePassScalarVsAvx2) {
   const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
   const zcoll::ChunkKernels* avx2 = avx2_or_null();
@@ -450,56 +494,107 @@ TEST(Dense, FusedDecodePassScalarVsAvx2) {
     for (int rep = 0; rep < 4; ++rep) {
       const std::string what = "len " + std::to_string(len) + " rep " + std::to_string(rep);
       const std::vector<uint32_t> res = random_residuals(r, len);
-      std::vector<uint8_t> syms(len), extra(4 * size_t{len} + 16 + 64, 0);
-      const size_t eb = sc.dense_symbols(res.data(), len, syms.data(), extra.data());
-      std::vector<uint16_t> f(zcoll::kDenseMaxSymbols, 0);  // the symbols' counts, scaled
-      for (uint8_t s : syms) ++f[s];
-      uint32_t sum = 0, top = 0;
-      for (uint32_t s = 0; s < f.size(); ++s) {
-        f[s] = f[s] ? static_cast<uint16_t>(std::max<uint32_t>(1, f[s] * 2048u / len)) : 0;
-        sum += f[s];
-        top = f[s] > f[top] ? s : top;
-      }
-      ASSERT_LE(sum, 4096u) << what;
-      f[top] = static_cast<uint16_t>(f[top] + 4096 - sum);
-      zcoll::DenseEncSymbols es;
-      zcoll::dense_enc_symbols(f.data(), zcoll::kDenseMaxSymbols, &es);
-      std::vector<uint32_t> tab(4096);
-      zcoll::dense_dec_table(f.data(), zcoll::kDenseMaxSymbols, tab.data());
-      std::vector<uint8_t> buf(2 * size_t{len} + 64);
-      const uint8_t* beg = sc.dense_rans_encode(syms.data(), len, es, buf.data() + buf.size());
-      const uint8_t* end = buf.data() + buf.size();
-      DecodePosition ps;
-      for (uint32_t k = 0; k < zcoll::kDenseStates; ++k) ps.x[k] = zcoll::load_u32(beg + 4 * k);
-      ps.words = beg + zcoll::kDenseStateBytes;
-      DecodePosition pa = ps;
-      EXPECT_EQ(fused_decode_with(sc, tab.data(), end, extra.data(), eb, len, &ps), res) << what;
-      EXPECT_EQ(ps.words, end) << what << ": every word read";
-      EXPECT_EQ((ps.bit + 7) / 8, eb) << what << ": every extra byte read";
+      const CodedResiduals cr = code_residuals(res);
+      zcoll::DenseCursor cs = cr.cursor(), ca = cr.cursor();
+      EXPECT_EQ(fused_decode_with(sc, len, &cs), res) << what;
+      EXPECT_EQ(cs.words, cr.words.data() + cr.words.size()) << what << ": every word read";
+      EXPECT_EQ((cs.bit + 7) / 8, cr.extra_bytes) << what << ": every extra byte read";
       if (!avx2) continue;
-      EXPECT_EQ(fused_decode_with(*avx2, tab.data(), end, extra.data(), eb, len, &pa), res) << what;
-      EXPECT_EQ(pa.words, ps.words) << what;
-      EXPECT_EQ(pa.bit, ps.bit) << what;
-      EXPECT_EQ(std::memcmp(pa.x, ps.x, sizeof pa.x), 0) << what;
-      // arbitrary states, words and bits, both streams cut anywhere (64
-      // readable bytes after the bits, as the states follow them in a chunk)
+      EXPECT_EQ(fused_decode_with(*avx2, len, &ca), res) << what;
+      EXPECT_TRUE(same_cursor(ca, cs)) << what;
+      // arbitrary states, words and bits, both cut anywhere (64 readable
+      // bytes after the bits, as the states follow them in a chunk)
       std::vector<uint8_t> words(r.below(2 * len + 40)), bits(r.below(4 * uint64_t{len} + 16) + 64);
       for (auto& b : words) b = static_cast<uint8_t>(r.next());
       for (auto& b : bits) b = static_cast<uint8_t>(r.next());
-      DecodePosition js;
-      for (auto& x : js.x)
+      zcoll::DenseCursor js = cr.cursor();
+      for (auto& x : js.xs)
         x = zcoll::kDenseRansLow +
             static_cast<uint32_t>(r.below((1u << 31) - zcoll::kDenseRansLow));
-      js.words = words.data();
-      DecodePosition ja = js;
-      const uint32_t* rtab = tab.data();
-      const uint8_t* wend = words.data() + words.size();
-      EXPECT_EQ(fused_decode_with(*avx2, rtab, wend, bits.data(), bits.size() - 64, len, &ja),
-                fused_decode_with(sc, rtab, wend, bits.data(), bits.size() - 64, len, &js))
+      js.words = words.data(), js.end = words.data() + words.size();
+      js.extra = bits.data(), js.extra_bytes = bits.size() - 64;
+      zcoll::DenseCursor ja = js;
+      EXPECT_EQ(fused_decode_with(*avx2, len, &ja), fused_decode_with(sc, len, &js))
           << what << " (junk)";
-      EXPECT_EQ(ja.words, js.words) << what << " (junk)";
-      EXPECT_EQ(ja.bit, js.bit) << what << " (junk)";
-      EXPECT_EQ(std::memcmp(ja.x, js.x, sizeof ja.x), 0) << what << " (junk)";
+      EXPECT_TRUE(same_cursor(ja, js)) << what << " (junk)";
+    }
+  }
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar pass only";
+}
+
+// Values of a chunk of codes q with a kernel table's decoder of predictors 1
+// and 2, in tiles as the decoder runs it, stored or added to `base`.
+template <typename T>
+std::vector<T> lorenzo_decode_with(const zcoll::ChunkKernels& k, const CodedResiduals& cr,
+                                   bool order2, double factor, const std::vector<T>* base,
+                                   uint32_t n, zcoll::DenseCursor* c) {
+  std::vector<T> out = base ? *base : std::vector<T>(n, T(-7));
+  zcoll::DenseCarry carry;
+  *c = cr.cursor();
+  for (uint32_t i = 0; i < n; i += 2048) {
+    const uint32_t m = std::min(2048u, n - i);
+    if constexpr (std::is_same_v<T, float>)
+      k.dense_lorenzo_f32(c, &carry, order2, m, factor, out.data() + i, base != nullptr);
+    else
+      k.dense_lorenzo_f64(c, &carry, order2, m, factor, out.data() + i, base != nullptr);
+  }
+  return out;
+}
+
+// The decoder of predictors 1 and 2 in one pass gives the values of the codes
+// (out = (T)((double)q * factor), or added), the same in both versions, for
+// codes of every kind of residual, order 1 and 2, f32 and f64.
+TEST(Dense, LorenzoDecodeScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  zt::Rng r(38);
+  for (uint32_t len : {1u, 2u, 15u, 16u, 17u, 33u, 2047u, 2049u, 16384u}) {
+    for (const bool order2 : {false, true}) {
+      const std::string what = "len " + std::to_string(len) + " order2 " + std::to_string(order2);
+      std::vector<uint32_t> q(len);  // codes: a walk with steps of every kind
+      const std::vector<uint32_t> steps = random_residuals(r, len);
+      for (uint32_t i = 0; i < len; ++i) q[i] = (i ? q[i - 1] : 0u) + (steps[i] >> 12);
+      std::vector<uint32_t> res(len);
+      for (uint32_t i = 0; i < len; ++i)
+        res[i] = i == 0             ? q[0]
+                 : order2 && i >= 2 ? q[i] - 2 * q[i - 1] + q[i - 2]
+                                    : q[i] - q[i - 1];
+      const CodedResiduals cr = code_residuals(res);
+      const double factor = 0.37;
+      std::vector<float> want(len), base(len);
+      std::vector<double> want64(len), base64(len);
+      for (uint32_t i = 0; i < len; ++i) {
+        const double v = static_cast<double>(static_cast<int32_t>(q[i])) * factor;
+        want[i] = static_cast<float>(v), want64[i] = v;
+        base[i] = static_cast<float>(r.uniform(-1e3, 1e3)), base64[i] = r.uniform(-1e9, 1e9);
+      }
+      zcoll::DenseCursor cs, ca;
+      const std::vector<float> fs =
+          lorenzo_decode_with<float>(sc, cr, order2, factor, nullptr, len, &cs);
+      EXPECT_EQ(std::memcmp(fs.data(), want.data(), len * sizeof(float)), 0) << what;
+      const std::vector<double> ds =
+          lorenzo_decode_with<double>(sc, cr, order2, factor, nullptr, len, &cs);
+      EXPECT_EQ(std::memcmp(ds.data(), want64.data(), len * sizeof(double)), 0) << what;
+      if (!avx2) continue;
+      const std::vector<float> fa =
+          lorenzo_decode_with<float>(*avx2, cr, order2, factor, nullptr, len, &ca);
+      EXPECT_EQ(std::memcmp(fa.data(), want.data(), len * sizeof(float)), 0) << what;
+      EXPECT_TRUE(same_cursor(ca, cs)) << what;
+      const std::vector<double> da =
+          lorenzo_decode_with<double>(*avx2, cr, order2, factor, nullptr, len, &ca);
+      EXPECT_EQ(std::memcmp(da.data(), want64.data(), len * sizeof(double)), 0) << what;
+      // added to values
+      const std::vector<float> as =
+          lorenzo_decode_with<float>(sc, cr, order2, factor, &base, len, &cs);
+      const std::vector<float> aa =
+          lorenzo_decode_with<float>(*avx2, cr, order2, factor, &base, len, &ca);
+      EXPECT_EQ(std::memcmp(as.data(), aa.data(), len * sizeof(float)), 0) << what << " (acc)";
+      EXPECT_FLOAT_EQ(as[len - 1], base[len - 1] + want[len - 1]) << what << " (acc)";
+      const std::vector<double> bs =
+          lorenzo_decode_with<double>(sc, cr, order2, factor, &base64, len, &cs);
+      const std::vector<double> ba =
+          lorenzo_decode_with<double>(*avx2, cr, order2, factor, &base64, len, &ca);
+      EXPECT_EQ(std::memcmp(bs.data(), ba.data(), len * sizeof(double)), 0) << what << " (acc)";
     }
   }
   if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar pass only";
