@@ -72,7 +72,8 @@ struct ChunkKernels {
                             const uint32_t* tab, uint8_t* syms, uint32_t n);
   // The symbol and residual passes of the dense codec (dense.h:
   // dense_symbols_scalar, dense_residuals_scalar)
-  size_t (*dense_symbols)(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+  size_t (*dense_symbols)(const uint32_t* src, uint32_t len, uint8_t order, uint8_t* syms,
+                          uint8_t* extra, uint32_t* cnt);
   uint64_t (*dense_residuals)(const uint8_t* syms, uint32_t n, const uint8_t* extra,
                               uint64_t extra_bytes, uint64_t at, uint32_t* r);
   // The decoder's first pass, rANS to residuals, and the decoder of predictors

@@ -185,21 +185,6 @@ inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
   p += have ? 2 : 0;
 }
 
-// ---- prediction: codes <-> residuals (u32, modulo 2^32) -------------------------------
-
-// r[i] = q[i] - p[i] with the Lorenzo prediction of §5.3: p = 0, q[0], then q[i-1]
-// (order 1) or 2 q[i-1] - q[i-2] (order 2). (Predictors 3 and 4: dense_predict.h.)
-void residuals_from_codes(const int32_t* codes, uint32_t len, uint8_t order,
-                          uint32_t* __restrict r) {
-  const uint32_t* q = reinterpret_cast<const uint32_t*>(codes);
-  if (len > 0) r[0] = q[0];
-  if (len > 1) r[1] = q[1] - q[0];
-  if (order == kDenseOrder2)
-    for (uint32_t i = 2; i < len; ++i) r[i] = q[i] - 2 * q[i - 1] + q[i - 2];
-  else
-    for (uint32_t i = 2; i < len; ++i) r[i] = q[i] - q[i - 1];
-}
-
 // ---- encoder --------------------------------------------------------------------------
 
 struct Scratch {  // per thread, grown to the chunk size
@@ -266,32 +251,6 @@ uint8_t choose_order(const int32_t* q, uint32_t len) {
     c2 += floor_log2_nodep(zigzag(d1 - d0) | 1u);
   }
   return c2 < c1 ? kDenseOrder2 : kDenseOrder1;
-}
-
-// Symbols of the residuals and the extra-bit stream (the kernels' pass,
-// dense_symbols_scalar); returns the extra bytes.
-size_t make_symbols(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
-  return active_kernels().dense_symbols(r, len, syms, extra);
-}
-
-// Counts of the symbols (eight tables: runs of one symbol, the common case at
-// loose bounds, do not wait on each other's increment); returns nsym = the
-// largest symbol + 1.
-uint32_t count_symbols(const uint8_t* syms, uint32_t len, uint32_t* cnt) {
-  uint32_t t[8][256] = {};
-  uint32_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, syms + i, 8);
-    for (int k = 0; k < 8; ++k) ++t[k][(w >> (8 * k)) & 0xFF];
-  }
-  for (; i < len; ++i) ++t[0][syms[i]];
-  uint32_t nsym = 0;
-  for (uint32_t s = 0; s < kDenseMaxSymbols; ++s) {
-    cnt[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s] + t[4][s] + t[5][s] + t[6][s] + t[7][s];
-    nsym = cnt[s] ? s + 1 : nsym;
-  }
-  return nsym;
 }
 
 // A raw chunk of the len values x (the fallback).
@@ -471,15 +430,39 @@ void dense_rans_decode_scalar(uint32_t* xs, const uint8_t** pos, const uint8_t* 
 
 // A group of 16 residuals that are all direct symbols (the common case at loose
 // bounds) takes one vector step; only the others go through the bit writer.
-size_t dense_symbols_scalar(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
+// The residuals of Lorenzo: 256 at a time, then the symbols.
+size_t dense_symbols_scalar(const uint32_t* src, uint32_t len, uint8_t order, uint8_t* syms,
+                            uint8_t* extra, uint32_t* cnt) {
   BitWriter bw{extra};
-  uint32_t i = 0;
-  for (; i + 16 <= len; i += 16) {
-    if (!direct16_symbols(r + i, syms + i))
-      for (int k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
+  uint32_t block[256];
+  for (uint32_t at = 0; at < len; at += 256) {
+    const uint32_t n = len - at < 256 ? len - at : 256;
+    const uint32_t* r = src + at;
+    if (order != 0) {
+      for (uint32_t k = 0; k < n; ++k) block[k] = residual_at(src, at + k, order);
+      r = block;
+    }
+    uint8_t* s = syms + at;
+    uint32_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      if (!direct16_symbols(r + i, s + i))
+        for (int k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), s + i + k, bw);
+    }
+    for (; i < n; ++i) put_symbol(zigzag(r[i]), s + i, bw);
   }
-  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
   bw.flush();
+  // counts in eight tables: runs of one symbol, the common case at loose
+  // bounds, do not wait on each other's increment
+  uint32_t t[8][256] = {};
+  uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, syms + i, 8);
+    for (int k = 0; k < 8; ++k) ++t[k][(w >> (8 * k)) & 0xFF];
+  }
+  for (; i < len; ++i) ++t[0][syms[i]];
+  for (uint32_t v = 0; v < kDenseMaxSymbols; ++v)
+    cnt[v] = t[0][v] + t[1][v] + t[2][v] + t[3][v] + t[4][v] + t[5][v] + t[6][v] + t[7][v];
   return static_cast<size_t>(bw.p - extra);
 }
 
@@ -561,15 +544,6 @@ DensePredictor code_domain_predictor(const int32_t* q, uint32_t len, const Dense
   return pred;
 }
 
-// Its residuals into r.
-void code_domain_residuals(const int32_t* q, uint32_t len, const DensePredictor& pred,
-                           uint32_t* r) {
-  if (pred.id >= kDenseLorenzo2D)
-    dense_residuals(q, len, pred, r);
-  else
-    residuals_from_codes(q, len, pred.id, r);
-}
-
 // What choose_interp decided.
 enum class Interp {
   kCoded,       // predictor 5: *pred, its residuals in the scratch's res
@@ -649,10 +623,21 @@ size_t compress_dense_chunk(const T* x, uint32_t len, const Quantizer<T>& qz, ui
       return write_raw(x, len, out);
     pred = code_domain_predictor(s.codes.data(), len, shape);
   }
-  if (how != Interp::kCoded) code_domain_residuals(s.codes.data(), len, pred, s.res.data());
-  const size_t extra_bytes = make_symbols(s.res.data(), len, s.syms.data(), s.extra.data());
+  // the symbols of predictor 5's residuals, of predictor 3's or 4's, or of
+  // Lorenzo of the codes (the pass computes those)
+  const uint32_t* src = s.res.data();
+  uint8_t order = 0;
+  if (how != Interp::kCoded && pred.id >= kDenseLorenzo2D) {
+    dense_residuals(s.codes.data(), len, pred, s.res.data());
+  } else if (how != Interp::kCoded) {
+    src = reinterpret_cast<const uint32_t*>(s.codes.data());
+    order = pred.id;
+  }
   uint32_t cnt[kDenseMaxSymbols];
-  const uint32_t nsym = count_symbols(s.syms.data(), len, cnt);
+  const size_t extra_bytes =
+      active_kernels().dense_symbols(src, len, order, s.syms.data(), s.extra.data(), cnt);
+  uint32_t nsym = 0;
+  for (uint32_t v = 0; v < kDenseMaxSymbols; ++v) nsym = cnt[v] ? v + 1 : nsym;
   uint16_t f[kDenseMaxSymbols];
   normalize(cnt, nsym, len, f);
   uint8_t table[2 * kDenseMaxSymbols];

@@ -100,10 +100,14 @@ inline void dense_enc_put(uint32_t& x, uint8_t*& p, const DenseEncSymbols& es, u
 }
 
 // The symbol pass of the encoder (ChunkKernels::dense_symbols): the symbols of
-// the len residuals r (§5.3) to syms, their extra bits to extra (room for 4 len
-// + 16 bytes); returns the extra bytes. Both versions write the same bytes.
-size_t dense_symbols_scalar(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
-size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra);
+// the len residuals (§5.3) to syms, their extra bits to extra (room for 4 len +
+// 16 bytes) and their counts to cnt[kDenseMaxSymbols]; returns the extra bytes.
+// The residuals: src itself (order 0), or Lorenzo of order 1 or 2 of the codes
+// src (dense_bits::residual_at). Both versions write the same bytes.
+size_t dense_symbols_scalar(const uint32_t* src, uint32_t len, uint8_t order, uint8_t* syms,
+                            uint8_t* extra, uint32_t* cnt);
+size_t dense_symbols_avx2(const uint32_t* src, uint32_t len, uint8_t order, uint8_t* syms,
+                          uint8_t* extra, uint32_t* cnt);
 
 // The residual pass of the decoder (ChunkKernels::dense_residuals): the residuals
 // of n symbols (< kDenseMaxSymbols) to r, their extra bits from bit `at` of the stream extra of

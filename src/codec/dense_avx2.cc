@@ -414,27 +414,71 @@ void dense_rans_decode_avx2(uint32_t* xs, const uint8_t** pos, const uint8_t* en
 }
 
 
-size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_t* extra) {
+namespace {
+
+// Counts of symbols in eight tables (runs of one symbol, the common case at
+// loose bounds, do not wait on each other's increment).
+struct SymbolTables {
+  uint32_t t[8][256] = {};
+  void count16(__m128i s) {
+    const auto lo = static_cast<uint64_t>(_mm_cvtsi128_si64(s));
+    const auto hi = static_cast<uint64_t>(_mm_extract_epi64(s, 1));
+    for (int k = 0; k < 8; ++k) ++t[k][(lo >> (8 * k)) & 0xFF];
+    for (int k = 0; k < 8; ++k) ++t[k][(hi >> (8 * k)) & 0xFF];
+  }
+  void sum(uint32_t* cnt) const {
+    for (uint32_t s = 0; s < kDenseMaxSymbols; ++s)
+      cnt[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s] + t[4][s] + t[5][s] + t[6][s] + t[7][s];
+  }
+};
+
+// The residuals of values i..i+7 (kOrder 0: given in src; 1 and 2: Lorenzo of
+// the codes in src, i >= kOrder).
+template <int kOrder>
+inline __m256i residuals_at(const uint32_t* src, uint32_t i) {
+  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+  if (kOrder == 0) return x;
+  const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i - 1));
+  if (kOrder == 1) return _mm256_sub_epi32(x, x1);
+  const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i - 2));
+  return _mm256_add_epi32(_mm256_sub_epi32(x, _mm256_slli_epi32(x1, 1)), x2);
+}
+
+template <int kOrder>
+size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* extra,
+                    uint32_t* cnt) {
   using dense_bits::put_symbol;
+  using dense_bits::residual_at;
   dense_bits::BitWriter bw{extra};
+  SymbolTables tables;
   const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
   const __m256i small = set1(~((1u << 17) - 1));
   uint32_t i = 0;
+  // the first group of Lorenzo (its first values have other residuals): one at a time
+  if (kOrder != 0)
+    for (; i < 16 && i < len; ++i) put_symbol(zigzag(residual_at(src, i, kOrder)), syms + i, bw);
   for (; i + 16 <= len; i += 16) {
-    const __m256i u0 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i)));
-    const __m256i u1 = zigzag8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + i + 8)));
+    const __m256i r0 = residuals_at<kOrder>(src, i), r1 = residuals_at<kOrder>(src, i + 8);
+    const __m256i u0 = zigzag8(r0), u1 = zigzag8(r1);
     const __m256i any = _mm256_or_si256(u0, u1);
     __m128i* out = reinterpret_cast<__m128i*>(syms + i);
     if (_mm256_testz_si256(any, not_direct)) {  // all direct: no extra bits
-      _mm_storeu_si128(out, bytes16(u0, u1));
+      const __m128i s = bytes16(u0, u1);
+      _mm_storeu_si128(out, s);
+      tables.count16(s);
       continue;
     }
     if (!_mm256_testz_si256(any, huge)) {  // a value >= 2^30: a pair may exceed 56 bits
-      for (uint32_t k = 0; k < 16; ++k) put_symbol(zigzag(r[i + k]), syms + i + k, bw);
+      alignas(32) uint32_t u[16];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(u), u0);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(u + 8), u1);
+      for (uint32_t k = 0; k < 16; ++k) put_symbol(u[k], syms + i + k, bw);
+      tables.count16(_mm_loadu_si128(out));
       continue;
     }
     const Sym8 a = symbols8(u0), b = symbols8(u1);
-    _mm_storeu_si128(out, bytes16(a.sym, b.sym));
+    const __m128i s = bytes16(a.sym, b.sym);
+    _mm_storeu_si128(out, s);
     Fields fa = pairs(a), fb = pairs(b);
     alignas(32) uint64_t f[8], n[8];
     int step = 1;
@@ -446,10 +490,26 @@ size_t dense_symbols_avx2(const uint32_t* r, uint32_t len, uint8_t* syms, uint8_
     _mm256_store_si256(reinterpret_cast<__m256i*>(n), fa.n);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n + 4), fb.n);
     for (int j = 0; j < 8; j += step) bw.put(f[j], static_cast<uint32_t>(n[j]));
+    // the counts: independent of the bit writer's chain, they fill its idle slots
+    tables.count16(s);
   }
-  for (; i < len; ++i) put_symbol(zigzag(r[i]), syms + i, bw);
+  const uint32_t tail = i;
+  for (; i < len; ++i) put_symbol(zigzag(residual_at(src, i, kOrder)), syms + i, bw);
   bw.flush();
+  tables.sum(cnt);
+  // the symbols done one at a time: Lorenzo's first group, the last len % 16
+  for (uint32_t k = 0; kOrder != 0 && k < 16 && k < len; ++k) ++cnt[syms[k]];
+  for (uint32_t k = tail; k < len; ++k) ++cnt[syms[k]];
   return static_cast<size_t>(bw.p - extra);
+}
+
+}  // namespace
+
+size_t dense_symbols_avx2(const uint32_t* src, uint32_t len, uint8_t order, uint8_t* syms,
+                          uint8_t* extra, uint32_t* cnt) {
+  if (order == kDenseOrder2) return symbols_avx2<2>(src, len, syms, extra, cnt);
+  if (order == kDenseOrder1) return symbols_avx2<1>(src, len, syms, extra, cnt);
+  return symbols_avx2<0>(src, len, syms, extra, cnt);
 }
 
 uint64_t dense_residuals_avx2(const uint8_t* syms, uint32_t n, const uint8_t* extra,

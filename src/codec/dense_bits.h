@@ -75,6 +75,14 @@ struct BitWriter {
   }
 };
 
+// The residual of value i: src[i] itself (order 0), or of Lorenzo of order 1
+// or 2 of the codes src (p = 0, q[0], then q[i-1] or 2 q[i-1] - q[i-2]).
+inline uint32_t residual_at(const uint32_t* src, uint32_t i, int order) {
+  if (order == 0 || i == 0) return src[i];
+  if (order == 1 || i == 1) return src[i] - src[i - 1];
+  return src[i] - 2 * src[i - 1] + src[i - 2];
+}
+
 inline void put_symbol(uint32_t u, uint8_t* sym, BitWriter& bw) {
   uint32_t k;
   *sym = static_cast<uint8_t>(symbol_of(u, &k));

@@ -391,16 +391,38 @@ TEST(Dense, SymbolPassesScalarVsAvx2) {
       const std::string what = "len " + std::to_string(len) + " rep " + std::to_string(rep);
       const std::vector<uint32_t> res = random_residuals(r, len);
       std::vector<uint8_t> syms(len), extra(4 * size_t{len} + 16 + 64, 0);
-      const size_t eb = sc.dense_symbols(res.data(), len, syms.data(), extra.data());
+      std::vector<uint32_t> cnt(zcoll::kDenseMaxSymbols), want(zcoll::kDenseMaxSymbols, 0);
+      const size_t eb = sc.dense_symbols(res.data(), len, 0, syms.data(), extra.data(), cnt.data());
+      for (uint8_t s : syms) ++want[s];
+      EXPECT_EQ(cnt, want) << what << ": counts";
       uint64_t at = 0;
       EXPECT_EQ(residuals_with(sc, syms, extra.data(), eb, &at), res) << what;
       EXPECT_EQ((at + 7) / 8, eb) << what << ": every extra byte read";
+      // the same residuals as Lorenzo of order 1 and 2 of codes: the same bytes
+      for (const uint8_t order : {1, 2}) {
+        std::vector<uint32_t> q(len);  // codes whose residuals are res
+        for (uint32_t i = 0; i < len; ++i)
+          q[i] = res[i] + (i == 0 ? 0u : order == 1 || i == 1 ? q[i - 1] : 2 * q[i - 1] - q[i - 2]);
+        for (const zcoll::ChunkKernels* k : {&sc, avx2}) {
+          if (!k) continue;
+          std::vector<uint8_t> sq(len), eq(extra.size(), 0);
+          std::vector<uint32_t> cq(zcoll::kDenseMaxSymbols);
+          ASSERT_EQ(k->dense_symbols(q.data(), len, order, sq.data(), eq.data(), cq.data()), eb)
+              << what << " order " << int{order} << " " << k->name;
+          EXPECT_EQ(sq, syms) << what << " order " << int{order} << " " << k->name;
+          EXPECT_EQ(std::memcmp(eq.data(), extra.data(), eb), 0) << what << " order " << int{order};
+          EXPECT_EQ(cq, want) << what << " order " << int{order} << " " << k->name << ": counts";
+        }
+      }
       if (!avx2) continue;
       std::vector<uint8_t> syms2(len), extra2(extra.size(), 0);
-      const size_t eb2 = avx2->dense_symbols(res.data(), len, syms2.data(), extra2.data());
+      std::vector<uint32_t> cnt2(zcoll::kDenseMaxSymbols);
+      const size_t eb2 =
+          avx2->dense_symbols(res.data(), len, 0, syms2.data(), extra2.data(), cnt2.data());
       ASSERT_EQ(syms2, syms) << what;
       ASSERT_EQ(eb2, eb) << what;
       EXPECT_EQ(std::memcmp(extra2.data(), extra.data(), eb), 0) << what;
+      EXPECT_EQ(cnt2, want) << what << ": counts";
       uint64_t at2 = 0;
       EXPECT_EQ(residuals_with(*avx2, syms, extra.data(), eb, &at2), res) << what;
       EXPECT_EQ(at2, at) << what;
@@ -448,12 +470,12 @@ CodedResiduals code_residuals(const std::vector<uint32_t>& res) {
   CodedResiduals cr;
   std::vector<uint8_t> syms(len);
   cr.extra.assign(4 * size_t{len} + 16 + 64, 0);
-  cr.extra_bytes = sc.dense_symbols(res.data(), len, syms.data(), cr.extra.data());
+  std::vector<uint32_t> cnt(zcoll::kDenseMaxSymbols);
+  cr.extra_bytes = sc.dense_symbols(res.data(), len, 0, syms.data(), cr.extra.data(), cnt.data());
   std::vector<uint16_t> f(zcoll::kDenseMaxSymbols, 0);  // the symbols' counts, scaled
-  for (uint8_t s : syms) ++f[s];
   uint32_t sum = 0, top = 0;
   for (uint32_t s = 0; s < f.size(); ++s) {
-    f[s] = f[s] ? static_cast<uint16_t>(std::max<uint32_t>(1, f[s] * 2048u / len)) : 0;
+    f[s] = cnt[s] ? static_cast<uint16_t>(std::max<uint32_t>(1, cnt[s] * 2048u / len)) : 0;
     sum += f[s];
     top = f[s] > f[top] ? s : top;
   }
