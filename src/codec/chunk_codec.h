@@ -84,6 +84,11 @@ struct ChunkKernels {
                             double factor, float* out, bool acc);
   void (*dense_lorenzo_f64)(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
                             double factor, double* out, bool acc);
+  // Predictor 5's runs of step 2 (dense_interp.h: interp_encode_run_scalar)
+  void (*interp_encode_run)(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                            bool cubic, uint32_t* r);
+  void (*interp_decode_run)(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                            bool cubic, const uint32_t* r);
   // The values of the codes (dense.h: dense_values_scalar)
   void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
   void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);

@@ -10,6 +10,7 @@
 
 #include "codec/chunk_scalar.h"
 #include "codec/dense.h"
+#include "codec/dense_interp.h"
 #include "core/config.h"
 
 namespace zcoll {
@@ -103,6 +104,8 @@ const ChunkKernels kScalar = {"scalar",
                               dense_rans_residuals_scalar,
                               dense_lorenzo_f32_scalar,
                               dense_lorenzo_f64_scalar,
+                              interp_encode_run_scalar,
+                              interp_decode_run_scalar,
                               dense_values_scalar<float>,
                               dense_values_scalar<double>};
 

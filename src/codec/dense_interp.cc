@@ -6,9 +6,13 @@
 
 #include <algorithm>
 
+#include "codec/chunk_codec.h"
+#include "codec/dense_interp_step.h"
 #include "codec/value_types.h"
 
 namespace zcoll {
+
+using namespace interp_step;  // the values' steps (dense_interp_step.h)
 
 namespace {
 
@@ -36,38 +40,6 @@ Extents extents_of(const InterpGrid& g, uint32_t len) {
   return e;
 }
 
-// floor(v / 2^k): an arithmetic shift (implementation-defined before C++20 for
-// a negative v, arithmetic on every compiler the library supports).
-static_assert((int64_t{-3} >> 1) == -2, "arithmetic right shift");
-inline int64_t floor_shift(int64_t v, unsigned k) { return v >> k; }
-
-// The residual of a fine code's difference dx from its prediction: the
-// nearest integer to dx / 255 (never a tie: 255 is odd), without a branch on
-// the sign (random on rough data): floor((dx + 127) / 255), the division done
-// on a value made non-negative (|dx| < 2^33 here).
-inline int64_t residual_of(int64_t dx) {
-  constexpr int64_t kBias = int64_t{kInterpStep} << 33;
-  return static_cast<int64_t>(static_cast<uint64_t>(dx + kInterpStep / 2 + kBias) / kInterpStep) -
-         (int64_t{1} << 33);
-}
-
-// The predictions of §5.3 (predictor 5) from the neighbours along one dim, off
-// apart, of the value at p: a = p[-3 off], b = p[-off], c = p[+off], d = p[+3 off]
-// (exact integer arithmetic on the i32 fine codes).
-enum Kind { kCopy, kLinear, kCubic, kQuadDown, kQuadUp };
-template <int K>
-inline int64_t predict(const int32_t* p, uint32_t off) {
-  const int64_t b = p[-static_cast<int64_t>(off)];
-  if (K == kCopy) return b;
-  const int64_t c = p[off];
-  if (K == kLinear) return floor_shift(b + c, 1);
-  if (K == kCubic)
-    return floor_shift(9 * (b + c) - p[-3 * static_cast<int64_t>(off)] - p[3 * uint64_t{off}] + 8,
-                       4);
-  if (K == kQuadDown) return floor_shift(6 * b + 3 * c - p[-3 * static_cast<int64_t>(off)] + 4, 3);
-  return floor_shift(3 * b + 6 * c - p[3 * uint64_t{off}] + 4, 3);  // kQuadUp
-}
-
 // The kind of prediction of a value with neighbours at +s (up1), +3s (up3) and
 // -3s (down3) (-s always exists).
 inline int kind_of(bool up1, bool up3, bool down3, bool cubic) {
@@ -76,35 +48,43 @@ inline int kind_of(bool up1, bool up3, bool down3, bool cubic) {
   return down3 ? (up3 ? kCubic : kQuadDown) : (up3 ? kQuadUp : kLinear);
 }
 
-// v[j] = at(j, prediction) for j in [from, to) every `step`, one kind of prediction.
-template <int K, class At>
-inline void run(int32_t* v, uint64_t from, uint64_t to, uint32_t step, uint32_t off, At& at) {
+// v[j] = vis.at(j, prediction) for j in [from, to) every `step`, one kind of
+// prediction; runs of step 2 (the finest level), linear or cubic, as a whole:
+// vis.run2<K>(v, from, count, off).
+template <int K, class Vis>
+inline void run(int32_t* v, uint64_t from, uint64_t to, uint32_t step, uint32_t off, Vis& vis) {
+  if ((K == kLinear || K == kCubic) && step == 2) {
+    if (to > from)
+      vis.template run2<K>(v, static_cast<uint32_t>(from),
+                           static_cast<uint32_t>((to - from + 1) / 2), off);
+    return;
+  }
   for (uint64_t j = from; j < to; j += step) {
     const auto i = static_cast<uint32_t>(j);
-    v[i] = at(i, predict<K>(v + i, off));
+    v[i] = vis.at(i, predict<K>(v + i, off));
   }
 }
-template <class At>
+template <class Vis>
 void run_kind(int kind, int32_t* v, uint64_t from, uint64_t to, uint32_t step, uint32_t off,
-              At& at) {
+              Vis& vis) {
   switch (kind) {
-    case kCopy: return run<kCopy>(v, from, to, step, off, at);
-    case kLinear: return run<kLinear>(v, from, to, step, off, at);
-    case kCubic: return run<kCubic>(v, from, to, step, off, at);
-    case kQuadDown: return run<kQuadDown>(v, from, to, step, off, at);
-    default: return run<kQuadUp>(v, from, to, step, off, at);
+    case kCopy: return run<kCopy>(v, from, to, step, off, vis);
+    case kLinear: return run<kLinear>(v, from, to, step, off, vis);
+    case kCubic: return run<kCubic>(v, from, to, step, off, vis);
+    case kQuadDown: return run<kQuadDown>(v, from, to, step, off, vis);
+    default: return run<kQuadUp>(v, from, to, step, off, vis);
   }
 }
 
 // Visit every value of the chunk once, in the order of dense_interp.h, setting
-// v[j] = at(j, prediction) (value 0: prediction 0). A line of values along the
+// v[j] = vis.at(j, prediction) (value 0: prediction 0), or a run at a time (run). A line of values along the
 // fastest dim is cut where the kind of prediction changes, so that each piece
 // is a loop of one kind (the neighbours' existence, tested per piece).
-template <class At>
-void traverse(const InterpGrid& g, uint32_t len, int32_t* v, At&& at) {
+template <class Vis>
+void traverse(const InterpGrid& g, uint32_t len, int32_t* v, Vis& vis) {
   if (len == 0) return;
   const Extents e = extents_of(g, len);
-  v[0] = at(0, 0);
+  v[0] = vis.at(0, 0);
   const uint32_t longest = std::max({e.n[0], e.n[1], e.n[2]});
   uint32_t top = 1;
   while (2 * top < longest) top *= 2;
@@ -131,12 +111,12 @@ void traverse(const InterpGrid& g, uint32_t len, int32_t* v, At&& at) {
             const uint64_t hi = std::max<uint64_t>(lo, m0 > s3 ? m0 - s3 : 0);
             for (uint64_t c0 = s; c0 < lo; c0 += 2 * s)
               run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, false, g.cubic), v, base + c0,
-                       base + c0 + 1, 1, off, at);
-            run_kind(kind_of(true, true, true, g.cubic), v, base + lo, base + hi, 2 * s, off, at);
+                       base + c0 + 1, 1, off, vis);
+            run_kind(kind_of(true, true, true, g.cubic), v, base + lo, base + hi, 2 * s, off, vis);
             const uint64_t tail = hi + (2 * s - (hi - s) % (2 * s)) % (2 * s);  // = s mod 2s
             for (uint64_t c0 = tail; c0 < m0; c0 += 2 * s)
               run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, true, g.cubic), v, base + c0,
-                       base + c0 + 1, 1, off, at);
+                       base + c0 + 1, 1, off, vis);
             continue;
           }
           // across lines: the neighbours at +s (+3s) exist for values below len - off (3 off)
@@ -149,10 +129,10 @@ void traverse(const InterpGrid& g, uint32_t len, int32_t* v, At&& at) {
           const auto first_at = [&](uint64_t from) {  // the first c0 >= from on the lattice
             return (from + step[0] - 1) / step[0] * step[0];
           };
-          run_kind(kind_of(true, true, down3, g.cubic), v, base, base + e3, step[0], off, at);
+          run_kind(kind_of(true, true, down3, g.cubic), v, base, base + e3, step[0], off, vis);
           run_kind(kind_of(true, false, down3, g.cubic), v, base + first_at(e3), base + e1, step[0],
-                   off, at);
-          run_kind(kCopy, v, base + first_at(e1), base + m0, step[0], off, at);
+                   off, vis);
+          run_kind(kCopy, v, base + first_at(e1), base + m0, step[0], off, vis);
         }
       }
     }
@@ -173,15 +153,70 @@ DensePredictor interp_predictor_of(const InterpGrid& g) {
   return DensePredictor{kDenseInterp, g.row, g.plane, (g.ndim - 1) | (g.cubic ? kInterpCubic : 0)};
 }
 
+namespace {
+
+// The encoder's visitor: each value's residual to out, in the traversal's order.
+struct EncodeValues {
+  int32_t* v;
+  uint32_t len;
+  uint32_t* out;  // a pointer: a u32 counter could alias the stores to v and r
+  int32_t at(uint32_t j, int64_t p) {
+    int32_t x = v[j];
+    encode_at(&x, p, out++);
+    return x;
+  }
+  template <int K>
+  void run2(int32_t* w, uint32_t from, uint32_t count, uint32_t off) {
+    active_kernels().interp_encode_run(w, len, from, count, off, K == kCubic, out);
+    out += count;
+  }
+};
+
+// The decoder's visitor: the residuals from the source, a tile at a time.
+struct DecodeValues {
+  InterpResidualSource& src;
+  uint32_t len;
+  size_t left;
+  uint32_t buf[kInterpTile];
+  const uint32_t *next = buf, *have = buf;  // pointers: the stores to v could alias counters
+  void refill() {
+    const size_t n = std::min<size_t>(left, kInterpTile);
+    src.fill(buf, static_cast<uint32_t>(n));
+    next = buf, have = buf + n, left -= n;
+  }
+  int32_t at(uint32_t j, int64_t p) {
+    if (next == have) refill();
+    int32_t x = 0;
+    decode_at(&x, p, *next++);
+    (void)j;
+    return x;
+  }
+  template <int K>
+  void run2(int32_t* v, uint32_t from, uint32_t count, uint32_t off) {
+    while (count) {
+      if (next == have) refill();
+      const auto m = static_cast<uint32_t>(std::min<size_t>(count, have - next));
+      if (m == 0) return;  // the traversal takes len residuals: cannot happen
+      active_kernels().interp_decode_run(v, len, from, m, off, K == kCubic, next);
+      next += m, from += 2 * m, count -= m;
+    }
+  }
+};
+
+}  // namespace
+
 void interp_residuals(int32_t* v, uint32_t len, const InterpGrid& g, uint32_t* r) {
-  // the cursor is a pointer: a u32 counter could alias the stores to v and r,
-  // and would go through memory at every value
-  uint32_t* out = r;
-  traverse(g, len, v, [&out, v](uint32_t j, int64_t p) {
-    const int64_t k = residual_of(int64_t{v[j]} - p);
-    *out++ = static_cast<uint32_t>(k);
-    return static_cast<int32_t>(p + k * kInterpStep);  // within 127 fine steps of v[j]
-  });
+  EncodeValues vis{v, len, r};
+  traverse(g, len, v, vis);
+}
+
+void interp_encode_run_scalar(int32_t* v, uint32_t, uint32_t from, uint32_t count, uint32_t off,
+                              bool cubic, uint32_t* r) {
+  cubic ? encode_run<kCubic>(v, from, count, off, r) : encode_run<kLinear>(v, from, count, off, r);
+}
+void interp_decode_run_scalar(int32_t* v, uint32_t, uint32_t from, uint32_t count, uint32_t off,
+                              bool cubic, const uint32_t* r) {
+  cubic ? decode_run<kCubic>(v, from, count, off, r) : decode_run<kLinear>(v, from, count, off, r);
 }
 
 template <typename T>
@@ -198,19 +233,8 @@ bool interp_within_bound(const T* x, const int32_t* v, uint32_t len, const Quant
 }
 
 void interp_decode(const InterpGrid& g, uint32_t len, InterpResidualSource& src, int32_t* v) {
-  uint32_t buf[kInterpTile];
-  // pointers, not u32 counters (which the stores to v could alias)
-  const uint32_t *at = buf, *have = buf;
-  size_t left = len;
-  traverse(g, len, v, [&](uint32_t, int64_t p) {
-    if (at == have) {
-      const size_t n = std::min<size_t>(left, kInterpTile);
-      src.fill(buf, static_cast<uint32_t>(n));
-      at = buf, have = buf + n, left -= n;
-    }
-    // u32 arithmetic: any residual decodes (a well-formed chunk never wraps)
-    return static_cast<int32_t>(static_cast<uint32_t>(p) + kInterpStep * *at++);
-  });
+  DecodeValues vis{src, len, len, {}};
+  traverse(g, len, v, vis);
 }
 
 template bool interp_within_bound<float>(const float*, const int32_t*, uint32_t,

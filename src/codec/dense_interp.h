@@ -83,4 +83,20 @@ class InterpResidualSource {
 };
 void interp_decode(const InterpGrid& g, uint32_t len, InterpResidualSource& src, int32_t* v);
 
+// The runs of step 2 of the finest level, linear or cubic (ChunkKernels::
+// interp_encode_run, interp_decode_run): the count values j = from + 2 t of a
+// chunk of len values, each predicted from its neighbours off (and 3 off)
+// apart, encoded (residual t to r[t], v[j] reconstructed) or decoded (v[j]
+// from r[t]). No neighbour of a value is a value of the run (off is odd, or
+// the run spans less than off), so their order does not matter: the AVX2
+// versions do four at a time and give the same values.
+void interp_encode_run_scalar(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                              bool cubic, uint32_t* r);
+void interp_decode_run_scalar(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                              bool cubic, const uint32_t* r);
+void interp_encode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                            bool cubic, uint32_t* r);
+void interp_decode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                            bool cubic, const uint32_t* r);
+
 }  // namespace zcoll

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/chunk_codec.h"
 #include "codec/dense.h"
 #include "codec/dense_interp.h"
 #include "codec/format.h"
@@ -77,6 +78,60 @@ TEST(DenseInterp, DecoderRebuildsTheEncodersFineCodes) {
     EXPECT_EQ(src.taken(), len) << "t " << t;
     ASSERT_EQ(back, v) << "t " << t << " len " << len << " dims " << g.ndim << " row " << g.row
                        << " plane " << g.plane << " cubic " << g.cubic;
+  }
+}
+
+const zcoll::ChunkKernels* avx2_or_null() {
+  const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
+#if defined(__x86_64__) || defined(__i386__)
+  if (k && __builtin_cpu_supports("avx2")) return k;
+#endif
+  return nullptr;
+}
+
+// The runs of step 2 (the finest level): both versions give the same
+// residuals and values, encoding and decoding, for small fine codes (the AVX2
+// arithmetic's range), large ones (steps done one at a time) and a mix, any
+// residuals to decode, neighbours 1 to a few hundred apart, runs of any length
+// (as the traversal's runs: no value's neighbour is a value of the run).
+TEST(DenseInterp, StepRunsScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels";
+  zt::Rng r(56);
+  for (int t = 0; t < 400; ++t) {
+    const uint32_t len = 16 + static_cast<uint32_t>(r.below(3000));
+    const bool cubic = r.coin();
+    const uint32_t off = r.coin() ? 1 : 1 + static_cast<uint32_t>(r.below(len / 8 + 1));
+    const uint32_t reach = (cubic ? 3 : 1) * off;
+    if (2 * reach + 2 >= len) continue;
+    const uint32_t from = reach + static_cast<uint32_t>(r.below(len - 2 * reach - 1));
+    uint32_t count = static_cast<uint32_t>(r.below((len - 1 - reach - from) / 2 + 1));
+    if (off % 2 == 0) count = std::min(count, off / 2);  // as the traversal's: no neighbour in the run
+    const int kind = static_cast<int>(r.below(3));  // small, large, mixed
+    std::vector<int32_t> v(len);
+    for (auto& x : v) {
+      const bool large = kind == 1 || (kind == 2 && r.coin(0.05));
+      x = large ? static_cast<int32_t>(r.next())
+                : static_cast<int32_t>(r.below(1u << 27)) - (1 << 26);
+    }
+    const std::string what = "t " + std::to_string(t) + " len " + std::to_string(len) + " off " +
+                             std::to_string(off) + " from " + std::to_string(from) + " count " +
+                             std::to_string(count) + " cubic " + std::to_string(cubic);
+    std::vector<int32_t> vs = v, va = v;
+    std::vector<uint32_t> rs(count + 1, 0xEEEEEEEE), ra = rs;
+    sc.interp_encode_run(vs.data(), len, from, count, off, cubic, rs.data());
+    avx2->interp_encode_run(va.data(), len, from, count, off, cubic, ra.data());
+    ASSERT_EQ(ra, rs) << what << " (encode: residuals)";
+    ASSERT_EQ(va, vs) << what << " (encode: values)";
+    EXPECT_EQ(rs[count], 0xEEEEEEEEu) << what;
+    std::vector<uint32_t> res(count);
+    for (auto& k : res)
+      k = r.coin() ? static_cast<uint32_t>(r.below(64)) - 32u : static_cast<uint32_t>(r.next());
+    vs = v, va = v;
+    sc.interp_decode_run(vs.data(), len, from, count, off, cubic, res.data());
+    avx2->interp_decode_run(va.data(), len, from, count, off, cubic, res.data());
+    ASSERT_EQ(va, vs) << what << " (decode)";
   }
 }
 

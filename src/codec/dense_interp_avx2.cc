@@ -1,0 +1,169 @@
+// dense_interp_avx2.cc — predictor 5's runs of step 2 in AVX2 (dense_interp_step.h:
+// encode_run, decode_run): four values (every other lane of eight) at a time.
+// The finest level of the traversal holds 1/2 (1-D) to 7/8 (3-D) of a chunk's
+// values, every one of them predicted from neighbours decoded before it, so a
+// run's values do not depend on each other.
+//
+// A step takes eight consecutive values, of which the even lanes are four of
+// the run's (the odd ones are written back as they were): loads at the
+// neighbours' offsets line up with them, without shuffles. The arithmetic is
+// i32, exact where the values involved are below 2^26 in magnitude (checked
+// per step; else that step's four go one at a time): 9 (b + c) - a - d + 8
+// then stays below 2^31. A residual's division by 255 is a multiply by the
+// 2^39 / 255 reciprocal on the even lanes (the 32 x 32 -> 64 multiply takes
+// exactly those; exact below 2^31). The next step's loads are issued before this step's store,
+// which they overlap when off is 1: a load that reads a store in flight would
+// wait for it.
+#include "codec/dense_interp_step.h"
+
+#if defined(ZCOLL_HAVE_AVX2_KERNELS)
+
+#include <immintrin.h>
+
+#include "codec/dense.h"
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+
+namespace zcoll {
+namespace {
+
+inline __m256i load8(const int32_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+inline __m256i set1(int32_t x) { return _mm256_set1_epi32(x); }
+
+// The loads of one step at position j: the values and their neighbours.
+struct Lanes {
+  __m256i x, b, c, a, d;  // v[j..], v[j - off..], v[j + off..], v[j -+ 3 off..] (cubic)
+};
+template <bool kCubic>
+inline Lanes load_step(const int32_t* v, uint32_t j, uint32_t off) {
+  Lanes l;
+  l.x = load8(v + j), l.b = load8(v + j - off), l.c = load8(v + j + off);
+  if (kCubic) l.a = load8(v + j - 3 * off), l.d = load8(v + j + 3 * off);
+  return l;
+}
+
+// Whether the even lanes of the step's values (with the values themselves:
+// kX) lie in (-2^26, 2^26), where the i32 arithmetic is exact.
+template <bool kCubic, bool kX>
+inline bool small(const Lanes& l) {
+  const __m256i bias = set1(1 << 26);
+  const auto out = [&bias](__m256i y) { return _mm256_add_epi32(y, bias); };  // < 2^27: in
+  __m256i any = _mm256_or_si256(out(l.b), out(l.c));
+  if (kCubic) any = _mm256_or_si256(any, _mm256_or_si256(out(l.a), out(l.d)));
+  if (kX) any = _mm256_or_si256(any, out(l.x));
+  const __m256i even_high = _mm256_set1_epi64x(~((int64_t{1} << 27) - 1) & 0xFFFFFFFF);
+  return _mm256_testz_si256(any, even_high);
+}
+
+// The predictions of the even lanes (predict<K>): linear, floor((b + c) / 2)
+// for any i32; cubic, floor((9 (b + c) - a - d + 8) / 16) where small().
+template <bool kCubic>
+inline __m256i predict(const Lanes& l) {
+  if (!kCubic)
+    return _mm256_add_epi32(_mm256_add_epi32(_mm256_srai_epi32(l.b, 1), _mm256_srai_epi32(l.c, 1)),
+                            _mm256_and_si256(_mm256_and_si256(l.b, l.c), set1(1)));
+  const __m256i s = _mm256_add_epi32(l.b, l.c);
+  const __m256i x = _mm256_sub_epi32(_mm256_add_epi32(_mm256_slli_epi32(s, 3), s),
+                                     _mm256_sub_epi32(_mm256_add_epi32(l.a, l.d), set1(8)));
+  return _mm256_srai_epi32(x, 4);
+}
+
+// x + 255 k (mod 2^32)
+inline __m256i add_steps(__m256i x, __m256i k) {
+  return _mm256_add_epi32(x, _mm256_sub_epi32(_mm256_slli_epi32(k, 8), k));
+}
+
+// The even lanes of y into v[j], v[j + 2], ...; the odd ones as x had them.
+inline void store_even(int32_t* v, uint32_t j, __m256i x, __m256i y) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + j), _mm256_blend_epi32(x, y, 0x55));
+}
+
+// The values of whole steps: each reads and writes [j - reach, j + 7 + reach]
+// (reach: off, or 3 off for cubic), all inside the chunk.
+template <bool kCubic>
+uint32_t vector_count(uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
+  const uint64_t reach = (kCubic ? 3u : 1u) * uint64_t{off} + 7;  // the last read past j
+  uint32_t t = 0;
+  while (t + 4 <= count && from + 2 * uint64_t{t} + reach < len) t += 4;
+  return t;
+}
+
+template <bool kCubic>
+void encode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                uint32_t* r) {
+  constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
+  const uint32_t vec = vector_count<kCubic>(len, from, count, off);
+  const __m256i magic = _mm256_set1_epi64x(0x80808081);  // floor(n / 255) = n * magic >> 39
+  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  Lanes next = vec ? load_step<kCubic>(v, from, off) : Lanes{};
+  for (uint32_t t = 0; t < vec; t += 4) {
+    const uint32_t j = from + 2 * t;
+    const Lanes l = next;
+    if (t + 4 < vec) next = load_step<kCubic>(v, j + 8, off);  // before this step's store
+    if (!small<kCubic, true>(l)) {
+      interp_step::encode_run<K>(v, j, 4, off, r + t);
+      continue;
+    }
+    const __m256i p = predict<kCubic>(l);
+    // n = x - p + 127 + 255 * 2^21 >= 0 (|x - p| < 2^28); k = floor(n / 255) - 2^21
+    const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(l.x, p), set1(127 + (255 << 21)));
+    const __m256i q = _mm256_srli_epi64(_mm256_mul_epu32(n, magic), 39);
+    const __m256i k = _mm256_sub_epi32(q, set1(1 << 21));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(r + t),
+                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(k, pick)));
+    store_even(v, j, l.x, add_steps(p, k));
+  }
+  interp_step::encode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
+}
+
+template <bool kCubic>
+void decode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                const uint32_t* r) {
+  constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
+  const uint32_t vec = vector_count<kCubic>(len, from, count, off);
+  Lanes next = vec ? load_step<kCubic>(v, from, off) : Lanes{};
+  for (uint32_t t = 0; t < vec; t += 4) {
+    const uint32_t j = from + 2 * t;
+    const Lanes l = next;
+    if (t + 4 < vec) next = load_step<kCubic>(v, j + 8, off);  // before this step's store
+    if (kCubic && !small<kCubic, false>(l)) {
+      interp_step::decode_run<K>(v, j, 4, off, r + t);
+      continue;
+    }
+    // the residuals in the even lanes
+    const __m256i k =
+        _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + t)));
+    store_even(v, j, l.x, add_steps(predict<kCubic>(l), k));
+  }
+  interp_step::decode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
+}
+
+}  // namespace
+
+void interp_encode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                            bool cubic, uint32_t* r) {
+  cubic ? encode_run<true>(v, len, from, count, off, r)
+        : encode_run<false>(v, len, from, count, off, r);
+}
+void interp_decode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
+                            bool cubic, const uint32_t* r) {
+  cubic ? decode_run<true>(v, len, from, count, off, r)
+        : decode_run<false>(v, len, from, count, off, r);
+}
+
+}  // namespace zcoll
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#endif
