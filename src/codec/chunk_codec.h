@@ -84,6 +84,13 @@ struct ChunkKernels {
                             double factor, float* out, bool acc);
   void (*dense_lorenzo_f64)(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
                             double factor, double* out, bool acc);
+  // ... and of two chunks at once (dense.h: dense_lorenzo_pair_f32_scalar)
+  void (*dense_lorenzo_pair_f32)(DenseCursor* c0, DenseCarry* k0, float* out0, DenseCursor* c1,
+                                 DenseCarry* k1, float* out1, bool order2, uint32_t n,
+                                 double factor, bool acc);
+  void (*dense_lorenzo_pair_f64)(DenseCursor* c0, DenseCarry* k0, double* out0, DenseCursor* c1,
+                                 DenseCarry* k1, double* out1, bool order2, uint32_t n,
+                                 double factor, bool acc);
   // Predictor 5's runs of step 2 (dense_interp.h: interp_encode_run_scalar)
   void (*interp_encode_run)(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
                             bool cubic, uint32_t* r);

@@ -1,9 +1,10 @@
 // dense.cc — the dense chunk coder (dense.h; docs/format.md §5.3), as passes:
-// encode codes -> residuals -> symbols + extra bits -> histogram -> rANS;
-// decode, per tile of kTile values, rANS and residuals (one pass) -> codes ->
-// values (the tiles keep the decoder's buffers on the stack: it cannot fail;
-// predictors 3 and 4 keep the chunk's codes in a per-thread array instead, as
-// their inverse reads rows and planes of earlier tiles).
+// encode codes -> residuals, symbols, extra bits and counts (one pass) -> rANS;
+// decode, per tile of kTile values, rANS -> residuals -> codes -> values, in one
+// pass for predictors 1 and 2 of f32 and f64 values, else rANS and residuals
+// in one, then the rest (the tiles keep the decoder's buffers on the stack: it
+// cannot fail; predictors 3 to 5 keep the chunk's codes in a per-thread array
+// instead, as their inverse reads rows and planes of earlier tiles).
 #include "codec/dense.h"
 
 #include <algorithm>
@@ -518,6 +519,18 @@ void dense_lorenzo_f64_scalar(DenseCursor* c, DenseCarry* carry, bool order2, ui
                               double factor, double* out, bool acc) {
   lorenzo_scalar(c, carry, order2, n, factor, out, acc);
 }
+void dense_lorenzo_pair_f32_scalar(DenseCursor* c0, DenseCarry* k0, float* out0, DenseCursor* c1,
+                                   DenseCarry* k1, float* out1, bool order2, uint32_t n,
+                                   double factor, bool acc) {
+  lorenzo_scalar(c0, k0, order2, n, factor, out0, acc);
+  lorenzo_scalar(c1, k1, order2, n, factor, out1, acc);
+}
+void dense_lorenzo_pair_f64_scalar(DenseCursor* c0, DenseCarry* k0, double* out0, DenseCursor* c1,
+                                   DenseCarry* k1, double* out1, bool order2, uint32_t n,
+                                   double factor, bool acc) {
+  lorenzo_scalar(c0, k0, order2, n, factor, out0, acc);
+  lorenzo_scalar(c1, k1, order2, n, factor, out1, acc);
+}
 
 // The values of n codes, out[i] = (T)(q[i] * factor), or added to out (acc).
 template <typename T>
@@ -703,6 +716,29 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
     decode_values<T, false>(v, len, factor, out, nd);
 }
 
+template <typename T>
+bool decompress_dense_pair(const uint8_t* in0, size_t bytes0, const uint8_t* in1, size_t bytes1,
+                           uint32_t len, double factor, T* out0, T* out1, bool accumulate) {
+  constexpr bool kF32 = std::is_same_v<T, float>, kF64 = std::is_same_v<T, double>;
+  if constexpr (kF32 || kF64) {
+    DenseView v0, v1;
+    if (!view_of(in0, bytes0, &v0) || !view_of(in1, bytes1, &v1)) return false;
+    const uint8_t order = v0.pred.id;
+    if ((order != kDenseOrder1 && order != kDenseOrder2) || v1.pred.id != order) return false;
+    RansResiduals s0(v0), s1(v1);
+    DenseCarry k0, k1;
+    const ChunkKernels& k = active_kernels();
+    if constexpr (kF32)
+      k.dense_lorenzo_pair_f32(&s0.cursor(), &k0, out0, &s1.cursor(), &k1, out1,
+                               order == kDenseOrder2, len, factor, accumulate);
+    else
+      k.dense_lorenzo_pair_f64(&s0.cursor(), &k0, out0, &s1.cursor(), &k1, out1,
+                               order == kDenseOrder2, len, factor, accumulate);
+    return true;
+  }
+  return false;
+}
+
 bool dense_decode_needs_scratch(const uint8_t* in) { return in[1] >= kDenseLorenzo2D; }
 
 bool dense_decode_reserve(uint32_t len) noexcept {
@@ -722,15 +758,23 @@ void dense_dec_table(const uint16_t* f, uint32_t nsym, uint32_t* tab) { dec_tabl
 template size_t compress_dense_chunk<float>(const float*, uint32_t, const Quantizer<float>&,
                                             uint8_t*, const DenseShape&);
 template void decompress_dense_chunk<float>(const uint8_t*, size_t, uint32_t, double, float*, bool);
+template bool decompress_dense_pair<float>(const uint8_t*, size_t, const uint8_t*, size_t, uint32_t,
+                                           double, float*, float*, bool);
 template size_t compress_dense_chunk<double>(const double*, uint32_t, const Quantizer<double>&,
                                              uint8_t*, const DenseShape&);
 template void decompress_dense_chunk<double>(const uint8_t*, size_t, uint32_t, double, double*,
                                              bool);
+template bool decompress_dense_pair<double>(const uint8_t*, size_t, const uint8_t*, size_t,
+                                            uint32_t, double, double*, double*, bool);
 template size_t compress_dense_chunk<Bf16>(const Bf16*, uint32_t, const Quantizer<Bf16>&, uint8_t*,
                                            const DenseShape&);
 template void decompress_dense_chunk<Bf16>(const uint8_t*, size_t, uint32_t, double, Bf16*, bool);
+template bool decompress_dense_pair<Bf16>(const uint8_t*, size_t, const uint8_t*, size_t, uint32_t,
+                                          double, Bf16*, Bf16*, bool);
 template size_t compress_dense_chunk<Fp16>(const Fp16*, uint32_t, const Quantizer<Fp16>&, uint8_t*,
                                            const DenseShape&);
 template void decompress_dense_chunk<Fp16>(const uint8_t*, size_t, uint32_t, double, Fp16*, bool);
+template bool decompress_dense_pair<Fp16>(const uint8_t*, size_t, const uint8_t*, size_t, uint32_t,
+                                          double, Fp16*, Fp16*, bool);
 
 }  // namespace zcoll

@@ -58,6 +58,18 @@ template <typename T>
 void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, double factor, T* out,
                             bool accumulate);
 
+// Two dense chunks of len values each that validate_dense_chunk accepted, at
+// once, as decompress_dense_chunk decodes each (out0, out1), when both are of
+// predictor 1 or both of predictor 2 and T is float or double (their rANS
+// steps then overlap: the kernels' dense_lorenzo_pair_*); false, and nothing
+// written, otherwise. dense_pair_candidate: whether a chunk may be one of them.
+template <typename T>
+bool decompress_dense_pair(const uint8_t* in0, size_t bytes0, const uint8_t* in1, size_t bytes1,
+                           uint32_t len, double factor, T* out0, T* out1, bool accumulate);
+inline bool dense_pair_candidate(const uint8_t* in) {
+  return in[0] == kChunkDense && (in[1] == kDenseOrder1 || in[1] == kDenseOrder2);
+}
+
 // Whether the decoder of a chunk validate_dense_chunk accepted needs the
 // per-thread array (predictor 3 or 4).
 bool dense_decode_needs_scratch(const uint8_t* in);
@@ -193,5 +205,23 @@ void dense_lorenzo_f32_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint
                             double factor, float* out, bool acc);
 void dense_lorenzo_f64_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
                             double factor, double* out, bool acc);
+
+// The same for two chunks of one order at once (ChunkKernels::dense_lorenzo_pair_f32,
+// _f64): chunk 0 at c0 (carry k0) to out0, chunk 1 at c1 to out1, n values of
+// each. The rANS steps of one chunk wait on their two chains of states; the
+// AVX2 version keeps the four chains of both in flight. Both versions give
+// what dense_lorenzo_* gives each chunk.
+void dense_lorenzo_pair_f32_scalar(DenseCursor* c0, DenseCarry* k0, float* out0, DenseCursor* c1,
+                                   DenseCarry* k1, float* out1, bool order2, uint32_t n,
+                                   double factor, bool acc);
+void dense_lorenzo_pair_f64_scalar(DenseCursor* c0, DenseCarry* k0, double* out0, DenseCursor* c1,
+                                   DenseCarry* k1, double* out1, bool order2, uint32_t n,
+                                   double factor, bool acc);
+void dense_lorenzo_pair_f32_avx2(DenseCursor* c0, DenseCarry* k0, float* out0, DenseCursor* c1,
+                                 DenseCarry* k1, float* out1, bool order2, uint32_t n,
+                                 double factor, bool acc);
+void dense_lorenzo_pair_f64_avx2(DenseCursor* c0, DenseCarry* k0, double* out0, DenseCursor* c1,
+                                 DenseCarry* k1, double* out1, bool order2, uint32_t n,
+                                 double factor, bool acc);
 
 }  // namespace zcoll

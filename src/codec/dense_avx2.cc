@@ -588,16 +588,21 @@ inline __m256i prefix_carry(__m256i v, __m256i& carry) {
   return v;
 }
 
+// Predictors 1 and 2 from a group's residuals to values (dense_lorenzo_f32):
+// the codes as prefix sums with the carries of the groups before, in registers.
 template <typename T, bool kOrder2, bool kAcc>
-void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, uint32_t n, double factor, T* out) {
-  __m256i cq = set1(carry->q), cd = set1(carry->d);
-  bool first = carry->first;
-  const __m256d f = _mm256_set1_pd(factor);
-  const auto codes = [&](__m256i r) {
+struct LorenzoSink {
+  __m256i cq, cd;
+  bool first;
+  __m256d f;
+  T* out;
+  LorenzoSink(const DenseCarry& c, double factor, T* o)
+      : cq(set1(c.q)), cd(set1(c.d)), first(c.first), f(_mm256_set1_pd(factor)), out(o) {}
+  __m256i codes(__m256i r) {
     if (kOrder2) r = prefix_carry(r, cd);
     return prefix_carry(r, cq);
-  };
-  const uint32_t done = rans_groups(cur, n, [&](const Residuals16& g, uint32_t i) {
+  }
+  void operator()(const Residuals16& g, uint32_t i) {
     if (first) {  // the chunk's first value (predictable: once per chunk)
       if (kOrder2) {
         cq = _mm256_permutevar8x32_epi32(g.lo, _mm256_setzero_si256());
@@ -607,10 +612,19 @@ void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, uint32_t n, double factor
     }
     values8<kAcc>(codes(g.lo), f, out + i);
     values8<kAcc>(codes(g.hi), f, out + i + 8);
-  });
-  carry->q = static_cast<uint32_t>(_mm256_cvtsi256_si32(cq));
-  carry->d = static_cast<uint32_t>(_mm256_cvtsi256_si32(cd));
-  carry->first = first;
+  }
+  void save(DenseCarry* c) const {
+    c->q = static_cast<uint32_t>(_mm256_cvtsi256_si32(cq));
+    c->d = static_cast<uint32_t>(_mm256_cvtsi256_si32(cd));
+    c->first = first;
+  }
+};
+
+template <typename T, bool kOrder2, bool kAcc>
+void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, uint32_t n, double factor, T* out) {
+  LorenzoSink<T, kOrder2, kAcc> sink(*carry, factor, out);
+  const uint32_t done = rans_groups(cur, n, sink);
+  sink.save(carry);
   // the chunk's last words and values: the passes in turn, 256 at a time
   alignas(32) uint32_t r[256];
   for (uint32_t i = done; i < n; i += 256) {
@@ -635,6 +649,60 @@ void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, bool order2, uint32_t n, 
         : lorenzo_avx2<T, false, false>(cur, carry, n, factor, out);
 }
 
+// Two chunks at once: four chains of states in flight instead of two, as long
+// as both have words; then each chunk on its own.
+template <typename T, bool kOrder2, bool kAcc>
+void lorenzo_pair_avx2(DenseCursor* c0, DenseCarry* k0, T* out0, DenseCursor* c1, DenseCarry* k1,
+                       T* out1, uint32_t n, double factor) {
+  LorenzoSink<T, kOrder2, kAcc> s0(*k0, factor, out0), s1(*k1, factor, out1);
+  const uint8_t *p0 = c0->words, *p1 = c1->words;
+  __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c0->xs));
+  __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c0->xs + 8));
+  __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c1->xs));
+  __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c1->xs + 8));
+  const Consts c = decoder_consts();
+  const __m256i sym_mask = set1(0xFF);
+  uint64_t at0 = c0->bit, at1 = c1->bit;
+  uint32_t i = 0;
+  for (; i + 16 <= n && c0->end - p0 >= 32 && c1->end - p1 >= 32; i += 16) {
+    const __m256i ea0 = step_entries(a0, c0->tab, c), ea1 = step_entries(a1, c1->tab, c);
+    const __m256i eb0 = step_entries(b0, c0->tab, c), eb1 = step_entries(b1, c1->tab, c);
+    a0 = renorm(a0, p0, c);
+    a1 = renorm(a1, p1, c);
+    b0 = renorm(b0, p0, c);
+    b1 = renorm(b1, p1, c);
+    s0(group_residuals(_mm256_and_si256(ea0, sym_mask), _mm256_and_si256(eb0, sym_mask), c0->extra,
+                       c0->extra_bytes, &at0),
+       i);
+    s1(group_residuals(_mm256_and_si256(ea1, sym_mask), _mm256_and_si256(eb1, sym_mask), c1->extra,
+                       c1->extra_bytes, &at1),
+       i);
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(c0->xs), a0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(c0->xs + 8), b0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(c1->xs), a1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(c1->xs + 8), b1);
+  c0->words = p0, c1->words = p1;
+  c0->bit = at0, c1->bit = at1;
+  s0.save(k0);
+  s1.save(k1);
+  if (i < n) {
+    lorenzo_avx2<T, kOrder2, kAcc>(c0, k0, n - i, factor, out0 + i);
+    lorenzo_avx2<T, kOrder2, kAcc>(c1, k1, n - i, factor, out1 + i);
+  }
+}
+
+template <typename T>
+void lorenzo_pair_avx2(DenseCursor* c0, DenseCarry* k0, T* out0, DenseCursor* c1, DenseCarry* k1,
+                       T* out1, bool order2, uint32_t n, double factor, bool acc) {
+  if (order2)
+    acc ? lorenzo_pair_avx2<T, true, true>(c0, k0, out0, c1, k1, out1, n, factor)
+        : lorenzo_pair_avx2<T, true, false>(c0, k0, out0, c1, k1, out1, n, factor);
+  else
+    acc ? lorenzo_pair_avx2<T, false, true>(c0, k0, out0, c1, k1, out1, n, factor)
+        : lorenzo_pair_avx2<T, false, false>(c0, k0, out0, c1, k1, out1, n, factor);
+}
+
 }  // namespace
 
 void dense_rans_residuals_avx2(DenseCursor* cur, uint32_t* r, uint32_t n) {
@@ -656,6 +724,16 @@ void dense_lorenzo_f32_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint
 void dense_lorenzo_f64_avx2(DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
                             double factor, double* out, bool acc) {
   lorenzo_avx2(c, carry, order2, n, factor, out, acc);
+}
+void dense_lorenzo_pair_f32_avx2(DenseCursor* c0, DenseCarry* k0, float* out0, DenseCursor* c1,
+                                 DenseCarry* k1, float* out1, bool order2, uint32_t n,
+                                 double factor, bool acc) {
+  lorenzo_pair_avx2(c0, k0, out0, c1, k1, out1, order2, n, factor, acc);
+}
+void dense_lorenzo_pair_f64_avx2(DenseCursor* c0, DenseCarry* k0, double* out0, DenseCursor* c1,
+                                 DenseCarry* k1, double* out1, bool order2, uint32_t n,
+                                 double factor, bool acc) {
+  lorenzo_pair_avx2(c0, k0, out0, c1, k1, out1, order2, n, factor, acc);
 }
 
 // Four codes at a time, the scalar pass's operations: i32 -> double, times

@@ -191,8 +191,13 @@ zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last
 #pragma omp barrier
     if (std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; }) &&
         std::none_of(no_memory.begin(), no_memory.end(), [](char m) { return m != 0; }))
-      for (uint64_t c = lo; c < hi; ++c)
-        decode_chunk<T>(v, c, dst + c * v.h.chunk_size, accumulate, true);
+      for (uint64_t c = lo; c < hi; ++c) {
+        T* out = dst + c * v.h.chunk_size;
+        if (c + 1 < hi && decode_chunk_pair<T>(v, c, out, accumulate, true))
+          ++c;  // and c + 1 with it
+        else
+          decode_chunk<T>(v, c, out, accumulate, true);
+      }
   }
   const uint64_t b = *std::min_element(bad.begin(), bad.end());
   if (b != last) return validate_chunks_serial(v, b, b + 1);

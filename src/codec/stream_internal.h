@@ -57,6 +57,21 @@ void decode_chunk(const StreamView& v, uint64_t c, T* out, bool accumulate, bool
   decompress_chunk<T>(active_kernels(), in, v.chunk_bytes(c), len, factor, out, accumulate);
 }
 
+// Decode chunks c and c + 1 at once where both are dense chunks of the same
+// 1-D predictor and length (dense.h: decompress_dense_pair), as decode_chunk
+// decodes each; false (nothing written) otherwise.
+template <typename T>
+bool decode_chunk_pair(const StreamView& v, uint64_t c, T* out, bool accumulate,
+                       bool apply_divisor) {
+  const uint8_t *a = v.chunk(c), *b = v.chunk(c + 1);
+  const uint32_t len = v.h.chunk_len(c);
+  if (!dense_pair_candidate(a) || !dense_pair_candidate(b) || v.h.chunk_len(c + 1) != len)
+    return false;
+  const double factor = apply_divisor ? v.h.dequant_factor() : v.h.quantum;
+  return decompress_dense_pair<T>(a, v.chunk_bytes(c), b, v.chunk_bytes(c + 1), len, factor, out,
+                                  out + v.h.chunk_size, accumulate);
+}
+
 // Move the runs of produce_chunks together: run t (run_bytes[t] bytes at
 // run_from[t]) to the end of run t-1. Returns the bytes of all runs. In parallel,
 // by pieces, when no run's destination overlaps a source still to be read (then

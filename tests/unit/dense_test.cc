@@ -622,6 +622,54 @@ TEST(Dense, LorenzoDecodeScalarVsAvx2) {
   if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar pass only";
 }
 
+// Two chunks at once (dense_lorenzo_pair_*) give what each gives alone, in
+// both versions: chunks of other lengths of words (one runs out first), order
+// 1 and 2, f32 and f64, stored or added.
+TEST(Dense, LorenzoPairDecodeScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  zt::Rng r(39);
+  for (uint32_t len : {1u, 16u, 17u, 100u, 2047u, 2049u, 16384u}) {
+    for (const bool order2 : {false, true}) {
+      const std::string what = "len " + std::to_string(len) + " order2 " + std::to_string(order2);
+      const CodedResiduals c0 = code_residuals(random_residuals(r, len));
+      const CodedResiduals c1 = code_residuals(random_residuals(r, len));
+      for (const bool acc : {false, true}) {
+        std::vector<double> base(len);
+        for (auto& x : base) x = r.uniform(-1e3, 1e3);
+        const std::vector<float> base32(base.begin(), base.end());
+        zcoll::DenseCursor u0, u1;
+        const std::vector<float> want0 =
+            lorenzo_decode_with<float>(sc, c0, order2, 0.37, acc ? &base32 : nullptr, len, &u0);
+        const std::vector<float> want1 =
+            lorenzo_decode_with<float>(sc, c1, order2, 0.37, acc ? &base32 : nullptr, len, &u1);
+        const std::vector<double> want64 =
+            lorenzo_decode_with<double>(sc, c1, order2, 0.37, acc ? &base : nullptr, len, &u1);
+        for (const zcoll::ChunkKernels* k : {&sc, avx2}) {
+          if (!k) continue;
+          std::vector<float> out0 = acc ? base32 : std::vector<float>(len, -7.0f), out1 = out0;
+          std::vector<double> o64a = acc ? base : std::vector<double>(len, -7.0), o64b = o64a;
+          zcoll::DenseCursor x0 = c0.cursor(), x1 = c1.cursor();
+          zcoll::DenseCarry k0, k1;
+          for (uint32_t i = 0; i < len; i += 2048)  // in tiles, as the decoder runs it
+            k->dense_lorenzo_pair_f32(&x0, &k0, out0.data() + i, &x1, &k1, out1.data() + i, order2,
+                                      std::min(2048u, len - i), 0.37, acc);
+          EXPECT_EQ(out0, want0) << what << " " << k->name;
+          EXPECT_EQ(out1, want1) << what << " " << k->name;
+          EXPECT_TRUE(same_cursor(x0, u0)) << what << " " << k->name;
+          x0 = c0.cursor(), x1 = c1.cursor(), k0 = k1 = zcoll::DenseCarry{};
+          for (uint32_t i = 0; i < len; i += 2048)
+            k->dense_lorenzo_pair_f64(&x0, &k0, o64a.data() + i, &x1, &k1, o64b.data() + i, order2,
+                                      std::min(2048u, len - i), 0.37, acc);
+          EXPECT_EQ(o64b, want64) << what << " " << k->name << " (f64)";
+          EXPECT_TRUE(same_cursor(x1, u1)) << what << " " << k->name;
+        }
+      }
+    }
+  }
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels: the scalar pass only";
+}
+
 // Both value passes give the same values, bit for bit, stored or added.
 TEST(Dense, ValuePassesScalarVsAvx2) {
   const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
