@@ -147,6 +147,18 @@ def stats(v):
     return {"median": statistics.median(v), "min": min(v), "max": max(v), "samples": v}
 
 
+def rounded(x, digits=6):
+    """x with every float to `digits` significant digits (what the JSON keeps: the
+    timings are not more precise, and the archive of a run is a third the size)."""
+    if isinstance(x, float):
+        return float(f"{x:.{digits}g}")
+    if isinstance(x, dict):
+        return {k: rounded(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [rounded(v, digits) for v in x]
+    return x
+
+
 def run_field(name, a, rel, ms, repeats, np):
     fin = a[np.isfinite(a)].astype(np.float64)
     eb = rel * float(fin.max() - fin.min())
@@ -391,7 +403,7 @@ def main():
               "fast_goals": fast_goals_summary(rows)}
     if args.out:
         with open(args.out, "w") as f:
-            json.dump(result, f, indent=1)
+            json.dump(rounded(result), f, indent=1)
     md = table(rows) if ms else ""
     goals_md = fast_goals_table(rows)
     if goals_md:

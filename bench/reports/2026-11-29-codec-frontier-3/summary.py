@@ -23,8 +23,9 @@ def med_range(v, fmt="{:.2f}"):
     return (fmt + " [" + fmt + ", " + fmt + "]").format(statistics.median(v), min(v), max(v))
 
 
-def main():
-    r = rd.load_json("bench/results/2026-11-29-codec-frontier-3/run/frontier.json")
+def main(path="bench/results/2026-11-29-codec-frontier-3/run/frontier.json"):
+    """The tables of the run at path (part 3's by default; part 4 reuses them)."""
+    r = rd.load_json(path)
     rows = [x for x in r["rows"] if "ratio" in x and x["method"] in METHODS]
     rels = sorted({x["rel"] for x in rows}, reverse=True)
     print("| REL | " + " | ".join(METHODS) + " | dense / SZ3 1-D | dense-nd / SZ3 n-D |")
