@@ -107,7 +107,8 @@ TEST(DenseInterp, StepRunsScalarVsAvx2) {
     if (2 * reach + 2 >= len) continue;
     const uint32_t from = reach + static_cast<uint32_t>(r.below(len - 2 * reach - 1));
     uint32_t count = static_cast<uint32_t>(r.below((len - 1 - reach - from) / 2 + 1));
-    if (off % 2 == 0) count = std::min(count, off / 2);  // as the traversal's: no neighbour in the run
+    if (off % 2 == 0)
+      count = std::min(count, off / 2);             // as the traversal's: no neighbour in the run
     const int kind = static_cast<int>(r.below(3));  // small, large, mixed
     std::vector<int32_t> v(len);
     for (auto& x : v) {
