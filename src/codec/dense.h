@@ -178,7 +178,7 @@ struct DenseCursor {
 // of the next n symbols (n a multiple of 16 but the chunk's last) to r, the
 // symbols from the rANS words as dense_rans_decode reads them, their extra
 // bits as dense_residuals reads them; the cursor moves on. The AVX2 version
-// computes a group's residuals next to the next group's rANS steps, which
+// computes each group's residuals in the loop of the rANS steps, whose chains
 // leave most of the core idle. Both give the same residuals and cursor.
 void dense_rans_residuals_scalar(DenseCursor* c, uint32_t* r, uint32_t n);
 void dense_rans_residuals_avx2(DenseCursor* c, uint32_t* r, uint32_t n);
