@@ -343,6 +343,27 @@ class RansResiduals final : public InterpResidualSource {
   uint32_t tab_[kScale];
 };
 
+// The kernels' decoders of predictors 1 and 2 (dense.h: dense_lorenzo_f32,
+// _pair_f32), for the types they have: float and double.
+template <typename T>
+constexpr bool kLorenzoKernels = std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <typename T>
+void lorenzo(const ChunkKernels& k, DenseCursor* c, DenseCarry* carry, bool order2, uint32_t n,
+             double factor, T* out, bool acc) {
+  if constexpr (std::is_same_v<T, float>)
+    k.dense_lorenzo_f32(c, carry, order2, n, factor, out, acc);
+  else
+    k.dense_lorenzo_f64(c, carry, order2, n, factor, out, acc);
+}
+template <typename T>
+void lorenzo_pair(const ChunkKernels& k, DenseCursor* c0, DenseCarry* k0, T* out0, DenseCursor* c1,
+                  DenseCarry* k1, T* out1, bool order2, uint32_t n, double factor, bool acc) {
+  if constexpr (std::is_same_v<T, float>)
+    k.dense_lorenzo_pair_f32(c0, k0, out0, c1, k1, out1, order2, n, factor, acc);
+  else
+    k.dense_lorenzo_pair_f64(c0, k0, out0, c1, k1, out1, order2, n, factor, acc);
+}
+
 // Predictors 1 and 2 of float and double values: the kernels' one pass per
 // tile, from the words to the values. Of the 16-bit types: the residuals of a
 // tile into a stack buffer, turned into codes with the carry of the previous
@@ -357,14 +378,9 @@ void decode_values(const DenseView& v, uint32_t len, double factor, T* out, uint
   alignas(32) uint32_t tile[kTile];
   for (uint32_t i = 0; i < len; i += kTile) {
     const uint32_t n = len - i < kTile ? len - i : kTile;  // a tile starts at a multiple of 16
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (kLorenzoKernels<T>) {
       if (!nd) {
-        active_kernels().dense_lorenzo_f32(&src.cursor(), &carry, order2, n, factor, out + i, kAcc);
-        continue;
-      }
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (!nd) {
-        active_kernels().dense_lorenzo_f64(&src.cursor(), &carry, order2, n, factor, out + i, kAcc);
+        lorenzo(active_kernels(), &src.cursor(), &carry, order2, n, factor, out + i, kAcc);
         continue;
       }
     }
@@ -719,21 +735,15 @@ void decompress_dense_chunk(const uint8_t* in, size_t bytes, uint32_t len, doubl
 template <typename T>
 bool decompress_dense_pair(const uint8_t* in0, size_t bytes0, const uint8_t* in1, size_t bytes1,
                            uint32_t len, double factor, T* out0, T* out1, bool accumulate) {
-  constexpr bool kF32 = std::is_same_v<T, float>, kF64 = std::is_same_v<T, double>;
-  if constexpr (kF32 || kF64) {
+  if constexpr (kLorenzoKernels<T>) {
     DenseView v0, v1;
     if (!view_of(in0, bytes0, &v0) || !view_of(in1, bytes1, &v1)) return false;
     const uint8_t order = v0.pred.id;
     if ((order != kDenseOrder1 && order != kDenseOrder2) || v1.pred.id != order) return false;
     RansResiduals s0(v0), s1(v1);
     DenseCarry k0, k1;
-    const ChunkKernels& k = active_kernels();
-    if constexpr (kF32)
-      k.dense_lorenzo_pair_f32(&s0.cursor(), &k0, out0, &s1.cursor(), &k1, out1,
-                               order == kDenseOrder2, len, factor, accumulate);
-    else
-      k.dense_lorenzo_pair_f64(&s0.cursor(), &k0, out0, &s1.cursor(), &k1, out1,
-                               order == kDenseOrder2, len, factor, accumulate);
+    lorenzo_pair(active_kernels(), &s0.cursor(), &k0, out0, &s1.cursor(), &k1, out1,
+                 order == kDenseOrder2, len, factor, accumulate);
     return true;
   }
   return false;

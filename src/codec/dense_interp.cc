@@ -184,11 +184,10 @@ struct DecodeValues {
     src.fill(buf, static_cast<uint32_t>(n));
     next = buf, have = buf + n, left -= n;
   }
-  int32_t at(uint32_t j, int64_t p) {
+  int32_t at(uint32_t, int64_t p) {
     if (next == have) refill();
     int32_t x = 0;
     decode_at(&x, p, *next++);
-    (void)j;
     return x;
   }
   template <int K>
