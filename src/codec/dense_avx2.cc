@@ -652,7 +652,7 @@ void lorenzo_avx2(DenseCursor* cur, DenseCarry* carry, bool order2, uint32_t n, 
 // Two chunks at once: four chains of states in flight instead of two, as long
 // as both have words; then each chunk on its own. (rans_groups' loop written
 // out for two cursors: one loop over arrays of N cursors' states measured
-// slower, the compiler keeping the arrays in memory.)
+// slower, probably for the arrays kept in memory.)
 template <typename T, bool kOrder2, bool kAcc>
 void lorenzo_pair_avx2(DenseCursor* c0, DenseCarry* k0, T* out0, DenseCursor* c1, DenseCarry* k1,
                        T* out1, uint32_t n, double factor) {
