@@ -11,6 +11,7 @@
 // the codes dequantized in double. (The tail block and the 16-bit types: one pass.)
 #include "codec/chunk_codec.h"
 #include "codec/dense.h"
+#include "codec/dense_predict.h"
 #include "codec/dense_interp.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -612,6 +613,9 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_lorenzo_pair_f64_avx2,
                             interp_encode_run_avx2,
                             interp_decode_run_avx2,
+                            dense_sample_histograms_avx2,
+                            dense_code_histogram_avx2,
+                            dense_residual_histogram_avx2,
                             dense_values_avx2_f32,
                             dense_values_avx2_f64};
 

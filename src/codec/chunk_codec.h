@@ -29,6 +29,7 @@ bool make_quantizer_for_quantum(double quantum, Quantizer<T>* qz, double* eb_sin
 struct DenseEncSymbols;
 struct DenseCursor;
 struct DenseCarry;
+struct DensePredictor;
 
 struct ChunkKernels {
   const char* name;
@@ -96,6 +97,15 @@ struct ChunkKernels {
                             bool cubic, uint32_t* r);
   void (*interp_decode_run)(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
                             bool cubic, const uint32_t* r);
+  // The histograms of the dense encoder's estimates (dense_predict.h:
+  // dense_sample_histograms_scalar, dense_code_histogram_scalar,
+  // dense_residual_histogram_scalar; 97 = kDenseEstSymbols)
+  void (*dense_sample_histograms)(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                                  uint32_t (*h)[97]);
+  uint32_t (*dense_code_histogram)(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                   uint32_t every, uint32_t* h);
+  uint32_t (*dense_residual_histogram)(const uint32_t* r, uint32_t len, uint32_t every,
+                                       uint32_t* h);
   // The values of the codes (dense.h: dense_values_scalar)
   void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
   void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);

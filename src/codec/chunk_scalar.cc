@@ -10,6 +10,7 @@
 
 #include "codec/chunk_scalar.h"
 #include "codec/dense.h"
+#include "codec/dense_predict.h"
 #include "codec/dense_interp.h"
 #include "core/config.h"
 
@@ -108,6 +109,9 @@ const ChunkKernels kScalar = {"scalar",
                               dense_lorenzo_pair_f64_scalar,
                               interp_encode_run_scalar,
                               interp_decode_run_scalar,
+                              dense_sample_histograms_scalar,
+                              dense_code_histogram_scalar,
+                              dense_residual_histogram_scalar,
                               dense_values_scalar<float>,
                               dense_values_scalar<double>};
 

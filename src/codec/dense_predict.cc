@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "codec/chunk_codec.h"
 #include "codec/dense.h"
 #include "codec/dense_interp.h"
 #include "codec/format.h"
@@ -47,6 +48,7 @@ uint64_t log2_fix(uint64_t x) {
 }
 
 constexpr uint32_t kEstSymbols = kDenseEstSymbols;
+static_assert(kEstSymbols == 97, "ChunkKernels::dense_sample_histograms (chunk_codec.h) says 97");
 
 }  // namespace
 
@@ -61,31 +63,26 @@ uint64_t dense_estimate_bits(const uint32_t* h, uint32_t total) {
   return bits;
 }
 
-namespace {
-
-// The histograms of the zigzagged residuals of the candidates 1, 2, 3 (and 4
-// with plane) at i = 2, 6, 10, ... (< len), in one pass: the region loops share
-// the loads (the residuals are those of dense_residuals at the same i).
-void sample_histograms(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
-                       uint32_t (*h)[kEstSymbols]) {
+void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                                   uint32_t from, uint32_t to, uint32_t (*h)[kEstSymbols]) {
   const auto put = dense_estimate_put;
   DensePredictor p;
   p.id = plane ? kDenseLorenzo3D : kDenseLorenzo2D, p.row = row, p.plane = plane;
   const Regions g = regions_of(p, len);
-  const uint32_t R = row, P = plane;
-  uint32_t i = 2;
-  for (; i < g.e1; i += kSampleStep) {  // the chunk's first row: n-D = order 1
+  const uint32_t R = row, P = plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
+  uint32_t i = from;
+  for (; i < e1; i += kSampleStep) {  // the chunk's first row: n-D = order 1
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     put(h[0], d1), put(h[1], d1 - d0), put(h[2], d1);
     if (P) put(h[3], d1);
   }
-  for (; i < g.e2; i += kSampleStep) {  // 2-D for 3 and 4
+  for (; i < e2; i += kSampleStep) {  // 2-D for 3 and 4
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
     put(h[0], d1), put(h[1], d1 - d0), put(h[2], two);
     if (P) put(h[3], two);
   }
-  for (; i < len; i += kSampleStep) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
+  for (; i < to; i += kSampleStep) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
     const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
@@ -94,7 +91,50 @@ void sample_histograms(const int32_t* q, uint32_t len, uint32_t row, uint32_t pl
   }
 }
 
-}  // namespace
+void dense_sample_histograms_scalar(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                                    uint32_t (*h)[kEstSymbols]) {
+  dense_sample_histograms_range(q, len, row, plane, 2, len, h);
+}
+
+uint32_t dense_code_histogram_range(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                    uint32_t every, uint32_t from, uint32_t to, uint32_t* h) {
+  const bool lorenzo1d = p.id == kDenseOrder1 || p.id == kDenseOrder2;
+  const Regions g = lorenzo1d ? Regions{len, len} : regions_of(p, len);
+  const uint32_t R = p.row, P = p.plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
+  uint32_t i = from, total = 0;
+  for (; i < e1; i += every, ++total) {
+    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]);
+    dense_estimate_put(h,
+                       p.id == kDenseOrder2 && i >= 2 ? d1 - (u32(q[i - 1]) - u32(q[i - 2])) : d1);
+  }
+  for (; i < e2; i += every, ++total)
+    dense_estimate_put(h, u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1])));
+  for (; i < to; i += every, ++total) {
+    const uint32_t two = u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]);
+    const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
+                          u32(q[i - P - R - 1]);
+    dense_estimate_put(h, u32(q[i]) - (two + back));
+  }
+  return total;
+}
+
+uint32_t dense_code_histogram_scalar(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                     uint32_t every, uint32_t* h) {
+  return dense_code_histogram_range(q, len, p, every, every, len, h);
+}
+
+uint32_t dense_residual_histogram_scalar(const uint32_t* r, uint32_t len, uint32_t every,
+                                         uint32_t* h) {
+  // four tables: runs of one residual (most at loose bounds) do not wait on
+  // each other's increment
+  uint32_t t[4][kEstSymbols] = {};
+  uint32_t i = 0, total = 0;
+  for (; i + 3 * every < len; i += 4 * every, total += 4)
+    for (uint32_t k = 0; k < 4; ++k) dense_estimate_put(t[k], r[i + k * every]);
+  for (; i < len; i += every, ++total) dense_estimate_put(t[0], r[i]);
+  for (uint32_t k = 0; k < kEstSymbols; ++k) h[k] += t[0][k] + t[1][k] + t[2][k] + t[3][k];
+  return total;
+}
 
 size_t dense_predictor_bytes(uint8_t id) {
   return id == kDenseLorenzo2D ? 4 : id == kDenseLorenzo3D ? 8 : id == kDenseInterp ? 12 : 0;
@@ -184,7 +224,7 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
   // n-D candidates: the order-0 entropy of each one's residuals on the sample
   // (what the rANS stage pays; fewer bits wins, the lower id on ties)
   uint32_t h[4][kEstSymbols] = {};
-  sample_histograms(q, len, shape.row, nc == 4 ? shape.plane : 0, h);
+  active_kernels().dense_sample_histograms(q, len, shape.row, nc == 4 ? shape.plane : 0, h);
   const uint32_t total = (len - 2 + kSampleStep - 1) / kSampleStep;  // i = 2, 6, 10, ...
   uint64_t best = ~uint64_t{0};
   int pick = 0;
@@ -197,40 +237,17 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
 
 uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every) {
   if (len == 0) return 0;
-  // four tables: runs of one residual (most at loose bounds) do not wait on
-  // each other's increment
-  uint32_t h[4][kEstSymbols] = {};
-  uint32_t i = 0, total = 0;
-  for (; i + 3 * every < len; i += 4 * every, total += 4)
-    for (uint32_t k = 0; k < 4; ++k) dense_estimate_put(h[k], r[i + k * every]);
-  for (; i < len; i += every, ++total) dense_estimate_put(h[0], r[i]);
-  for (uint32_t k = 0; k < kEstSymbols; ++k) h[0][k] += h[1][k] + h[2][k] + h[3][k];
-  return dense_estimate_bits(h[0], total);
+  uint32_t h[kEstSymbols] = {};
+  const uint32_t total = active_kernels().dense_residual_histogram(r, len, every, h);
+  return dense_estimate_bits(h, total);
 }
 
 uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t every) {
   if (len == 0) return 0;
-  // the residuals of dense_residuals at i = 0, every, 2 every, ..., region by region
+  // the residuals of dense_residuals at i = 0, every, 2 every, ...
   uint32_t h[kEstSymbols] = {};
-  uint32_t total = 1;
   dense_estimate_put(h, u32(q[0]));
-  const bool lorenzo1d = p.id == kDenseOrder1 || p.id == kDenseOrder2;
-  const Regions g = lorenzo1d ? Regions{len, len} : regions_of(p, len);
-  const uint32_t R = p.row, P = p.plane;
-  uint32_t i = every;
-  for (; i < g.e1; i += every, ++total) {
-    const uint32_t d1 = u32(q[i]) - u32(q[i - 1]);
-    dense_estimate_put(h,
-                       p.id == kDenseOrder2 && i >= 2 ? d1 - (u32(q[i - 1]) - u32(q[i - 2])) : d1);
-  }
-  for (; i < g.e2; i += every, ++total)
-    dense_estimate_put(h, u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1])));
-  for (; i < len; i += every, ++total) {
-    const uint32_t two = u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]);
-    const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
-                          u32(q[i - P - R - 1]);
-    dense_estimate_put(h, u32(q[i]) - (two + back));
-  }
+  const uint32_t total = 1 + active_kernels().dense_code_histogram(q, len, p, every, h);
   return dense_estimate_bits(h, total);
 }
 

@@ -85,6 +85,32 @@ uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every);
 // computing the others: dense_residual_bits of them, to the bit.
 uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t every);
 
+// The kernels behind the estimates (ChunkKernels: the AVX2 versions, in
+// dense_estimate_avx2.cc, give the same counts). Each adds to its histograms:
+// - choose_dense_predictor's, of the candidates 1, 2, 3 (and 4 with plane) at
+//   i = 2, 6, 10, ... (< len): h[0..2], and h[3] with plane;
+// - dense_code_bits', of p's residuals at i = every, 2 every, ... (< len),
+//   returning how many;
+// - dense_residual_bits', of r[0], r[every], ... (< len), returning how many.
+void dense_sample_histograms_scalar(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                                    uint32_t (*h)[kDenseEstSymbols]);
+void dense_sample_histograms_avx2(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                                  uint32_t (*h)[kDenseEstSymbols]);
+uint32_t dense_code_histogram_scalar(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                     uint32_t every, uint32_t* h);
+uint32_t dense_code_histogram_avx2(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                   uint32_t every, uint32_t* h);
+uint32_t dense_residual_histogram_scalar(const uint32_t* r, uint32_t len, uint32_t every,
+                                         uint32_t* h);
+uint32_t dense_residual_histogram_avx2(const uint32_t* r, uint32_t len, uint32_t every,
+                                       uint32_t* h);
+// The scalar loops over the samples in [from, to) only (from in the
+// progression: 2 mod 4, a multiple of every): the AVX2 kernels' tails.
+void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
+                                   uint32_t from, uint32_t to, uint32_t (*h)[kDenseEstSymbols]);
+uint32_t dense_code_histogram_range(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                    uint32_t every, uint32_t from, uint32_t to, uint32_t* h);
+
 // r[i] = q[i] - p(i) (u32, modulo 2^32) for i in [0, len).
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r);
 // The inverse, in place: residuals -> codes. Any row/plane reads only [0, len).

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/chunk_codec.h"
 #include "codec/dense.h"
 #include "codec/dense_interp.h"
 #include "codec/dense_predict.h"
@@ -169,6 +170,67 @@ TEST(DenseNd, ResidualsInvertForAnyStrides) {
 
 // A separable field q = f(y) + g(x) has 2-D Lorenzo residuals 0 off the first
 // row (and the row starts), so the estimate must take it; in 3-D likewise.
+// Codes whose differences are small (loose bounds), spread (tight ones) or
+// anything at all (wrapping differences, the widest bins), in runs.
+std::vector<int32_t> estimate_codes(zt::Rng& r, uint32_t len) {
+  std::vector<int32_t> q(len);
+  int32_t v = static_cast<int32_t>(r.below(1000));
+  for (uint32_t i = 0; i < len;) {
+    const uint32_t run = 1 + static_cast<uint32_t>(r.below(300)), kind = r.below(3);
+    for (uint32_t k = 0; k < run && i < len; ++k, ++i) {
+      if (kind == 0) v += static_cast<int32_t>(r.below(5)) - 2;
+      if (kind == 1) v += static_cast<int32_t>(r.below(1u << 14)) - (1 << 13);
+      if (kind == 2) v = static_cast<int32_t>(static_cast<uint32_t>(r.next()));
+      q[i] = v;
+    }
+  }
+  return q;
+}
+
+// The estimates' histograms (ChunkKernels::dense_sample_histograms and the
+// others): the AVX2 kernels count what the scalar ones count, for any length,
+// strides (rows and planes longer than the chunk too), sampling step and
+// residuals up to the widest bins.
+TEST(DenseNd, EstimateHistogramsScalarVsAvx2) {
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
+#if defined(__x86_64__) || defined(__i386__)
+  if (k && !__builtin_cpu_supports("avx2")) k = nullptr;
+#endif
+  if (!k) GTEST_SKIP() << "no AVX2 kernels here";
+  constexpr uint32_t kB = zcoll::kDenseEstSymbols;
+  zt::Rng r(97);
+  for (int t = 0; t < 300; ++t) {
+    const uint32_t len = t < 40 ? static_cast<uint32_t>(t) : 1 + r.below(t % 10 ? 4000 : 70000);
+    const std::vector<int32_t> q = estimate_codes(r, len);
+    const uint32_t row = 1 + r.below(t % 3 ? 300 : 2 * len + 2);
+    const uint32_t plane = r.coin() ? 0 : row * (2 + r.below(20));
+    if (len >= 3 && row < len) {
+      uint32_t hs[4][kB] = {}, hv[4][kB] = {};
+      sc.dense_sample_histograms(q.data(), len, row, plane, hs);
+      k->dense_sample_histograms(q.data(), len, row, plane, hv);
+      for (int c = 0; c < 4; ++c)
+        for (uint32_t b = 0; b < kB; ++b)
+          ASSERT_EQ(hs[c][b], hv[c][b]) << "len " << len << " row " << row << " plane " << plane
+                                        << " candidate " << c << " bin " << b;
+    }
+    for (uint32_t every : {1u, 2u, 3u, 4u}) {
+      zcoll::DensePredictor p;
+      p.id = static_cast<uint8_t>(1 + r.below(4));
+      p.row = row, p.plane = std::max(plane, row + 1);
+      uint32_t cs[kB] = {}, cv[kB] = {};
+      ASSERT_EQ(sc.dense_code_histogram(q.data(), len, p, every, cs),
+                k->dense_code_histogram(q.data(), len, p, every, cv));
+      ASSERT_EQ(0, std::memcmp(cs, cv, sizeof cs)) << "len " << len << " id " << int(p.id);
+      const auto* res = reinterpret_cast<const uint32_t*>(q.data());
+      uint32_t rs[kB] = {}, rv[kB] = {};
+      ASSERT_EQ(sc.dense_residual_histogram(res, len, every, rs),
+                k->dense_residual_histogram(res, len, every, rv));
+      ASSERT_EQ(0, std::memcmp(rs, rv, sizeof rs)) << "len " << len << " every " << every;
+    }
+  }
+}
+
 TEST(DenseNd, ChooserTakesTheNdPredictorWhereItIsExact) {
   const uint32_t nx = 100, ny = 50, nz = 6;
   std::vector<int32_t> q(nx * ny * nz);
