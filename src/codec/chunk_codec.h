@@ -106,6 +106,9 @@ struct ChunkKernels {
                                    uint32_t every, uint32_t* h);
   uint32_t (*dense_residual_histogram)(const uint32_t* r, uint32_t len, uint32_t every,
                                        uint32_t* h);
+  // The residuals of predictors 1 to 4 (dense_predict.h: dense_lorenzo_residuals_scalar)
+  void (*dense_lorenzo_residuals)(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                  uint32_t* r);
   // The values of the codes (dense.h: dense_values_scalar)
   void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
   void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);

@@ -252,22 +252,31 @@ uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p
 }
 
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r) {
-  if (len == 0) return;
-  r[0] = u32(q[0]);
+  active_kernels().dense_lorenzo_residuals(q, len, p, r);
+}
+
+void dense_lorenzo_residuals_scalar(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                    uint32_t* r) {
+  dense_lorenzo_residuals_range(q, len, p, 0, len, r);
+}
+
+void dense_lorenzo_residuals_range(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                   uint32_t from, uint32_t to, uint32_t* r) {
+  uint32_t i = from;
+  if (i == 0 && to > 0) r[0] = u32(q[0]), i = 1;
   if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
-    if (len > 1) r[1] = u32(q[1]) - u32(q[0]);
+    if (i == 1 && to > 1) r[1] = u32(q[1]) - u32(q[0]), i = 2;
     if (p.id == kDenseOrder1)
-      for (uint32_t i = 2; i < len; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
+      for (; i < to; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
     else
-      for (uint32_t i = 2; i < len; ++i) r[i] = u32(q[i]) - (2 * u32(q[i - 1]) - u32(q[i - 2]));
+      for (; i < to; ++i) r[i] = u32(q[i]) - (2 * u32(q[i - 1]) - u32(q[i - 2]));
     return;
   }
   const Regions g = regions_of(p, len);
-  const uint32_t R = p.row, P = p.plane;
-  for (uint32_t i = 1; i < g.e1; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
-  for (uint32_t i = g.e1; i < g.e2; ++i)
-    r[i] = u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]));
-  for (uint32_t i = g.e2; i < len; ++i) {
+  const uint32_t R = p.row, P = p.plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
+  for (; i < e1; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
+  for (; i < e2; ++i) r[i] = u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]));
+  for (; i < to; ++i) {
     const uint32_t two = u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]);
     const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
                           u32(q[i - P - R - 1]);

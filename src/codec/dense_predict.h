@@ -86,7 +86,7 @@ uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every);
 uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t every);
 
 // The kernels behind the estimates (ChunkKernels: the AVX2 versions, in
-// dense_estimate_avx2.cc, give the same counts). Each adds to its histograms:
+// dense_predict_avx2.cc, give the same counts). Each adds to its histograms:
 // - choose_dense_predictor's, of the candidates 1, 2, 3 (and 4 with plane) at
 //   i = 2, 6, 10, ... (< len): h[0..2], and h[3] with plane;
 // - dense_code_bits', of p's residuals at i = every, 2 every, ... (< len),
@@ -104,14 +104,22 @@ uint32_t dense_residual_histogram_scalar(const uint32_t* r, uint32_t len, uint32
                                          uint32_t* h);
 uint32_t dense_residual_histogram_avx2(const uint32_t* r, uint32_t len, uint32_t every,
                                        uint32_t* h);
-// The scalar loops over the samples in [from, to) only (from in the
-// progression: 2 mod 4, a multiple of every): the AVX2 kernels' tails.
+// dense_residuals' kernels (ChunkKernels::dense_lorenzo_residuals; predictors 1 to 4).
+void dense_lorenzo_residuals_scalar(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                    uint32_t* r);
+void dense_lorenzo_residuals_avx2(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                  uint32_t* r);
+// The scalar loops over [from, to) only, the AVX2 kernels' tails: the
+// residuals r[from, to) of a chunk of len codes, and the samples in [from, to)
+// of the histograms (from in their progression: 2 mod 4, a multiple of every).
+void dense_lorenzo_residuals_range(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                   uint32_t from, uint32_t to, uint32_t* r);
 void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,
                                    uint32_t from, uint32_t to, uint32_t (*h)[kDenseEstSymbols]);
 uint32_t dense_code_histogram_range(const int32_t* q, uint32_t len, const DensePredictor& p,
                                     uint32_t every, uint32_t from, uint32_t to, uint32_t* h);
 
-// r[i] = q[i] - p(i) (u32, modulo 2^32) for i in [0, len).
+// r[i] = q[i] - p(i) (u32, modulo 2^32) for i in [0, len) (the active kernel).
 void dense_residuals(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t* r);
 // The inverse, in place: residuals -> codes. Any row/plane reads only [0, len).
 void dense_unpredict(uint32_t* rq, uint32_t len, const DensePredictor& p);

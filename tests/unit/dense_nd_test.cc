@@ -187,11 +187,11 @@ std::vector<int32_t> estimate_codes(zt::Rng& r, uint32_t len) {
   return q;
 }
 
-// The estimates' histograms (ChunkKernels::dense_sample_histograms and the
-// others): the AVX2 kernels count what the scalar ones count, for any length,
-// strides (rows and planes longer than the chunk too), sampling step and
-// residuals up to the widest bins.
-TEST(DenseNd, EstimateHistogramsScalarVsAvx2) {
+// The predictors' kernels (ChunkKernels::dense_lorenzo_residuals and the
+// estimates' histograms): the AVX2 ones give the residuals and count what the
+// scalar ones give and count, for any length, strides (rows and planes longer
+// than the chunk too), sampling step and residuals up to the widest bins.
+TEST(DenseNd, PredictKernelsScalarVsAvx2) {
   const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
   const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
 #if defined(__x86_64__) || defined(__i386__)
@@ -218,6 +218,10 @@ TEST(DenseNd, EstimateHistogramsScalarVsAvx2) {
       zcoll::DensePredictor p;
       p.id = static_cast<uint8_t>(1 + r.below(4));
       p.row = row, p.plane = std::max(plane, row + 1);
+      std::vector<uint32_t> ress(len, 7), resv(len, 7);
+      sc.dense_lorenzo_residuals(q.data(), len, p, ress.data());
+      k->dense_lorenzo_residuals(q.data(), len, p, resv.data());
+      ASSERT_EQ(ress, resv) << "len " << len << " id " << int(p.id) << " row " << p.row;
       uint32_t cs[kB] = {}, cv[kB] = {};
       ASSERT_EQ(sc.dense_code_histogram(q.data(), len, p, every, cs),
                 k->dense_code_histogram(q.data(), len, p, every, cv));

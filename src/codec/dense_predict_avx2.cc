@@ -1,6 +1,8 @@
-// dense_estimate_avx2.cc — the histograms behind the dense encoder's choices
-// (dense_predict.h: dense_sample_histograms_scalar, dense_code_histogram_scalar,
-// dense_residual_histogram_scalar) in AVX2, the same counts.
+// dense_predict_avx2.cc — the Lorenzo predictors' residuals in AVX2, eight
+// positions at a time (dense_predict.h: the scalar kernels' counterparts, the
+// same results): the encoder's residual pass of predictors 1 to 4
+// (dense_lorenzo_residuals) and the histograms behind its choices
+// (dense_sample_histograms, dense_code_histogram, dense_residual_histogram).
 //
 // The scalar estimate spends most of its time on each sample's bin: a
 // zigzag, a compare and, for a residual of 64 or more, a bit scan behind a
@@ -8,7 +10,7 @@
 // the residuals of eight consecutive positions (loads at the predictor's
 // offsets), the sampled lanes packed into one vector (every 2nd or 4th
 // position), their bins, then eight increments. A bin of a wide residual is
-// the exponent of a float (floor_log2 below); the increments rotate over four
+// the exponent of a float (bins_of below); the increments rotate over four
 // tables so that a run of one bin (most residuals at loose bounds) is not one
 // chain of increments of one counter.
 #include "codec/dense_predict.h"
@@ -193,6 +195,46 @@ uint32_t dense_code_histogram_avx2(const int32_t* q, uint32_t len, const DensePr
   }
   t.sum_into(h);
   return total;
+}
+
+namespace {
+
+// r[i..end) of one region with the formula kK, eight at a time; returns where
+// the scalar loop takes over.
+template <Kind kK>
+uint32_t residual_region(const int32_t* q, uint32_t i, uint32_t end, uint32_t R, uint32_t P,
+                         uint32_t* r) {
+  for (; i + 8 <= end; i += 8)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + i), residuals8<kK>(q, i, R, P));
+  return i;
+}
+
+}  // namespace
+
+void dense_lorenzo_residuals_avx2(const int32_t* q, uint32_t len, const DensePredictor& p,
+                                  uint32_t* r) {
+  const uint32_t R = p.row, P = p.plane;
+  if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
+    dense_lorenzo_residuals_range(q, len, p, 0, std::min(len, 2u), r);
+    if (len <= 2) return;
+    const uint32_t i = p.id == kDenseOrder1 ? residual_region<kOrder1>(q, 2, len, R, P, r)
+                                            : residual_region<kOrder2>(q, 2, len, R, P, r);
+    dense_lorenzo_residuals_range(q, len, p, i, len, r);
+    return;
+  }
+  const uint32_t e1 = static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{R} + 1));
+  const uint32_t e2 = p.id == kDenseLorenzo3D
+                          ? static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{P} + R + 1))
+                          : len;
+  dense_lorenzo_residuals_range(q, len, p, 0, std::min(len, 1u), r);
+  uint32_t i = residual_region<kOrder1>(q, 1, e1, R, P, r);
+  dense_lorenzo_residuals_range(q, len, p, i, e1, r);
+  i = residual_region<k2D>(q, e1, e2, R, P, r);
+  dense_lorenzo_residuals_range(q, len, p, i, e2, r);
+  if (p.id == kDenseLorenzo3D) {
+    i = residual_region<k3D>(q, e2, len, R, P, r);
+    dense_lorenzo_residuals_range(q, len, p, i, len, r);
+  }
 }
 
 uint32_t dense_residual_histogram_avx2(const uint32_t* r, uint32_t len, uint32_t every,
