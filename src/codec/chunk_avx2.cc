@@ -617,6 +617,7 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_code_histogram_avx2,
                             dense_residual_histogram_avx2,
                             dense_lorenzo_residuals_avx2,
+                            dense_unpredict_range_avx2,
                             dense_values_avx2_f32,
                             dense_values_avx2_f64};
 

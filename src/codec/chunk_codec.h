@@ -109,6 +109,9 @@ struct ChunkKernels {
   // The residuals of predictors 1 to 4 (dense_predict.h: dense_lorenzo_residuals_scalar)
   void (*dense_lorenzo_residuals)(const int32_t* q, uint32_t len, const DensePredictor& p,
                                   uint32_t* r);
+  // Their inverse, in place, on [from, to) of a chunk (dense_predict.h:
+  // dense_unpredict_range_scalar)
+  void (*dense_unpredict_range)(uint32_t* rq, uint32_t from, uint32_t to, const DensePredictor& p);
   // The values of the codes (dense.h: dense_values_scalar)
   void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
   void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);

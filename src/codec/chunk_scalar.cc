@@ -113,6 +113,7 @@ const ChunkKernels kScalar = {"scalar",
                               dense_code_histogram_scalar,
                               dense_residual_histogram_scalar,
                               dense_lorenzo_residuals_scalar,
+                              dense_unpredict_range_scalar,
                               dense_values_scalar<float>,
                               dense_values_scalar<double>};
 

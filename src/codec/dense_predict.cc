@@ -289,6 +289,11 @@ void dense_unpredict(uint32_t* q, uint32_t len, const DensePredictor& p) {
 }
 
 void dense_unpredict_range(uint32_t* q, uint32_t from, uint32_t to, const DensePredictor& p) {
+  active_kernels().dense_unpredict_range(q, from, to, p);
+}
+
+void dense_unpredict_range_scalar(uint32_t* q, uint32_t from, uint32_t to,
+                                  const DensePredictor& p) {
   uint32_t i = from ? from : 1;  // q[0] is its own residual
   if (p.id == kDenseOrder1 || p.id == kDenseOrder2) {
     if (i == 1 && to > 1) q[1] += q[0], i = 2;

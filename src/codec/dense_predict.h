@@ -109,6 +109,10 @@ void dense_lorenzo_residuals_scalar(const int32_t* q, uint32_t len, const DenseP
                                     uint32_t* r);
 void dense_lorenzo_residuals_avx2(const int32_t* q, uint32_t len, const DensePredictor& p,
                                   uint32_t* r);
+// dense_unpredict_range's kernels (ChunkKernels::dense_unpredict_range).
+void dense_unpredict_range_scalar(uint32_t* rq, uint32_t from, uint32_t to,
+                                  const DensePredictor& p);
+void dense_unpredict_range_avx2(uint32_t* rq, uint32_t from, uint32_t to, const DensePredictor& p);
 // The scalar loops over [from, to) only, the AVX2 kernels' tails: the
 // residuals r[from, to) of a chunk of len codes, and the samples in [from, to)
 // of the histograms (from in their progression: 2 mod 4, a multiple of every).

@@ -1,7 +1,8 @@
 // dense_predict_avx2.cc — the Lorenzo predictors' residuals in AVX2, eight
 // positions at a time (dense_predict.h: the scalar kernels' counterparts, the
 // same results): the encoder's residual pass of predictors 1 to 4
-// (dense_lorenzo_residuals) and the histograms behind its choices
+// (dense_lorenzo_residuals), the decoder's inverse of predictors 3 and 4
+// (dense_unpredict_range) and the histograms behind its choices
 // (dense_sample_histograms, dense_code_histogram, dense_residual_histogram).
 //
 // The scalar estimate spends most of its time on each sample's bin: a
@@ -234,6 +235,66 @@ void dense_lorenzo_residuals_avx2(const int32_t* q, uint32_t len, const DensePre
   if (p.id == kDenseLorenzo3D) {
     i = residual_region<k3D>(q, e2, len, R, P, r);
     dense_lorenzo_residuals_range(q, len, p, i, len, r);
+  }
+}
+
+namespace {
+
+// t[0..7] + carry (all lanes), inclusive prefix sums: in each 128-bit half,
+// then the low half's total into the high one.
+inline __m256i prefix8(__m256i t, __m256i carry) {
+  t = _mm256_add_epi32(t, _mm256_slli_si256(t, 4));
+  t = _mm256_add_epi32(t, _mm256_slli_si256(t, 8));
+  const __m256i low_total =
+      _mm256_permutevar8x32_epi32(t, _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3));
+  t = _mm256_add_epi32(t, _mm256_blend_epi32(_mm256_setzero_si256(), low_total, 0xF0));
+  return _mm256_add_epi32(t, carry);
+}
+
+// The codes of region [i, end) of a 2-D (kK = k2D) or 3-D chunk, in place,
+// eight at a time: q[i] = q[i - 1] + (r[i] + the terms of earlier rows and
+// planes), a prefix sum once those terms are added (R >= 8: they lie before
+// the eight). Returns where the scalar loop takes over.
+template <Kind kK>
+uint32_t unpredict_region(uint32_t* q, uint32_t i, uint32_t end, uint32_t R, uint32_t P) {
+  if (i + 8 > end) return i;
+  const auto* c = reinterpret_cast<const int32_t*>(q);
+  __m256i carry = _mm256_set1_epi32(static_cast<int32_t>(q[i - 1]));
+  for (; i + 8 <= end; i += 8) {
+    const int32_t* at = c + i;
+    __m256i t = _mm256_add_epi32(load8(at), _mm256_sub_epi32(load8(at - R), load8(at - R - 1)));
+    if (kK == k3D)
+      t = _mm256_add_epi32(
+          t, _mm256_add_epi32(_mm256_sub_epi32(load8(at - P), load8(at - P - 1)),
+                              _mm256_sub_epi32(load8(at - P - R - 1), load8(at - P - R))));
+    const __m256i codes = prefix8(t, carry);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), codes);
+    carry = _mm256_permutevar8x32_epi32(codes, _mm256_set1_epi32(7));
+  }
+  return i;
+}
+
+}  // namespace
+
+void dense_unpredict_range_avx2(uint32_t* q, uint32_t from, uint32_t to, const DensePredictor& p) {
+  if ((p.id != kDenseLorenzo2D && p.id != kDenseLorenzo3D) || p.row < 8)
+    return dense_unpredict_range_scalar(q, from, to, p);
+  const uint32_t R = p.row, P = p.plane;
+  const uint32_t e1 = static_cast<uint32_t>(std::min<uint64_t>(to, uint64_t{R} + 1));
+  const uint32_t e2 = p.id == kDenseLorenzo3D
+                          ? static_cast<uint32_t>(std::min<uint64_t>(to, uint64_t{P} + R + 1))
+                          : to;
+  // the chunk's first row (order 1) as the scalar kernel does it
+  uint32_t i = std::max(from, e1);
+  if (from < e1) dense_unpredict_range_scalar(q, from, e1, p);
+  if (i < e2) {
+    const uint32_t v = unpredict_region<k2D>(q, i, e2, R, P);
+    dense_unpredict_range_scalar(q, v, e2, p);
+    i = e2;
+  }
+  if (p.id == kDenseLorenzo3D && i < to) {
+    const uint32_t v = unpredict_region<k3D>(q, i, to, R, P);
+    dense_unpredict_range_scalar(q, v, to, p);
   }
 }
 

@@ -222,6 +222,16 @@ TEST(DenseNd, PredictKernelsScalarVsAvx2) {
       sc.dense_lorenzo_residuals(q.data(), len, p, ress.data());
       k->dense_lorenzo_residuals(q.data(), len, p, resv.data());
       ASSERT_EQ(ress, resv) << "len " << len << " id " << int(p.id) << " row " << p.row;
+      // and back, in tiles of random length (the decoder's), to the codes
+      std::vector<uint32_t> back_s = ress, back_v = ress;
+      for (uint32_t from = 0; from < len;) {
+        const uint32_t to = std::min<uint32_t>(len, from + 1 + r.below(3000));
+        sc.dense_unpredict_range(back_s.data(), from, to, p);
+        k->dense_unpredict_range(back_v.data(), from, to, p);
+        from = to;
+      }
+      ASSERT_EQ(back_s, back_v) << "len " << len << " id " << int(p.id) << " row " << p.row;
+      ASSERT_EQ(0, len ? std::memcmp(back_v.data(), q.data(), 4 * size_t{len}) : 0);
       uint32_t cs[kB] = {}, cv[kB] = {};
       ASSERT_EQ(sc.dense_code_histogram(q.data(), len, p, every, cs),
                 k->dense_code_histogram(q.data(), len, p, every, cv));
