@@ -586,10 +586,12 @@ enum class Interp {
 // as a chunk of their own: linear, cubic and the code-domain predictor (which
 // is better depends on the reconstructions, not only on the values). Where the
 // code domain needs under 4/5 of interpolation's bits there, the chunk is coded
-// in the code domain and nothing more is spent on predictor 5 (the 3-D fields
-// here); where interpolation needs under 3/5 of the code domain's, it codes the
-// chunk; in between both are estimated on the whole chunk (every other
-// residual, the code domain on ties). Predictor 5 only if every value's
+// in the code domain and nothing more is spent on predictor 5; where
+// interpolation needs under 3/5 of the code domain's, it codes the chunk; in
+// between both are estimated on the whole chunk (every other residual, the
+// code domain with the trial's predictor and on ties; the code-domain
+// predictor is chosen again on the whole chunk only where it wins: on
+// shared/data the two choices never differ). Predictor 5 only if every value's
 // reconstruction is within the bound. (The thresholds: no chunk of shared/data
 // decided by them alone goes the other way on the whole chunk.)
 template <typename T>
@@ -608,8 +610,8 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
   if (!quantize_values(k, x + at, n, qz, s.codes.data()) ||
       !quantize_values(k, x + at, n, fq, s.fine.data()))
     return Interp::kTakeCodes;
-  const uint64_t code_trial = dense_code_bits(
-      s.codes.data(), n, code_domain_predictor(s.codes.data(), n, shape), kTrialEvery);
+  const DensePredictor code_pred = code_domain_predictor(s.codes.data(), n, shape);
+  const uint64_t code_trial = dense_code_bits(s.codes.data(), n, code_pred, kTrialEvery);
   uint64_t trial[2];
   for (const bool cubic : {false, true}) {
     g.cubic = cubic;
@@ -624,10 +626,11 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
   interp_residuals(s.fine.data(), len, g, s.res.data());
   if (5 * best >= 3 * code_trial) {  // not clear: both on the whole chunk
     if (!quantize_values(k, x, len, qz, s.codes.data())) return Interp::kTakeCodes;
-    *pred = code_domain_predictor(s.codes.data(), len, shape);
     if (dense_residual_bits(s.res.data(), len, kTrialEvery) >=
-        dense_code_bits(s.codes.data(), len, *pred, kTrialEvery))
+        dense_code_bits(s.codes.data(), len, code_pred, kTrialEvery)) {
+      *pred = code_domain_predictor(s.codes.data(), len, shape);
       return Interp::kCodesReady;
+    }
   }
   if (!interp_within_bound(x, s.fine.data(), len, qz)) return Interp::kTakeCodes;
   *pred = interp_predictor_of(g);
