@@ -591,7 +591,8 @@ enum class Interp {
 // between both are estimated on the whole chunk (every other residual, the
 // code domain with the trial's predictor and on ties; the code-domain
 // predictor is chosen again on the whole chunk only where it wins: on
-// shared/data the two choices never differ). Predictor 5 only if every value's
+// shared/data no chunk is decided otherwise than by the whole chunk's own
+// choice: the streams are the same). Predictor 5 only if every value's
 // reconstruction is within the bound. (The thresholds: no chunk of shared/data
 // decided by them alone goes the other way on the whole chunk.)
 template <typename T>
