@@ -589,13 +589,13 @@ enum class Interp {
 // in the code domain and nothing more is spent on predictor 5; where
 // interpolation needs fewer bits, it codes the chunk (the trial, shorter than
 // the chunk along its slow dims, favours the code domain); in between both are
-// estimated on the whole chunk (every other residual, the code domain with
+// estimated on the whole chunk in 2-D and 3-D (in 1-D the trial decides) (every other residual, the code domain with
 // the trial's predictor and on ties; the code-domain predictor is chosen
 // again on the whole chunk only where it wins). Predictor 5 only if every
 // value's reconstruction is within the bound. (The thresholds, on shared/data:
 // the chunks that the trial decides alone would take at most 0.5% more bits
 // each by the whole-chunk estimates, 0.01% per field; the lower threshold was
-// 3/5, and a trial that decides every chunk alone costs one field 13%.)
+// 3/5, and a trial that decides every 3-D chunk alone costs one field 13%.)
 template <typename T>
 Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
                      DensePredictor* pred) {
@@ -623,7 +623,8 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
   }
   g.cubic = trial[1] < trial[0];
   const uint64_t best = trial[g.cubic];
-  if (4 * best >= 5 * code_trial) return Interp::kTakeCodes;
+  // (a 1-D trial is the chunk's dim, shorter: it decides alone)
+  if (4 * best >= 5 * code_trial || (g.ndim == 1 && best >= code_trial)) return Interp::kTakeCodes;
   if (!quantize_values(k, x, len, fq, s.fine.data())) return Interp::kTakeCodes;
   interp_residuals(s.fine.data(), len, g, s.res.data());
   if (best >= code_trial) {  // not clear: both on the whole chunk
