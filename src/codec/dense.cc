@@ -592,10 +592,12 @@ enum class Interp {
 // estimated on the whole chunk in 2-D and 3-D (in 1-D the trial decides) (every other residual, the code domain with
 // the trial's predictor and on ties; the code-domain predictor is chosen
 // again on the whole chunk only where it wins). Predictor 5 only if every
-// value's reconstruction is within the bound. (The thresholds, on shared/data:
-// the chunks that the trial decides alone would take at most 0.5% more bits
-// each by the whole-chunk estimates, 0.01% per field; the lower threshold was
-// 3/5, and a trial that decides every 3-D chunk alone costs one field 13%.)
+// value's reconstruction is within the bound. (The thresholds, on shared/data,
+// by the whole-chunk estimates: what the trial decides alone costs a field at
+// most 0.06% (one small chunk 24%); the lower threshold was 3/5, and a trial
+// that decides every 2-D and 3-D chunk alone costs a field up to 1.4%, one
+// bound of a field 13%. A block of the chunk's shape as the trial decides no
+// better: docs/reports/2026-11-29-codec-frontier-5.md.)
 template <typename T>
 Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const DenseShape& shape,
                      DensePredictor* pred) {
