@@ -618,6 +618,8 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_residual_histogram_avx2,
                             dense_lorenzo_residuals_avx2,
                             dense_unpredict_range_avx2,
+                            interp_within_bound_f32_avx2,
+                            interp_within_bound_f64_avx2,
                             dense_values_avx2_f32,
                             dense_values_avx2_f64};
 

@@ -112,6 +112,11 @@ struct ChunkKernels {
   // Their inverse, in place, on [from, to) of a chunk (dense_predict.h:
   // dense_unpredict_range_scalar)
   void (*dense_unpredict_range)(uint32_t* rq, uint32_t from, uint32_t to, const DensePredictor& p);
+  // Predictor 5's bound check (dense_interp.h: interp_within_bound_scalar)
+  bool (*interp_within_bound_f32)(const float* x, const int32_t* v, uint32_t len,
+                                  const Quantizer<float>& qz);
+  bool (*interp_within_bound_f64)(const double* x, const int32_t* v, uint32_t len,
+                                  const Quantizer<double>& qz);
   // The values of the codes (dense.h: dense_values_scalar)
   void (*dense_values_f32)(const uint32_t* q, uint32_t n, double factor, float* out, bool acc);
   void (*dense_values_f64)(const uint32_t* q, uint32_t n, double factor, double* out, bool acc);

@@ -114,6 +114,8 @@ const ChunkKernels kScalar = {"scalar",
                               dense_residual_histogram_scalar,
                               dense_lorenzo_residuals_scalar,
                               dense_unpredict_range_scalar,
+                              interp_within_bound_scalar<float>,
+                              interp_within_bound_scalar<double>,
                               dense_values_scalar<float>,
                               dense_values_scalar<double>};
 

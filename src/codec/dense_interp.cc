@@ -5,6 +5,7 @@
 #include "codec/dense_interp.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "codec/chunk_codec.h"
 #include "codec/dense_interp_step.h"
@@ -219,7 +220,8 @@ void interp_decode_run_scalar(int32_t* v, uint32_t, uint32_t from, uint32_t coun
 }
 
 template <typename T>
-bool interp_within_bound(const T* x, const int32_t* v, uint32_t len, const Quantizer<T>& qz) {
+bool interp_within_bound_scalar(const T* x, const int32_t* v, uint32_t len,
+                                const Quantizer<T>& qz) {
   using V = ValueTraits<T>;
   const double fine = qz.quantum * (1.0 / kInterpFine);
   const auto eb = qz.eb_check;
@@ -230,6 +232,21 @@ bool interp_within_bound(const T* x, const int32_t* v, uint32_t len, const Quant
   }
   return bad == 0;
 }
+
+template <typename T>
+bool interp_within_bound(const T* x, const int32_t* v, uint32_t len, const Quantizer<T>& qz) {
+  if constexpr (std::is_same_v<T, float>)
+    return active_kernels().interp_within_bound_f32(x, v, len, qz);
+  else if constexpr (std::is_same_v<T, double>)
+    return active_kernels().interp_within_bound_f64(x, v, len, qz);
+  else
+    return interp_within_bound_scalar(x, v, len, qz);
+}
+
+template bool interp_within_bound_scalar<float>(const float*, const int32_t*, uint32_t,
+                                                const Quantizer<float>&);
+template bool interp_within_bound_scalar<double>(const double*, const int32_t*, uint32_t,
+                                                 const Quantizer<double>&);
 
 void interp_decode(const InterpGrid& g, uint32_t len, InterpResidualSource& src, int32_t* v) {
   DecodeValues vis{src, len, len, {}};

@@ -72,6 +72,14 @@ void interp_residuals(int32_t* v, uint32_t len, const InterpGrid& g, uint32_t* r
 // another predictor (as rare as the fast codec's second bin, §7).
 template <typename T>
 bool interp_within_bound(const T* x, const int32_t* v, uint32_t len, const Quantizer<T>& qz);
+// Its kernels for float and double (ChunkKernels::interp_within_bound_f32,
+// _f64; the scalar one is every type's): the same answer.
+template <typename T>
+bool interp_within_bound_scalar(const T* x, const int32_t* v, uint32_t len, const Quantizer<T>& qz);
+bool interp_within_bound_f32_avx2(const float* x, const int32_t* v, uint32_t len,
+                                  const Quantizer<float>& qz);
+bool interp_within_bound_f64_avx2(const double* x, const int32_t* v, uint32_t len,
+                                  const Quantizer<double>& qz);
 
 // Decoder: the fine codes v[0, len) of the residuals that next() returns in
 // the traversal's order (u32 arithmetic modulo 2^32: any residuals decode).

@@ -147,6 +147,44 @@ void decode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_
 
 }  // namespace
 
+// interp_within_bound: the reconstructions (codes times the fine step, rounded
+// to T) and the test !(|x - x'| < eb) as the scalar loop computes them (the
+// conversions round to nearest, as the casts do; a NaN fails both).
+bool interp_within_bound_f32_avx2(const float* x, const int32_t* v, uint32_t len,
+                                  const Quantizer<float>& qz) {
+  const __m256d fine = _mm256_set1_pd(qz.quantum * (1.0 / kInterpFine));
+  const __m256 eb = _mm256_set1_ps(qz.eb_check);
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  __m256 bad = _mm256_setzero_ps();
+  uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    const auto* w = reinterpret_cast<const __m128i*>(v + i);
+    const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm_loadu_si128(w)), fine));
+    const __m128 hi =
+        _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm_loadu_si128(w + 1)), fine));
+    const __m256 err =
+        _mm256_and_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set_m128(hi, lo)), magnitude);
+    bad = _mm256_or_ps(bad, _mm256_cmp_ps(err, eb, _CMP_NLT_UQ));
+  }
+  return _mm256_testz_ps(bad, bad) && interp_within_bound_scalar(x + i, v + i, len - i, qz);
+}
+
+bool interp_within_bound_f64_avx2(const double* x, const int32_t* v, uint32_t len,
+                                  const Quantizer<double>& qz) {
+  const __m256d fine = _mm256_set1_pd(qz.quantum * (1.0 / kInterpFine));
+  const __m256d eb = _mm256_set1_pd(qz.eb_check);
+  const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  __m256d bad = _mm256_setzero_pd();
+  uint32_t i = 0;
+  for (; i + 4 <= len; i += 4) {
+    const __m256d r = _mm256_mul_pd(
+        _mm256_cvtepi32_pd(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i))), fine);
+    const __m256d err = _mm256_and_pd(_mm256_sub_pd(_mm256_loadu_pd(x + i), r), magnitude);
+    bad = _mm256_or_pd(bad, _mm256_cmp_pd(err, eb, _CMP_NLT_UQ));
+  }
+  return _mm256_testz_pd(bad, bad) && interp_within_bound_scalar(x + i, v + i, len - i, qz);
+}
+
 void interp_encode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
                             bool cubic, uint32_t* r) {
   cubic ? encode_run<true>(v, len, from, count, off, r)

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "codec/chunk_codec.h"
@@ -87,6 +88,58 @@ const zcoll::ChunkKernels* avx2_or_null() {
   if (k && __builtin_cpu_supports("avx2")) return k;
 #endif
   return nullptr;
+}
+
+bool check_with(const zcoll::ChunkKernels& k, const float* x, const int32_t* v, uint32_t len,
+                const zcoll::Quantizer<float>& qz) {
+  return k.interp_within_bound_f32(x, v, len, qz);
+}
+bool check_with(const zcoll::ChunkKernels& k, const double* x, const int32_t* v, uint32_t len,
+                const zcoll::Quantizer<double>& qz) {
+  return k.interp_within_bound_f64(x, v, len, qz);
+}
+
+// The bound check of predictor 5 (ChunkKernels::interp_within_bound_f32,
+// _f64): the same answer from both versions, on fine codes exact to a value,
+// off by one and by the bound's worth of fine steps, at every position and
+// length (the AVX2 tail too), and on NaN and infinite values.
+template <typename T>
+void within_bound_cases(const zcoll::ChunkKernels& sc, const zcoll::ChunkKernels& k) {
+  zt::Rng r(74);
+  size_t agree_false = 0, agree_true = 0;
+  for (int t = 0; t < 400; ++t) {
+    const double eb = std::ldexp(1.0, -static_cast<int>(r.below(20))) * (1 + r.uniform());
+    zcoll::Quantizer<T> qz;
+    ASSERT_TRUE(zcoll::make_quantizer<T>(eb, &qz));
+    const double fine = qz.quantum / zcoll::kInterpFine;
+    const uint32_t len = static_cast<uint32_t>(t < 40 ? t : r.below(3000));
+    std::vector<T> x(len);
+    std::vector<int32_t> v(len);
+    for (uint32_t i = 0; i < len; ++i) {
+      x[i] = static_cast<T>((r.uniform() - 0.5) * 2e4 * eb);
+      v[i] = static_cast<int32_t>(std::lround(static_cast<double>(x[i]) / fine));
+    }
+    if (len && r.coin(0.7)) {  // one value off: by a step, by about the bound, or special
+      const uint32_t at = static_cast<uint32_t>(r.below(len));
+      const int kind = static_cast<int>(r.below(4));
+      if (kind == 0) v[at] += r.coin() ? 1 : -1;
+      if (kind == 1) v[at] += static_cast<int32_t>(zcoll::kInterpFine / 2 + r.below(3)) - 1;
+      if (kind == 2) x[at] = std::numeric_limits<T>::quiet_NaN();
+      if (kind == 3) x[at] = std::numeric_limits<T>::infinity();
+    }
+    const bool a = check_with(sc, x.data(), v.data(), len, qz);
+    ASSERT_EQ(a, check_with(k, x.data(), v.data(), len, qz)) << "len " << len << " eb " << eb;
+    ++(a ? agree_true : agree_false);
+  }
+  EXPECT_GT(agree_true, 50u);  // both answers are exercised
+  EXPECT_GT(agree_false, 50u);
+}
+
+TEST(DenseInterp, BoundCheckScalarVsAvx2) {
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels";
+  within_bound_cases<float>(zcoll::scalar_kernels(), *avx2);
+  within_bound_cases<double>(zcoll::scalar_kernels(), *avx2);
 }
 
 // The runs of step 2 (the finest level): both versions give the same
