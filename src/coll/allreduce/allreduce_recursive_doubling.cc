@@ -10,7 +10,9 @@
 //           identical values after every round.
 //   post:   (rem > 0) odd ranks send the result to r-1.
 // The vector moves as pipeline segments (one stream each) so that compressing
-// segment k+1 overlaps sending segment k. hom compresses each segment just
+// segment k+1 overlaps sending segment k; each segment of the input is copied
+// to the output, where the running result lives, just before its first use
+// (a copy of the whole vector first delayed the first send by its time). hom compresses each segment just
 // before its first send (not the whole vector first) and, in the last round,
 // decodes each segment right after its addition, while later ones arrive.
 // Cost (D bytes, L = log2 P, e = 1 if rem > 0):
@@ -42,6 +44,8 @@ namespace {
 class RecursiveDoubling {
  public:
   RecursiveDoubling(Ctx& c, const Args& a);
+  // The input's segments 0..k copied into V (no-op in place), before their first use.
+  void own(size_t k);
   zcoll_status pre_step();   // fold the rem extra ranks into their odd neighbours
   zcoll_status rounds();     // log2 P exchanges among the participants
   zcoll_status post_step();  // the folded ranks get the result
@@ -51,6 +55,8 @@ class RecursiveDoubling {
   const DataPath path_;
   int N_, r_, P_ = 1, rem_, nr_;
   size_t n_, nseg_, slot_, seg_vals_;
+  size_t owned_ = 0;  // segments copied from the input so far
+  const uint8_t* in_;
   uint8_t *V_, *S_, *R_, *H_[2];
   Exchange::State* state_;  // per segment: its running state,
   Message* sent_;           // the message it sent,
@@ -92,6 +98,7 @@ RecursiveDoubling::RecursiveDoubling(Ctx& c, const Args& a)
   slot_ = c.seg_capacity(n_);
   seg_vals_ = std::min(n_, c.seg_values);
   V_ = static_cast<uint8_t*>(a.out);
+  in_ = static_cast<const uint8_t*>(a.in);
   S_ = c.ws->get(Workspace::kSendA, nseg_ * slot_ + 8);
   R_ = c.ws->get(Workspace::kRecvA, nseg_ * slot_ + 8);
   H_[0] = c.ws->get(Workspace::kStreamA, nseg_ * slot_ + 8);
@@ -108,6 +115,11 @@ RecursiveDoubling::RecursiveDoubling(Ctx& c, const Args& a)
   }
 }
 
+void RecursiveDoubling::own(size_t k) {
+  for (; owned_ <= k && owned_ < nseg_; ++owned_)
+    copy_values(c_, values(owned_), in_ + owned_ * c_.seg_values * c_.vsize, len(owned_));
+}
+
 zcoll_status RecursiveDoubling::post_recvs(int peer) {
   for (size_t k = 0; k < nseg_; ++k)
     ZCOLL_CHECK(c_.tp->irecv(recv_at(k), path_.capacity(len(k)), peer, c_.tag, &rreq_[k]));
@@ -122,6 +134,7 @@ zcoll_status RecursiveDoubling::wait_recv(size_t k) {
 
 zcoll_status RecursiveDoubling::send_all(int peer) {
   for (size_t k = 0; k < nseg_; ++k) {
+    own(k);
     sent_[k] = segment(k).message();
     ZCOLL_CHECK(send(c_, sent_[k].data, sent_[k].bytes, len(k) * c_.vsize, peer, &sreq_[k]));
   }
@@ -148,6 +161,7 @@ zcoll_status RecursiveDoubling::pre_step() {
   if (r_ >= 2 * rem_) return ZCOLL_SUCCESS;
   ZCOLL_CHECK(post_recvs(r_ - 1));
   for (size_t k = 0; k < nseg_; ++k) {
+    own(k);
     Exchange seg = segment(k);
     c_.describe_piece(seg_vals_, 1);
     seg.start();  // hom: this rank's own segment, while the partner's arrives
@@ -200,8 +214,10 @@ zcoll_status RecursiveDoubling::post_step() {
 }  // namespace
 
 zcoll_status allreduce_recursive_doubling(Ctx& c, const Args& a) {
-  copy_values(c, a.out, a.in, a.count);
-  if (c.size == 1) return ZCOLL_SUCCESS;
+  if (c.size == 1) {
+    copy_values(c, a.out, a.in, a.count);
+    return ZCOLL_SUCCESS;
+  }
   RecursiveDoubling rd(c, a);
   ZCOLL_CHECK(rd.pre_step());
   ZCOLL_CHECK(rd.rounds());
