@@ -18,21 +18,6 @@ constexpr uint32_t kSampleStep = 4;                    // the estimate looks at 
 
 inline uint32_t u32(int32_t v) { return static_cast<uint32_t>(v); }
 
-// Where the regions of a chunk end: [1, e1) order 1 (the chunk's first row),
-// [e1, e2) 2-D Lorenzo, [e2, len) 3-D Lorenzo (e2 = len for the 2-D predictor).
-struct Regions {
-  uint32_t e1, e2;
-};
-Regions regions_of(const DensePredictor& p, uint32_t len) {
-  const uint64_t n = len;
-  Regions g;
-  g.e1 = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{p.row} + 1));
-  g.e2 = p.id == kDenseLorenzo3D
-             ? static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{p.plane} + p.row + 1))
-             : len;
-  return g;
-}
-
 // log2(x) in 16.16 fixed point, integers only (the choice, and so the bytes,
 // cannot depend on a libm): the top bit's position, then 16 fraction bits by
 // repeated squaring of the mantissa.
@@ -68,7 +53,7 @@ void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row,
   const auto put = dense_estimate_put;
   DensePredictor p;
   p.id = plane ? kDenseLorenzo3D : kDenseLorenzo2D, p.row = row, p.plane = plane;
-  const Regions g = regions_of(p, len);
+  const DenseRegions g = dense_regions(p, len);
   const uint32_t R = row, P = plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
   uint32_t i = from;
   for (; i < e1; i += kSampleStep) {  // the chunk's first row: n-D = order 1
@@ -99,7 +84,7 @@ void dense_sample_histograms_scalar(const int32_t* q, uint32_t len, uint32_t row
 uint32_t dense_code_histogram_range(const int32_t* q, uint32_t len, const DensePredictor& p,
                                     uint32_t every, uint32_t from, uint32_t to, uint32_t* h) {
   const bool lorenzo1d = p.id == kDenseOrder1 || p.id == kDenseOrder2;
-  const Regions g = lorenzo1d ? Regions{len, len} : regions_of(p, len);
+  const DenseRegions g = lorenzo1d ? DenseRegions{len, len} : dense_regions(p, len);
   const uint32_t R = p.row, P = p.plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
   uint32_t i = from, total = 0;
   for (; i < e1; i += every, ++total) {
@@ -134,6 +119,16 @@ uint32_t dense_residual_histogram_scalar(const uint32_t* r, uint32_t len, uint32
   for (; i < len; i += every, ++total) dense_estimate_put(t[0], r[i]);
   for (uint32_t k = 0; k < kEstSymbols; ++k) h[k] += t[0][k] + t[1][k] + t[2][k] + t[3][k];
   return total;
+}
+
+DenseRegions dense_regions(const DensePredictor& p, uint32_t len) {
+  const uint64_t n = len;
+  DenseRegions g;
+  g.e1 = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{p.row} + 1));
+  g.e2 = p.id == kDenseLorenzo3D
+             ? static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{p.plane} + p.row + 1))
+             : len;
+  return g;
 }
 
 size_t dense_predictor_bytes(uint8_t id) {
@@ -272,7 +267,7 @@ void dense_lorenzo_residuals_range(const int32_t* q, uint32_t len, const DensePr
       for (; i < to; ++i) r[i] = u32(q[i]) - (2 * u32(q[i - 1]) - u32(q[i - 2]));
     return;
   }
-  const Regions g = regions_of(p, len);
+  const DenseRegions g = dense_regions(p, len);
   const uint32_t R = p.row, P = p.plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
   for (; i < e1; ++i) r[i] = u32(q[i]) - u32(q[i - 1]);
   for (; i < e2; ++i) r[i] = u32(q[i]) - (u32(q[i - 1]) + u32(q[i - R]) - u32(q[i - R - 1]));
@@ -304,7 +299,7 @@ void dense_unpredict_range_scalar(uint32_t* q, uint32_t from, uint32_t to,
     return;
   }
   // the regions end at the same indices for any to (min(to, ...) ends the loops)
-  const Regions g = regions_of(p, to);
+  const DenseRegions g = dense_regions(p, to);
   const uint32_t R = p.row, P = p.plane;
   for (; i < g.e1; ++i) q[i] += q[i - 1];
   for (; i < g.e2; ++i) q[i] += q[i - 1] + q[i - R] - q[i - R - 1];

@@ -40,6 +40,14 @@ struct DensePredictor {
   uint32_t mode = 0;
 };
 
+// Where the regions of a chunk of len codes end under the n-D predictor p (3
+// or 4): [1, e1) order 1 (the chunk's first row), [e1, e2) 2-D Lorenzo,
+// [e2, len) 3-D Lorenzo (e2 = len for the 2-D predictor).
+struct DenseRegions {
+  uint32_t e1, e2;
+};
+DenseRegions dense_regions(const DensePredictor& p, uint32_t len);
+
 // Bytes of the predictor's fields after the 8-byte chunk header: 0 for ids 1
 // and 2, 4 for 3 (u32 row), 8 for 4 (u32 row, u32 plane), 12 for 5 (u32 mode,
 // u32 row, u32 plane).

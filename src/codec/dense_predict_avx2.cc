@@ -100,26 +100,15 @@ inline __m256i residuals8(const int32_t* q, uint32_t i, uint32_t R, uint32_t P) 
 }
 
 // The candidates of choose_dense_predictor at positions i..i+7 in one region
-// of the chunk (dense_predict.cc: Regions; kN = the n-D predictors' formula
-// there: order 1 on the chunk's first row, then 2-D, then 3-D): c[0..3] =
-// order 1, order 2, 2-D and 3-D, sharing their loads.
+// of the chunk (dense_regions; kN = the n-D predictors' formula there: order 1
+// on the chunk's first row, then 2-D, then 3-D): c[0..3] = order 1, order 2,
+// 2-D and 3-D (the compiler shares their loads and differences).
 template <Kind kN>
 inline void candidates8(const int32_t* q, uint32_t i, uint32_t R, uint32_t P, __m256i* c) {
-  const int32_t* at = q + i;
-  const __m256i d1 = _mm256_sub_epi32(load8(at), load8(at - 1));
-  c[0] = d1;
-  c[1] = _mm256_sub_epi32(d1, _mm256_sub_epi32(load8(at - 1), load8(at - 2)));
-  if (kN == kOrder1) {
-    c[2] = c[3] = d1;
-    return;
-  }
-  c[2] = c[3] = _mm256_sub_epi32(d1, _mm256_sub_epi32(load8(at - R), load8(at - R - 1)));
-  if (kN == k3D) {
-    const __m256i back =
-        _mm256_add_epi32(_mm256_sub_epi32(load8(at - P), load8(at - P - 1)),
-                         _mm256_sub_epi32(load8(at - P - R - 1), load8(at - P - R)));
-    c[3] = _mm256_sub_epi32(c[2], back);
-  }
+  c[0] = residuals8<kOrder1>(q, i, R, P);
+  c[1] = residuals8<kOrder2>(q, i, R, P);
+  c[2] = kN == kOrder1 ? c[0] : residuals8<k2D>(q, i, R, P);
+  c[3] = kN == k3D ? residuals8<k3D>(q, i, R, P) : c[2];
 }
 
 // Samples i, i + 4, ... of one region [i, end) into the candidates' tables, 8
@@ -156,8 +145,8 @@ void dense_sample_histograms_avx2(const int32_t* q, uint32_t len, uint32_t row, 
                                   uint32_t (*h)[kDenseEstSymbols]) {
   const int nc = plane ? 4 : 3;
   const uint32_t R = row, P = plane;
-  const uint32_t e1 = static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{R} + 1));
-  const uint32_t e2 = P ? static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{P} + R + 1)) : len;
+  const DensePredictor nd{P ? kDenseLorenzo3D : kDenseLorenzo2D, R, P};
+  const auto [e1, e2] = dense_regions(nd, len);
   Tables t[4];
   // each region: the vector loop, then the scalar one from where it stopped
   uint32_t i = sample_region<kOrder1>(q, 2, e1, R, P, nc, t);
@@ -186,10 +175,7 @@ uint32_t dense_code_histogram_avx2(const int32_t* q, uint32_t len, const DensePr
                               : code_region<kOrder2>(q, i, len, R, P, &t),
          len);
   } else {
-    const uint32_t e1 = static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{R} + 1));
-    const uint32_t e2 = p.id == kDenseLorenzo3D
-                            ? static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{P} + R + 1))
-                            : len;
+    const auto [e1, e2] = dense_regions(p, len);
     tail(code_region<kOrder1>(q, i, e1, R, P, &t), e1);
     tail(code_region<k2D>(q, i, e2, R, P, &t), e2);
     if (p.id == kDenseLorenzo3D) tail(code_region<k3D>(q, i, len, R, P, &t), len);
@@ -223,10 +209,7 @@ void dense_lorenzo_residuals_avx2(const int32_t* q, uint32_t len, const DensePre
     dense_lorenzo_residuals_range(q, len, p, i, len, r);
     return;
   }
-  const uint32_t e1 = static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{R} + 1));
-  const uint32_t e2 = p.id == kDenseLorenzo3D
-                          ? static_cast<uint32_t>(std::min<uint64_t>(len, uint64_t{P} + R + 1))
-                          : len;
+  const auto [e1, e2] = dense_regions(p, len);
   dense_lorenzo_residuals_range(q, len, p, 0, std::min(len, 1u), r);
   uint32_t i = residual_region<kOrder1>(q, 1, e1, R, P, r);
   dense_lorenzo_residuals_range(q, len, p, i, e1, r);
@@ -280,10 +263,7 @@ void dense_unpredict_range_avx2(uint32_t* q, uint32_t from, uint32_t to, const D
   if ((p.id != kDenseLorenzo2D && p.id != kDenseLorenzo3D) || p.row < 8)
     return dense_unpredict_range_scalar(q, from, to, p);
   const uint32_t R = p.row, P = p.plane;
-  const uint32_t e1 = static_cast<uint32_t>(std::min<uint64_t>(to, uint64_t{R} + 1));
-  const uint32_t e2 = p.id == kDenseLorenzo3D
-                          ? static_cast<uint32_t>(std::min<uint64_t>(to, uint64_t{P} + R + 1))
-                          : to;
+  const auto [e1, e2] = dense_regions(p, to);  // (the same ends for any to, cut at to)
   // the chunk's first row (order 1) as the scalar kernel does it
   uint32_t i = std::max(from, e1);
   if (from < e1) dense_unpredict_range_scalar(q, from, e1, p);
