@@ -1270,14 +1270,14 @@ void auto_probe(const Env& e) {
              m.hom_bw > 1e6 && m.reduce_bw > 1e6 && m.overlap == 0.5 && m.mpi_scale > 0,
          "probed model: lat %g bw %g c %g d %g h %g g %g", m.latency, m.bandwidth, m.compress_bw,
          m.decompress_bw, m.hom_bw, m.reduce_bw);
-  // the dense codec's rates (ZCOLL_CODEC=auto): measured, and slower than the fast codec's
-  EXPECT(m.dense_compress_bw > 1e6 && m.dense_decompress_bw > 1e6 &&
-             m.dense_compress_bw < m.compress_bw,
+  // the dense codec's rates (ZCOLL_CODEC=auto): measured (not which codec is
+  // faster: a timing, and this test runs oversubscribed; bench/ compares them)
+  EXPECT(m.dense_compress_bw > 1e6 && m.dense_decompress_bw > 1e6,
          "probed dense rates: c %g d %g (fast c %g)", m.dense_compress_bw, m.dense_decompress_bw,
          m.compress_bw);
-  double v[2] = {m.bandwidth, -m.bandwidth};
-  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, e.comm);
-  EXPECT(v[0] == -v[1], "probed model differs across ranks");
+  double v[4] = {m.bandwidth, -m.bandwidth, m.dense_compress_bw, -m.dense_compress_bw};
+  MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, e.comm);
+  EXPECT(v[0] == -v[1] && v[2] == -v[3], "probed model differs across ranks");
   zcoll_comm_free(zc);
 }
 
