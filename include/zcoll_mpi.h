@@ -229,13 +229,24 @@ ZCOLL_API zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_co
  *   set_error_bound: eb_mode + value for the following calls.
  *   set_average: with MPI_SUM, Allreduce / Reduce / Reduce_scatter return the
  *     sum divided by the communicator size (on compressed streams the divisor
- *     is applied at decompression); ignored for other ops. */
+ *     is applied at decompression); ignored for other ops.
+ *   set_shape (since 1.2): the shape of one rank's block in the data-movement
+ *     collectives (Bcast: the buffer; Allgather, Gather, Scatter: one rank's
+ *     count), ndims dims slowest first as zcoll_params.dims (ndims 0: none;
+ *     each dim > 0, ndims <= ZCOLL_MAX_DIMS). A call whose block count is the
+ *     product cuts its pipeline segments at whole rows or planes of the block
+ *     and gives each piece its dims, so the dense codec predicts along them
+ *     (a smooth 2-D field: up to 2x the ratio); other calls, and the reduction
+ *     collectives, stay 1-D. The streams decode without it; the segmentation
+ *     follows it, so ranks that set different shapes fail the call
+ *     (ZCOLL_ERR_MISMATCH) as for the other settings. */
 ZCOLL_API zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
 ZCOLL_API zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
                                                 zcoll_algorithm algorithm);
 ZCOLL_API zcoll_status zcoll_comm_set_error_bound(zcoll_comm* zc, zcoll_eb_mode eb_mode,
                                                   double error_bound);
 ZCOLL_API zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average);
+ZCOLL_API zcoll_status zcoll_comm_set_shape(zcoll_comm* zc, uint32_t ndims, const uint64_t* dims);
 ZCOLL_API zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size);
 ZCOLL_API zcoll_status zcoll_comm_rank(const zcoll_comm* zc, int* rank);
 

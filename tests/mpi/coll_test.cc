@@ -1639,9 +1639,95 @@ void codec_mismatch(const Env& e) {
       }
 }
 
+// The bytes Bcast of a smooth 2-D field (rows x cols, REL 1e-3) sends with
+// the dense codec, with the shape set or not.
+uint64_t shaped_bcast_bytes(const Env& e, zcoll_comm* zc, bool shaped) {
+  const uint64_t rows = 96, cols = 256;
+  std::vector<float> x(rows * cols);
+  for (uint64_t i = 0; i < rows; ++i)
+    for (uint64_t j = 0; j < cols; ++j)
+      x[i * cols + j] = static_cast<float>(100 * std::sin(0.05 * i) * std::cos(0.07 * j) + 0.3 * i);
+  const uint64_t dims[2] = {rows, cols};
+  EXPECT(zcoll_comm_set_shape(zc, shaped ? 2 : 0, dims) == ZCOLL_SUCCESS, "set_shape: %s",
+         zcoll_last_error());
+  zcoll_comm_set_mode(zc, ZCOLL_MODE_DOC);
+  zcoll_comm_set_error_bound(zc, ZCOLL_EB_REL, 1e-3);
+  std::vector<float> buf = x;
+  if (e.rank != 0) std::fill(buf.begin(), buf.end(), 0.0f);
+  const zcoll_status s = zcoll_bcast(zc, buf.data(), buf.size(), MPI_FLOAT, 0);
+  EXPECT(s == ZCOLL_SUCCESS, "shaped bcast: %s", zcoll_last_error());
+  const zcoll_report r = last(zc);
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    worst = std::max(worst, std::fabs(static_cast<double>(buf[i]) - x[i]));
+  EXPECT(worst <= r.error_bound, "shaped=%d bcast: max error %g over the bound %g", shaped, worst,
+         r.error_bound);
+  uint64_t sent = e.rank == 0 ? r.bytes_sent : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &sent, 1, MPI_UINT64_T, MPI_SUM, e.comm);
+  return sent;
+}
+
+// zcoll_comm_set_shape with the dense codec: Bcast, Allgather, Gather and
+// Scatter of blocks that have the shape (2-D, 3-D, and 1-D) or not, within
+// the reported bound; a smooth 2-D field sends fewer bytes with its shape;
+// bad arguments are errors; ranks that set different shapes fail the call.
+void codec_shape(const Env& e) {
+  zcoll_comm* zc = make_codec_comm(e.comm, ZCOLL_FORMAT_FLAG_DENSE);
+  const uint64_t shapes[][3] = {{60, 97, 0}, {7, 13, 64}, {5000, 0, 0}, {3, 1, 1000}};
+  for (const auto& sh : shapes) {
+    const uint32_t nd = sh[2] ? 3 : sh[1] ? 2 : 1;
+    uint64_t product = 1;
+    for (uint32_t d = 0; d < nd; ++d) product *= sh[d];
+    EXPECT(zcoll_comm_set_shape(zc, nd, sh) == ZCOLL_SUCCESS, "set_shape: %s", zcoll_last_error());
+    // the block has the shape; one value more (1-D)
+    for (size_t n : {static_cast<size_t>(product), static_cast<size_t>(product) + 1})
+      for (zcoll_mode m : {ZCOLL_MODE_DOC, ZCOLL_MODE_CPR_P2P}) {
+        Case c = base(e, zc, "shape");
+        c.mode = m;
+        c.count = n;
+        c.dense = true;
+        t_allgather<float>(c);
+        t_gather<double>(c);
+        for (int root : roots_for(e.size)) {
+          c.root = root;
+          t_bcast<float>(c);
+          t_scatter<double>(c);
+        }
+        t_allreduce<float>(c);  // a reduction: the shape does not apply
+      }
+  }
+  zcoll_comm_free(zc);
+  // the ratio: chunks of 4096 values, segments of 8192
+  zc = make_codec_comm(e.comm, ZCOLL_FORMAT_FLAG_DENSE, 4096);
+  const uint64_t flat = shaped_bcast_bytes(e, zc, false), shaped = shaped_bcast_bytes(e, zc, true);
+  EXPECT(shaped > 0 && 5 * shaped < 4 * flat,
+         "bcast of a smooth 2-D field: %llu bytes with its "
+         "shape, %llu without",
+         static_cast<unsigned long long>(shaped), static_cast<unsigned long long>(flat));
+  // bad arguments
+  const uint64_t bad[2] = {4, 0}, big[2] = {uint64_t{1} << 40, uint64_t{1} << 40};
+  EXPECT(zcoll_comm_set_shape(nullptr, 0, nullptr) == ZCOLL_ERR_INVALID_ARG, "NULL handle");
+  EXPECT(zcoll_comm_set_shape(zc, 2, nullptr) == ZCOLL_ERR_INVALID_ARG, "NULL dims");
+  EXPECT(zcoll_comm_set_shape(zc, 2, bad) == ZCOLL_ERR_INVALID_ARG, "a dim of 0");
+  EXPECT(zcoll_comm_set_shape(zc, 2, big) == ZCOLL_ERR_INVALID_ARG, "product overflows");
+  EXPECT(zcoll_comm_set_shape(zc, ZCOLL_MAX_DIMS + 1, big) == ZCOLL_ERR_INVALID_ARG,
+         "too many dims");
+  // a mismatch: rank 0 cuts its segments at rows of 256, the others flat
+  if (e.size > 1) {
+    const uint64_t dims[2] = {96, 256};
+    zcoll_comm_set_shape(zc, e.rank == 0 ? 2 : 0, dims);
+    std::vector<float> buf(96 * 256, 1.0f);
+    const zcoll_status s = zcoll_bcast(zc, buf.data(), buf.size(), MPI_FLOAT, 0);
+    EXPECT(s == ZCOLL_ERR_MISMATCH, "shapes differing across ranks: status %d (%s)",
+           static_cast<int>(s), last(zc).reason);
+  }
+  zcoll_comm_free(zc);
+}
+
 void group_codec(const Env& e) {
   setenv("ZCOLL_AUTO_LOCAL", "model", 1);  // one node: auto would run MPI
   codec_dense(e);
+  codec_shape(e);
   if (e.size > 1) {
     codec_auto(e);
     codec_mismatch(e);

@@ -301,6 +301,28 @@ zcoll_status zcoll_comm_set_average(zcoll_comm* zc, int average) {
   return ZCOLL_SUCCESS;
 }
 
+zcoll_status zcoll_comm_set_shape(zcoll_comm* zc, uint32_t ndims, const uint64_t* dims) {
+  zcoll::clear_error();
+  if (!zc) return fail(ZCOLL_ERR_INVALID_ARG, "zcoll_comm is NULL");
+  if (ndims > ZCOLL_MAX_DIMS)
+    return fail(ZCOLL_ERR_INVALID_ARG, "ndims %u above ZCOLL_MAX_DIMS (%u)", ndims, ZCOLL_MAX_DIMS);
+  if (ndims > 0 && !dims) return fail(ZCOLL_ERR_INVALID_ARG, "dims is NULL");
+  uint64_t shape[ZCOLL_MAX_DIMS] = {};
+  uint64_t product = 1;
+  for (uint32_t d = 0; d < ndims; ++d) {
+    if (dims[d] == 0) return fail(ZCOLL_ERR_INVALID_ARG, "dims[%u] is 0", d);
+    if (product > UINT64_MAX / dims[d])
+      return fail(ZCOLL_ERR_INVALID_ARG, "the shape's product overflows 64 bits");
+    product *= dims[d];
+    shape[d] = dims[d];
+  }
+  zcoll::coll::apply_setting(zc, [ndims, shape](zcoll_comm* z) {
+    z->shape_ndims = ndims;
+    std::copy(shape, shape + ZCOLL_MAX_DIMS, z->shape_dims);
+  });
+  return ZCOLL_SUCCESS;
+}
+
 zcoll_status zcoll_comm_size(const zcoll_comm* zc, int* size) {
   if (!zc || !size) return fail(ZCOLL_ERR_INVALID_ARG, "NULL argument");
   *size = zc->tp->size();

@@ -29,6 +29,10 @@ struct zcoll_comm {
   zcoll_eb_mode eb_mode = ZCOLL_EB_REL;
   double error_bound = 0;
   bool average = false;
+  // zcoll_comm_set_shape: the shape of one rank's block in the data-movement
+  // collectives, slowest dim first (0 dims: none)
+  uint32_t shape_ndims = 0;
+  uint64_t shape_dims[ZCOLL_MAX_DIMS] = {};
   // reusable state
   zcoll::coll::Workspace ws;
   std::vector<size_t> counts, displs;

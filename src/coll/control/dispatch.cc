@@ -69,6 +69,27 @@ bool classify_op(MPI_Op op, zcoll_op* out) {
 }
 
 // ---- resolve -----------------------------------------------------------------
+// The handle's shape on a call of block count `count` with pipeline segments of
+// s->seg_values (zcoll_comm_set_shape): where the block has the shape, the unit
+// a piece is made of — the slices along the slowest dim (planes of a 3-D block,
+// rows of a 2-D one), or along the next ones where a slice is longer than a
+// segment — and the segments rounded up to whole units, so that the dense codec
+// predicts each piece along the shape's rows and planes.
+void pieces_shape(const zcoll_comm& zc, size_t count, Resolved* s) {
+  const uint32_t nd = zc.shape_ndims;
+  if (nd == 0) return;
+  uint64_t product = 1;
+  for (uint32_t d = 0; d < nd; ++d) product *= zc.shape_dims[d];
+  if (product != count) return;
+  uint32_t first = 1;  // the dims of a unit: [first, nd) (1-D: a value)
+  uint64_t unit = count / zc.shape_dims[0];
+  while (first + 1 < nd && unit > s->seg_values) unit /= zc.shape_dims[first++];
+  s->piece_unit = unit;
+  s->piece_ndims = nd - first;
+  for (uint32_t d = first; d < nd; ++d) s->piece_dims[d - first] = zc.shape_dims[d];
+  s->seg_values = (s->seg_values + unit - 1) / unit * unit;
+}
+
 zcoll_status resolve(const zcoll_comm& zc, const Call& k, Resolved* out) {
   const int N = zc.tp->size();
   const CollectiveTraits& t = traits(k.coll);
@@ -93,6 +114,7 @@ zcoll_status resolve(const zcoll_comm& zc, const Call& k, Resolved* out) {
   s.chunk = zc.cfg.chunk_size ? zc.cfg.chunk_size : ZCOLL_DEFAULT_CHUNK_SIZE;
   const size_t seg = zc.cfg.pipeline_values ? zc.cfg.pipeline_values : size_t{4} * s.chunk;
   s.seg_values = pipeline_segment_values(seg, s.total);  // s.total: no message is longer
+  if (!t.reduction) pieces_shape(zc, k.count, &s);
   return ZCOLL_SUCCESS;
 }
 
@@ -201,6 +223,9 @@ Ctx make_context(zcoll_comm* zc, const Call& k, const Resolved& s, const Selecti
   c.tag = kTagBase + 2 * static_cast<int>(epoch % kTagEpochs);
   c.seg_values = sel.mode == ZCOLL_MODE_CPR_P2P ? SIZE_MAX  // the baseline: one piece per message
                                                 : s.seg_values;
+  c.piece_unit = s.piece_unit;
+  c.piece_ndims = s.piece_ndims;
+  for (uint32_t d = 0; d < s.piece_ndims; ++d) c.piece_dims[d] = s.piece_dims[d];
   return c;
 }
 

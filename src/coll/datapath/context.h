@@ -117,6 +117,11 @@ struct Ctx {
   double max_abs = 0;                // max |x| over all inputs (PROD model)
   double quantum = 0;                // expected quantum of our streams
   size_t seg_values = 0;             // values per pipeline segment (SIZE_MAX: none)
+  // The pieces' shape (Resolved::piece_unit; the dense codec's dims of a piece
+  // of n values: n / piece_unit, then piece_dims): piece_unit 0 = none.
+  uint64_t piece_unit = 0;
+  uint32_t piece_ndims = 0;
+  uint64_t piece_dims[ZCOLL_MAX_DIMS] = {};
   int threads = 1;
   Workspace* ws = nullptr;
   int tag = 0;  // the call's data tag; tag + 1: its abort notices (run_algorithm)

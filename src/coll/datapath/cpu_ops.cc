@@ -101,11 +101,23 @@ zcoll_status sampled_stats(Ctx& c, const void* x, size_t n, double* mn, double* 
   return finite_stats(c, sample, m + tail, mn, mx, maxabs);
 }
 
+// The call's parameters for a piece of n values: with the dense codec and a
+// shape (Ctx::piece_unit) whose units n is made of, the piece's dims.
+zcoll_params piece_params(const Ctx& c, size_t n) {
+  zcoll_params p = c.params;
+  if (p.codec != ZCOLL_CODEC_DENSE || c.piece_unit == 0 || n % c.piece_unit != 0) return p;
+  p.ndims = 1 + c.piece_ndims;
+  p.dims[0] = n / c.piece_unit;
+  for (uint32_t d = 0; d < c.piece_ndims; ++d) p.dims[1 + d] = c.piece_dims[d];
+  return p;
+}
+
 class CpuOps final : public DataOps {
  public:
   zcoll_status compress(Ctx& c, const void* src, size_t n, uint8_t* dst, size_t cap,
                         size_t* size) override {
-    if (!c.poll()) return zcoll_compress(&c.params, c.dtype, src, n, dst, cap, size, c.threads);
+    const zcoll_params p = piece_params(c, n);
+    if (!c.poll()) return zcoll_compress(&p, c.dtype, src, n, dst, cap, size, c.threads);
     // Chunk ranges with progress polling in between (PIPE-SZx).
     const uint32_t cs = c.params.chunk_size;
     const size_t chunks = zcoll_chunk_count(n, cs);
@@ -116,12 +128,12 @@ class CpuOps final : public DataOps {
     for (size_t a = 0; a < chunks; a += step) {
       size_t b = std::min(chunks, a + step);
       size_t w = 0;
-      ZCOLL_CHECK(zcoll_compress_chunks(&c.params, c.dtype, src, n, a, b, dst + pos, cap - pos, &w,
+      ZCOLL_CHECK(zcoll_compress_chunks(&p, c.dtype, src, n, a, b, dst + pos, cap - pos, &w,
                                         sizes + a, c.threads));
       pos += w;
       if (b < chunks) poll(c);
     }
-    ZCOLL_CHECK(zcoll_compress_finish(&c.params, c.dtype, n, sizes, dst, cap));
+    ZCOLL_CHECK(zcoll_compress_finish(&p, c.dtype, n, sizes, dst, cap));
     // with ZCOLL_FLAG_CHECKSUM the trailer (one u32 per chunk, as big as the index) follows
     *size = (c.params.flags & ZCOLL_FLAG_CHECKSUM) ? pos + (head - 48) : pos;
     return ZCOLL_SUCCESS;
