@@ -451,6 +451,11 @@ class Comm {
   void set_average(bool on) {
     run("set_average", [&](zcoll_comm* zc) { return zcoll_comm_set_average(zc, on ? 1 : 0); });
   }
+  void set_shape(const std::vector<uint64_t>& dims) {
+    run("set_shape", [&](zcoll_comm* zc) {
+      return zcoll_comm_set_shape(zc, static_cast<uint32_t>(dims.size()), dims.data());
+    });
+  }
   void set_algorithm(int coll, int algo) {
     run("set_algorithm", [&](zcoll_comm* zc) {
       return zcoll_comm_set_algorithm(zc, static_cast<zcoll_collective>(coll),
@@ -590,6 +595,7 @@ NB_MODULE(_mpi, m) {
       .def("set_mode", &Comm::set_mode)
       .def("set_error_bound", &Comm::set_error_bound)
       .def("set_average", &Comm::set_average)
+      .def("set_shape", &Comm::set_shape)
       .def("set_algorithm", &Comm::set_algorithm)
       .def("config", &Comm::config)
       .def("last_report", &Comm::last_report);

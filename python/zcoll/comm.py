@@ -231,6 +231,15 @@ class Comm:
         """With op sum, allreduce/reduce/reduce_scatter return the mean over ranks."""
         self._c.set_average(bool(on))
 
+    def set_shape(self, shape):
+        """Shape of one rank's block in the data-movement collectives for the
+        following calls (bcast: the buffer; allgather, gather, scatter: one
+        rank's count), e.g. ``a.shape``; None or () for none. With the dense
+        codec a block of that shape is compressed along its rows and planes
+        (zcoll_comm_set_shape); other calls stay 1-D. Every rank sets the same."""
+        dims = [] if shape is None else [int(d) for d in shape]
+        self._c.set_shape(dims)
+
     def set_algorithm(self, collective, algorithm):
         """Algorithm of one collective for the following calls: "auto" or one of
         algorithms(collective) (names from the library's algorithm table)."""
