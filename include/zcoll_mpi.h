@@ -238,8 +238,9 @@ ZCOLL_API zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_co
  *     and gives each piece its dims, so the dense codec predicts along them
  *     (a smooth 2-D field: up to 2x the ratio); other calls, and the reduction
  *     collectives, stay 1-D. The streams decode without it; the segmentation
- *     follows it, so ranks that set different shapes fail the call
- *     (ZCOLL_ERR_MISMATCH) as for the other settings. */
+ *     follows it, so ranks whose shapes cut a call differently fail it
+ *     (ZCOLL_ERR_MISMATCH) as for the other settings. ZCOLL_CODEC=auto
+ *     decides on the 1-D codec's ratio and rates (the model has no shape). */
 ZCOLL_API zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
 ZCOLL_API zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
                                                 zcoll_algorithm algorithm);
