@@ -192,9 +192,10 @@ struct Scratch {  // per thread, grown to the chunk size
   std::vector<int32_t> codes;
   std::vector<uint32_t> res;
   std::vector<uint8_t> syms, extra, rans;
-  // predictor 5 (with dims only): fine codes, the trials' fine codes
+  // predictor 5 (with dims only): fine codes, the trials' fine codes (and, in a
+  // chunk the trial covers, the cubic trial's fine codes and residuals)
   std::vector<int32_t> fine;
-  std::vector<uint32_t> alt;
+  std::vector<uint32_t> alt, alt_cubic, res_cubic;
 };
 thread_local Scratch t_scratch;
 // The decoder's per-thread codes of a chunk of predictor 3 or 4 (residuals, then
@@ -616,15 +617,36 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
     return Interp::kTakeCodes;
   const DensePredictor code_pred = code_domain_predictor(s.codes.data(), n, shape);
   const uint64_t code_trial = dense_code_bits(s.codes.data(), n, code_pred, kTrialEvery);
+  // A chunk of at most kInterpTrial values is its own trial: the trial's codes,
+  // reconstructions and residuals are the chunk's (both trials kept), and the
+  // whole-chunk estimates below would repeat the trial's.
+  const bool whole = n == len;
+  if (whole && s.alt_cubic.size() < len) s.alt_cubic.resize(len);
+  // (res and res_cubic trade places below: each as long as the longest chunk's)
+  if (whole && s.res_cubic.size() < s.res.size()) s.res_cubic.resize(s.res.size());
   uint64_t trial[2];
   for (const bool cubic : {false, true}) {
     g.cubic = cubic;
-    std::copy(s.fine.data(), s.fine.data() + n, s.alt.data());  // (alt as fine codes here)
-    interp_residuals(reinterpret_cast<int32_t*>(s.alt.data()), n, g, s.res.data());
-    trial[cubic] = dense_residual_bits(s.res.data(), n, kTrialEvery);
+    uint32_t* rec = whole && cubic ? s.alt_cubic.data() : s.alt.data();
+    uint32_t* res = whole && cubic ? s.res_cubic.data() : s.res.data();
+    std::copy(s.fine.data(), s.fine.data() + n, rec);  // (alt as fine codes here)
+    interp_residuals(reinterpret_cast<int32_t*>(rec), n, g, res);
+    trial[cubic] = dense_residual_bits(res, n, kTrialEvery);
   }
   g.cubic = trial[1] < trial[0];
   const uint64_t best = trial[g.cubic];
+  if (whole) {  // the codes are quantized and code_pred is the chunk's choice
+    if (best >= code_trial) {
+      *pred = code_pred;
+      return Interp::kCodesReady;
+    }
+    if (g.cubic) std::swap(s.res, s.res_cubic);
+    const uint32_t* rec = g.cubic ? s.alt_cubic.data() : s.alt.data();
+    if (!interp_within_bound(x, reinterpret_cast<const int32_t*>(rec), len, qz))
+      return Interp::kTakeCodes;
+    *pred = interp_predictor_of(g);
+    return Interp::kCoded;
+  }
   // (a 1-D trial is the chunk's dim, shorter: it decides alone)
   if (4 * best >= 5 * code_trial || (g.ndim == 1 && best >= code_trial)) return Interp::kTakeCodes;
   if (!quantize_values(k, x, len, fq, s.fine.data())) return Interp::kTakeCodes;

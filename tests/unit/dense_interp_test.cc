@@ -274,6 +274,28 @@ TEST(DenseInterp, EveryTypeWithinTheBound) {
   }
 }
 
+// Chunk sizes that alternate on one thread (the encoder's per-thread scratch
+// grows with the longest chunk; a chunk its trial covers keeps the trial's
+// fine codes and residuals, and the cubic ones trade places with the
+// scratch's): every size round-trips within the bound, and the first size
+// gives the same bytes again after the others.
+TEST(DenseInterp, ChunkSizesAlternatingOnOneThread) {
+  const size_t w = 1440, h = 200, n = w * h;
+  const std::vector<uint64_t> dims = {h, w};
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(field(i, w));
+  for (double eb : {1e-2, 1e-4}) {
+    const std::string what = "eb " + std::to_string(eb);
+    const auto first = dense(x, eb, dims, 262144);
+    for (uint32_t cs : {16384u, 4096u, 262144u, 32768u, 1056u, 65536u}) {
+      const auto z = dense(x, eb, dims, cs);
+      EXPECT_EQ(zt::count_violations(x, zt::decompress<float>(z, n), eb, what), 0u)
+          << what << " cs " << cs;
+    }
+    EXPECT_EQ(dense(x, eb, dims, 262144), first) << what;
+  }
+}
+
 // Lengths 1, 2, 3, odd, a partial last row and plane, chunks shorter than a
 // row, shapes with a dim of 1; 1-D dims.
 TEST(DenseInterp, EdgeLengthsAndShapes) {
