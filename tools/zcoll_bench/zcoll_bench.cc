@@ -164,7 +164,8 @@ struct Options {
   std::string min_bytes = "0";
   bool list_env = false;
   int repeats = 1;
-  long shuffle = -1;  // < 0: rotate the mode order per repeat
+  long shuffle = -1;           // < 0: rotate the mode order per repeat
+  std::vector<uint64_t> dims;  // --dims: the data's shape (zcoll_comm_set_shape)
 };
 
 struct Row {
@@ -223,6 +224,23 @@ struct RowSpec {
   MPI_Op op;
   int warmup;
 };
+
+// --dims (the data file's shape, slowest first): a block of `count` values made of
+// whole slices along the slowest dim gets the shape {count / slice, the other
+// dims} (the data is tiled from the file's start, so the root's Bcast buffer is
+// whole slices); any other count, or no --dims, none.
+void set_block_shape(zcoll_comm* zc, const std::vector<uint64_t>& dims, size_t count) {
+  std::vector<uint64_t> shape;
+  if (dims.size() > 1) {
+    uint64_t slice = 1;
+    for (size_t d = 1; d < dims.size(); ++d) slice *= dims[d];
+    if (count % slice == 0) {
+      shape.push_back(count / slice);
+      shape.insert(shape.end(), dims.begin() + 1, dims.end());
+    }
+  }
+  zcoll_comm_set_shape(zc, static_cast<uint32_t>(shape.size()), shape.data());
+}
 
 // One row's buffers, their shapes from the collective traits table
 // (collective.h): the per-rank block, this rank's input and output values.
@@ -481,6 +499,7 @@ Row run_row(const RowSpec& s) {
   row.count = d.shape.count;
   zcoll_comm_set_mode(s.zc, s.mode);
   zcoll_comm_set_average(s.zc, s.o.average);
+  set_block_shape(s.zc, s.o.dims, d.shape.count);
   const Timing tm = time_row(d);
   int ok_local = tm.st == ZCOLL_SUCCESS, ok_all = 0;
   MPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -539,6 +558,11 @@ int parse_options(int argc, char** argv, Options& o) {
                  "per call; ZCOLL_CODEC overrides)")
       ->check(CLI::IsMember({"fast", "dense", "auto"}));
   app.add_option("--dtype", o.dtype, "float | double")->check(CLI::IsMember({"float", "double"}));
+  app.add_option("--dims", o.dims,
+                 "the data's shape, slowest dim first (721 1440): blocks of whole slices along "
+                 "the first dim are given it (zcoll_comm_set_shape; the dense codec predicts along "
+                 "it)")
+      ->expected(1, 8);
   app.add_option("--op", o.op, "sum | max | min | prod")
       ->check(CLI::IsMember({"sum", "max", "min", "prod"}));
   app.add_flag("--avg", o.average, "average (sum divided by the number of ranks)");
