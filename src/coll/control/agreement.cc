@@ -62,7 +62,7 @@ const Setting kSettings[] = {
   {"op",               [](const View& v) { return v.s.reduction ? double(v.s.op) : 0.0; }},
   {"root",             [](const View& v) { return v.s.rooted ? double(v.k.root) : 0.0; }},
   {"chunk size",       [](const View& v) { return v.cmp ? double(v.s.chunk) : 0.0; }},
-  {"shape (zcoll_comm_set_shape)", [](const View& v) { return double(v.s.piece_unit); }},
+  {"shape (zcoll_comm_set_shape)", [](const View& v) { return double(v.s.pieces.unit); }},
   {"pipeline segment", [](const View& v) { return v.c.seg_values == SIZE_MAX ? 0.0 : double(v.c.seg_values); }},
   {"average",          [](const View& v) { return double(v.s.average); }},
   {"collective",       [](const View& v) { return double(v.k.coll); }},

@@ -30,14 +30,7 @@ struct Resolved {
   uint32_t chunk = 0;                      // codec chunk (values)
   size_t seg_values = 0;                   // pipeline segment (values)
   bool reduction = false, rooted = false;  // the collective's traits
-  // The handle's shape where it applies (a data-movement collective whose block
-  // count is its product): every piece the call compresses is then a whole
-  // number of units of piece_unit values, each of the dims piece_dims[0,
-  // piece_ndims) (the shape's faster dims; pieces_shape in dispatch.cc).
-  // piece_unit 0: no shape.
-  uint64_t piece_unit = 0;
-  uint32_t piece_ndims = 0;
-  uint64_t piece_dims[ZCOLL_MAX_DIMS] = {};
+  PieceShape pieces;                       // the handle's shape where it applies (context.h)
 };
 
 // AUTO's evaluation of the cost model (auto_select.cc).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "coll/control/codec_select.h"
 #include "core/error.h"
@@ -40,20 +41,17 @@ void CallReport::set_plan(const Resolved& s, const Selection& sel, const Ctx& c,
   rep_.error_factor = b.eb > 0 ? rep_.error_bound / b.eb : 0;
   rep_.codec = c.compressed() ? c.params.codec : ZCOLL_CODEC_FAST;
   // the pieces' shape where the dense codec uses it (zcoll_comm_set_shape)
-  char shape[96] = "";
-  if (s.piece_unit > 0 && c.compressed() && c.params.codec == ZCOLL_CODEC_DENSE) {
-    int at = std::snprintf(shape, sizeof shape, "; pieces of whole %llu-value units",
-                           static_cast<unsigned long long>(s.piece_unit));
-    for (uint32_t d = 0; d < s.piece_ndims && at > 0 && at < static_cast<int>(sizeof shape); ++d)
-      at += std::snprintf(shape + at, sizeof shape - static_cast<size_t>(at), "%s%llu",
-                          d ? "x" : " (", static_cast<unsigned long long>(s.piece_dims[d]));
-    if (s.piece_ndims > 0 && at > 0 && at < static_cast<int>(sizeof shape) - 1)
-      std::snprintf(shape + at, sizeof shape - static_cast<size_t>(at), ")");
+  std::string shape;
+  if (s.pieces.unit > 0 && c.compressed() && c.params.codec == ZCOLL_CODEC_DENSE) {
+    shape = "; pieces of whole " + std::to_string(s.pieces.unit) + "-value units";
+    for (uint32_t d = 0; d < s.pieces.ndims; ++d)
+      shape += (d ? "x" : " (") + std::to_string(s.pieces.dims[d]);
+    if (s.pieces.ndims > 0) shape += ")";
   }
   std::snprintf(rep_.reason, sizeof rep_.reason, "%s; %s%s; %s %s%s%s%s", sel.why_mode,
                 sel.why_algo, b.why, s.dtype == ZCOLL_FLOAT32 ? "float" : "double",
                 s.reduction ? zcoll_op_name(s.op) : "data movement", *sel.why_codec ? "; " : "",
-                sel.why_codec, shape);
+                sel.why_codec, shape.c_str());
 }
 
 void CallReport::set_prediction(const Selection& sel) {

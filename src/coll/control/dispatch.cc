@@ -84,9 +84,9 @@ void pieces_shape(const zcoll_comm& zc, size_t count, Resolved* s) {
   uint32_t first = 1;  // the dims of a unit: [first, nd) (1-D: a value)
   uint64_t unit = count / zc.shape_dims[0];
   while (first + 1 < nd && unit > s->seg_values) unit /= zc.shape_dims[first++];
-  s->piece_unit = unit;
-  s->piece_ndims = nd - first;
-  for (uint32_t d = first; d < nd; ++d) s->piece_dims[d - first] = zc.shape_dims[d];
+  s->pieces.unit = unit;
+  s->pieces.ndims = nd - first;
+  for (uint32_t d = first; d < nd; ++d) s->pieces.dims[d - first] = zc.shape_dims[d];
   s->seg_values = (s->seg_values + unit - 1) / unit * unit;
 }
 
@@ -223,9 +223,7 @@ Ctx make_context(zcoll_comm* zc, const Call& k, const Resolved& s, const Selecti
   c.tag = kTagBase + 2 * static_cast<int>(epoch % kTagEpochs);
   c.seg_values = sel.mode == ZCOLL_MODE_CPR_P2P ? SIZE_MAX  // the baseline: one piece per message
                                                 : s.seg_values;
-  c.piece_unit = s.piece_unit;
-  c.piece_ndims = s.piece_ndims;
-  for (uint32_t d = 0; d < s.piece_ndims; ++d) c.piece_dims[d] = s.piece_dims[d];
+  c.pieces = s.pieces;
   return c;
 }
 

@@ -103,6 +103,17 @@ struct ErrState {
 constexpr size_t kMaxSegments = 256;
 size_t pipeline_segment_values(size_t configured, size_t message_values);
 
+// The handle's shape where it applies to a call (zcoll_comm_set_shape: a
+// data-movement collective whose block count is its product; pieces_shape in
+// dispatch.cc): every piece the call compresses is a whole number of units of
+// `unit` values, each of the dims dims[0, ndims) (the shape's faster dims), so
+// a piece of n values has the dims n / unit, then those. unit 0: no shape.
+struct PieceShape {
+  uint64_t unit = 0;
+  uint32_t ndims = 0;
+  uint64_t dims[ZCOLL_MAX_DIMS] = {};
+};
+
 struct Ctx {
   transport::Transport* tp = nullptr;
   int rank = 0, size = 1;
@@ -117,11 +128,7 @@ struct Ctx {
   double max_abs = 0;                // max |x| over all inputs (PROD model)
   double quantum = 0;                // expected quantum of our streams
   size_t seg_values = 0;             // values per pipeline segment (SIZE_MAX: none)
-  // The pieces' shape (Resolved::piece_unit; the dense codec's dims of a piece
-  // of n values: n / piece_unit, then piece_dims): piece_unit 0 = none.
-  uint64_t piece_unit = 0;
-  uint32_t piece_ndims = 0;
-  uint64_t piece_dims[ZCOLL_MAX_DIMS] = {};
+  PieceShape pieces;                 // the dense codec's dims of each piece (none: unit 0)
   int threads = 1;
   Workspace* ws = nullptr;
   int tag = 0;  // the call's data tag; tag + 1: its abort notices (run_algorithm)

@@ -102,13 +102,14 @@ zcoll_status sampled_stats(Ctx& c, const void* x, size_t n, double* mn, double* 
 }
 
 // The call's parameters for a piece of n values: with the dense codec and a
-// shape (Ctx::piece_unit) whose units n is made of, the piece's dims.
+// shape (Ctx::pieces) whose units n is made of, the piece's dims.
 zcoll_params piece_params(const Ctx& c, size_t n) {
   zcoll_params p = c.params;
-  if (p.codec != ZCOLL_CODEC_DENSE || c.piece_unit == 0 || n % c.piece_unit != 0) return p;
-  p.ndims = 1 + c.piece_ndims;
-  p.dims[0] = n / c.piece_unit;
-  for (uint32_t d = 0; d < c.piece_ndims; ++d) p.dims[1 + d] = c.piece_dims[d];
+  const PieceShape& s = c.pieces;
+  if (p.codec != ZCOLL_CODEC_DENSE || s.unit == 0 || n % s.unit != 0) return p;
+  p.ndims = 1 + s.ndims;
+  p.dims[0] = n / s.unit;
+  for (uint32_t d = 0; d < s.ndims; ++d) p.dims[1 + d] = s.dims[d];
   return p;
 }
 
