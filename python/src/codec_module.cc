@@ -17,7 +17,7 @@ using namespace zcoll_py;
 
 namespace {
 
-// A new bytes object of `capacity` bytes, filled by fill(char*) -> (status, size)
+// A new bytes object of `capacity` bytes, filled by fill(char*, capacity) -> (status, size)
 // with the GIL released, then shrunk to size.
 template <class Fill>
 nb::object make_bytes(size_t capacity, const char* op, Fill&& fill) {
@@ -26,7 +26,7 @@ nb::object make_bytes(size_t capacity, const char* op, Fill&& fill) {
   std::pair<zcoll_status, size_t> r;
   {
     nb::gil_scoped_release unlocked;
-    r = fill(PyBytes_AS_STRING(out));  // not yet visible to any other thread
+    r = fill(PyBytes_AS_STRING(out), capacity);  // not yet visible to any other thread
   }
   if (r.first != ZCOLL_SUCCESS) {
     Py_DECREF(out);
@@ -34,6 +34,55 @@ nb::object make_bytes(size_t capacity, const char* op, Fill&& fill) {
   }
   if (_PyBytes_Resize(&out, static_cast<Py_ssize_t>(r.second)) != 0) throw nb::python_error();
   return nb::steal(out);
+}
+
+// Whether two buffers share a byte.
+bool overlap(const View& a, const View& b) {
+  const auto* pa = static_cast<const char*>(a.data());
+  const auto* pb = static_cast<const char*>(b.data());
+  return a.bytes() && b.bytes() && pa < pb + b.bytes() && pb < pa + a.bytes();
+}
+
+// fill(char*, bytes) -> (status, size) into the caller's writable buffer `out` (at
+// least `capacity` bytes, sharing no byte with the inputs: the operations read
+// them while writing), GIL released; returns the size.
+template <class Fill>
+size_t fill_out(nb::handle out, size_t capacity, const char* op,
+                const std::vector<const View*>& inputs, Fill&& fill) {
+  View o;
+  if (PyObject_GetBuffer(out.ptr(), &o.view, PyBUF_WRITABLE) != 0) {
+    PyErr_Clear();
+    raise(PyExc_ValueError, std::string(op) +
+                                ": out: expected a writable contiguous bytes-like object "
+                                "(bytearray, numpy uint8 array), got " +
+                                py_type_name(out));
+  }
+  o.held = true;
+  if (o.bytes() < capacity) {
+    raise(PyExc_ValueError,
+          std::string(op) + ": out holds " + std::to_string(o.bytes()) +
+              " bytes, needs compress_bound(n, dtype) = " + std::to_string(capacity));
+  }
+  for (const View* in : inputs) {
+    if (overlap(o, *in)) {
+      raise(PyExc_ValueError, std::string(op) + ": out overlaps an input stream");
+    }
+  }
+  std::pair<zcoll_status, size_t> r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = fill(static_cast<char*>(o.data()), o.bytes());
+  }
+  if (r.first != ZCOLL_SUCCESS) raise_status(r.first, op);
+  return r.second;
+}
+
+// A new bytes object, or the caller's buffer (out not None: returns the size).
+template <class Fill>
+nb::object bytes_or_out(nb::handle out, size_t capacity, const char* op,
+                        const std::vector<const View*>& inputs, Fill&& fill) {
+  if (out.is_none()) return make_bytes(capacity, op, fill);
+  return nb::int_(fill_out(out, capacity, op, inputs, fill));
 }
 
 zcoll_info inspect(const View& v, const char* op) {
@@ -98,24 +147,13 @@ size_t compress_into(nb::handle array, nb::handle out, int eb_mode, double error
   zcoll_dtype dt;
   size_t n;
   View in = values(array, "array", false, bfloat16, &dt, &n);
-  View o;
-  if (PyObject_GetBuffer(out.ptr(), &o.view, PyBUF_WRITABLE) != 0) {
-    PyErr_Clear();
-    raise(PyExc_ValueError,
-          "out: expected a writable contiguous bytes-like object "
-          "(bytearray, numpy uint8 array), got " +
-              py_type_name(out));
-  }
-  o.held = true;
   const zcoll_params p = make_params(eb_mode, error_bound, chunk_size, codec, dims);
-  size_t size = 0;
-  zcoll_status s;
-  {
-    nb::gil_scoped_release unlocked;
-    s = zcoll_compress(&p, dt, in.data(), n, o.data(), o.bytes(), &size, threads);
-  }
-  if (s != ZCOLL_SUCCESS) raise_status(s, "compress");
-  return size;
+  // no minimum: the library says when out is too small for this stream
+  return fill_out(out, 0, "compress", {&in}, [&](char* dst, size_t bytes) {
+    size_t size = 0;
+    zcoll_status s = zcoll_compress(&p, dt, in.data(), n, dst, bytes, &size, threads);
+    return std::make_pair(s, size);
+  });
 }
 
 nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t chunk_size,
@@ -125,7 +163,7 @@ nb::object compress(nb::handle array, int eb_mode, double error_bound, uint32_t 
   View in = values(array, "array", false, bfloat16, &dt, &n);
   const zcoll_params p = make_params(eb_mode, error_bound, chunk_size, codec, dims);
   const size_t cap = zcoll_compress_bound(n, dt);
-  return make_bytes(cap, "compress", [&](char* dst) {
+  return make_bytes(cap, "compress", [&](char* dst, size_t) {
     size_t size = 0;
     zcoll_status s = zcoll_compress(&p, dt, in.data(), n, dst, cap, &size, threads);
     return std::make_pair(s, size);
@@ -223,13 +261,13 @@ nb::dict quality(nb::handle a, nb::handle b, size_t compressed_bytes, int thread
 }
 
 // a + b, a - b (sign = -1) on compressed streams.
-nb::object hom_binary(nb::handle a, nb::handle b, int threads, bool subtract) {
+nb::object hom_binary(nb::handle a, nb::handle b, nb::handle out, int threads, bool subtract) {
   const char* op = subtract ? "hom_sub" : "hom_add";
   View va = byte_buffer(a, "a");
   View vb = byte_buffer(b, "b");
   zcoll_info ia = inspect(va, op);
   const size_t cap = zcoll_compress_bound(ia.n, ia.dtype);
-  return make_bytes(cap, op, [&](char* dst) {
+  return bytes_or_out(out, cap, op, {&va, &vb}, [&](char* dst, size_t) {
     size_t size = 0;
     zcoll_status s = subtract ? zcoll_hom_sub(va.data(), va.bytes(), vb.data(), vb.bytes(), dst,
                                               cap, &size, nullptr, threads)
@@ -241,7 +279,7 @@ nb::object hom_binary(nb::handle a, nb::handle b, int threads, bool subtract) {
 
 // The sum of k >= 1 streams; with mean, the divisor is multiplied by k so that
 // decompression yields their mean.
-nb::object hom_sum(nb::handle streams, int threads, bool mean) {
+nb::object hom_sum(nb::handle streams, nb::handle out, int threads, bool mean) {
   const char* op = mean ? "mean" : "hom_sum";
   std::vector<View> views;
   for (nb::handle h : streams) views.push_back(byte_buffer(h, "streams[i]"));
@@ -252,37 +290,46 @@ nb::object hom_sum(nb::handle streams, int threads, bool mean) {
   if (mean && static_cast<uint64_t>(first.divisor) * k > UINT32_MAX) {
     raise(PyExc_ValueError, "mean: divisor overflow");
   }
-  return make_bytes(cap, op, [&](char* dst) -> std::pair<zcoll_status, size_t> {
-    // dst and tmp alternate as the accumulator
-    std::vector<char> tmp;
-    try {
-      tmp.resize(cap);
-    } catch (...) {
-      return {ZCOLL_ERR_NO_MEMORY, 0};
-    }
-    size_t size = views[0].bytes();
-    if (size > cap) {
-      zcoll_stream_size(views[0].data(), views[0].bytes(), &size);
-      if (size > cap) return {ZCOLL_ERR_CORRUPT, 0};
-    }
-    // the accumulator must end in dst: start in dst if k is odd, in tmp if even
-    char* acc = (k % 2 == 1) ? dst : tmp.data();
-    char* other = (k % 2 == 1) ? tmp.data() : dst;
-    std::memcpy(acc, views[0].data(), size);
-    for (size_t i = 1; i < views.size(); ++i) {
-      size_t out = 0;
-      zcoll_status s = zcoll_hom_add(acc, size, views[i].data(), views[i].bytes(), other, cap, &out,
-                                     nullptr, threads);
-      if (s != ZCOLL_SUCCESS) return {s, 0};
-      std::swap(acc, other);
-      size = out;
-    }
-    if (mean) {
-      zcoll_status s = zcoll_hom_set_divisor(acc, size, static_cast<uint32_t>(first.divisor * k));
-      if (s != ZCOLL_SUCCESS) return {s, 0};
-    }
-    return {ZCOLL_SUCCESS, size};
-  });
+  std::vector<const View*> inputs;
+  for (const View& v : views) inputs.push_back(&v);
+  return bytes_or_out(
+      out, cap, op, inputs, [&](char* dst, size_t) -> std::pair<zcoll_status, size_t> {
+        size_t size = views[0].bytes();
+        if (k == 1) {  // the stream itself (its bytes, without any trailing ones)
+          if (size > cap) {
+            zcoll_stream_size(views[0].data(), views[0].bytes(), &size);
+            if (size > cap) return {ZCOLL_ERR_CORRUPT, 0};
+          }
+          std::memcpy(dst, views[0].data(), size);
+        }
+        // k - 1 additions, their results alternating between dst and a scratch
+        // stream (from three streams on), so that the last lands in dst
+        std::vector<char> tmp;
+        if (k >= 3) {
+          try {
+            tmp.resize(cap);
+          } catch (...) {
+            return {ZCOLL_ERR_NO_MEMORY, 0};
+          }
+        }
+        char* to = (k - 1) % 2 == 1 ? dst : tmp.data();
+        const void* sum = views[0].data();
+        for (size_t i = 1; i < k; ++i) {
+          size_t out = 0;
+          zcoll_status s = zcoll_hom_add(sum, size, views[i].data(), views[i].bytes(), to, cap,
+                                         &out, nullptr, threads);
+          if (s != ZCOLL_SUCCESS) return {s, 0};
+          sum = to;
+          size = out;
+          to = to == dst ? tmp.data() : dst;
+        }
+        if (mean) {
+          zcoll_status s =
+              zcoll_hom_set_divisor(dst, size, static_cast<uint32_t>(first.divisor * k));
+          if (s != ZCOLL_SUCCESS) return {s, 0};
+        }
+        return {ZCOLL_SUCCESS, size};
+      });
 }
 
 }  // namespace
@@ -303,17 +350,19 @@ NB_MODULE(_codec, m) {
   m.def("quality", &quality, nb::arg("a"), nb::arg("b"), nb::arg("compressed_bytes"),
         nb::arg("threads"), nb::arg("bfloat16") = false);
   m.def(
-      "hom_add", [](nb::handle a, nb::handle b, int t) { return hom_binary(a, b, t, false); },
-      nb::arg("a"), nb::arg("b"), nb::arg("threads"));
+      "hom_add",
+      [](nb::handle a, nb::handle b, nb::handle o, int t) { return hom_binary(a, b, o, t, false); },
+      nb::arg("a"), nb::arg("b"), nb::arg("out").none(), nb::arg("threads"));
   m.def(
-      "hom_sub", [](nb::handle a, nb::handle b, int t) { return hom_binary(a, b, t, true); },
-      nb::arg("a"), nb::arg("b"), nb::arg("threads"));
+      "hom_sub",
+      [](nb::handle a, nb::handle b, nb::handle o, int t) { return hom_binary(a, b, o, t, true); },
+      nb::arg("a"), nb::arg("b"), nb::arg("out").none(), nb::arg("threads"));
   m.def(
-      "hom_sum", [](nb::handle s, int t) { return hom_sum(s, t, false); }, nb::arg("streams"),
-      nb::arg("threads"));
+      "hom_sum", [](nb::handle s, nb::handle o, int t) { return hom_sum(s, o, t, false); },
+      nb::arg("streams"), nb::arg("out").none(), nb::arg("threads"));
   m.def(
-      "mean", [](nb::handle s, int t) { return hom_sum(s, t, true); }, nb::arg("streams"),
-      nb::arg("threads"));
+      "mean", [](nb::handle s, nb::handle o, int t) { return hom_sum(s, o, t, true); },
+      nb::arg("streams"), nb::arg("out").none(), nb::arg("threads"));
   m.def("compress_bound", [](size_t n, int dtype) {
     return zcoll_compress_bound(n, static_cast<zcoll_dtype>(dtype));
   });

@@ -161,6 +161,39 @@ def test_hom_operations():
         zcoll.hom_sum([])
 
 
+def test_hom_operations_into_out():
+    rng = np.random.default_rng(2)
+    xs = [rng.standard_normal(40_000).astype(np.float32) for _ in range(3)]
+    bufs = [zcoll.compress(x, abs=1e-3) for x in xs]
+    cap = zcoll.compress_bound(40_000, np.float32)
+    out = bytearray(cap)
+    arr = np.zeros(cap + 100, np.uint8)
+    for k in (1, 2, 3):  # the sums' three paths: a copy, one addition, a scratch stream
+        assert bytes(zcoll.hom_sum(bufs[:k], out=out)) == zcoll.hom_sum(bufs[:k])
+        assert bytes(zcoll.mean(bufs[:k], out=arr)) == zcoll.mean(bufs[:k])
+    mv = zcoll.hom_add(bufs[0], bufs[1], out=out)
+    assert isinstance(mv, memoryview) and bytes(mv) == zcoll.hom_add(bufs[0], bufs[1])
+    mv.release()
+    assert bytes(zcoll.hom_sub(bufs[0], bufs[1], out=arr)) == zcoll.hom_sub(bufs[0], bufs[1])
+    # an out reused for another sum: only its stream's bytes count
+    assert max_err(zcoll.decompress(zcoll.hom_add(bufs[1], bufs[2], out=out)),
+                   xs[1].astype(np.float64) + xs[2]) <= 2e-3
+    with pytest.raises(ValueError, match="needs compress_bound"):
+        zcoll.hom_add(bufs[0], bufs[1], out=bytearray(cap - 1))
+    with pytest.raises(ValueError, match="writable"):
+        zcoll.hom_sub(bufs[0], bufs[1], out=bytes(cap))
+    # the inputs are read while out is written: out may not share their bytes
+    shared = bytearray(bufs[0]) + bytearray(cap)
+    with pytest.raises(ValueError, match="overlaps"):
+        zcoll.hom_add(memoryview(shared)[:len(bufs[0])], bufs[1], out=shared)
+    with pytest.raises(ValueError, match="overlaps"):
+        zcoll.hom_sum([bufs[1], memoryview(shared)[:len(bufs[0])]], out=shared)
+    # a failing operation raises as without out
+    with pytest.raises(zcoll.ZcollError) as e:
+        zcoll.hom_add(bufs[0], zcoll.compress(xs[1], abs=2e-3), out=out)
+    assert e.value.status == zcoll.STATUS["MISMATCH"]
+
+
 def test_special_sizes():
     for n in (0, 1, 31, 33, 1023, 16385):
         a = np.linspace(-1, 1, n, dtype=np.float32)

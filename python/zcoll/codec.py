@@ -165,28 +165,41 @@ def quality(original, reconstructed, compressed_bytes=0, *, threads=1, dtype=Non
     return _codec.quality(a, b, compressed_bytes, int(threads), bf16_a or bf16_b)
 
 
-def hom_add(a, b, *, threads=1):
+def _stream_in(out, result):
+    """A homomorphic operation's result: the new bytes, or with ``out`` a
+    memoryview of the stream's bytes written there."""
+    return result if out is None else memoryview(out).cast("B")[:result]
+
+
+def hom_add(a, b, *, threads=1, out=None):
     """a + b on compressed streams (no decompression). The streams must share
     dtype, length, chunk size, quantum (so: the same absolute bound) and divisor;
     the result's bound is the sum of theirs (16-bit streams: the decoded sum is
-    rounded to 16 bits, half an ulp on top, docs/format.md)."""
-    return _codec.hom_add(a, b, int(threads))
+    rounded to 16 bits, half an ulp on top, docs/format.md).
+
+    Returns ``bytes``; with ``out`` (a writable bytes-like object of at least
+    ``compress_bound(n, dtype)`` bytes, sharing no byte with the inputs) writes
+    the stream there and returns a memoryview of it: no allocation per call
+    (a new large ``bytes`` costs its first touch of fresh pages, which can take
+    longer than the addition)."""
+    return _stream_in(out, _codec.hom_add(a, b, out, int(threads)))
 
 
-def hom_sub(a, b, *, threads=1):
+def hom_sub(a, b, *, threads=1, out=None):
     """a - b on compressed streams (as hom_add)."""
-    return _codec.hom_sub(a, b, int(threads))
+    return _stream_in(out, _codec.hom_sub(a, b, out, int(threads)))
 
 
-def hom_sum(streams, *, threads=1):
-    """The sum of one or more compressed streams (as hom_add)."""
-    return _codec.hom_sum(list(streams), int(threads))
+def hom_sum(streams, *, threads=1, out=None):
+    """The sum of one or more compressed streams (as hom_add; with more than
+    two, a scratch stream alternates with ``out`` as the running sum)."""
+    return _stream_in(out, _codec.hom_sum(list(streams), out, int(threads)))
 
 
-def mean(streams, *, threads=1):
+def mean(streams, *, threads=1, out=None):
     """The mean of one or more compressed streams: their sum with its divisor
-    multiplied by their number (decompression divides)."""
-    return _codec.mean(list(streams), int(threads))
+    multiplied by their number (decompression divides); ``out`` as hom_add."""
+    return _stream_in(out, _codec.mean(list(streams), out, int(threads)))
 
 
 def compress_bound(n, dtype):
