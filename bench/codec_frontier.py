@@ -35,8 +35,9 @@ same files and bounds, a row `zcoll-fast-goals` per field and bound (not with
 of the field, compress (into a reused buffer), decompress (into a reused
 array) and hom add (zcoll.hom_add of the field's stream and the stream of the
 field shifted by one step along its first axis, both at the same absolute
-bound; the result is a new bytes object, as the binding returns it) with 1
-and with 2 threads, one call each (as in run_field: the other operations'
+bound, into a reused buffer: a new bytes object per call would time the
+first touch of its fresh pages, up to twice the addition on a 37 MB field)
+with 1 and with 2 threads, one call each (as in run_field: the other operations'
 buffers push the field out of the caches between two memcpys, as they do
 in a collective); the ratios are taken per repeat (decompress / memcpy, hom
 add / memcpy, 2 threads / 1 thread of each operation), the table gives their
@@ -215,13 +216,14 @@ def run_fast_goals(name, a, rel, repeats, np, zcoll):
     sa = zcoll.compress(flat, abs=eb, threads=1)
     sb = zcoll.compress(other, abs=eb, threads=1)
     cbuf = bytearray(zcoll.compress_bound(flat.size, flat.dtype))
+    hbuf = bytearray(len(cbuf))
     dst = np.empty_like(flat)
     copy_dst = np.empty_like(a)
     ops = {"memcpy": lambda: np.copyto(copy_dst, a)}
     for t in (1, 2):
         ops[f"compress_{t}t"] = lambda t=t: zcoll.compress(flat, abs=eb, threads=t, out=cbuf)
         ops[f"decompress_{t}t"] = lambda t=t: zcoll.decompress(sa, out=dst, threads=t)
-        ops[f"hom_add_{t}t"] = lambda t=t: zcoll.hom_add(sa, sb, threads=t)
+        ops[f"hom_add_{t}t"] = lambda t=t: zcoll.hom_add(sa, sb, threads=t, out=hbuf)
     names = list(ops)
     for k in names:  # warm-up: first touch of the buffers, the OpenMP team
         ops[k]()
