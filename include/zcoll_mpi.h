@@ -241,8 +241,10 @@ ZCOLL_API zcoll_status zcoll_comm_get_config(const zcoll_comm* zc, zcoll_comm_co
  *     not the codec, bounds the call); other calls, and the reduction
  *     collectives, stay 1-D. The streams decode without it; the segmentation
  *     follows it, so ranks whose shapes cut a call differently fail it
- *     (ZCOLL_ERR_MISMATCH) as for the other settings. ZCOLL_CODEC=auto
- *     decides on the 1-D codec's ratio and rates (the model has no shape). */
+ *     (ZCOLL_ERR_MISMATCH) as for the other settings. With ZCOLL_CODEC=auto
+ *     the pieces stay 1-D: the model prices the 1-D codec's ratio and rates,
+ *     and the codec with dims is slower (zcoll_report.reason: "shape not used
+ *     (codec auto)"); set ZCOLL_CODEC=dense to use the shape. */
 ZCOLL_API zcoll_status zcoll_comm_set_mode(zcoll_comm* zc, zcoll_mode mode);
 ZCOLL_API zcoll_status zcoll_comm_set_algorithm(zcoll_comm* zc, zcoll_collective collective,
                                                 zcoll_algorithm algorithm);

@@ -237,7 +237,8 @@ class Comm:
         rank's count), e.g. ``a.shape``; None or () for none. With the dense
         codec a block of that shape is compressed along its rows and planes
         (zcoll_comm_set_shape): fewer bytes, slower compression, for slow links;
-        other calls stay 1-D. Every rank sets the same."""
+        other calls stay 1-D, and so do all with codec "auto" (its model prices
+        the 1-D codec). Every rank sets the same."""
         dims = [] if shape is None else [int(d) for d in shape]
         self._c.set_shape(dims)
 

@@ -1704,6 +1704,22 @@ void codec_shape(const Env& e) {
          "bcast of a smooth 2-D field: %llu bytes with its "
          "shape, %llu without",
          static_cast<unsigned long long>(shaped), static_cast<unsigned long long>(flat));
+  // with ZCOLL_CODEC=auto the pieces stay 1-D (the model prices the 1-D codec),
+  // also where it picks the dense codec (a slow link): the bytes of a flat call
+  {
+    zcoll_comm* za = make_codec_comm(e.comm, ZCOLL_CODEC_FLAG_AUTO, 4096);
+    const zcoll_model slow = codec_model(1e6);
+    zcoll_comm_set_model(za, &slow);
+    const uint64_t a_flat = shaped_bcast_bytes(e, za, false);
+    const uint64_t a_shaped = shaped_bcast_bytes(e, za, true);
+    const zcoll_report r = last(za);
+    EXPECT(r.codec == ZCOLL_CODEC_DENSE && a_shaped == a_flat && a_flat == flat,
+           "codec auto with a shape: codec %s, %llu bytes (flat %llu, dense flat %llu): %s",
+           r.codec == ZCOLL_CODEC_DENSE ? "dense" : "fast",
+           static_cast<unsigned long long>(a_shaped), static_cast<unsigned long long>(a_flat),
+           static_cast<unsigned long long>(flat), r.reason);
+    zcoll_comm_free(za);
+  }
   // bad arguments
   const uint64_t bad[2] = {4, 0}, big[2] = {uint64_t{1} << 40, uint64_t{1} << 40};
   EXPECT(zcoll_comm_set_shape(nullptr, 0, nullptr) == ZCOLL_ERR_INVALID_ARG, "NULL handle");

@@ -40,13 +40,16 @@ void CallReport::set_plan(const Resolved& s, const Selection& sel, const Ctx& c,
   rep_.error_bound = c.compressed() ? b.result : 0;
   rep_.error_factor = b.eb > 0 ? rep_.error_bound / b.eb : 0;
   rep_.codec = c.compressed() ? c.params.codec : ZCOLL_CODEC_FAST;
-  // the pieces' shape where the dense codec uses it (zcoll_comm_set_shape)
+  // the pieces' shape where the dense codec uses it (zcoll_comm_set_shape), or
+  // why a shape this call has is not used (make_context)
   std::string shape;
-  if (s.pieces.unit > 0 && c.compressed() && c.params.codec == ZCOLL_CODEC_DENSE) {
-    shape = "; pieces of whole " + std::to_string(s.pieces.unit) + "-value units";
-    for (uint32_t d = 0; d < s.pieces.ndims; ++d)
-      shape += (d ? "x" : " (") + std::to_string(s.pieces.dims[d]);
-    if (s.pieces.ndims > 0) shape += ")";
+  if (c.pieces.unit > 0 && c.compressed() && c.params.codec == ZCOLL_CODEC_DENSE) {
+    shape = "; pieces of whole " + std::to_string(c.pieces.unit) + "-value units";
+    for (uint32_t d = 0; d < c.pieces.ndims; ++d)
+      shape += (d ? "x" : " (") + std::to_string(c.pieces.dims[d]);
+    if (c.pieces.ndims > 0) shape += ")";
+  } else if (s.pieces.unit > 0 && c.pieces.unit == 0 && c.compressed()) {
+    shape = "; shape not used (codec auto)";
   }
   std::snprintf(rep_.reason, sizeof rep_.reason, "%s; %s%s; %s %s%s%s%s", sel.why_mode,
                 sel.why_algo, b.why, s.dtype == ZCOLL_FLOAT32 ? "float" : "double",

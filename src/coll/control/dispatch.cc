@@ -223,7 +223,10 @@ Ctx make_context(zcoll_comm* zc, const Call& k, const Resolved& s, const Selecti
   c.tag = kTagBase + 2 * static_cast<int>(epoch % kTagEpochs);
   c.seg_values = sel.mode == ZCOLL_MODE_CPR_P2P ? SIZE_MAX  // the baseline: one piece per message
                                                 : s.seg_values;
-  c.pieces = s.pieces;
+  // With ZCOLL_CODEC=auto the pieces stay 1-D: the model prices the codec's
+  // 1-D ratio and rates, and the codec with dims compresses at a quarter of
+  // that speed (a dense pick on its numbers could run 2-3x longer).
+  if (!codec_choice(*zc)) c.pieces = s.pieces;
   return c;
 }
 
