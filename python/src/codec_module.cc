@@ -49,15 +49,7 @@ bool overlap(const View& a, const View& b) {
 template <class Fill>
 size_t fill_out(nb::handle out, size_t capacity, const char* op,
                 const std::vector<const View*>& inputs, Fill&& fill) {
-  View o;
-  if (PyObject_GetBuffer(out.ptr(), &o.view, PyBUF_WRITABLE) != 0) {
-    PyErr_Clear();
-    raise(PyExc_ValueError, std::string(op) +
-                                ": out: expected a writable contiguous bytes-like object "
-                                "(bytearray, numpy uint8 array), got " +
-                                py_type_name(out));
-  }
-  o.held = true;
+  View o = byte_buffer(out, std::string(op) + ": out", /*writable=*/true);
   if (o.bytes() < capacity) {
     raise(PyExc_ValueError,
           std::string(op) + ": out holds " + std::to_string(o.bytes()) +

@@ -173,12 +173,19 @@ inline View bf16_array(nb::handle obj, const char* name, bool writable, size_t* 
 }
 
 // Bytes-like input (a compressed stream): bytes, bytearray, memoryview, numpy
-// uint8 arrays; must be contiguous.
-inline View byte_buffer(nb::handle obj, const char* name) {
+// uint8 arrays; must be contiguous. writable: an output buffer (a read-only one
+// is a ValueError).
+inline View byte_buffer(nb::handle obj, const std::string& name, bool writable = false) {
   View v;
-  if (PyObject_GetBuffer(obj.ptr(), &v.view, PyBUF_SIMPLE) != 0) {
+  if (PyObject_GetBuffer(obj.ptr(), &v.view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0) {
     PyErr_Clear();
-    raise(PyExc_TypeError, std::string(name) +
+    if (writable) {
+      raise(PyExc_ValueError, name +
+                                  ": expected a writable contiguous bytes-like object "
+                                  "(bytearray, numpy uint8 array), got " +
+                                  py_type_name(obj));
+    }
+    raise(PyExc_TypeError, name +
                                ": expected a contiguous bytes-like object (bytes, bytearray, "
                                "memoryview), got " +
                                py_type_name(obj));
