@@ -123,8 +123,9 @@ def methods(zcoll, np):
         bufs = {}
 
         def comp(a, eb):
-            if "stream" not in bufs:
-                bufs["stream"] = bytearray(zcoll.compress_bound(a.size, a.dtype))
+            bound = zcoll.compress_bound(a.size, a.dtype)
+            if len(bufs.get("stream", b"")) < bound:  # (the files differ in size)
+                bufs["stream"] = bytearray(bound)
             # the shape, also a 1-D one (which compress's default leaves out)
             dims = a.shape if shaped else ()
             return zcoll.compress(a, abs=eb, threads=1, codec=codec, chunk_size=chunk_size,
