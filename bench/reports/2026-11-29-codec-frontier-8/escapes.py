@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """escapes.py DATA — how often the dense codec's 1-D decoder meets values with extra
-bits, and whether storing each residual's low b bits raw (the rest coded as now)
+bits (and how many values would still have them with 128 direct symbols), and whether storing each residual's low b bits raw (the rest coded as now)
 would make them rare. Per field and bound: the codes q = round(x / (2 eb)) (eb = REL
 x range), per chunk of 16384 the Lorenzo residuals of order 1 or 2 (the smaller sum
 of magnitudes), u = zigzag(r); the share of values with u >= 64 (a symbol with extra
@@ -35,9 +35,9 @@ def shift_of(u, off):
     return max(0, int(np.floor(np.mean(np.log2(u[::4].astype(np.float64) + 1)))) - off)
 
 
-print("| file | REL | values with extra bits | groups with one | b-2: groups, size | "
-      "b-3: groups, size | b-4: groups, size |")
-print("|---|---|---:|---:|---|---|---|")
+print("| file | REL | values with extra bits | values above 127 | groups with one | "
+      "b-2: groups, size | b-3: groups, size | b-4: groups, size |")
+print("|---|---|---:|---:|---:|---|---|---|")
 for f in json.load(open(D + "manifest.json"))["files"]:
     x = np.fromfile(D + f["file"], dtype=np.float32).astype(np.float64)
     for rel in (1e-3, 1e-4):
@@ -46,7 +46,7 @@ for f in json.load(open(D + "manifest.json"))["files"]:
         out = {}
         for off in (None, 2, 3, 4):
             size = size0 = 0.0
-            vals = groups = ng = 0
+            vals = groups = ng = above = 0
             for c0 in range(0, len(q), CH):
                 c = q[c0:c0 + CH]
                 r1 = np.diff(c, prepend=0)
@@ -59,11 +59,13 @@ for f in json.load(open(D + "manifest.json"))["files"]:
                 size += cost(h) + b * len(u)
                 size0 += cost(u)
                 vals += int((h >= 64).sum())
+                above += int((h >= 128).sum())
                 n = len(h) // 16 * 16
                 g = (h[:n].reshape(-1, 16) >= 64).any(axis=1)
                 groups += int(g.sum())
                 ng += len(g)
-            out[off] = (vals / len(q), groups / ng, size / size0)
+            out[off] = (vals / len(q), groups / ng, size / size0, above / len(q))
         cells = [f"{out[o][1]:.3f}, {out[o][2]:.4f}" for o in (2, 3, 4)]
-        print(f"| {f['file'].rsplit('_', 1)[0]} | {rel:g} | {out[None][0]:.3f} | {out[None][1]:.3f} | "
+        print(f"| {f['file'].rsplit('_', 1)[0]} | {rel:g} | {out[None][0]:.3f} | {out[None][3]:.3f} | "
+              f"{out[None][1]:.3f} | "
               + " | ".join(cells) + " |", flush=True)
