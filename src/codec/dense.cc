@@ -232,12 +232,12 @@ uint8_t choose_order(const int32_t* q, uint32_t len) {
   // four samples (i + j kOrderSampleEvery, j < 4) at a time: the same sums. Each
   // lane adds at most 31 per 4 kOrderSampleEvery values (below 2^21 for a chunk of
   // 2^20 values); the last sample reads q[i + 3 kOrderSampleEvery + 2].
-  constexpr uint32_t kStep = kOrderSampleEvery;
   __m128i s1 = _mm_setzero_si128(), s2 = _mm_setzero_si128();
-  for (; i + 3 * kStep + 3 <= len; i += 4 * kStep) {
-    __m128i d[4];  // q[k] - q[k - 1] for k = i - 1 .. i + 2 (+ j kStep): d0, d1 in lanes 0, 1
+  for (; i + 3 * kOrderSampleEvery + 3 <= len; i += 4 * kOrderSampleEvery) {
+    // q[k] - q[k - 1] for k = i - 1 .. i + 2 (+ j kOrderSampleEvery): d0, d1 in lanes 0, 1
+    __m128i d[4];
     for (uint32_t j = 0; j < 4; ++j) {
-      const int32_t* b = q + i + kStep * j;
+      const int32_t* b = q + i + kOrderSampleEvery * j;
       d[j] = _mm_sub_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b - 1)),
                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(b - 2)));
     }
