@@ -97,6 +97,10 @@ struct ChunkKernels {
                             bool cubic, uint32_t* r);
   void (*interp_decode_run)(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
                             bool cubic, const uint32_t* r);
+  // ... and the copies of a row's even values to and from its coarse copy
+  // (dense_interp.h: interp_evens_to_scalar, interp_evens_from_scalar)
+  void (*interp_evens_to)(const int32_t* v, uint32_t m, int32_t* u);
+  void (*interp_evens_from)(const int32_t* u, uint32_t m, int32_t* v);
   // The histograms of the dense encoder's estimates (dense_predict.h:
   // dense_sample_histograms_scalar, dense_code_histogram_scalar,
   // dense_residual_histogram_scalar; 97 = kDenseEstSymbols)

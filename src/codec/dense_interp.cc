@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "codec/chunk_codec.h"
 #include "codec/dense_interp_step.h"
@@ -49,95 +50,198 @@ inline int kind_of(bool up1, bool up3, bool down3, bool cubic) {
   return down3 ? (up3 ? kCubic : kQuadDown) : (up3 ? kQuadUp : kLinear);
 }
 
-// v[j] = vis.at(j, prediction) for j in [from, to) every `step`, one kind of
-// prediction; runs of step 2 (the finest level), linear or cubic, as a whole:
-// vis.run2<K>(v, from, count, off).
+// v[j] = vis.at(&v[j], prediction) for j in [from, to) every `step`, one kind
+// of prediction; runs of step 2 (a grid's finest level), linear or cubic, as a
+// whole: vis.run2<K>(v, len, from, count, off).
 template <int K, class Vis>
-inline void run(int32_t* v, uint64_t from, uint64_t to, uint32_t step, uint32_t off, Vis& vis) {
+inline void run(int32_t* v, uint32_t len, uint64_t from, uint64_t to, uint32_t step, uint32_t off,
+                Vis& vis) {
   if ((K == kLinear || K == kCubic) && step == 2) {
     if (to > from)
-      vis.template run2<K>(v, static_cast<uint32_t>(from),
+      vis.template run2<K>(v, len, static_cast<uint32_t>(from),
                            static_cast<uint32_t>((to - from + 1) / 2), off);
     return;
   }
   for (uint64_t j = from; j < to; j += step) {
     const auto i = static_cast<uint32_t>(j);
-    v[i] = vis.at(i, predict<K>(v + i, off));
+    v[i] = vis.at(v + i, predict<K>(v + i, off));
   }
 }
 template <class Vis>
-void run_kind(int kind, int32_t* v, uint64_t from, uint64_t to, uint32_t step, uint32_t off,
-              Vis& vis) {
+void run_kind(int kind, int32_t* v, uint32_t len, uint64_t from, uint64_t to, uint32_t step,
+              uint32_t off, Vis& vis) {
   switch (kind) {
-    case kCopy: return run<kCopy>(v, from, to, step, off, vis);
-    case kLinear: return run<kLinear>(v, from, to, step, off, vis);
-    case kCubic: return run<kCubic>(v, from, to, step, off, vis);
-    case kQuadDown: return run<kQuadDown>(v, from, to, step, off, vis);
-    default: return run<kQuadUp>(v, from, to, step, off, vis);
+    case kCopy: return run<kCopy>(v, len, from, to, step, off, vis);
+    case kLinear: return run<kLinear>(v, len, from, to, step, off, vis);
+    case kCubic: return run<kCubic>(v, len, from, to, step, off, vis);
+    case kQuadDown: return run<kQuadDown>(v, len, from, to, step, off, vis);
+    default: return run<kQuadUp>(v, len, from, to, step, off, vis);
   }
 }
 
-// Visit every value of the chunk once, in the order of dense_interp.h, setting
-// v[j] = vis.at(j, prediction) (value 0: prediction 0), or a run at a time (run). A line of values along the
-// fastest dim is cut where the kind of prediction changes, so that each piece
-// is a loop of one kind (the neighbours' existence, tested per piece).
-template <class Vis>
-void traverse(const InterpGrid& g, uint32_t len, int32_t* v, Vis& vis) {
-  if (len == 0) return;
-  const Extents e = extents_of(g, len);
-  v[0] = vis.at(0, 0);
+// S of format.md §5.3: the largest power of two below the longest extent (1 if none).
+uint32_t top_stride(const Extents& e) {
   const uint32_t longest = std::max({e.n[0], e.n[1], e.n[2]});
   uint32_t top = 1;
   while (2 * top < longest) top *= 2;
-  for (uint32_t s = top; s >= 1; s /= 2) {
-    for (uint32_t dd = 0; dd < 3; ++dd) {
-      const uint32_t d = 2 - dd;
-      if (e.n[d] <= s) continue;
-      uint32_t first[3], step[3];
-      for (uint32_t k = 0; k < 3; ++k) {
-        first[k] = k == d ? s : 0;
-        step[k] = k > d ? s : 2 * s;  // slower dims (done at this level): every s
-      }
-      const uint64_t n_d = e.n[d], s3 = 3 * uint64_t{s};
-      const auto off = static_cast<uint32_t>(s * e.stride[d]);  // < len: n_d > s
-      for (uint32_t c2 = first[2]; c2 < e.n[2]; c2 += step[2]) {
-        for (uint32_t c1 = first[1]; c1 < e.n[1]; c1 += step[1]) {
-          const uint64_t base = uint64_t{c2} * e.stride[2] + uint64_t{c1} * e.stride[1];
-          if (base >= len) break;
-          const uint64_t m0 = std::min<uint64_t>(e.n[0], len - base);  // the line's values
-          if (d == 0) {
-            // along the line: c0 = s (no -3s), then the interior, then the end
-            if (m0 <= s) continue;
-            const uint64_t lo = std::min<uint64_t>(s3, m0);
-            const uint64_t hi = std::max<uint64_t>(lo, m0 > s3 ? m0 - s3 : 0);
-            for (uint64_t c0 = s; c0 < lo; c0 += 2 * s)
-              run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, false, g.cubic), v, base + c0,
-                       base + c0 + 1, 1, off, vis);
-            run_kind(kind_of(true, true, true, g.cubic), v, base + lo, base + hi, 2 * s, off, vis);
-            const uint64_t tail = hi + (2 * s - (hi - s) % (2 * s)) % (2 * s);  // = s mod 2s
-            for (uint64_t c0 = tail; c0 < m0; c0 += 2 * s)
-              run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, true, g.cubic), v, base + c0,
-                       base + c0 + 1, 1, off, vis);
-            continue;
-          }
-          // across lines: the neighbours at +s (+3s) exist for values below len - off (3 off)
-          const uint64_t c = d == 2 ? c2 : c1;
-          const uint64_t lim1 = c + s < n_d && len > base + off ? len - base - off : 0;
-          const uint64_t lim3 =
-              c + s3 < n_d && len > base + 3 * uint64_t{off} ? len - base - 3 * uint64_t{off} : 0;
-          const uint64_t e3 = std::min(lim3, m0), e1 = std::max(e3, std::min(lim1, m0));
-          const bool down3 = c >= s3;
-          const auto first_at = [&](uint64_t from) {  // the first c0 >= from on the lattice
-            return (from + step[0] - 1) / step[0] * step[0];
-          };
-          run_kind(kind_of(true, true, down3, g.cubic), v, base, base + e3, step[0], off, vis);
-          run_kind(kind_of(true, false, down3, g.cubic), v, base + first_at(e3), base + e1, step[0],
-                   off, vis);
-          run_kind(kCopy, v, base + first_at(e1), base + m0, step[0], off, vis);
+  return top;
+}
+
+// One level of the traversal: stride s, dims d = 2, 1, 0, each value visited
+// as dense_interp.h says. A line of values along the fastest dim is cut where
+// the kind of prediction changes, so that each piece is a loop of one kind (the
+// neighbours' existence, tested per piece).
+template <class Vis>
+void level(const Extents& e, uint32_t len, bool cubic, uint32_t s, int32_t* v, Vis& vis) {
+  for (uint32_t dd = 0; dd < 3; ++dd) {
+    const uint32_t d = 2 - dd;
+    if (e.n[d] <= s) continue;
+    uint32_t first[3], step[3];
+    for (uint32_t k = 0; k < 3; ++k) {
+      first[k] = k == d ? s : 0;
+      step[k] = k > d ? s : 2 * s;  // slower dims (done at this level): every s
+    }
+    const uint64_t n_d = e.n[d], s3 = 3 * uint64_t{s};
+    const auto off = static_cast<uint32_t>(s * e.stride[d]);  // < len: n_d > s
+    for (uint32_t c2 = first[2]; c2 < e.n[2]; c2 += step[2]) {
+      for (uint32_t c1 = first[1]; c1 < e.n[1]; c1 += step[1]) {
+        const uint64_t base = uint64_t{c2} * e.stride[2] + uint64_t{c1} * e.stride[1];
+        if (base >= len) break;
+        const uint64_t m0 = std::min<uint64_t>(e.n[0], len - base);  // the line's values
+        if (d == 0) {
+          // along the line: c0 = s (no -3s), then the interior, then the end
+          if (m0 <= s) continue;
+          const uint64_t lo = std::min<uint64_t>(s3, m0);
+          const uint64_t hi = std::max<uint64_t>(lo, m0 > s3 ? m0 - s3 : 0);
+          for (uint64_t c0 = s; c0 < lo; c0 += 2 * s)
+            run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, false, cubic), v, len, base + c0,
+                     base + c0 + 1, 1, off, vis);
+          run_kind(kind_of(true, true, true, cubic), v, len, base + lo, base + hi, 2 * s, off, vis);
+          const uint64_t tail = hi + (2 * s - (hi - s) % (2 * s)) % (2 * s);  // = s mod 2s
+          for (uint64_t c0 = tail; c0 < m0; c0 += 2 * s)
+            run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, true, cubic), v, len, base + c0,
+                     base + c0 + 1, 1, off, vis);
+          continue;
         }
+        // across lines: the neighbours at +s (+3s) exist for values below len - off (3 off)
+        const uint64_t c = d == 2 ? c2 : c1;
+        const uint64_t lim1 = c + s < n_d && len > base + off ? len - base - off : 0;
+        const uint64_t lim3 =
+            c + s3 < n_d && len > base + 3 * uint64_t{off} ? len - base - 3 * uint64_t{off} : 0;
+        const uint64_t e3 = std::min(lim3, m0), e1 = std::max(e3, std::min(lim1, m0));
+        const bool down3 = c >= s3;
+        const auto first_at = [&](uint64_t from) {  // the first c0 >= from on the lattice
+          return (from + step[0] - 1) / step[0] * step[0];
+        };
+        run_kind(kind_of(true, true, down3, cubic), v, len, base, base + e3, step[0], off, vis);
+        run_kind(kind_of(true, false, down3, cubic), v, len, base + first_at(e3), base + e1,
+                 step[0], off, vis);
+        run_kind(kCopy, v, len, base + first_at(e1), base + m0, step[0], off, vis);
       }
     }
   }
+}
+
+// The levels s >= 2 of a chunk are the levels s/2 of the array of its values
+// whose every coordinate is even (the "coarse" array): C order again, with
+// extents ceil(n_k / 2), and the values of the chunk among them are a prefix of
+// it (the order of j is kept). Each value's neighbours, kind of prediction and
+// turn in the traversal are the same in both (c + s < n_d and j + o < len hold
+// for the one exactly when for the other), so the coarse levels run on a
+// compact copy, where their runs have step 2 (a finest level's, in SIMD),
+// instead of steps 4, 8, ... on the chunk.
+struct Coarse {
+  InterpGrid g;
+  uint32_t len = 0;
+};
+Coarse coarse_of(const InterpGrid& g, uint32_t len) {
+  const auto half = [](uint64_t n) { return static_cast<uint32_t>((n + 1) / 2); };  // ceil
+  Coarse c;
+  c.g = g;
+  const uint32_t last = len - 1;  // the coordinates of the chunk's last value
+  if (g.ndim == 1) {
+    c.len = last / 2 + 1;
+    return c;
+  }
+  c.g.row = half(g.row);
+  const uint32_t rows = g.ndim == 3 ? g.plane / g.row : 0;  // rows of a plane
+  if (g.ndim == 3) c.g.plane = c.g.row * half(rows);
+  const uint32_t l2 = g.ndim == 3 ? last / g.plane : 0;
+  const uint32_t in_plane = g.ndim == 3 ? last % g.plane : last;
+  const uint32_t l1 = in_plane / g.row, l0 = in_plane % g.row;
+  // the even points at or before (l2, l1, l0): whole coarse planes, rows, and the row's
+  uint64_t n = uint64_t{half(l2)} * (g.ndim == 3 ? c.g.plane : 0);
+  if (l2 % 2 == 0) {
+    n += uint64_t{half(l1)} * c.g.row;
+    if (l1 % 2 == 0) n += l0 / 2 + 1;
+  }
+  c.len = static_cast<uint32_t>(n);
+  return c;
+}
+
+// Copies between the chunk's even points and the coarse array: to_coarse
+// u[j'] = v[j] (the encoder: the values' fine codes), from_coarse v[j] = u[j']
+// (both: the coarse levels' reconstructions), row by row.
+template <bool kToCoarse>
+void copy_coarse(const Extents& e, const Coarse& c, int32_t* v, int32_t* u) {
+  const uint32_t row = c.g.ndim >= 2 ? c.g.row : c.len;
+  const uint64_t plane = c.g.ndim == 3 ? c.g.plane : 0;
+  uint64_t at = 0;  // the coarse array's index of the row's first value
+  for (uint32_t c2 = 0; c2 < e.n[2] && at < c.len; c2 += 2) {
+    at = c2 / 2 * plane;
+    for (uint32_t c1 = 0; c1 < e.n[1] && at < c.len; c1 += 2, at += row) {
+      const uint64_t base = uint64_t{c2} * e.stride[2] + uint64_t{c1} * e.stride[1];
+      const auto m = static_cast<uint32_t>(std::min<uint64_t>(row, c.len - at));
+      if (kToCoarse)
+        active_kernels().interp_evens_to(v + base, m, u + at);
+      else
+        active_kernels().interp_evens_from(u + at, m, v + base);
+    }
+  }
+}
+
+// Coarse arrays below this many values run their levels on themselves.
+constexpr uint32_t kCoarseMin = 256;
+
+// The room the coarse arrays of a chunk take (each inside its parent's).
+size_t coarse_room(const InterpGrid& g, uint32_t len) {
+  size_t room = 0;
+  for (Coarse c{g, len}; c.len >= kCoarseMin;) {
+    if (top_stride(extents_of(c.g, c.len)) < 2) break;
+    c = coarse_of(c.g, c.len);
+    room += c.len;
+  }
+  return room;
+}
+
+// Visit every value of the chunk once, in the order of dense_interp.h, setting
+// v[j] = vis.at(&v[j], prediction) (value 0: prediction 0), or a run at a time
+// (run2); the coarse levels on the coarse array, in `spare` (coarse_room
+// values).
+template <class Vis>
+void traverse(const InterpGrid& g, uint32_t len, int32_t* v, Vis& vis, int32_t* spare) {
+  if (len == 0) return;
+  const Extents e = extents_of(g, len);
+  const uint32_t top = top_stride(e);
+  if (top >= 2 && len >= kCoarseMin) {
+    const Coarse c = coarse_of(g, len);
+    if (Vis::kReadsValues) copy_coarse<true>(e, c, v, spare);
+    traverse(c.g, c.len, spare, vis, spare + c.len);
+    copy_coarse<false>(e, c, v, spare);
+    level(e, len, g.cubic, 1, v, vis);
+    return;
+  }
+  v[0] = vis.at(v, 0);
+  for (uint32_t s = top; s >= 1; s /= 2) level(e, len, g.cubic, s, v, vis);
+}
+
+thread_local std::vector<int32_t> t_coarse;  // traverse's spare
+
+template <class Vis>
+void traverse(const InterpGrid& g, uint32_t len, int32_t* v, Vis& vis) {
+  const size_t room = coarse_room(g, len);
+  if (t_coarse.size() < room) t_coarse.resize(room);
+  traverse(g, len, v, vis, t_coarse.data());
 }
 
 }  // namespace
@@ -158,16 +262,15 @@ namespace {
 
 // The encoder's visitor: each value's residual to out, in the traversal's order.
 struct EncodeValues {
-  int32_t* v;
-  uint32_t len;
+  static constexpr bool kReadsValues = true;  // the fine codes it quantizes against
   uint32_t* out;  // a pointer: a u32 counter could alias the stores to v and r
-  int32_t at(uint32_t j, int64_t p) {
-    int32_t x = v[j];
+  int32_t at(const int32_t* value, int64_t p) {
+    int32_t x = *value;
     encode_at(&x, p, out++);
     return x;
   }
   template <int K>
-  void run2(int32_t* w, uint32_t from, uint32_t count, uint32_t off) {
+  void run2(int32_t* w, uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
     active_kernels().interp_encode_run(w, len, from, count, off, K == kCubic, out);
     out += count;
   }
@@ -175,8 +278,8 @@ struct EncodeValues {
 
 // The decoder's visitor: the residuals from the source, a tile at a time.
 struct DecodeValues {
+  static constexpr bool kReadsValues = false;
   InterpResidualSource& src;
-  uint32_t len;
   size_t left;
   uint32_t buf[kInterpTile];
   const uint32_t *next = buf, *have = buf;  // pointers: the stores to v could alias counters
@@ -185,14 +288,14 @@ struct DecodeValues {
     src.fill(buf, static_cast<uint32_t>(n));
     next = buf, have = buf + n, left -= n;
   }
-  int32_t at(uint32_t, int64_t p) {
+  int32_t at(const int32_t*, int64_t p) {
     if (next == have) refill();
     int32_t x = 0;
     decode_at(&x, p, *next++);
     return x;
   }
   template <int K>
-  void run2(int32_t* v, uint32_t from, uint32_t count, uint32_t off) {
+  void run2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
     while (count) {
       if (next == have) refill();
       const auto m = static_cast<uint32_t>(std::min<size_t>(count, have - next));
@@ -206,7 +309,7 @@ struct DecodeValues {
 }  // namespace
 
 void interp_residuals(int32_t* v, uint32_t len, const InterpGrid& g, uint32_t* r) {
-  EncodeValues vis{v, len, r};
+  EncodeValues vis{r};
   traverse(g, len, v, vis);
 }
 
@@ -217,6 +320,13 @@ void interp_encode_run_scalar(int32_t* v, uint32_t, uint32_t from, uint32_t coun
 void interp_decode_run_scalar(int32_t* v, uint32_t, uint32_t from, uint32_t count, uint32_t off,
                               bool cubic, const uint32_t* r) {
   cubic ? decode_run<kCubic>(v, from, count, off, r) : decode_run<kLinear>(v, from, count, off, r);
+}
+
+void interp_evens_to_scalar(const int32_t* v, uint32_t m, int32_t* u) {
+  for (uint32_t k = 0; k < m; ++k) u[k] = v[2 * k];
+}
+void interp_evens_from_scalar(const int32_t* u, uint32_t m, int32_t* v) {
+  for (uint32_t k = 0; k < m; ++k) v[2 * k] = u[k];
 }
 
 template <typename T>
@@ -249,7 +359,7 @@ template bool interp_within_bound_scalar<double>(const double*, const int32_t*, 
                                                  const Quantizer<double>&);
 
 void interp_decode(const InterpGrid& g, uint32_t len, InterpResidualSource& src, int32_t* v) {
-  DecodeValues vis{src, len, len, {}};
+  DecodeValues vis{src, len, {}};
   traverse(g, len, v, vis);
 }
 

@@ -107,4 +107,14 @@ void interp_encode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t co
 void interp_decode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
                             bool cubic, const uint32_t* r);
 
+// The copies between a row of the chunk and its coarse copy (the values of
+// even coordinates, on which the traversal runs its levels s >= 2:
+// dense_interp.cc): u[k] = v[2 k] (evens_to), v[2 k] = u[k] (evens_from;
+// the odd values of v are left as they are), k < m. They read and write v
+// only below 2 m - 1.
+void interp_evens_to_scalar(const int32_t* v, uint32_t m, int32_t* u);
+void interp_evens_from_scalar(const int32_t* u, uint32_t m, int32_t* v);
+void interp_evens_to_avx2(const int32_t* v, uint32_t m, int32_t* u);
+void interp_evens_from_avx2(const int32_t* u, uint32_t m, int32_t* v);
+
 }  // namespace zcoll

@@ -20,6 +20,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "codec/dense.h"
 
 #if defined(__clang__)
@@ -90,9 +92,9 @@ inline void store_even(int32_t* v, uint32_t j, __m256i x, __m256i y) {
 template <bool kCubic>
 uint32_t vector_count(uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
   const uint64_t reach = (kCubic ? 3u : 1u) * uint64_t{off} + 7;  // the last read past j
-  uint32_t t = 0;
-  while (t + 4 <= count && from + 2 * uint64_t{t} + reach < len) t += 4;
-  return t;
+  // the steps t = 0, 4, 8, ... with t + 4 <= count and from + 2 t + reach < len
+  const uint64_t room = len > from + reach ? (len - from - reach - 1) / 8 + 1 : 0;
+  return static_cast<uint32_t>(4 * std::min<uint64_t>(count / 4, room));
 }
 
 template <bool kCubic>
@@ -183,6 +185,34 @@ bool interp_within_bound_f64_avx2(const double* x, const int32_t* v, uint32_t le
     bad = _mm256_or_pd(bad, _mm256_cmp_pd(err, eb, _CMP_NLT_UQ));
   }
   return _mm256_testz_pd(bad, bad) && interp_within_bound_scalar(x + i, v + i, len - i, qz);
+}
+
+// Eight values at a time: sixteen of v (up to v[2 k + 15], k + 8 < m: below
+// 2 m - 1), their even lanes packed by one shuffle and one lane permute, or
+// spread by two permutes and blended into them.
+void interp_evens_to_avx2(const int32_t* v, uint32_t m, int32_t* u) {
+  uint32_t k = 0;
+  for (; k + 8 < m; k += 8) {
+    const __m256 a = _mm256_castsi256_ps(load8(v + 2 * k));
+    const __m256 b = _mm256_castsi256_ps(load8(v + 2 * k + 8));
+    const __m256i e = _mm256_castps_si256(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(u + k), _mm256_permute4x64_epi64(e, 0xD8));
+  }
+  interp_evens_to_scalar(v + 2 * k, m - k, u + k);
+}
+void interp_evens_from_avx2(const int32_t* u, uint32_t m, int32_t* v) {
+  const __m256i lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+  const __m256i hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+  uint32_t k = 0;
+  for (; k + 8 < m; k += 8) {
+    const __m256i x = load8(u + k);
+    auto* w = reinterpret_cast<__m256i*>(v + 2 * k);
+    _mm256_storeu_si256(
+        w, _mm256_blend_epi32(load8(v + 2 * k), _mm256_permutevar8x32_epi32(x, lo), 0x55));
+    _mm256_storeu_si256(
+        w + 1, _mm256_blend_epi32(load8(v + 2 * k + 8), _mm256_permutevar8x32_epi32(x, hi), 0x55));
+  }
+  interp_evens_from_scalar(u + k, m - k, v + 2 * k);
 }
 
 void interp_encode_run_avx2(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,

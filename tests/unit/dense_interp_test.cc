@@ -82,6 +82,94 @@ TEST(DenseInterp, DecoderRebuildsTheEncodersFineCodes) {
   }
 }
 
+// The decoder of docs/format.md §5.3 (predictor 5, steps 1 and 2) as written
+// there, value by value: for every stride and dim, every index j in turn,
+// tested for its turn. Slow and plain: the oracle of the traversal's order and
+// predictions, which the library computes by runs and on coarse copies.
+std::vector<int32_t> decode_as_written(const zcoll::InterpGrid& g, uint32_t len,
+                                       const std::vector<uint32_t>& r) {
+  std::vector<int32_t> v(len);
+  if (len == 0) return v;
+  uint64_t n[3] = {len, 1, 1}, t[3] = {1, 0, 0};
+  if (g.ndim >= 2) n[0] = std::min<uint64_t>(g.row, len), n[1] = (len + g.row - 1) / g.row;
+  if (g.ndim == 3)
+    n[1] = std::min<uint64_t>(g.plane / g.row, n[1]), n[2] = (len + g.plane - 1) / g.plane;
+  t[1] = g.row, t[2] = g.plane;
+  size_t k = 0;
+  v[0] = static_cast<int32_t>(255u * r[k++]);
+  uint64_t top = 1;
+  while (2 * top < std::max({n[0], n[1], n[2]})) top *= 2;
+  const auto mod2 = [](int64_t p) { return static_cast<int32_t>(static_cast<uint32_t>(p)); };
+  for (uint64_t s = top; s >= 1; s /= 2) {
+    for (int d = 2; d >= 0; --d) {
+      if (n[d] <= s) continue;
+      for (uint64_t j = 0; j < len; ++j) {
+        uint64_t c[3] = {j, 0, 0};
+        if (g.ndim == 3) c[2] = j / g.plane;
+        if (g.ndim >= 2) c[1] = (g.ndim == 3 ? j % g.plane : j) / g.row, c[0] = j % g.row;
+        bool turn = c[0] < n[0] && c[1] < n[1] && c[2] < n[2] && c[d] % (2 * s) == s;
+        for (int q = 0; q < 3; ++q)
+          if (q != d) turn = turn && c[q] % (q > d ? s : 2 * s) == 0;
+        if (!turn) continue;
+        const uint64_t o = s * t[d];
+        const int64_t b = v[j - o];
+        const bool has_e = c[d] + s < n[d] && j + o < len;
+        const bool has_a = c[d] >= 3 * s, has_f = c[d] + 3 * s < n[d] && j + 3 * o < len;
+        int64_t p = b;
+        if (has_e) {
+          const int64_t e = v[j + o];
+          p = (b + e) >> 1;
+          if (g.cubic && has_a && has_f)
+            p = (9 * (b + e) - v[j - 3 * o] - v[j + 3 * o] + 8) >> 4;
+          else if (g.cubic && has_a)
+            p = (6 * b + 3 * e - v[j - 3 * o] + 4) >> 3;
+          else if (g.cubic && has_f)
+            p = (3 * b + 6 * e - v[j + 3 * o] + 4) >> 3;
+        }
+        v[j] = mod2(p + 255 * static_cast<int64_t>(r[k++]));
+      }
+    }
+  }
+  EXPECT_EQ(k, len) << "format.md visits every value once";
+  return v;
+}
+
+// The library's traversal against format.md's words: the same values from the
+// same residuals (so the same order and predictions), for grids of 1, 2 and 3
+// dims whose rows and planes are odd and even, whole and partial, shorter and
+// longer than the chunk, and lengths across the coarse copies' threshold; and
+// the encoder's residuals decode, as written, to its reconstruction.
+TEST(DenseInterp, TraversalIsFormatMdsAsWritten) {
+  zt::Rng r(91);
+  for (int t = 0; t < 240; ++t) {
+    const uint32_t len = t < 6        ? static_cast<uint32_t>(t) * 97 + 1
+                         : t % 3 == 0 ? 200 + static_cast<uint32_t>(r.below(120))
+                                      : 1 + static_cast<uint32_t>(r.below(24000));
+    zcoll::InterpGrid g;
+    g.ndim = 1 + static_cast<uint32_t>(t % 3);
+    g.cubic = r.coin();
+    if (g.ndim >= 2) g.row = 1 + static_cast<uint32_t>(r.below(t % 2 ? 300 : len + 40));
+    if (g.ndim == 3) g.plane = g.row * (2 + static_cast<uint32_t>(r.below(t % 2 ? 30 : 400)));
+    std::vector<uint32_t> res(len);
+    for (auto& x : res)
+      x = r.coin() ? static_cast<uint32_t>(static_cast<int32_t>(r.below(61)) - 30)
+                   : static_cast<uint32_t>(r.below(1u << 31));
+    std::vector<int32_t> got(len, 0x5A5A5A5A);
+    VectorSource src(res);
+    zcoll::interp_decode(g, len, src, got.data());
+    const std::vector<int32_t> want = decode_as_written(g, len, res);
+    ASSERT_EQ(got, want) << "t " << t << " len " << len << " dims " << g.ndim << " row " << g.row
+                         << " plane " << g.plane << " cubic " << g.cubic;
+    // the encoder: smooth fine codes; its residuals, decoded as written, are its reconstruction
+    std::vector<int32_t> v(len);
+    for (uint32_t i = 0; i < len; ++i)
+      v[i] = static_cast<int32_t>(9000 * std::sin(0.003 * i) + 50 * std::cos(0.7 * i));
+    std::vector<uint32_t> enc(len);
+    zcoll::interp_residuals(v.data(), len, g, enc.data());
+    ASSERT_EQ(decode_as_written(g, len, enc), v) << "t " << t << " len " << len;
+  }
+}
+
 const zcoll::ChunkKernels* avx2_or_null() {
   const zcoll::ChunkKernels* k = zcoll::avx2_kernels();
 #if defined(__x86_64__) || defined(__i386__)
@@ -228,6 +316,32 @@ double field(size_t i, size_t w) {
 // float32 and float64 (exact checks), and the 16-bit types (their values
 // widened): interpolation is used and every value is within the bound, the
 // accumulating decoder adds the same values, 3 threads give the same bytes.
+// The copies to and from the coarse array (ChunkKernels::interp_evens_to,
+// interp_evens_from): the same values from both versions at every count (the
+// AVX2 tails too), the odd values and everything from 2 m - 1 on untouched.
+TEST(DenseInterp, EvenCopiesScalarVsAvx2) {
+  const zcoll::ChunkKernels* avx2 = avx2_or_null();
+  if (!avx2) GTEST_SKIP() << "no AVX2 kernels";
+  const zcoll::ChunkKernels& sc = zcoll::scalar_kernels();
+  zt::Rng r(12);
+  for (uint32_t m = 0; m < 80; ++m) {
+    std::vector<int32_t> v(2 * m + 20), u(m + 10);
+    for (auto& x : v) x = static_cast<int32_t>(r.below(1u << 31));
+    for (auto& x : u) x = static_cast<int32_t>(r.below(1u << 31));
+    std::vector<int32_t> us = u, ua = u;
+    sc.interp_evens_to(v.data(), m, us.data());
+    avx2->interp_evens_to(v.data(), m, ua.data());
+    for (uint32_t k = 0; k < m; ++k) ASSERT_EQ(us[k], v[2 * k]) << "m " << m << " k " << k;
+    ASSERT_EQ(ua, us) << "m " << m;
+    std::vector<int32_t> vs = v, va = v;
+    sc.interp_evens_from(u.data(), m, vs.data());
+    avx2->interp_evens_from(u.data(), m, va.data());
+    for (uint32_t j = 0; j < v.size(); ++j)
+      ASSERT_EQ(vs[j], j % 2 == 0 && j / 2 < m ? u[j / 2] : v[j]) << "m " << m << " j " << j;
+    ASSERT_EQ(va, vs) << "m " << m;
+  }
+}
+
 TEST(DenseInterp, EveryTypeWithinTheBound) {
   const size_t w = 301, h = 97, n = w * h;
   const std::vector<uint64_t> dims = {h, w};
