@@ -1,19 +1,17 @@
 // dense_interp_avx2.cc — predictor 5's runs of step 2 in AVX2 (dense_interp_step.h:
-// encode_run, decode_run): four values (every other lane of eight) at a time.
-// The finest level of the traversal holds 1/2 (1-D) to 7/8 (3-D) of a chunk's
-// values, every one of them predicted from neighbours decoded before it, so a
-// run's values do not depend on each other.
+// encode_run, decode_run), eight values at a time, and the copies to and from
+// the coarse array. A grid's finest level holds 1/2 (1-D) to 7/8 (3-D) of its
+// values (and the coarse levels run as the finest of their coarse arrays:
+// dense_interp.cc), every one of them predicted from neighbours decoded before
+// it, so a run's values do not depend on each other.
 //
-// A step takes eight consecutive values, of which the even lanes are four of
-// the run's (the odd ones are written back as they were): loads at the
-// neighbours' offsets line up with them, without shuffles. The arithmetic is
-// i32, exact where the values involved are below 2^26 in magnitude (checked
-// per step; else that step's four go one at a time): 9 (b + c) - a - d + 8
-// then stays below 2^31. A residual's division by 255 is a multiply by the
-// 2^39 / 255 reciprocal on the even lanes (the 32 x 32 -> 64 multiply takes
-// exactly those; exact below 2^31). The next step's loads are issued before this step's store,
-// which they overlap when off is 1: a load that reads a store in flight would
-// wait for it.
+// The arithmetic is i32, exact where the values involved are below 2^26 in
+// magnitude (checked per step; else that step's eight go one at a time):
+// 9 (b + c) - a - d + 8 then stays below 2^31. A residual's division by 255 is
+// a multiply by the 2^39 / 255 reciprocal (the 32 x 32 -> 64 multiply, on the
+// even and the odd lanes; exact below 2^31). The next step's loads are issued
+// before this step's stores, which they overlap when off is 1: a load that
+// reads a store in flight would wait for it.
 #include "codec/dense_interp_step.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -37,37 +35,51 @@ namespace {
 inline __m256i load8(const int32_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
+inline void store8(int32_t* p, __m256i x) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x); }
 inline __m256i set1(int32_t x) { return _mm256_set1_epi32(x); }
 
-// The loads of one step at position j: the values and their neighbours.
-struct Lanes {
-  __m256i x, b, c, a, d;  // v[j..], v[j - off..], v[j + off..], v[j -+ 3 off..] (cubic)
+// A step is eight values of the run, j + 2 t (t < 8): the even lanes of the
+// sixteen values at j. Each stream of a step (the values, and their neighbours
+// at -off, +off, -3 off, +3 off: the even lanes of the sixteen at j - off, ...)
+// is packed by one shuffle, in the lane order (0 1 4 5 | 2 3 6 7) of t; the
+// arithmetic is per lane, so only the residuals (in order) and the values
+// (back among the odd ones) pay a permute.
+inline __m256i evens_of(__m256i lo, __m256i hi) {
+  return _mm256_castps_si256(
+      _mm256_shuffle_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), _MM_SHUFFLE(2, 0, 2, 0)));
+}
+inline __m256i evens(const int32_t* p) { return evens_of(load8(p), load8(p + 8)); }
+constexpr int kInOrder = 0xD8;  // 64-bit lanes (0 2 1 3): the shuffle's order <-> t's (both ways)
+
+// The loads of one step: the two windows of values, and the streams.
+struct Step {
+  __m256i lo, hi, b, c, a, d;  // v[j..j+7], v[j+8..j+15]; the neighbours' streams
 };
 template <bool kCubic>
-inline Lanes load_step(const int32_t* v, uint32_t j, uint32_t off) {
-  Lanes l;
-  l.x = load8(v + j), l.b = load8(v + j - off), l.c = load8(v + j + off);
-  if (kCubic) l.a = load8(v + j - 3 * off), l.d = load8(v + j + 3 * off);
+inline Step load_step(const int32_t* v, uint32_t j, uint32_t off) {
+  Step l;
+  l.lo = load8(v + j), l.hi = load8(v + j + 8);
+  l.b = evens(v + j - off), l.c = evens(v + j + off);
+  if (kCubic) l.a = evens(v + j - 3 * off), l.d = evens(v + j + 3 * off);
   return l;
 }
 
-// Whether the even lanes of the step's values (with the values themselves:
-// kX) lie in (-2^26, 2^26), where the i32 arithmetic is exact.
+// Whether the step's streams (with the values: kX, their stream x) lie in
+// (-2^26, 2^26), where the i32 arithmetic is exact.
 template <bool kCubic, bool kX>
-inline bool small(const Lanes& l) {
+inline bool small(const Step& l, __m256i x) {
   const __m256i bias = set1(1 << 26);
   const auto out = [&bias](__m256i y) { return _mm256_add_epi32(y, bias); };  // < 2^27: in
   __m256i any = _mm256_or_si256(out(l.b), out(l.c));
   if (kCubic) any = _mm256_or_si256(any, _mm256_or_si256(out(l.a), out(l.d)));
-  if (kX) any = _mm256_or_si256(any, out(l.x));
-  const __m256i even_high = _mm256_set1_epi64x(~((int64_t{1} << 27) - 1) & 0xFFFFFFFF);
-  return _mm256_testz_si256(any, even_high);
+  if (kX) any = _mm256_or_si256(any, out(x));
+  return _mm256_testz_si256(any, set1(~((1 << 27) - 1)));
 }
 
-// The predictions of the even lanes (predict<K>): linear, floor((b + c) / 2)
-// for any i32; cubic, floor((9 (b + c) - a - d + 8) / 16) where small().
+// The predictions (predict<K>): linear, floor((b + c) / 2) for any i32; cubic,
+// floor((9 (b + c) - a - d + 8) / 16) where small().
 template <bool kCubic>
-inline __m256i predict(const Lanes& l) {
+inline __m256i predict(const Step& l) {
   if (!kCubic)
     return _mm256_add_epi32(_mm256_add_epi32(_mm256_srai_epi32(l.b, 1), _mm256_srai_epi32(l.c, 1)),
                             _mm256_and_si256(_mm256_and_si256(l.b, l.c), set1(1)));
@@ -82,19 +94,30 @@ inline __m256i add_steps(__m256i x, __m256i k) {
   return _mm256_add_epi32(x, _mm256_sub_epi32(_mm256_slli_epi32(k, 8), k));
 }
 
-// The even lanes of y into v[j], v[j + 2], ...; the odd ones as x had them.
-inline void store_even(int32_t* v, uint32_t j, __m256i x, __m256i y) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + j), _mm256_blend_epi32(x, y, 0x55));
+// floor(n / 255) for 0 <= n < 2^31, per lane: the 2^39 / 255 reciprocal by the
+// 32 x 32 -> 64 multiply, on the even lanes and on the odd ones moved down.
+inline __m256i div255(__m256i n) {
+  const __m256i magic = _mm256_set1_epi64x(0x80808081);
+  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(n, magic), 39);
+  const __m256i odd = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(n, 32), magic), 39);
+  return _mm256_or_si256(even, _mm256_slli_epi64(odd, 32));
 }
 
-// The values of whole steps: each reads and writes [j - reach, j + 7 + reach]
+// The step's new values y (in the streams' order) into v[j + 2 t], the odd
+// values as the windows had them.
+inline void store_values(int32_t* v, uint32_t j, const Step& l, __m256i y) {
+  store8(v + j, _mm256_blend_epi32(l.lo, _mm256_unpacklo_epi32(y, y), 0x55));
+  store8(v + j + 8, _mm256_blend_epi32(l.hi, _mm256_unpackhi_epi32(y, y), 0x55));
+}
+
+// The values of whole steps: each reads and writes [j - reach', j + 15 + reach]
 // (reach: off, or 3 off for cubic), all inside the chunk.
 template <bool kCubic>
 uint32_t vector_count(uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
-  const uint64_t reach = (kCubic ? 3u : 1u) * uint64_t{off} + 7;  // the last read past j
-  // the steps t = 0, 4, 8, ... with t + 4 <= count and from + 2 t + reach < len
-  const uint64_t room = len > from + reach ? (len - from - reach - 1) / 8 + 1 : 0;
-  return static_cast<uint32_t>(4 * std::min<uint64_t>(count / 4, room));
+  const uint64_t reach = (kCubic ? 3u : 1u) * uint64_t{off} + 15;  // the last read past j
+  // the steps t = 0, 8, 16, ... with t + 8 <= count and from + 2 t + reach < len
+  const uint64_t room = len > from + reach ? (len - from - reach - 1) / 16 + 1 : 0;
+  return static_cast<uint32_t>(8 * std::min<uint64_t>(count / 8, room));
 }
 
 template <bool kCubic>
@@ -102,25 +125,22 @@ void encode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_
                 uint32_t* r) {
   constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
   const uint32_t vec = vector_count<kCubic>(len, from, count, off);
-  const __m256i magic = _mm256_set1_epi64x(0x80808081);  // floor(n / 255) = n * magic >> 39
-  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-  Lanes next = vec ? load_step<kCubic>(v, from, off) : Lanes{};
-  for (uint32_t t = 0; t < vec; t += 4) {
+  Step next = vec ? load_step<kCubic>(v, from, off) : Step{};
+  for (uint32_t t = 0; t < vec; t += 8) {
     const uint32_t j = from + 2 * t;
-    const Lanes l = next;
-    if (t + 4 < vec) next = load_step<kCubic>(v, j + 8, off);  // before this step's store
-    if (!small<kCubic, true>(l)) {
-      interp_step::encode_run<K>(v, j, 4, off, r + t);
+    const Step l = next;
+    if (t + 8 < vec) next = load_step<kCubic>(v, j + 16, off);  // before this step's store
+    const __m256i x = evens_of(l.lo, l.hi);
+    if (!small<kCubic, true>(l, x)) {
+      interp_step::encode_run<K>(v, j, 8, off, r + t);
       continue;
     }
     const __m256i p = predict<kCubic>(l);
     // n = x - p + 127 + 255 * 2^21 >= 0 (|x - p| < 2^28); k = floor(n / 255) - 2^21
-    const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(l.x, p), set1(127 + (255 << 21)));
-    const __m256i q = _mm256_srli_epi64(_mm256_mul_epu32(n, magic), 39);
-    const __m256i k = _mm256_sub_epi32(q, set1(1 << 21));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(r + t),
-                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(k, pick)));
-    store_even(v, j, l.x, add_steps(p, k));
+    const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(x, p), set1(127 + (255 << 21)));
+    const __m256i k = _mm256_sub_epi32(div255(n), set1(1 << 21));
+    store8(reinterpret_cast<int32_t*>(r + t), _mm256_permute4x64_epi64(k, kInOrder));
+    store_values(v, j, l, add_steps(p, k));
   }
   interp_step::encode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
 }
@@ -130,19 +150,18 @@ void decode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_
                 const uint32_t* r) {
   constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
   const uint32_t vec = vector_count<kCubic>(len, from, count, off);
-  Lanes next = vec ? load_step<kCubic>(v, from, off) : Lanes{};
-  for (uint32_t t = 0; t < vec; t += 4) {
+  Step next = vec ? load_step<kCubic>(v, from, off) : Step{};
+  for (uint32_t t = 0; t < vec; t += 8) {
     const uint32_t j = from + 2 * t;
-    const Lanes l = next;
-    if (t + 4 < vec) next = load_step<kCubic>(v, j + 8, off);  // before this step's store
-    if (kCubic && !small<kCubic, false>(l)) {
-      interp_step::decode_run<K>(v, j, 4, off, r + t);
+    const Step l = next;
+    if (t + 8 < vec) next = load_step<kCubic>(v, j + 16, off);  // before this step's store
+    if (kCubic && !small<kCubic, false>(l, l.lo)) {
+      interp_step::decode_run<K>(v, j, 8, off, r + t);
       continue;
     }
-    // the residuals in the even lanes
     const __m256i k =
-        _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + t)));
-    store_even(v, j, l.x, add_steps(predict<kCubic>(l), k));
+        _mm256_permute4x64_epi64(load8(reinterpret_cast<const int32_t*>(r + t)), kInOrder);
+    store_values(v, j, l, add_steps(predict<kCubic>(l), k));
   }
   interp_step::decode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
 }
