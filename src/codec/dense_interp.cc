@@ -184,12 +184,12 @@ Coarse coarse_of(const InterpGrid& g, uint32_t len) {
 // (both: the coarse levels' reconstructions), row by row.
 template <bool kToCoarse>
 void copy_coarse(const Extents& e, const Coarse& c, int32_t* v, int32_t* u) {
-  const uint32_t row = c.g.ndim >= 2 ? c.g.row : c.len;
+  const uint64_t row = c.g.ndim >= 2 ? c.g.row : c.len;
   const uint64_t plane = c.g.ndim == 3 ? c.g.plane : 0;
-  uint64_t at = 0;  // the coarse array's index of the row's first value
-  for (uint32_t c2 = 0; c2 < e.n[2] && at < c.len; c2 += 2) {
-    at = c2 / 2 * plane;
-    for (uint32_t c1 = 0; c1 < e.n[1] && at < c.len; c1 += 2, at += row) {
+  for (uint32_t c2 = 0; c2 < e.n[2]; c2 += 2) {
+    for (uint32_t c1 = 0; c1 < e.n[1]; c1 += 2) {
+      const uint64_t at = c2 / 2 * plane + c1 / 2 * row;  // the coarse array's index
+      if (at >= c.len) return;
       const uint64_t base = uint64_t{c2} * e.stride[2] + uint64_t{c1} * e.stride[1];
       const auto m = static_cast<uint32_t>(std::min<uint64_t>(row, c.len - at));
       if (kToCoarse)
@@ -203,11 +203,13 @@ void copy_coarse(const Extents& e, const Coarse& c, int32_t* v, int32_t* u) {
 // Coarse arrays below this many values run their levels on themselves.
 constexpr uint32_t kCoarseMin = 256;
 
+// Whether a chunk of extents e runs its levels s >= 2 on its coarse array.
+bool runs_coarse(const Extents& e, uint32_t len) { return len >= kCoarseMin && top_stride(e) >= 2; }
+
 // The room the coarse arrays of a chunk take (each inside its parent's).
 size_t coarse_room(const InterpGrid& g, uint32_t len) {
   size_t room = 0;
-  for (Coarse c{g, len}; c.len >= kCoarseMin;) {
-    if (top_stride(extents_of(c.g, c.len)) < 2) break;
+  for (Coarse c{g, len}; runs_coarse(extents_of(c.g, c.len), c.len);) {
     c = coarse_of(c.g, c.len);
     room += c.len;
   }
@@ -222,8 +224,7 @@ template <class Vis>
 void traverse(const InterpGrid& g, uint32_t len, int32_t* v, Vis& vis, int32_t* spare) {
   if (len == 0) return;
   const Extents e = extents_of(g, len);
-  const uint32_t top = top_stride(e);
-  if (top >= 2 && len >= kCoarseMin) {
+  if (runs_coarse(e, len)) {
     const Coarse c = coarse_of(g, len);
     if (Vis::kReadsValues) copy_coarse<true>(e, c, v, spare);
     traverse(c.g, c.len, spare, vis, spare + c.len);
@@ -232,7 +233,7 @@ void traverse(const InterpGrid& g, uint32_t len, int32_t* v, Vis& vis, int32_t* 
     return;
   }
   v[0] = vis.at(v, 0);
-  for (uint32_t s = top; s >= 1; s /= 2) level(e, len, g.cubic, s, v, vis);
+  for (uint32_t s = top_stride(e); s >= 1; s /= 2) level(e, len, g.cubic, s, v, vis);
 }
 
 thread_local std::vector<int32_t> t_coarse;  // traverse's spare

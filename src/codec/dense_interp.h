@@ -20,8 +20,8 @@
 // the chunk's own coordinates, as for predictors 3 and 4; the last row or plane
 // may be partial). Value 0 is the anchor (predicted as 0). Then for strides s =
 // the largest power of two below the longest dim, ..., 2, 1, and for each dim d
-// from the fastest to the slowest: every value whose coordinate along d is an
-// odd multiple of s, whose faster coordinates are multiples of s and whose slower
+// from the slowest to the fastest: every value whose coordinate along d is an
+// odd multiple of s, whose slower coordinates are multiples of s and whose faster
 // ones multiples of 2 s, in memory order, predicted along d from the values at
 // -3s, -s, +s, +3s (all decoded earlier): linear (-s, +s), or cubic, or one-sided
 // near the ends (format.md gives the formulas).
