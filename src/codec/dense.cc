@@ -586,6 +586,60 @@ enum class Interp {
   kCodesReady,  // the code domain, *pred chosen and the scratch's codes quantized
 };
 
+// The cross trial, for a chunk the first trial leaves in the band: about
+// kInterpTrial / 2 values that span the chunk's slowest dim, as a chunk of their
+// own, with the trial's interpolation (linear or cubic) and the code-domain
+// predictor chosen on them. In 3-D a window of rows in the middle of every whole
+// plane of the chunk, in 2-D a window of columns in the middle of every whole
+// row. The first trial is short along the slowest dim, this one along another,
+// so they are wrong in different places: where both give the code domain, the
+// chunk takes it without the whole-chunk estimates. Returns whether the code
+// domain needs no more bits in the window; false where the window would be under
+// 2 rows (3-D) or 4 columns (2-D), over half the chunk's, or span one plane or
+// row, or a value cannot be quantized (there the whole-chunk estimates decide).
+// (shared/data, 3 bounds: it decides 39 of the band's 62 chunks, 20 of fnoc's 24
+// at 1e-3 and 1e-4; it takes the code domain where the whole-chunk estimates
+// interpolate on one chunk, of etopo5 at 1e-3: 0.08% on that field's stream.
+// The window is half the first trial's length: one as long decided 3 more of
+// the 62 chunks, at twice the cost.
+// docs/reports/2026-11-29-codec-frontier-10.md.)
+template <typename T>
+bool cross_trial_takes_codes(const T* x, uint32_t len, const Quantizer<T>& qz, InterpGrid g,
+                             const DenseShape& shape) {
+  constexpr uint32_t kTarget = kInterpTrial / 2;
+  const uint32_t row = g.row;
+  // the window: `lines` pieces of `piece` values, `stride` apart, from `first`
+  uint32_t lines, piece, stride, first;
+  DenseShape bs = shape;
+  if (g.ndim == 3) {
+    const uint32_t rows = g.plane / row, planes = len / g.plane, r = kTarget / (planes * row);
+    if (planes < 2 || r < 2 || 2 * r > rows) return false;
+    lines = planes, piece = r * row, stride = g.plane, first = (rows - r) / 2 * row;
+    bs.row = row, bs.plane = piece;
+  } else {
+    lines = len / row;
+    const uint32_t w = kTarget / lines;
+    if (lines < 2 || w < 4 || 2 * w > row) return false;
+    piece = w, stride = row, first = (row - w) / 2;
+    bs.row = w, bs.plane = 0;
+  }
+  const uint32_t m = lines * piece;
+  Scratch& s = t_scratch;
+  const ChunkKernels& k = active_kernels();
+  const Quantizer<T> fq = interp_fine_quantizer(qz);
+  for (uint32_t l = 0; l < lines; ++l) {
+    const T* from = x + size_t{l} * stride + first;
+    if (!quantize_values(k, from, piece, qz, s.codes.data() + size_t{l} * piece) ||
+        !quantize_values(k, from, piece, fq, s.fine.data() + size_t{l} * piece))
+      return false;
+  }
+  g.row = bs.row, g.plane = bs.plane;
+  const DensePredictor code_pred = code_domain_predictor(s.codes.data(), m, bs);
+  const uint64_t code_bits = dense_code_bits(s.codes.data(), m, code_pred, kTrialEvery);
+  interp_residuals(s.fine.data(), m, g, s.res.data());
+  return dense_residual_bits(s.res.data(), m, kTrialEvery) >= code_bits;
+}
+
 // With dims: predictor 5, in as many dims as the shape's strides reach into
 // the chunk, linear or cubic. First a trial on up to kInterpTrial values in the
 // middle of the chunk (its edges are often special: a pole, a first plane),
@@ -594,10 +648,11 @@ enum class Interp {
 // code domain needs under 4/5 of interpolation's bits there, the chunk is coded
 // in the code domain and nothing more is spent on predictor 5; where
 // interpolation needs fewer bits, it codes the chunk (the trial, shorter than
-// the chunk along its slow dims, favours the code domain); in between both are
-// estimated on the whole chunk in 2-D and 3-D (in 1-D the trial decides) (every other residual, the code domain with
-// the trial's predictor and on ties; the code-domain predictor is chosen
-// again on the whole chunk only where it wins). Predictor 5 only if every
+// the chunk along its slow dims, favours the code domain); in between (in 1-D
+// the trial decides) the cross trial above may give the code domain, and
+// otherwise both are estimated on the whole chunk (every other residual, the
+// code domain with the trial's predictor and on ties; the code-domain predictor
+// is chosen again on the whole chunk only where it wins). Predictor 5 only if every
 // value's reconstruction is within the bound. (The thresholds, on shared/data,
 // by the whole-chunk estimates: what the trial decides alone costs a field at
 // most 0.06% (one small chunk 24%); the lower threshold was 3/5, and a trial
@@ -654,6 +709,8 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
   }
   // (a 1-D trial is the chunk's dim, shorter: it decides alone)
   if (4 * best >= 5 * code_trial || (g.ndim == 1 && best >= code_trial)) return Interp::kTakeCodes;
+  if (best >= code_trial && cross_trial_takes_codes(x, len, qz, g, shape))
+    return Interp::kTakeCodes;
   if (!quantize_values(k, x, len, fq, s.fine.data())) return Interp::kTakeCodes;
   interp_residuals(s.fine.data(), len, g, s.res.data());
   if (best >= code_trial) {  // not clear: both on the whole chunk

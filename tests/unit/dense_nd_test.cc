@@ -132,6 +132,34 @@ TEST(DenseNd, DataFilesRoundTripWithDims) {
   EXPECT_GT(interp_chunks, 30u);
 }
 
+// The band between the trial's verdicts (choose_interp, src/codec/dense.cc) on
+// two fields of shared/data where the whole-chunk estimates are clear: the FNOC
+// east wind at REL 1e-4, whose chunks all fall in the band and need 3-7% fewer
+// bits in the code domain (the cross trial decides all but one; any predictor of
+// the codes, 1-4), and the
+// large chunk of rect3d-t at REL 1e-2, which the first trial puts in the band
+// for the code domain (1.21) and which needs 17% fewer bits interpolated: the
+// cross trial (0.93) leaves it to the estimates, which must still interpolate.
+TEST(DenseNd, BandChunksTakeTheWholeChunkChoice) {
+  auto find = [](const std::string& name) {
+    for (const std::string& path : data_files())
+      if (path.find(name) != std::string::npos) return path;
+    return std::string();
+  };
+  const std::string uwnd = find("fnoc-uwnd_132x73x144"), t = find("rect3d-t_17x96x192");
+  if (uwnd.empty() || t.empty()) GTEST_SKIP() << "shared/data not found";
+  auto ids_of = [](const std::string& path, double rel) {
+    const std::vector<float> x = read_f32(path);
+    return zt::dense_predictors(dense(x, rel * range_of(x), dims_of(path)));
+  };
+  const std::vector<int> u = ids_of(uwnd, 1e-4);
+  ASSERT_EQ(u.size(), 6u);
+  for (int id : u) EXPECT_TRUE(id >= 1 && id <= 4) << "fnoc-uwnd 1e-4: predictor " << id;
+  const std::vector<int> r = ids_of(t, 1e-2);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], 5) << "rect3d-t 1e-2: its large chunk interpolates";
+}
+
 // Random codes, any strides: the decoder's pass inverts the encoder's, and the
 // sampled estimate of the residuals is theirs.
 TEST(DenseNd, ResidualsInvertForAnyStrides) {
