@@ -591,8 +591,9 @@ enum class Interp {
 // own, with the trial's interpolation (linear or cubic) and the code-domain
 // predictor chosen on them. In 3-D a window of rows in the middle of every whole
 // plane of the chunk, in 2-D a window of columns in the middle of every whole
-// row. The first trial is short along the slowest dim, this one along another,
-// so they are wrong in different places: where both give the code domain, the
+// row (k and fq: the caller's kernels and fine quantizer). The first trial is
+// short along the slowest dim, this one along another, so they are wrong in
+// different places: where both give the code domain, the
 // chunk takes it without the whole-chunk estimates. Returns whether the code
 // domain needs no more bits in the window; false where the window would be under
 // 2 rows (3-D) or 4 columns (2-D), over half the chunk's, or span one plane or
@@ -604,7 +605,8 @@ enum class Interp {
 // the 62 chunks, at twice the cost.
 // docs/reports/2026-11-29-codec-frontier-10.md.)
 template <typename T>
-bool cross_trial_takes_codes(const T* x, uint32_t len, const Quantizer<T>& qz, InterpGrid g,
+bool cross_trial_takes_codes(const ChunkKernels& k, const T* x, uint32_t len,
+                             const Quantizer<T>& qz, const Quantizer<T>& fq, InterpGrid g,
                              const DenseShape& shape) {
   constexpr uint32_t kTarget = kInterpTrial / 2;
   const uint32_t row = g.row;
@@ -625,8 +627,6 @@ bool cross_trial_takes_codes(const T* x, uint32_t len, const Quantizer<T>& qz, I
   }
   const uint32_t m = lines * piece;
   Scratch& s = t_scratch;
-  const ChunkKernels& k = active_kernels();
-  const Quantizer<T> fq = interp_fine_quantizer(qz);
   for (uint32_t l = 0; l < lines; ++l) {
     const T* from = x + size_t{l} * stride + first;
     if (!quantize_values(k, from, piece, qz, s.codes.data() + size_t{l} * piece) ||
@@ -709,7 +709,7 @@ Interp choose_interp(const T* x, uint32_t len, const Quantizer<T>& qz, const Den
   }
   // (a 1-D trial is the chunk's dim, shorter: it decides alone)
   if (4 * best >= 5 * code_trial || (g.ndim == 1 && best >= code_trial)) return Interp::kTakeCodes;
-  if (best >= code_trial && cross_trial_takes_codes(x, len, qz, g, shape))
+  if (best >= code_trial && cross_trial_takes_codes(k, x, len, qz, fq, g, shape))
     return Interp::kTakeCodes;
   if (!quantize_values(k, x, len, fq, s.fine.data())) return Interp::kTakeCodes;
   interp_residuals(s.fine.data(), len, g, s.res.data());
