@@ -14,7 +14,7 @@ namespace zcoll {
 namespace {
 
 constexpr uint32_t kMaxStride = ZCOLL_MAX_CHUNK_SIZE;  // a longer stride never fits in a chunk
-constexpr uint32_t kSampleStep = 4;                    // the estimate looks at every 4th value
+constexpr uint32_t kOrderStep = 4;                     // choose_order looks at every 4th value
 
 inline uint32_t u32(int32_t v) { return static_cast<uint32_t>(v); }
 
@@ -55,19 +55,21 @@ void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row,
   p.id = plane ? kDenseLorenzo3D : kDenseLorenzo2D, p.row = row, p.plane = plane;
   const DenseRegions g = dense_regions(p, len);
   const uint32_t R = row, P = plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
-  uint32_t i = from;
-  for (; i < e1; i += kSampleStep) {  // the chunk's first row: n-D = order 1
+  const DenseSample sample = dense_sample_of(len);
+  const auto next = [sample](uint32_t i) { return sample.next(i); };
+  uint32_t i = sample.at_or_after(from);
+  for (; i < e1; i = next(i)) {  // the chunk's first row: n-D = order 1
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     put(h[0], d1), put(h[1], d1 - d0), put(h[2], d1);
     if (P) put(h[3], d1);
   }
-  for (; i < e2; i += kSampleStep) {  // 2-D for 3 and 4
+  for (; i < e2; i = next(i)) {  // 2-D for 3 and 4
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
     put(h[0], d1), put(h[1], d1 - d0), put(h[2], two);
     if (P) put(h[3], two);
   }
-  for (; i < to; i += kSampleStep) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
+  for (; i < to; i = next(i)) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
     const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +
@@ -208,7 +210,7 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
   if (nc == 2 && len >= 3) {
     // 1-D only: order 1 or 2, the estimate of dense.cc's first version
     uint64_t c1 = 0, c2 = 0;
-    for (uint32_t i = 2; i < len; i += kSampleStep) {
+    for (uint32_t i = 2; i < len; i += kOrderStep) {
       const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
       c1 += static_cast<uint32_t>(__builtin_clz(zigzag(d1) | 1u) ^ 31);
       c2 += static_cast<uint32_t>(__builtin_clz(zigzag(d1 - d0) | 1u) ^ 31);
@@ -220,7 +222,7 @@ DensePredictor choose_dense_predictor(const int32_t* q, uint32_t len, const Dens
   // (what the rANS stage pays; fewer bits wins, the lower id on ties)
   uint32_t h[4][kEstSymbols] = {};
   active_kernels().dense_sample_histograms(q, len, shape.row, nc == 4 ? shape.plane : 0, h);
-  const uint32_t total = (len - 2 + kSampleStep - 1) / kSampleStep;  // i = 2, 6, 10, ...
+  const uint32_t total = dense_sample_of(len).count(len);
   uint64_t best = ~uint64_t{0};
   int pick = 0;
   for (int c = 0; c < nc; ++c) {

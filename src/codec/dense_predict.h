@@ -93,10 +93,47 @@ uint64_t dense_residual_bits(const uint32_t* r, uint32_t len, uint32_t every);
 // computing the others: dense_residual_bits of them, to the bit.
 uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p, uint32_t every);
 
+// choose_dense_predictor's sample of an n-D chunk of len codes: runs of `run`
+// consecutive positions, one every `period`, from position 2. Every 4th
+// position in chunks of up to 2^16 values (the trials, the collectives'
+// chunks: runs there cost levitus 0.4% in chunks of 1056); in longer ones runs
+// of 8 every 64: one vector of residuals per candidate and run, not four with
+// three quarters unused, on an eighth of the chunk
+// (docs/reports/2026-11-29-codec-frontier-11.md).
+struct DenseSample {
+  uint32_t run, period;
+  bool has(uint32_t i) const { return i >= 2 && (i - 2) % period < run; }
+  // the first position of the sample at or after i
+  uint32_t at_or_after(uint32_t i) const {
+    if (i <= 2) return 2;
+    const uint32_t o = (i - 2) % period;
+    return o < run ? i : i + (period - o);
+  }
+  // the first run that starts at or after i
+  uint32_t run_at_or_after(uint32_t i) const {
+    if (i <= 2) return 2;
+    const uint32_t o = (i - 2) % period;
+    return o ? i + (period - o) : i;
+  }
+  // the position of the sample after i (one of it)
+  uint32_t next(uint32_t i) const {
+    return (i - 2) % period == run - 1 ? i + (period - run + 1) : i + 1;
+  }
+  // how many positions of [0, len) it holds
+  uint32_t count(uint32_t len) const {
+    if (len <= 2) return 0;
+    const uint32_t n = len - 2, tail = n % period;
+    return n / period * run + (tail < run ? tail : run);
+  }
+};
+inline DenseSample dense_sample_of(uint32_t len) {
+  return len > (1u << 16) ? DenseSample{8, 64} : DenseSample{1, 4};
+}
+
 // The kernels behind the estimates (ChunkKernels: the AVX2 versions, in
 // dense_predict_avx2.cc, give the same counts). Each adds to its histograms:
 // - choose_dense_predictor's, of the candidates 1, 2, 3 (and 4 with plane) at
-//   i = 2, 6, 10, ... (< len): h[0..2], and h[3] with plane;
+//   the sample's positions (< len): h[0..2], and h[3] with plane;
 // - dense_code_bits', of p's residuals at i = every, 2 every, ... (< len),
 //   returning how many;
 // - dense_residual_bits', of r[0], r[every], ... (< len), returning how many.
@@ -123,7 +160,8 @@ void dense_unpredict_range_scalar(uint32_t* rq, uint32_t from, uint32_t to,
 void dense_unpredict_range_avx2(uint32_t* rq, uint32_t from, uint32_t to, const DensePredictor& p);
 // The scalar loops over [from, to) only, the AVX2 kernels' tails: the
 // residuals r[from, to) of a chunk of len codes, and the samples in [from, to)
-// of the histograms (from in their progression: 2 mod 4, a multiple of every).
+// of the histograms (dense_code_histogram_range: from a multiple of every;
+// dense_sample_histograms_range: any from).
 void dense_lorenzo_residuals_range(const int32_t* q, uint32_t len, const DensePredictor& p,
                                    uint32_t from, uint32_t to, uint32_t* r);
 void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row, uint32_t plane,

@@ -9,9 +9,9 @@
 // zigzag, a compare and, for a residual of 64 or more, a bit scan behind a
 // branch that is a coin toss at tight bounds. Here eight samples go at once:
 // the residuals of eight consecutive positions (loads at the predictor's
-// offsets), the sampled lanes packed into one vector (every 2nd or 4th
-// position), their bins, then eight increments. A bin of a wide residual is
-// the exponent of a float (bins_of below); the increments rotate over four
+// offsets; where the sample is every 2nd or 4th position, its lanes packed
+// into one vector), their bins, then eight increments. A bin of a wide
+// residual is the exponent of a float (bins_of below); the increments rotate over four
 // tables so that a run of one bin (most residuals at loose bounds) is not one
 // chain of increments of one counter.
 #include "codec/dense_predict.h"
@@ -21,6 +21,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "codec/dense.h"
 
@@ -111,15 +112,24 @@ inline void candidates8(const int32_t* q, uint32_t i, uint32_t R, uint32_t P, __
   c[3] = kN == k3D ? residuals8<k3D>(q, i, R, P) : c[2];
 }
 
-// Samples i, i + 4, ... of one region [i, end) into the candidates' tables, 8
-// at a time; returns the first sample left (the scalar loop's).
+// The sample (dense_sample_of) in one region [i, end), i a position of it that
+// starts a run, into the candidates' tables, eight positions at a time: every
+// 4th (four vectors of residuals, a quarter of their lanes), or runs of eight
+// (one vector each); returns where the scalar loop takes over.
 template <Kind kN>
-uint32_t sample_region(const int32_t* q, uint32_t i, uint32_t end, uint32_t R, uint32_t P, int nc,
-                       Tables* t) {
-  for (; i + 32 <= end; i += 32) {
-    __m256i c[4][4];
-    for (uint32_t k = 0; k < 4; ++k) candidates8<kN>(q, i + 8 * k, R, P, c[k]);
-    for (int m = 0; m < nc; ++m) t[m].add(bins_of(every_4th(c[0][m], c[1][m], c[2][m], c[3][m])));
+uint32_t sample_region(const int32_t* q, uint32_t i, uint32_t end, const DenseSample& sample,
+                       uint32_t R, uint32_t P, int nc, Tables* t) {
+  __m256i c[4][4];
+  if (sample.run == 1) {
+    for (; i + 32 <= end; i += 32) {  // (period 4)
+      for (uint32_t k = 0; k < 4; ++k) candidates8<kN>(q, i + 8 * k, R, P, c[k]);
+      for (int m = 0; m < nc; ++m) t[m].add(bins_of(every_4th(c[0][m], c[1][m], c[2][m], c[3][m])));
+    }
+    return i;
+  }
+  for (; i + 8 <= end; i += sample.period) {  // (run 8)
+    candidates8<kN>(q, i, R, P, c[0]);
+    for (int m = 0; m < nc; ++m) t[m].add(bins_of(c[0][m]));
   }
   return i;
 }
@@ -147,15 +157,21 @@ void dense_sample_histograms_avx2(const int32_t* q, uint32_t len, uint32_t row, 
   const uint32_t R = row, P = plane;
   const DensePredictor nd{P ? kDenseLorenzo3D : kDenseLorenzo2D, R, P};
   const auto [e1, e2] = dense_regions(nd, len);
+  const DenseSample sample = dense_sample_of(len);
   Tables t[4];
-  // each region: the vector loop, then the scalar one from where it stopped
-  uint32_t i = sample_region<kOrder1>(q, 2, e1, R, P, nc, t);
-  dense_sample_histograms_range(q, len, R, P, i, e1, h);
-  i = sample_region<k2D>(q, next_sample(i, e1, 4), e2, R, P, nc, t);
-  dense_sample_histograms_range(q, len, R, P, i, e2, h);
-  i = next_sample(i, e2, 4);
-  if (P) i = sample_region<k3D>(q, i, len, R, P, nc, t);
-  dense_sample_histograms_range(q, len, R, P, i, len, h);
+  // each region [a, b): the scalar loop up to its first whole run, the vector
+  // loop over the whole runs, the scalar loop after them
+  const auto region = [&](auto kind, uint32_t a, uint32_t b) {
+    a = std::max(a, 2u);
+    if (a >= b) return;
+    const uint32_t run = std::min(sample.run_at_or_after(a), b);
+    dense_sample_histograms_range(q, len, R, P, a, run, h);
+    const uint32_t i = sample_region<decltype(kind)::value>(q, run, b, sample, R, P, nc, t);
+    dense_sample_histograms_range(q, len, R, P, i, b, h);
+  };
+  region(std::integral_constant<Kind, kOrder1>{}, 2, e1);
+  region(std::integral_constant<Kind, k2D>{}, e1, e2);
+  if (P) region(std::integral_constant<Kind, k3D>{}, e2, len);
   for (int m = 0; m < nc; ++m) t[m].sum_into(h[m]);
 }
 

@@ -229,7 +229,7 @@ TEST(DenseNd, PredictKernelsScalarVsAvx2) {
   constexpr uint32_t kB = zcoll::kDenseEstSymbols;
   zt::Rng r(97);
   for (int t = 0; t < 300; ++t) {
-    const uint32_t len = t < 40 ? static_cast<uint32_t>(t) : 1 + r.below(t % 10 ? 4000 : 70000);
+    const uint32_t len = t < 40 ? static_cast<uint32_t>(t) : 1 + r.below(t % 10 ? 4000 : 140000);
     const std::vector<int32_t> q = estimate_codes(r, len);
     const uint32_t row = 1 + r.below(t % 3 ? 300 : 2 * len + 2);
     const uint32_t plane = r.coin() ? 0 : row * (2 + r.below(20));
@@ -241,6 +241,16 @@ TEST(DenseNd, PredictKernelsScalarVsAvx2) {
         for (uint32_t b = 0; b < kB; ++b)
           ASSERT_EQ(hs[c][b], hv[c][b]) << "len " << len << " row " << row << " plane " << plane
                                         << " candidate " << c << " bin " << b;
+      // every candidate counts each position of the sample once
+      const zcoll::DenseSample sample = zcoll::dense_sample_of(len);
+      uint32_t in_sample = 0;
+      for (uint32_t i = 0; i < len; ++i) in_sample += sample.has(i);
+      ASSERT_EQ(sample.count(len), in_sample) << "len " << len;
+      for (int c = 0; c < (plane ? 4 : 3); ++c) {
+        uint32_t sum = 0;
+        for (uint32_t b = 0; b < kB; ++b) sum += hs[c][b];
+        ASSERT_EQ(sum, in_sample) << "len " << len << " row " << row << " candidate " << c;
+      }
     }
     for (uint32_t every : {1u, 2u, 3u, 4u}) {
       zcoll::DensePredictor p;
