@@ -188,19 +188,41 @@ inline void renorm_safe(uint32_t& x, const uint8_t*& p, const uint8_t* end) {
 
 // ---- encoder --------------------------------------------------------------------------
 
+// An allocator whose resize leaves new elements uninitialized: every pass
+// writes a scratch buffer before it reads it, and zeroing a thread's buffers on
+// its first chunk took 8.9% of a one-shot compression of fnoc-vwnd at 1e-4
+// (docs/reports/2026-11-29-codec-frontier-11.md).
+template <typename T>
+struct UninitAlloc : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitAlloc<U>;
+  };
+  UninitAlloc() = default;
+  template <typename U>
+  explicit UninitAlloc(const UninitAlloc<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialized: no zeroing
+  }
+};
+template <typename T>
+using ScratchVec = std::vector<T, UninitAlloc<T>>;
+static_assert(std::is_trivial_v<int32_t> && std::is_trivial_v<uint32_t>);
+
 struct Scratch {  // per thread, grown to the chunk size
-  std::vector<int32_t> codes;
-  std::vector<uint32_t> res;
-  std::vector<uint8_t> syms, extra, rans;
+  ScratchVec<int32_t> codes;
+  ScratchVec<uint32_t> res;
+  ScratchVec<uint8_t> syms, extra, rans;
   // predictor 5 (with dims only): fine codes, the trials' fine codes (and, in a
   // chunk the trial covers, the cubic trial's fine codes and residuals)
-  std::vector<int32_t> fine;
-  std::vector<uint32_t> alt, alt_cubic, res_cubic;
+  ScratchVec<int32_t> fine;
+  ScratchVec<uint32_t> alt, alt_cubic, res_cubic;
 };
 thread_local Scratch t_scratch;
 // The decoder's per-thread codes of a chunk of predictor 3 or 4 (residuals, then
 // codes, tile by tile); grown by dense_decode_reserve or the decoder.
-thread_local std::vector<uint32_t> t_nd_codes;
+thread_local ScratchVec<uint32_t> t_nd_codes;
 
 // Lorenzo order 1 or 2: whichever gives the fewer residual bits (order 1 on
 // ties), measured on every 8th value (2048 samples in a chunk of 16384; the
