@@ -208,7 +208,6 @@ struct UninitAlloc : std::allocator<T> {
 };
 template <typename T>
 using ScratchVec = std::vector<T, UninitAlloc<T>>;
-static_assert(std::is_trivial_v<int32_t> && std::is_trivial_v<uint32_t>);
 
 struct Scratch {  // per thread, grown to the chunk size
   ScratchVec<int32_t> codes;

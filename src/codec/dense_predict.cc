@@ -56,20 +56,19 @@ void dense_sample_histograms_range(const int32_t* q, uint32_t len, uint32_t row,
   const DenseRegions g = dense_regions(p, len);
   const uint32_t R = row, P = plane, e1 = std::min(g.e1, to), e2 = std::min(g.e2, to);
   const DenseSample sample = dense_sample_of(len);
-  const auto next = [sample](uint32_t i) { return sample.next(i); };
   uint32_t i = sample.at_or_after(from);
-  for (; i < e1; i = next(i)) {  // the chunk's first row: n-D = order 1
+  for (; i < e1; i = sample.next(i)) {  // the chunk's first row: n-D = order 1
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     put(h[0], d1), put(h[1], d1 - d0), put(h[2], d1);
     if (P) put(h[3], d1);
   }
-  for (; i < e2; i = next(i)) {  // 2-D for 3 and 4
+  for (; i < e2; i = sample.next(i)) {  // 2-D for 3 and 4
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
     put(h[0], d1), put(h[1], d1 - d0), put(h[2], two);
     if (P) put(h[3], two);
   }
-  for (; i < to; i = next(i)) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
+  for (; i < to; i = sample.next(i)) {  // 3-D for 4 (only with a plane: e2 = len otherwise)
     const uint32_t d1 = u32(q[i]) - u32(q[i - 1]), d0 = u32(q[i - 1]) - u32(q[i - 2]);
     const uint32_t two = d1 - (u32(q[i - R]) - u32(q[i - R - 1]));
     const uint32_t back = u32(q[i - P]) - u32(q[i - P - 1]) - u32(q[i - P - R]) +

@@ -101,24 +101,24 @@ uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p
 // three quarters unused, on an eighth of the chunk
 // (docs/reports/2026-11-29-codec-frontier-11.md).
 struct DenseSample {
-  uint32_t run, period;
-  bool has(uint32_t i) const { return i >= 2 && (i - 2) % period < run; }
+  uint32_t run, period;  // period: a power of two (the scalar loop's step takes no division)
+  // i's offset in its period
+  uint32_t offset(uint32_t i) const { return (i - 2) & (period - 1); }
+  bool has(uint32_t i) const { return i >= 2 && offset(i) < run; }
   // the first position of the sample at or after i
   uint32_t at_or_after(uint32_t i) const {
     if (i <= 2) return 2;
-    const uint32_t o = (i - 2) % period;
+    const uint32_t o = offset(i);
     return o < run ? i : i + (period - o);
   }
   // the first run that starts at or after i
   uint32_t run_at_or_after(uint32_t i) const {
     if (i <= 2) return 2;
-    const uint32_t o = (i - 2) % period;
+    const uint32_t o = offset(i);
     return o ? i + (period - o) : i;
   }
   // the position of the sample after i (one of it)
-  uint32_t next(uint32_t i) const {
-    return (i - 2) % period == run - 1 ? i + (period - run + 1) : i + 1;
-  }
+  uint32_t next(uint32_t i) const { return offset(i) == run - 1 ? i + (period - run + 1) : i + 1; }
   // how many positions of [0, len) it holds
   uint32_t count(uint32_t len) const {
     if (len <= 2) return 0;
