@@ -54,9 +54,40 @@ double process_cpu_seconds() {
 }
 
 double CpuShare::share(int threads) const {
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  const double cpu = process_cpu_seconds() - cpu0_;
+  const EvictionSeconds e = eviction_seconds();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() -
+      (e.wall - evict0_.wall);
+  const double cpu = process_cpu_seconds() - cpu0_ - (e.cpu - evict0_.cpu);
   return wall > 0 && threads > 0 ? cpu / (wall * threads) : 0;
+}
+
+namespace {
+EvictionSeconds g_eviction;
+}
+
+EvictionSeconds eviction_seconds() { return g_eviction; }
+
+uint64_t evict_caches(int threads) {
+  const double cpu0 = process_cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  static const std::vector<uint64_t> buf = [] {
+    const long llc = std::max({sysconf(_SC_LEVEL3_CACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE), 0L});
+    const size_t bytes = std::max<size_t>(3 * static_cast<size_t>(llc), size_t{96} << 20);
+    return std::vector<uint64_t>(bytes / sizeof(uint64_t), 1);
+  }();
+  // On the run's OpenMP team, which it leaves as a loop of calls would: awake.
+  // (Threads of its own left the team's workers asleep, and on a virtual
+  // machine waking one took milliseconds: the 2-thread runs after an eviction
+  // timed that, at 0.1-0.2 GB/s. A team larger than the run's left a worker
+  // spinning beside a 1-thread run: its cpu% read 170.)
+  uint64_t sum = 0;
+  const int64_t n = static_cast<int64_t>(buf.size());
+#pragma omp parallel for num_threads(std::max(threads, 1)) schedule(static) reduction(+ : sum)
+  for (int64_t i = 0; i < n; i += 8) sum += buf[i];  // a load per 64-byte line
+  g_eviction.cpu += process_cpu_seconds() - cpu0;
+  g_eviction.wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return sum;
 }
 
 void parallel_memcpy(void* dst, const void* src, size_t bytes, int threads) {

@@ -26,20 +26,40 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(t1 - t0).count();
 }
 
+// Push every earlier run's data out of the caches: read a buffer of three times
+// the last-level cache (at least 96 MiB) on `threads` OpenMP threads, those of
+// the timed run that follows, so that each of their cores' private caches is
+// refilled too. Reading, not writing: the lines left behind are clean, so the
+// timed run pays no write-back of them. Returns a value of the reads (keeps
+// them from being optimized away).
+uint64_t evict_caches(int threads);
+
+// The CPU and wall seconds evict_caches() has taken so far (CpuShare leaves
+// them out).
+struct EvictionSeconds {
+  double cpu = 0, wall = 0;
+};
+EvictionSeconds eviction_seconds();
+
 // CPU time (user + system) of the whole process so far, all threads.
 double process_cpu_seconds();
 
 // Measures how much of the CPU a stretch of timed work actually got:
 // cpu seconds / (wall seconds x threads). Well below 1 means the threads were
 // descheduled (a busy machine) and the timings of that stretch are suspect.
+// The evictions of --cold are left out (they run on every CPU).
 class CpuShare {
  public:
-  CpuShare() : cpu0_(process_cpu_seconds()), t0_(std::chrono::steady_clock::now()) {}
+  CpuShare()
+      : cpu0_(process_cpu_seconds()),
+        t0_(std::chrono::steady_clock::now()),
+        evict0_(eviction_seconds()) {}
   double share(int threads) const;
 
  private:
   double cpu0_;
   std::chrono::steady_clock::time_point t0_;
+  EvictionSeconds evict0_;
 };
 
 enum class Stat { kMedian, kBest };

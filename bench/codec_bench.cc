@@ -24,6 +24,12 @@
 //     --chunk-size N     values per chunk (default: the library default, 16384).
 //     --side N           synthetic fields are N x N (default 4096: ~16.8M values).
 //     --hom              homomorphic-addition mode (see below).
+//     --cold             before every timed run, read a buffer of three times the
+//                        last-level cache (at least 96 MiB) on every CPU: each run,
+//                        memcpy too, starts with its inputs and outputs in memory,
+//                        as a large collective's are (the rates at the memory
+//                        limit). Without it a field smaller than the caches is
+//                        timed between caches after the first run.
 //     --quick            smoke test: the synthetic smooth field at 1024 x 1024 (or
 //                        the first --files match), 1 repeat.
 //     --json FILE        write every row plus machine/build information as JSON.
@@ -122,6 +128,7 @@ void add_options(CLI::App& app, Options& o, bool* list, std::string* stat) {
   app.add_option("--side", o.side, "synthetic fields are side x side")
       ->check(CLI::Range(32, 65536));
   app.add_flag("--hom", o.hom, "homomorphic addition vs DOC");
+  app.add_flag("--cold", o.cold, "empty the caches before every timed run (memory-limited rates)");
   app.add_flag("--checksum", o.checksum, "streams with chunk checksums (ZCOLL_FLAG_CHECKSUM)");
   app.add_flag("--quick", o.quick, "smoke test: one small dataset, 1 repeat");
   app.add_option("--json", o.json_path, "write results as JSON");
@@ -140,8 +147,9 @@ void print_header(const Options& o, size_t datasets, const Json& machine, const 
                   ? ""
                   : (" (ZCOLL_SIMD=" + build["ZCOLL_SIMD"].get<std::string>() + ")").c_str(),
               build["build_type"].get<std::string>().c_str());
-  std::printf("data: %s; %zu datasets; %s of %d runs after %d warm-up\n", o.data_dir.c_str(),
-              datasets, stat_name(o.stat), o.repeat, o.warmup);
+  std::printf("data: %s; %zu datasets; %s of %d runs after %d warm-up%s\n", o.data_dir.c_str(),
+              datasets, stat_name(o.stat), o.repeat, o.warmup,
+              o.cold ? "; caches emptied before every run (--cold)" : "");
   const double load = loadavg1();
   if (load >= 0.5)
     std::printf(
@@ -186,6 +194,7 @@ bool write_json(const Options& o, const std::vector<DatasetSpec>& datasets, cons
                    {"stat", stat_name(o.stat)},
                    {"chunk_size", o.chunk_size},
                    {"checksum", o.checksum},
+                   {"cold", o.cold},
                    {"synthetic_side", o.side},
                    {"quick", o.quick}};
   for (const auto& d : datasets) j["settings"]["datasets"].push_back(d.name);

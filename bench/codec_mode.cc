@@ -64,11 +64,11 @@ std::string time_codec(const Options& o, const std::vector<T>& x, int threads,
   }
   const CpuShare cpu;
   for (int k = 0; k < o.repeat; ++k) {
-    t->mc.seconds.push_back(seconds_of(op_memcpy));
-    t->rel.seconds.push_back(seconds_of(op_rel));
-    t->abs.seconds.push_back(seconds_of(op_abs));
-    t->dec.seconds.push_back(seconds_of(op_dec));
-    t->range.seconds.push_back(seconds_of(op_range));
+    t->mc.seconds.push_back(timed(o, threads, op_memcpy));
+    t->rel.seconds.push_back(timed(o, threads, op_rel));
+    t->abs.seconds.push_back(timed(o, threads, op_abs));
+    t->dec.seconds.push_back(timed(o, threads, op_dec));
+    t->range.seconds.push_back(timed(o, threads, op_range));
     if (st_rel != ZCOLL_SUCCESS) return api_error("zcoll_compress (REL)", st_rel);
     if (st_abs != ZCOLL_SUCCESS) return api_error("zcoll_compress (ABS)", st_abs);
     if (st_dec != ZCOLL_SUCCESS) return api_error("zcoll_decompress", st_dec);
@@ -253,8 +253,9 @@ void codec_legend(const Options& o, const std::string& quality_source,
   std::vector<std::string>& f = *footer;
   f.push_back(
       strf("GB/s = 1e9 uncompressed input bytes per second (%s of %d runs after %d warm-up, "
-           "operations interleaved).",
-           stat_name(o.stat), o.repeat, o.warmup));
+           "operations interleaved%s).",
+           stat_name(o.stat), o.repeat, o.warmup,
+           o.cold ? "; the caches emptied before every run, memcpy's too" : ""));
   f.push_back(
       "cREL   = whole zcoll_compress call with eb_mode REL: includes the min/max pass (what a "
       "user gets).");

@@ -103,11 +103,11 @@ std::string time_hom(const Options& o, const HomData<T>& in, int threads, const 
   }
   const CpuShare cpu;
   for (int k = 0; k < o.repeat; ++k) {
-    t->mc.seconds.push_back(seconds_of(op_memcpy));
-    t->hom.seconds.push_back(seconds_of(op_hom));
-    t->doc.seconds.push_back(seconds_of(op_doc));
-    t->acc.seconds.push_back(seconds_of(op_acc));
-    t->fused.seconds.push_back(seconds_of(op_fused));
+    t->mc.seconds.push_back(timed(o, threads, op_memcpy));
+    t->hom.seconds.push_back(timed(o, threads, op_hom));
+    t->doc.seconds.push_back(timed(o, threads, op_doc));
+    t->acc.seconds.push_back(timed(o, threads, op_acc));
+    t->fused.seconds.push_back(timed(o, threads, op_fused));
     std::string e = check_status();
     if (!e.empty()) return e;
   }
@@ -409,8 +409,9 @@ void hom_legend(const Options& o, std::vector<std::string>* footer) {
   f.push_back("");
   f.push_back(
       strf("GB/s = 1e9 bytes of ONE uncompressed input per second (%s of %d runs after "
-           "%d warm-up, interleaved).",
-           stat_name(o.stat), o.repeat, o.warmup));
+           "%d warm-up, interleaved%s).",
+           stat_name(o.stat), o.repeat, o.warmup,
+           o.cold ? "; the caches emptied before every run, memcpy's too" : ""));
   f.push_back("hom  = zcoll_hom_add(a, b): compressed in, compressed out.   hom/DOC = speedup.");
   f.push_back(
       "DOC  = zcoll_decompress(a), zcoll_decompress(b), add in the value type, "

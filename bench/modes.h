@@ -24,6 +24,7 @@ struct Options {
   size_t side = 4096;       // synthetic fields are side x side
   bool quick = false;
   bool hom = false;
+  bool cold = false;  // evict_caches() before every timed run
   std::string json_path;
   std::string label;
 };
@@ -46,6 +47,14 @@ inline void record_failure(ModeResult* r, Json row, const std::string& where,
   row["error"] = msg;
   r->rows.push_back(row);
   r->table.add_error(cells);
+}
+
+// One timed run of f on `threads` threads (seconds), after emptying the caches
+// with --cold.
+template <class F>
+double timed(const Options& o, int threads, F&& f) {
+  if (o.cold) evict_caches(threads);
+  return seconds_of(f);
 }
 
 // Both modes run every dataset x dtype x threads x REL and fill *r.
