@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""fast_goals.py — the fast codec's goals (issue 34, item 2) from zcoll-codec-bench.
+
+The goals (FAST_GOALS of codec_frontier.py): decompress >= 0.7x memcpy, hom add
+>= 1.0x memcpy (per byte of one input), 2 threads >= 1.8x one thread
+(compress, decompress, hom add), "at the memory limit of a core".
+
+  fast_goals.py run DIR [--rounds 5] [--repeat 7] [--bench PATH] [--data DIR]
+      Per round, in an order rotated per round, four runs of zcoll-codec-bench on
+      every file of the data directory (shared/data), REL 1e-2, 1e-3, 1e-4, 1 and
+      2 threads: the codec mode and the --hom mode, each with --cold (the caches
+      emptied before every timed call, memcpy's too: inputs and outputs in memory,
+      as a large collective's are; the goals' measurement) and without (warm: a
+      field smaller than the caches stays in them from call to call). JSON files
+      DIR/{codec,hom}-{cold,warm}-ROUND.json.
+  fast_goals.py table DIR [--json OUT]
+      Per field, bound and caches: each goal's ratio per round (of the round's
+      medians: the calls of a row are interleaved, the 1- and 2-thread rows of a
+      round follow each other), its median [min, max] over the rounds, ✗ where
+      the median misses the goal; a count of the rows that meet each goal.
+
+In the hom mode a 3-D field's inputs are its two halves along the slowest axis
+(zcoll-codec-bench's comment), so its rows have half the values of the codec
+mode's. Every timing is wall clock on the machine it ran on: compare rounds of
+one machine only.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from codec_frontier import FAST_GOALS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RELS = ["1e-2", "1e-3", "1e-4"]
+RUNS = [("codec", "cold"), ("hom", "cold"), ("codec", "warm"), ("hom", "warm")]
+
+
+def run(args):
+    os.makedirs(args.dir, exist_ok=True)
+    files = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(args.data, "*.f32")))
+    if not files:
+        sys.exit(f"no *.f32 file in {args.data}")
+    for r in range(args.rounds):
+        for mode, caches in RUNS[r % len(RUNS):] + RUNS[:r % len(RUNS)]:
+            out = os.path.join(args.dir, f"{mode}-{caches}-{r}.json")
+            cmd = [args.bench, "--data-dir", args.data, "--files", *files, "--threads", "1", "2",
+                   "--rel", *RELS, "--repeat", str(args.repeat), "--stat", "median",
+                   "--json", out, "--label", f"fast_goals round {r}"]
+            cmd += ["--hom"] if mode == "hom" else []
+            cmd += ["--cold"] if caches == "cold" else []
+            print(" ".join(cmd), file=sys.stderr, flush=True)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def medians(path, keys):
+    """{(dataset, rel, threads): {key: median seconds}} of one run's JSON."""
+    rows = json.load(open(path))["rows"]
+    return {(x["dataset"], x["rel"], x["threads"]): {k: x[k]["median_s"] for k in keys}
+            for x in rows}
+
+
+def goal_ratios(codec, hom):
+    """Per (dataset, rel): each goal's ratio in one round (rates: inverse times)."""
+    out = {}
+    for (name, rel, threads), c in codec.items():
+        if threads != 1 or (name, rel, 2) not in codec:
+            continue
+        c2, h1, h2 = codec[(name, rel, 2)], hom.get((name, rel, 1)), hom.get((name, rel, 2))
+        g = {"decompress_over_memcpy": c["memcpy"] / c["decompress"],
+             "compress_2t_over_1t": c["compress_abs"] / c2["compress_abs"],
+             "decompress_2t_over_1t": c["decompress"] / c2["decompress"]}
+        if h1 and h2:
+            g["hom_add_over_memcpy"] = h1["memcpy"] / h1["hom"]
+            g["hom_add_2t_over_1t"] = h1["hom"] / h2["hom"]
+        out[(name, rel)] = g
+    return out
+
+
+def table(args):
+    result = {"goals": FAST_GOALS, "rows": [], "summary": {}}
+    lines = []
+    for caches in ("cold", "warm"):
+        rounds = sorted(glob.glob(os.path.join(args.dir, f"codec-{caches}-*.json")))
+        per = {}  # (name, rel) -> goal -> [ratio per round]
+        memcpy = {}
+        for cpath in rounds:
+            hpath = cpath.replace("codec-", "hom-")
+            codec = medians(cpath, ["compress_abs", "decompress", "memcpy"])
+            hom = medians(hpath, ["hom", "memcpy"]) if os.path.exists(hpath) else {}
+            for key, g in goal_ratios(codec, hom).items():
+                for k, v in g.items():
+                    per.setdefault(key, {}).setdefault(k, []).append(v)
+            for x in json.load(open(cpath))["rows"]:
+                if x["threads"] == 1:
+                    memcpy.setdefault((x["dataset"], x["rel"]), []).append(x["memcpy_gbps"])
+        if not per:
+            continue
+        title = ("Cold: the caches emptied before every call (the goals' measurement)"
+                 if caches == "cold" else "Warm: the data in the caches as far as they fit")
+        lines += [f"{title}; {len(rounds)} rounds, median [min, max] of the rounds' ratios:",
+                  "",
+                  "| field | REL | memcpy GB/s | " + " | ".join(
+                      f"{k.replace('_over_', ' / ').replace('_', ' ')} (>= {v})"
+                      for k, v in FAST_GOALS.items()) + " |",
+                  "|---|---|---|" + "---|" * len(FAST_GOALS)]
+        met = {k: 0 for k in FAST_GOALS}
+        for (name, rel), g in sorted(per.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+            m = memcpy[(name, rel)]
+            cells = [f"{statistics.median(m):.2f} [{min(m):.2f}, {max(m):.2f}]"]
+            row = {"dataset": name, "rel": rel, "caches": caches, "memcpy_gbps": m, "goals": {}}
+            for k, v in FAST_GOALS.items():
+                s = g.get(k)
+                if not s:
+                    cells.append("")
+                    continue
+                med = statistics.median(s)
+                met[k] += med >= v
+                row["goals"][k] = {"median": med, "min": min(s), "max": max(s), "rounds": s}
+                cells.append(f"{med:.2f} [{min(s):.2f}, {max(s):.2f}]" + ("" if med >= v else " ✗"))
+            result["rows"].append(row)
+            lines.append(f"| {name} | {rel:g} | " + " | ".join(cells) + " |")
+        result["summary"][caches] = {k: {"met": met[k], "rows": len(per)} for k in FAST_GOALS}
+        lines += ["", "Rows meeting each goal: " + ", ".join(
+            f"{k} {met[k]}/{len(per)}" for k in FAST_GOALS), ""]
+    print("\n".join(lines))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--rounds", type=int, default=5)
+    r.add_argument("--repeat", type=int, default=7)
+    r.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench",
+                                                   "zcoll-codec-bench"))
+    r.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    t = sub.add_parser("table")
+    t.add_argument("dir")
+    t.add_argument("--json")
+    args = ap.parse_args()
+    run(args) if args.cmd == "run" else table(args)
+
+
+if __name__ == "__main__":
+    main()
