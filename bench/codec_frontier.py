@@ -45,9 +45,11 @@ array) and hom add (zcoll.hom_add of the field's stream and the stream of the
 field shifted by one step along its first axis, both at the same absolute
 bound, into a reused buffer: a new bytes object per call would time the
 first touch of its fresh pages, up to twice the addition on a 37 MB field)
-with 1 and with 2 threads, one call each (as in run_field: the other operations'
-buffers push the field out of the caches between two memcpys, as they do
-in a collective); the ratios are taken per repeat (decompress / memcpy, hom
+with 1 and with 2 threads, one call each (the other operations' buffers push
+the field out of the caches between two memcpys only where it is larger than
+the caches: on a 32 MiB L3, ETOPO5 alone; the other fields' rows are warm, and
+they pay Python's per-call cost. The goals' measurement at the memory limit is
+bench/fast_goals.py, on zcoll-codec-bench --cold); the ratios are taken per repeat (decompress / memcpy, hom
 add / memcpy, 2 threads / 1 thread of each operation), the table gives their
 median and range. Wall clock only (the CPU time of one thread does not count
 a team's). GB/s of one input's uncompressed bytes throughout. Two threads need
