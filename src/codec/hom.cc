@@ -144,13 +144,13 @@ zcoll_status prefixed(zcoll_status s, const char* which) {
   return fail(s, "%s stream: %s", which, cause.c_str());
 }
 
+// Parse two streams and check that they can be combined. Their chunks are checked
+// by the operation's own team, before it writes anything (pair_checks).
 zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_size, StreamView* va,
-                       StreamView* vb, int threads) {
+                       StreamView* vb) {
   zcoll_status s = parse_stream(a, a_size, va);
-  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*va, threads);
   if (s != ZCOLL_SUCCESS) return prefixed(s, "first");
   s = parse_stream(b, b_size, vb);
-  if (s == ZCOLL_SUCCESS) s = validate_all_chunks(*vb, threads);
   if (s != ZCOLL_SUCCESS) return prefixed(s, "second");
   const Header &x = va->h, &y = vb->h;
   if (x.dtype != y.dtype)
@@ -175,6 +175,21 @@ zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_siz
     return fail(ZCOLL_ERR_MISMATCH, "divisor differs (%u vs %u)", x.divisor, y.divisor);
   return ZCOLL_SUCCESS;
 }
+
+// The framing check of chunk c of both operands (any thread), and the error of
+// the first chunk where it failed: the first stream's if that chunk is bad in
+// it, else the second's (the messages of validating each stream alone).
+struct PairChecks {
+  const StreamView &a, &b;
+  bool operator()(uint64_t c) const {
+    return check_chunk(a, c, false) == ZCOLL_SUCCESS && check_chunk(b, c, false) == ZCOLL_SUCCESS;
+  }
+  zcoll_status error(uint64_t c) const {
+    const zcoll_status s = validate_chunks_serial(a, c, c + 1);
+    if (s != ZCOLL_SUCCESS) return prefixed(s, "first");
+    return prefixed(validate_chunks_serial(b, c, c + 1), "second");
+  }
+};
 
 // The homomorphic operations work on the fast codec's bit planes: a dense stream
 // (format 1.3) goes through zcoll_doc_combine or decompression instead.
@@ -219,6 +234,8 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
   const int nt = resolve_threads(threads, chunks);
   std::vector<Counts> counts(nt);
   std::vector<std::vector<T>> ta(nt), tb(nt);
+  const PairChecks checks{va, vb};
+  uint64_t bad = chunks;
   size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
@@ -226,7 +243,8 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
         const int t = omp_get_thread_num();
         return hom_add_chunk<T>(va, vb, c, op, ta[t], tb[t], out, &counts[t]);
       },
-      h.checksummed() ? crcs.data() : nullptr);
+      h.checksummed() ? crcs.data() : nullptr, checks, &bad);
+  if (bad != chunks) return checks.error(bad);
   finish_stream(dst, h, sizes);
   if (h.checksummed()) written += write_trailer(dst + begin + written, crcs.data(), chunks);
   *out_size = begin + written;
@@ -274,7 +292,7 @@ zcoll_status hom_entry(const void* a, size_t a_size, const void* b, size_t b_siz
   ZCOLL_CHECK(check_threads(threads));
   ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
-  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb, threads));
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
   ZCOLL_CHECK(refuse_dense(va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
@@ -361,6 +379,8 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
   std::vector<double> prod_bound(nt, 0.0);
   const double ea = va.h.eb, eb = vb.h.eb;
   const ChunkKernels& k = active_kernels();
+  const PairChecks checks{va, vb};
+  uint64_t bad = chunks;
   size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
@@ -386,7 +406,8 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
         return h.dense() ? compress_dense_chunk<T>(x, len, qz, out)
                          : compress_chunk<T>(k, x, len, qz, out);
       },
-      h.checksummed() ? crcs.data() : nullptr);
+      h.checksummed() ? crcs.data() : nullptr, checks, &bad);
+  if (bad != chunks) return checks.error(bad);
   double prior = 0;
   switch (op) {
     case ZCOLL_OP_SUM: prior = ea + eb; break;
@@ -442,7 +463,7 @@ zcoll_status hom_accumulate(void* acc, size_t acc_size, size_t acc_cap, size_t* 
   ZCOLL_CHECK(check_threads(threads));
   ZCOLL_CHECK(check_stats(stats));
   StreamView va, vb;
-  ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb, threads));
+  ZCOLL_CHECK(open_pair(acc, acc_size, b, b_size, &va, &vb));
   ZCOLL_CHECK(refuse_dense(va, &vb));
   std::vector<uint8_t> tmp(zcoll_compress_bound(va.h.n, va.h.dtype));
   size_t n = 0;
@@ -478,7 +499,7 @@ zcoll_status doc_combine(const void* a, size_t a_size, const void* b, size_t b_s
     return fail(ZCOLL_ERR_UNSUPPORTED, "unknown reduction op %d", static_cast<int>(op));
   ZCOLL_CHECK(check_threads(threads));
   StreamView va, vb;
-  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb, threads));
+  ZCOLL_CHECK(open_pair(a, a_size, b, b_size, &va, &vb));
   ZCOLL_CHECK(check_out(out, cap, out_size, va.h));
   auto* d = static_cast<uint8_t*>(out);
   return with_value_type(va.h.dtype, [&](auto tag) {

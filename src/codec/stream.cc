@@ -103,6 +103,8 @@ zcoll_status compress_typed(const T* src, size_t n, double eb, uint32_t cs, uint
   return ZCOLL_SUCCESS;
 }
 
+}  // namespace
+
 // Check the framing of chunk c (cheap: kind byte and code lengths, and its checksum
 // where the stream has them), so that a decode never starts on a stream it would have
 // to abandon half way. report: say why through fail() (the calling thread's error
@@ -137,6 +139,8 @@ zcoll_status validate_chunks_serial(const StreamView& v, uint64_t first, uint64_
   for (uint64_t c = first; c < last; ++c) ZCOLL_CHECK(check_chunk(v, c, true));
   return ZCOLL_SUCCESS;
 }
+
+namespace {
 
 // validate_chunks_serial over the team: each thread checks a run of chunks (the
 // check reads every chunk once, 2-3 % of a decode: serial, it would bound the

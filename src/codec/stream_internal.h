@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "codec/chunk_codec.h"
@@ -24,6 +25,11 @@ zcoll_status check_threads(int threads);
 // Framing check of every chunk (kind byte, raw size, code lengths vs size) and,
 // for a stream with kFlagChunkChecksums, of every chunk's CRC-32C.
 zcoll_status validate_all_chunks(const StreamView& v, int threads = 1);
+// The same check of chunk c alone; report: say why through fail() (the calling
+// thread's error message), else only the status (any thread may call it).
+zcoll_status check_chunk(const StreamView& v, uint64_t c, bool report);
+// Chunks [first, last) in order; the first bad one says why.
+zcoll_status validate_chunks_serial(const StreamView& v, uint64_t first, uint64_t last);
 // The checksum trailer of a checksummed output whose chunks (sizes[c] bytes
 // each, back to back) start at data: written at data + sum(sizes); returns its
 // bytes (0 when h has no checksum flag).
@@ -72,40 +78,34 @@ bool decode_chunk_pair(const StreamView& v, uint64_t c, T* out, bool accumulate,
                                   out + v.h.chunk_size, accumulate);
 }
 
-// Move the runs of produce_chunks together: run t (run_bytes[t] bytes at
-// run_from[t]) to the end of run t-1. Returns the bytes of all runs. In parallel,
-// by pieces, when no run's destination overlaps a source still to be read (then
-// every byte moves once, whatever the order; true when the chunks compress at
-// least 2:1); otherwise run after run. The pieces are about a quarter of each
-// thread's share (16-256 KiB): a 2-thread hom add of a 3 MB field at ratio 4 moves
-// about 400 KB, a tenth of the call's time when one thread moves it.
-inline size_t compact_runs(uint8_t* dst, int nt, const size_t* run_from, const size_t* run_bytes) {
-  std::vector<size_t> to(nt + 1, 0);
-  for (int t = 0; t < nt; ++t) to[t + 1] = to[t] + run_bytes[t];
+// Moving the runs of produce_chunks together: run t (run_bytes[t] bytes at
+// run_from[t]) to to[t], the end of run t-1. In parallel, by pieces, when no run's
+// destination overlaps a source still to be read (then every byte moves once,
+// whatever the order; true when the chunks compress at least 2:1); otherwise run
+// after run. The pieces are about a quarter of each thread's share (16-256 KiB):
+// a 2-thread hom add of a 3 MB field at ratio 4 moves about 400 KB, a tenth of
+// the call's time when one thread moves it.
+struct RunMoves {
+  std::vector<size_t> to;
+  size_t piece = 0;
+  std::vector<std::pair<int, size_t>> pieces;  // (run, offset in the run); empty: serial
+};
+inline RunMoves plan_run_moves(int nt, const size_t* run_from, const size_t* run_bytes) {
+  RunMoves m;
+  m.to.assign(nt + 1, 0);
+  for (int t = 0; t < nt; ++t) m.to[t + 1] = m.to[t] + run_bytes[t];
   bool disjoint = true;  // no moving run's destination meets any run's source
   for (int t = 0; t < nt; ++t)
-    for (int s = 0; s < nt && to[t] != run_from[t]; ++s)
-      disjoint = disjoint && (to[t + 1] <= run_from[s] || run_from[s] + run_bytes[s] <= to[t]);
-  const size_t moved = to[nt] - run_bytes[0];
-  const size_t kPiece =
+    for (int s = 0; s < nt && m.to[t] != run_from[t]; ++s)
+      disjoint = disjoint && (m.to[t + 1] <= run_from[s] || run_from[s] + run_bytes[s] <= m.to[t]);
+  const size_t moved = m.to[nt] - run_bytes[0];
+  m.piece =
       std::clamp<size_t>(moved / (4 * static_cast<size_t>(nt)), size_t{1} << 14, size_t{1} << 18);
-  if (nt == 1 || !disjoint || moved < 2 * kPiece) {
-    for (int t = 1; t < nt; ++t)
-      if (to[t] != run_from[t] && run_bytes[t])
-        std::memmove(dst + to[t], dst + run_from[t], run_bytes[t]);
-    return to[nt];
-  }
-  std::vector<std::pair<int, size_t>> pieces;  // (run, offset in the run)
+  if (nt == 1 || !disjoint || moved < 2 * m.piece) return m;
   for (int t = 1; t < nt; ++t)
-    for (size_t o = 0; to[t] != run_from[t] && o < run_bytes[t]; o += kPiece)
-      pieces.push_back({t, o});
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t i = 0; i < static_cast<int64_t>(pieces.size()); ++i) {
-    const int t = pieces[i].first;
-    const size_t o = pieces[i].second, n = std::min(kPiece, run_bytes[t] - o);
-    std::memcpy(dst + to[t] + o, dst + run_from[t] + o, n);
-  }
-  return to[nt];
+    for (size_t o = 0; m.to[t] != run_from[t] && o < run_bytes[t]; o += m.piece)
+      m.pieces.push_back({t, o});
+  return m;
 }
 
 // Produce chunks [first, last) in parallel and pack them compactly into dst.
@@ -116,13 +116,23 @@ inline size_t compact_runs(uint8_t* dst, int nt, const size_t* run_from, const s
 // chunk_fn is rethrown after the parallel region. crcs (may be null) receives
 // the CRC-32C of every chunk, computed by the thread that wrote it while it is
 // in cache (the checksum trailer, format.h kFlagChunkChecksums).
-template <typename WorstFn, typename ChunkFn>
+// check(c) (optional; first_bad with it): each thread first checks the chunks of
+// its run (their inputs' framing), and only when every check on every thread
+// passed does any thread produce; otherwise *first_bad is the first chunk that
+// failed and nothing is written (returns 0). Checks, production and the moves
+// are one parallel region: on a machine whose idle workers sleep (a passive
+// OMP_WAIT_POLICY, an oversubscribed node) every region costs a wake-up.
+struct NoCheck {
+  bool operator()(uint64_t) const { return true; }
+};
+template <typename WorstFn, typename ChunkFn, typename CheckFn = NoCheck>
 size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, uint32_t* sizes,
-                      WorstFn worst, ChunkFn chunk_fn, uint32_t* crcs = nullptr) {
+                      WorstFn worst, ChunkFn chunk_fn, uint32_t* crcs = nullptr, CheckFn check = {},
+                      uint64_t* first_bad = nullptr) {
   const uint64_t count = last - first;
   if (count == 0) return 0;
   const int nt = resolve_threads(threads, count);
-  std::vector<uint64_t> run_begin(nt + 1);
+  std::vector<uint64_t> run_begin(nt + 1), bad(nt, last);
   std::vector<size_t> run_from(nt + 1, 0), run_bytes(nt, 0);
   for (int t = 0; t <= nt; ++t) run_begin[t] = first + count * t / nt;
   for (int t = 0; t < nt; ++t) {
@@ -130,21 +140,57 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) w += worst(c);
     run_from[t + 1] = run_from[t] + w;
   }
+  constexpr bool kChecked = !std::is_same_v<CheckFn, NoCheck>;
   TeamErrors errors;  // chunk_fn may allocate (scratch buffers): nothing leaves the region
+  RunMoves moves;
+  bool produced = true;
 #pragma omp parallel num_threads(nt)
-  errors.run([&] {
+  {
     const int t = omp_get_thread_num();
-    size_t pos = run_from[t];
-    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
-      size_t bytes = chunk_fn(c, dst + pos);
-      sizes[c - first] = static_cast<uint32_t>(bytes);
-      if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
-      pos += bytes;
+    if constexpr (kChecked) {
+      for (uint64_t c = run_begin[t]; c < run_begin[t + 1] && bad[t] == last; ++c)
+        if (!check(c)) bad[t] = c;
+#pragma omp barrier
     }
-    run_bytes[t] = pos - run_from[t];
-  });
+    const bool go = std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; });
+    if (go)
+      errors.run([&] {
+        size_t pos = run_from[t];
+        for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
+          size_t bytes = chunk_fn(c, dst + pos);
+          sizes[c - first] = static_cast<uint32_t>(bytes);
+          if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
+          pos += bytes;
+        }
+        run_bytes[t] = pos - run_from[t];
+      });
+#pragma omp barrier
+#pragma omp single
+    {  // (the plan allocates: a failure is the call's, as any of chunk_fn's)
+      if (go && !errors.failed())
+        errors.run([&] { moves = plan_run_moves(nt, run_from.data(), run_bytes.data()); });
+      produced = go && !errors.failed();
+    }  // (a barrier: every thread sees the plan)
+    if (produced && !moves.pieces.empty()) {
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < static_cast<int64_t>(moves.pieces.size()); ++i) {
+        const int r = moves.pieces[i].first;
+        const size_t o = moves.pieces[i].second, n = std::min(moves.piece, run_bytes[r] - o);
+        std::memcpy(dst + moves.to[r] + o, dst + run_from[r] + o, n);
+      }
+    } else if (produced) {
+#pragma omp single
+      for (int r = 1; r < nt; ++r)
+        if (moves.to[r] != run_from[r] && run_bytes[r])
+          std::memmove(dst + moves.to[r], dst + run_from[r], run_bytes[r]);
+    }
+  }
   errors.rethrow();
-  return compact_runs(dst, nt, run_from.data(), run_bytes.data());
+  if (!produced) {
+    if (first_bad) *first_bad = *std::min_element(bad.begin(), bad.end());
+    return 0;
+  }
+  return moves.to[nt];
 }
 
 }  // namespace zcoll

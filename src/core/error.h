@@ -57,6 +57,8 @@ class TeamErrors {
   void rethrow() const {
     if (first_) std::rethrow_exception(first_);
   }
+  // Whether a thread's work threw (read it after the team's barrier).
+  bool failed() const { return first_ != nullptr; }
 
  private:
   void keep(std::exception_ptr e) noexcept;

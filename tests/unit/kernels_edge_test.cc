@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -353,28 +355,64 @@ TEST(KernelsEdge, FramingCheck) {
 
 // The compaction of produce_chunks' runs (in parallel pieces when no destination
 // overlaps a source still to be read, else run after run): the same bytes as
-// moving the runs one after the other, for runs that shrink a lot (parallel) or
-// little (serial), 1..5 runs, up to a few MiB.
+// the chunks back to back, for runs that shrink a lot (parallel) or little
+// (serial), 1..5 runs (a chunk per thread), up to a few MiB.
 TEST(KernelsEdge, RunCompaction) {
   Rng r(19);
   for (int it = 0; it < 80; ++it) {
     const int nt = it < 4 ? 2 + it : 1 + static_cast<int>(r.below(5));
-    std::vector<size_t> from(nt + 1, 0), bytes(nt);
+    std::vector<size_t> raw(nt), bytes(nt), at(nt + 1, 0);
     for (int t = 0; t < nt; ++t) {
-      const size_t raw = it < 4 ? 1 << 21 : 8 * (1 + r.below(it % 2 ? 200000 : 2000));
-      bytes[t] = it < 4 ? (it % 2 ? raw / 5 : raw - 8)  // 5:1 (in parallel) and almost 1:1
-                        : 8 * r.below(raw / 8 + 1) / (r.coin() ? 1 : 4);
-      from[t + 1] = from[t] + raw;
+      raw[t] = it < 4 ? 1 << 21 : 8 * (1 + r.below(it % 2 ? 200000 : 2000));
+      bytes[t] = it < 4 ? (it % 2 ? raw[t] / 5 : raw[t] - 8)  // 5:1 (in parallel) and almost 1:1
+                        : 8 * r.below(raw[t] / 8 + 1) / (r.coin() ? 1 : 4);
+      at[t + 1] = at[t] + bytes[t];
     }
-    std::vector<uint8_t> buf(from[nt]), ref;
-    for (auto& b : buf) b = static_cast<uint8_t>(r.next());
-    ref = buf;
-    size_t out = 0;
-    for (int t = 0; t < nt; ++t) {
-      std::memmove(ref.data() + out, ref.data() + from[t], bytes[t]);
-      out += bytes[t];
-    }
-    ASSERT_EQ(zcoll::compact_runs(buf.data(), nt, from.data(), bytes.data()), out);
+    std::vector<uint8_t> ref(at[nt]), buf(at[nt] + std::accumulate(raw.begin(), raw.end(), 0ul));
+    for (auto& b : ref) b = static_cast<uint8_t>(r.next());
+    std::vector<uint32_t> sizes(nt);
+    const size_t out = zcoll::produce_chunks(
+        0, nt, nt, buf.data(), sizes.data(), [&](uint64_t c) { return raw[c]; },
+        [&](uint64_t c, uint8_t* o) {
+          std::memcpy(o, ref.data() + at[c], bytes[c]);
+          return bytes[c];
+        });
+    ASSERT_EQ(out, at[nt]);
     ASSERT_EQ(std::memcmp(buf.data(), ref.data(), out), 0) << "it=" << it << " runs=" << nt;
+    for (int t = 0; t < nt; ++t) ASSERT_EQ(sizes[t], bytes[t]);
+  }
+}
+
+// produce_chunks with a check: where one chunk of any thread's run fails it,
+// nothing is produced, and the first failing chunk is reported, for every
+// thread count and position.
+TEST(KernelsEdge, ProduceChunksChecksFirst) {
+  constexpr uint64_t kChunks = 13;
+  for (int threads : {1, 2, 3, 5}) {
+    for (uint64_t bad0 = 0; bad0 <= kChunks; ++bad0) {
+      const uint64_t bad1 = bad0 + 4;  // a second bad chunk after it (maybe none)
+      std::vector<uint8_t> buf(kChunks * 16, 0xEE);
+      std::vector<uint32_t> sizes(kChunks, 0);
+      std::atomic<int> produced{0};
+      uint64_t first_bad = kChunks;
+      const size_t out = zcoll::produce_chunks(
+          0, kChunks, threads, buf.data(), sizes.data(), [](uint64_t) { return size_t{16}; },
+          [&](uint64_t c, uint8_t* o) {
+            ++produced;
+            std::memset(o, static_cast<int>(c), 8);
+            return size_t{8};
+          },
+          nullptr, [&](uint64_t c) { return c != bad0 && c != bad1; }, &first_bad);
+      if (bad0 < kChunks) {
+        EXPECT_EQ(out, 0u);
+        EXPECT_EQ(first_bad, bad0) << "threads " << threads;
+        EXPECT_EQ(produced.load(), 0);
+        EXPECT_TRUE(std::all_of(buf.begin(), buf.end(), [](uint8_t b) { return b == 0xEE; }));
+      } else {
+        EXPECT_EQ(out, kChunks * 8);
+        EXPECT_EQ(first_bad, kChunks);
+        for (uint64_t c = 0; c < kChunks; ++c) EXPECT_EQ(buf[8 * c], c);
+      }
+    }
   }
 }
