@@ -145,7 +145,7 @@ zcoll_status prefixed(zcoll_status s, const char* which) {
 }
 
 // Parse two streams and check that they can be combined. Their chunks are checked
-// by the operation's own team, before it writes anything (pair_checks).
+// by the operation's own team, before it writes anything (PairChecks).
 zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_size, StreamView* va,
                        StreamView* vb) {
   zcoll_status s = parse_stream(a, a_size, va);
@@ -178,13 +178,17 @@ zcoll_status open_pair(const void* a, size_t a_size, const void* b, size_t b_siz
 
 // The framing check of chunk c of both operands (any thread), and the error of
 // the first chunk where it failed: the first stream's if that chunk is bad in
-// it, else the second's (the messages of validating each stream alone).
+// it, else the second's (the messages of validating each stream alone; for a
+// negation, whose first operand is the library's stream of zeros, the message of
+// the one input, unprefixed).
 struct PairChecks {
   const StreamView &a, &b;
+  bool negate = false;
   bool operator()(uint64_t c) const {
     return check_chunk(a, c, false) == ZCOLL_SUCCESS && check_chunk(b, c, false) == ZCOLL_SUCCESS;
   }
   zcoll_status error(uint64_t c) const {
+    if (negate) return validate_chunks_serial(b, c, c + 1);
     const zcoll_status s = validate_chunks_serial(a, c, c + 1);
     if (s != ZCOLL_SUCCESS) return prefixed(s, "first");
     return prefixed(validate_chunks_serial(b, c, c + 1), "second");
@@ -234,7 +238,7 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
   const int nt = resolve_threads(threads, chunks);
   std::vector<Counts> counts(nt);
   std::vector<std::vector<T>> ta(nt), tb(nt);
-  const PairChecks checks{va, vb};
+  const PairChecks checks{va, vb, op == HomOp::kNegate};
   uint64_t bad = chunks;
   size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
@@ -432,8 +436,7 @@ zcoll_status hom_negate(const void* in, size_t in_size, void* out, size_t cap, s
   clear_error();
   ZCOLL_CHECK(check_threads(threads));
   StreamView v;
-  ZCOLL_CHECK(parse_stream(in, in_size, &v));
-  ZCOLL_CHECK(validate_all_chunks(v, threads));
+  ZCOLL_CHECK(parse_stream(in, in_size, &v));  // its chunks: checked by hom_binary's team
   ZCOLL_CHECK(refuse_dense(v));
   ZCOLL_CHECK(check_out(out, cap, out_size, v.h));
   // 0 - a: a stream of zeros at the same quantum has constant blocks everywhere,

@@ -142,33 +142,11 @@ zcoll_status validate_chunks_serial(const StreamView& v, uint64_t first, uint64_
 
 namespace {
 
-// validate_chunks_serial over the team: each thread checks a run of chunks (the
-// check reads every chunk once, 2-3 % of a decode: serial, it would bound the
-// 2-thread speedup of a decode or hom add to about 1.95x); the first bad chunk, if
-// any, is then checked again by the calling thread, which sets the error message
-// (fail() writes the calling thread's buffer): the same status and message as the
-// serial check, for any thread count.
-zcoll_status validate_chunks(const StreamView& v, uint64_t first, uint64_t last, int threads) {
-  const uint64_t count = last - first;
-  const int nt = resolve_threads(threads, count / 8);  // a few chunks per thread at least
-  if (nt <= 1) return validate_chunks_serial(v, first, last);
-  std::vector<uint64_t> bad(nt, last);
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const uint64_t lo = first + count * t / nt, hi = first + count * (t + 1) / nt;
-    for (uint64_t c = lo; c < hi && bad[t] == last; ++c)
-      if (check_chunk(v, c, false) != ZCOLL_SUCCESS) bad[t] = c;
-  }
-  const uint64_t b = *std::min_element(bad.begin(), bad.end());
-  return b == last ? ZCOLL_SUCCESS : validate_chunks_serial(v, b, b + 1);
-}
-
 // Check and decode chunks [first, last) in one parallel region: each thread checks
 // its run of chunks, and after the barrier every thread decodes its run if no run
 // had a bad chunk (a decode never starts on a stream it would have to abandon half
-// way), none otherwise; the calling thread then names the first bad chunk as
-// validate_chunks does. (One region instead of two: on a shared machine every region
+// way), none otherwise; the calling thread then names the first bad chunk
+// (validate_chunks_serial: the message of a check in order). (One region instead of two: on a shared machine every region
 // waits until all its threads have a core.)
 // A thread that checks a dense chunk of predictor 3 or 4 also allocates the
 // decoder's array for it (dense.h: dense_decode_reserve), so that the decode
@@ -396,7 +374,7 @@ zcoll_status inspect_impl(const void* src, size_t src_size, zcoll_info* out) {
   ZCOLL_CHECK(check_out_struct(out, ZCOLL_STRUCT_V1_SIZE(zcoll_info, stream_size), "info"));
   StreamView v;
   ZCOLL_CHECK(parse_stream(src, src_size, &v));
-  ZCOLL_CHECK(validate_chunks(v, 0, v.chunks, 1));
+  ZCOLL_CHECK(validate_chunks_serial(v, 0, v.chunks));
   zcoll_info info = ZCOLL_INFO_INITIALIZER;
   info.format_version = v.h.version;
   info.dtype = v.h.dtype;
@@ -418,9 +396,6 @@ zcoll_status inspect_impl(const void* src, size_t src_size, zcoll_info* out) {
 
 }  // namespace
 
-zcoll_status validate_all_chunks(const StreamView& v, int threads) {
-  return validate_chunks(v, 0, v.chunks, threads);
-}
 
 size_t append_trailer(const Header& h, uint8_t* data, const uint32_t* sizes) {
   if (!h.checksummed()) return 0;

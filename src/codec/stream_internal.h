@@ -22,11 +22,10 @@ namespace zcoll {
 int resolve_threads(int threads, uint64_t work_items);
 // threads >= 0 (0 = omp_get_max_threads()). (check_params, check_dtype: core/params.h.)
 zcoll_status check_threads(int threads);
-// Framing check of every chunk (kind byte, raw size, code lengths vs size) and,
-// for a stream with kFlagChunkChecksums, of every chunk's CRC-32C.
-zcoll_status validate_all_chunks(const StreamView& v, int threads = 1);
-// The same check of chunk c alone; report: say why through fail() (the calling
-// thread's error message), else only the status (any thread may call it).
+// Framing check of chunk c (kind byte, raw size, code lengths vs size and, for a
+// stream with kFlagChunkChecksums, its CRC-32C); report: say why through fail()
+// (the calling thread's error message), else only the status (any thread may
+// call it).
 zcoll_status check_chunk(const StreamView& v, uint64_t c, bool report);
 // Chunks [first, last) in order; the first bad one says why.
 zcoll_status validate_chunks_serial(const StreamView& v, uint64_t first, uint64_t last);
