@@ -4,7 +4,10 @@
 // sign-extended by a blend, added with a Kogge-Stone carry prefix across the 8
 // planes (3 steps instead of a ripple of 8, no branch on the widths) and the
 // result's code length comes from one movemask. Pipelines 1 and 2 copy 8 planes
-// per load and store.
+// per load and store. The blocks whose 8-plane steps are in reach (all but a
+// chunk's last few) run in a loop of their own, which keeps its values in
+// registers: it took the add on fnoc-vwnd at REL 1e-4 from 200 to 147
+// instructions a block (docs/reports/2026-11-30-hom-in-reach.md).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -142,6 +145,42 @@ inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const 
   return add_blocks_in<false>(a, a_avail, wa, b, b_avail, wb, subtract, out, room);
 }
 
+// add_blocks_in<true> for the common block (both widths >= 1), leaner: the keep
+// masks compare the widths with a running plane index, and the planes that
+// differ from the one below collect in one word whose top bit gives the code
+// length after the loop (no table lookup per step). kSub: b's planes flipped
+// and a carry-in of 1. The caller checked that every 8-plane step is in reach.
+template <bool kSub>
+inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
+                                uint8_t* out) {
+  const __m256i flip = kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
+  const __m256i sa = _mm256_set1_epi32(static_cast<int>(load_u32(a + 4 * (wa - 1))));
+  const __m256i sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + 4 * (wb - 1))));
+  const __m256i va = _mm256_set1_epi32(static_cast<int>(wa));
+  const __m256i vb = _mm256_set1_epi32(static_cast<int>(wb));
+  __m256i plane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const uint32_t n = (wa > wb ? wa : wb) + 1;
+  __m256i carry = flip, prev = _mm256_setzero_si256();
+  uint64_t differ = 0;  // bit j: plane j differs from plane j - 1
+  for (uint32_t j = 0; j < n; j += 8) {
+    const __m256i A =
+        _mm256_blendv_epi8(sa, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 4 * j)),
+                           _mm256_cmpgt_epi32(va, plane));
+    const __m256i B = _mm256_xor_si256(
+        _mm256_blendv_epi8(sb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 4 * j)),
+                           _mm256_cmpgt_epi32(vb, plane)),
+        flip);
+    const __m256i s = add8(A, B, &carry);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j), s);
+    const __m256i same = _mm256_cmpeq_epi32(s, up1(s, prev));
+    differ |= uint64_t{static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(same))) ^ 0xFFu}
+              << j;
+    prev = s;
+    plane = _mm256_add_epi32(plane, _mm256_set1_epi32(8));
+  }
+  return differ ? 64 - static_cast<uint32_t>(__builtin_clzll(differ)) : 0;
+}
+
 // Pipelines 1 and 2: the w planes of one block, 8 per load and store.
 inline void copy_planes(uint8_t* out, size_t room, const uint8_t* in, size_t avail, uint32_t w) {
   for (uint32_t j = 0; j < w; j += 8)
@@ -149,17 +188,85 @@ inline void copy_planes(uint8_t* out, size_t room, const uint8_t* in, size_t ava
             4 * (w - j < 8 ? w - j : 8));
 }
 
-template <bool kChecked>
+// The bytes an 8-plane step of add_blocks may read or write past a block's start.
+constexpr size_t kStepReach = 4 * (size_t{kMaxCodeLength} + 8);
+
+// Where combine_blocks_avx2 is in its chunks: the next block and its payloads.
+struct BlockCursor {
+  uint32_t blk;
+  size_t pa, pb, pos;
+};
+
+// w planes of a block, 32 bytes at a time (in reach: up to 4 (33 + 7) bytes).
+inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w) {
+  for (uint32_t j = 0; j < w; j += 8)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 4 * j)));
+}
+
+// The blocks from c.blk on while every 8-plane step is in reach (which also
+// passes the kChecked test: 4 (33 + 1) < kStepReach), in a loop of their own:
+// its few live values stay in registers. It stops early at 0 - b (a - b with a
+// constant: negation through the adder), which the caller's general step does.
+template <bool kSub>
+void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
+                             uint8_t* out, size_t raw, uint32_t nblocks, BlockCursor& c,
+                             uint64_t n[4]) {
+  if (a_bytes < kStepReach || b_bytes < kStepReach || raw < kStepReach) return;
+  const uint8_t* la = a + kQuantChunkHeaderBytes + c.blk;
+  const uint8_t* lb = b + kQuantChunkHeaderBytes + c.blk;
+  uint8_t* lo = out + kQuantChunkHeaderBytes + c.blk;
+  const uint8_t* const la0 = la;
+  const uint8_t* const lend = a + kQuantChunkHeaderBytes + nblocks;
+  const uint8_t *pa = a + c.pa, *pb = b + c.pb;
+  uint8_t* po = out + c.pos;
+  const uint8_t* const a_stop = a + (a_bytes - kStepReach);
+  const uint8_t* const b_stop = b + (b_bytes - kStepReach);
+  const uint8_t* const o_stop = out + (raw - kStepReach);
+  uint64_t n0 = 0, n1 = 0, n2 = 0;
+  for (; la != lend; ++la, ++lb, ++lo) {
+    if (pa > a_stop || pb > b_stop || po > o_stop) break;
+    const uint32_t wa = *la, wb = *lb;
+    uint32_t w;
+    if (wa != 0 && wb != 0) {
+      w = add_blocks_fast<kSub>(pa, wa, pb, wb, po);
+    } else if (wb != 0) {  // 0 + b; 0 - b goes to the caller
+      if (kSub) break;
+      w = wb, ++n1;
+      copy_planes_in_reach(po, pb, w);
+    } else {  // a + 0 (or 0 + 0: nothing to copy)
+      w = wa, ++(wa ? n2 : n0);
+      copy_planes_in_reach(po, pa, w);
+    }
+    *lo = static_cast<uint8_t>(w);
+    pa += block_payload_bytes(wa);
+    pb += block_payload_bytes(wb);
+    po += block_payload_bytes(w);
+  }
+  const auto done = static_cast<uint32_t>(la - la0);
+  n[0] += n0, n[1] += n1, n[2] += n2, n[3] += done - n0 - n1 - n2;
+  c.blk += done;
+  c.pa = static_cast<size_t>(pa - a), c.pb = static_cast<size_t>(pb - b);
+  c.pos = static_cast<size_t>(po - out);
+}
+
+template <bool kChecked, bool kSub>
 size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
-                           uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
+                           uint8_t* out, uint32_t nblocks, size_t pos, size_t raw,
                            uint64_t counts[4]) {
+  constexpr bool subtract = kSub;
   const uint8_t* la = a + kQuantChunkHeaderBytes;
   const uint8_t* lb = b + kQuantChunkHeaderBytes;
   uint8_t* lo = out + kQuantChunkHeaderBytes;
-  size_t pa = pos, pb = pos;
+  BlockCursor c{0, pos, pos, pos};
   uint64_t n[4] = {0, 0, 0, 0};
-  for (uint32_t blk = 0; blk < nblocks; ++blk) {
-    const uint32_t wa = la[blk], wb = lb[blk];
+  while (c.blk < nblocks) {
+    combine_blocks_in_reach<kSub>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
+    if (c.blk == nblocks) break;
+    // one block out of reach (or 0 - b), with the bounds checked
+    const uint32_t blk = c.blk, wa = la[blk], wb = lb[blk];
+    const size_t pa = c.pa, pb = c.pb;
+    pos = c.pos;
     if (kChecked && pos + 4 * ((wa > wb ? wa : wb) + 1) >= raw) return 0;
     uint32_t w;
     if (wa == 0 && wb == 0) {
@@ -175,13 +282,14 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
       w = add_blocks(a + pa, a_bytes - pa, wa, b + pb, b_bytes - pb, wb, subtract, out + pos,
                      raw - pos);
     }
-    pa += block_payload_bytes(wa);
-    pb += block_payload_bytes(wb);
     lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
-    pos += block_payload_bytes(w);
+    c.blk = blk + 1;
+    c.pa = pa + block_payload_bytes(wa);
+    c.pb = pb + block_payload_bytes(wb);
+    c.pos = pos + block_payload_bytes(w);
   }
   for (int i = 0; i < 4; ++i) counts[i] += n[i];
-  return pos;
+  return c.pos;
 }
 
 }  // namespace
@@ -189,10 +297,15 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
 size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                            uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
                            bool checked, uint64_t counts[4]) {
-  return checked ? combine_blocks_avx2<true>(a, a_bytes, b, b_bytes, out, nblocks, subtract, pos,
-                                             raw, counts)
-                 : combine_blocks_avx2<false>(a, a_bytes, b, b_bytes, out, nblocks, subtract, pos,
-                                              raw, counts);
+  if (subtract)
+    return checked ? combine_blocks_avx2<true, true>(a, a_bytes, b, b_bytes, out, nblocks, pos, raw,
+                                                     counts)
+                   : combine_blocks_avx2<false, true>(a, a_bytes, b, b_bytes, out, nblocks, pos,
+                                                      raw, counts);
+  return checked ? combine_blocks_avx2<true, false>(a, a_bytes, b, b_bytes, out, nblocks, pos, raw,
+                                                    counts)
+                 : combine_blocks_avx2<false, false>(a, a_bytes, b, b_bytes, out, nblocks, pos, raw,
+                                                     counts);
 }
 
 }  // namespace zcoll
