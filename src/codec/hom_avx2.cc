@@ -32,14 +32,9 @@ namespace {
 // Planes j .. j+7 of a block of width w at p (avail bytes readable there), those
 // at or above w replaced by the sign plane (the value of planes >= w). No branch
 // on w: the planes past the chunk are not read (masked load), the blend drops them.
-// kInReach: all 32 bytes are readable (no bounds check).
-template <bool kInReach>
 inline __m256i planes8(const uint8_t* p, size_t avail, uint32_t w, uint32_t j, __m256i sign) {
   const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(w - j)),
                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  if constexpr (kInReach)
-    return _mm256_blendv_epi8(sign, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4 * j)),
-                              keep);
   const size_t left = avail > 4 * j ? avail - 4 * j : 0;
   return _mm256_blendv_epi8(sign, load_plane_words(p + 4 * j, left), keep);
 }
@@ -109,25 +104,20 @@ constexpr const uint8_t* kTopBit = kTopBitTable.v;
 // wa, wb (1..33; wa may be 0 for 0 - b) to out: max(wa, wb) + 1 planes, stored 8 at
 // a time. Returns the code length: 1 + the highest plane that differs from the one
 // below it (planes above that only repeat the sign), 0 for an all-zero block.
-// kInReach: the 8-plane steps read and write whole 32 bytes with no bounds check
-// (add_blocks checks that they are in reach first).
-template <bool kInReach>
-inline uint32_t add_blocks_in(const uint8_t* a, size_t a_avail, uint32_t wa, const uint8_t* b,
-                              size_t b_avail, uint32_t wb, bool subtract, uint8_t* out,
-                              size_t room) {
+// Bounds-checked (a_avail, b_avail, room bytes there): for the blocks near a
+// chunk's end; add_blocks_fast takes the others.
+inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const uint8_t* b,
+                           size_t b_avail, uint32_t wb, bool subtract, uint8_t* out, size_t room) {
   const __m256i flip = subtract ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
   const __m256i sa = sign_plane(a, wa), sb = sign_plane(b, wb);
   const uint32_t n = (wa > wb ? wa : wb) + 1;
   __m256i carry = flip, prev = _mm256_setzero_si256();  // a - b = a + ~b + 1
   uint32_t W = 0;
   for (uint32_t j = 0; j < n; j += 8) {
-    const __m256i A = planes8<kInReach>(a, a_avail, wa, j, sa);
-    const __m256i B = _mm256_xor_si256(planes8<kInReach>(b, b_avail, wb, j, sb), flip);
+    const __m256i A = planes8(a, a_avail, wa, j, sa);
+    const __m256i B = _mm256_xor_si256(planes8(b, b_avail, wb, j, sb), flip);
     const __m256i s = add8(A, B, &carry);
-    if constexpr (kInReach)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j), s);
-    else
-      store32(out + 4 * j, room - 4 * j, s, 4 * (n - j < 8 ? n - j : 8));
+    store32(out + 4 * j, room - 4 * j, s, 4 * (n - j < 8 ? n - j : 8));
     const __m256i same = _mm256_cmpeq_epi32(s, up1(s, prev));
     const uint32_t differ = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(same)));
     const uint32_t top = kTopBit[differ & 0xFF];
@@ -137,24 +127,19 @@ inline uint32_t add_blocks_in(const uint8_t* a, size_t a_avail, uint32_t wa, con
   return W;
 }
 
-inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const uint8_t* b,
-                           size_t b_avail, uint32_t wb, bool subtract, uint8_t* out, size_t room) {
-  const size_t reach = 4 * (size_t{wa > wb ? wa : wb} + 8);  // the 8-plane steps' bytes
-  if (a_avail >= reach && b_avail >= reach && room >= reach)
-    return add_blocks_in<true>(a, a_avail, wa, b, b_avail, wb, subtract, out, room);
-  return add_blocks_in<false>(a, a_avail, wa, b, b_avail, wb, subtract, out, room);
-}
-
-// add_blocks_in<true> for the common block (both widths >= 1), leaner: the keep
-// masks compare the widths with a running plane index, and the planes that
+// add_blocks without bounds checks, for a block whose every 8-plane step is in
+// reach (the caller checked), wb >= 1 and wa >= 1 (or 0 for 0 - b). Leaner: the
+// keep masks compare the widths with a running plane index, and the planes that
 // differ from the one below collect in one word whose top bit gives the code
 // length after the loop (no table lookup per step). kSub: b's planes flipped
-// and a carry-in of 1. The caller checked that every 8-plane step is in reach.
+// and a carry-in of 1.
 template <bool kSub>
 inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
                                 uint8_t* out) {
   const __m256i flip = kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
-  const __m256i sa = _mm256_set1_epi32(static_cast<int>(load_u32(a + 4 * (wa - 1))));
+  const __m256i sa = kSub && wa == 0
+                         ? _mm256_setzero_si256()
+                         : _mm256_set1_epi32(static_cast<int>(load_u32(a + 4 * (wa - 1))));
   const __m256i sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + 4 * (wb - 1))));
   const __m256i va = _mm256_set1_epi32(static_cast<int>(wa));
   const __m256i vb = _mm256_set1_epi32(static_cast<int>(wb));
@@ -206,8 +191,7 @@ inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w) {
 
 // The blocks from c.blk on while every 8-plane step is in reach (which also
 // passes the kChecked test: 4 (33 + 1) < kStepReach), in a loop of their own:
-// its few live values stay in registers. It stops early at 0 - b (a - b with a
-// constant: negation through the adder), which the caller's general step does.
+// its few live values stay in registers.
 template <bool kSub>
 void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                              uint8_t* out, size_t raw, uint32_t nblocks, BlockCursor& c,
@@ -228,10 +212,10 @@ void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b,
     if (pa > a_stop || pb > b_stop || po > o_stop) break;
     const uint32_t wa = *la, wb = *lb;
     uint32_t w;
-    if (wa != 0 && wb != 0) {
+    if (wb != 0 && (wa != 0 || kSub)) {  // 0 - b: negation through the adder
+      if (kSub && wa == 0) ++n1;
       w = add_blocks_fast<kSub>(pa, wa, pb, wb, po);
-    } else if (wb != 0) {  // 0 + b; 0 - b goes to the caller
-      if (kSub) break;
+    } else if (wb != 0) {  // 0 + b
       w = wb, ++n1;
       copy_planes_in_reach(po, pb, w);
     } else {  // a + 0 (or 0 + 0: nothing to copy)
@@ -254,7 +238,6 @@ template <bool kChecked, bool kSub>
 size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                            uint8_t* out, uint32_t nblocks, size_t pos, size_t raw,
                            uint64_t counts[4]) {
-  constexpr bool subtract = kSub;
   const uint8_t* la = a + kQuantChunkHeaderBytes;
   const uint8_t* lb = b + kQuantChunkHeaderBytes;
   uint8_t* lo = out + kQuantChunkHeaderBytes;
@@ -263,7 +246,7 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
   while (c.blk < nblocks) {
     combine_blocks_in_reach<kSub>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
     if (c.blk == nblocks) break;
-    // one block out of reach (or 0 - b), with the bounds checked
+    // one block out of reach (near the chunk's end), with the bounds checked
     const uint32_t blk = c.blk, wa = la[blk], wb = lb[blk];
     const size_t pa = c.pa, pb = c.pb;
     pos = c.pos;
@@ -271,7 +254,7 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
     uint32_t w;
     if (wa == 0 && wb == 0) {
       w = 0, ++n[0];
-    } else if (wa == 0 && !subtract) {
+    } else if (wa == 0 && !kSub) {
       w = wb, ++n[1];
       copy_planes(out + pos, raw - pos, b + pb, b_bytes - pb, w);
     } else if (wb == 0) {
@@ -279,7 +262,7 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
       copy_planes(out + pos, raw - pos, a + pa, a_bytes - pa, w);
     } else {  // both non-constant (or 0 - b: negation through the adder)
       ++n[wa == 0 ? 1 : 3];
-      w = add_blocks(a + pa, a_bytes - pa, wa, b + pb, b_bytes - pb, wb, subtract, out + pos,
+      w = add_blocks(a + pa, a_bytes - pa, wa, b + pb, b_bytes - pb, wb, kSub, out + pos,
                      raw - pos);
     }
     lo[blk] = static_cast<uint8_t>(w);  // w <= 33 within the qmax guard
