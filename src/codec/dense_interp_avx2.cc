@@ -55,12 +55,27 @@ constexpr int kInOrder = 0xD8;  // 64-bit lanes (0 2 1 3): the shuffle's order <
 struct Step {
   __m256i lo, hi, b, c, a, d;  // v[j..j+7], v[j+8..j+15]; the neighbours' streams
 };
+// The step's sources, one pointer each: the values at j, their neighbours at
+// j - off, j + off (and j - 3 off, j + 3 off), moved 16 values a step. (Indices
+// j - off etc. in u32 would be recomputed and widened every step.) a and d:
+// cubic only (linear runs need not have those neighbours).
 template <bool kCubic>
-inline Step load_step(const int32_t* v, uint32_t j, uint32_t off) {
+struct Cursor {
+  const int32_t *x, *b, *c, *a, *d;
+  Cursor(const int32_t* v, uint32_t j, uint32_t off)
+      : x(v + j),
+        b(x - off),
+        c(x + off),
+        a(kCubic ? b - 2 * size_t{off} : x),
+        d(kCubic ? c + 2 * size_t{off} : x) {}
+  void next() { x += 16, b += 16, c += 16, a += 16, d += 16; }
+};
+template <bool kCubic>
+inline Step load_step(const Cursor<kCubic>& at) {
   Step l;
-  l.lo = load8(v + j), l.hi = load8(v + j + 8);
-  l.b = evens(v + j - off), l.c = evens(v + j + off);
-  if (kCubic) l.a = evens(v + j - 3 * off), l.d = evens(v + j + 3 * off);
+  l.lo = load8(at.x), l.hi = load8(at.x + 8);
+  l.b = evens(at.b), l.c = evens(at.c);
+  if (kCubic) l.a = evens(at.a), l.d = evens(at.d);
   return l;
 }
 
@@ -105,9 +120,9 @@ inline __m256i div255(__m256i n) {
 
 // The step's new values y (in the streams' order) into v[j + 2 t], the odd
 // values as the windows had them.
-inline void store_values(int32_t* v, uint32_t j, const Step& l, __m256i y) {
-  store8(v + j, _mm256_blend_epi32(l.lo, _mm256_unpacklo_epi32(y, y), 0x55));
-  store8(v + j + 8, _mm256_blend_epi32(l.hi, _mm256_unpackhi_epi32(y, y), 0x55));
+inline void store_values(int32_t* v, const Step& l, __m256i y) {
+  store8(v, _mm256_blend_epi32(l.lo, _mm256_unpacklo_epi32(y, y), 0x55));
+  store8(v + 8, _mm256_blend_epi32(l.hi, _mm256_unpackhi_epi32(y, y), 0x55));
 }
 
 // The values of whole steps: each reads and writes [j - reach', j + 15 + reach]
@@ -125,14 +140,16 @@ void encode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_
                 uint32_t* r) {
   constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
   const uint32_t vec = vector_count<kCubic>(len, from, count, off);
-  Step next = vec ? load_step<kCubic>(v, from, off) : Step{};
+  Cursor<kCubic> at(v, from, off);
+  Step next = vec ? load_step<kCubic>(at) : Step{};
   for (uint32_t t = 0; t < vec; t += 8) {
-    const uint32_t j = from + 2 * t;
+    int32_t* w = v + from + 2 * t;
     const Step l = next;
-    if (t + 8 < vec) next = load_step<kCubic>(v, j + 16, off);  // before this step's store
+    at.next();
+    if (t + 8 < vec) next = load_step<kCubic>(at);  // before this step's store
     const __m256i x = evens_of(l.lo, l.hi);
     if (!small<kCubic, true>(l, x)) {
-      interp_step::encode_run<K>(v, j, 8, off, r + t);
+      interp_step::encode_run<K>(w, 0, 8, off, r + t);
       continue;
     }
     const __m256i p = predict<kCubic>(l);
@@ -140,7 +157,7 @@ void encode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_
     const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(x, p), set1(127 + (255 << 21)));
     const __m256i k = _mm256_sub_epi32(div255(n), set1(1 << 21));
     store8(reinterpret_cast<int32_t*>(r + t), _mm256_permute4x64_epi64(k, kInOrder));
-    store_values(v, j, l, add_steps(p, k));
+    store_values(w, l, add_steps(p, k));
   }
   interp_step::encode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
 }
@@ -150,18 +167,20 @@ void decode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_
                 const uint32_t* r) {
   constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
   const uint32_t vec = vector_count<kCubic>(len, from, count, off);
-  Step next = vec ? load_step<kCubic>(v, from, off) : Step{};
+  Cursor<kCubic> at(v, from, off);
+  Step next = vec ? load_step<kCubic>(at) : Step{};
   for (uint32_t t = 0; t < vec; t += 8) {
-    const uint32_t j = from + 2 * t;
+    int32_t* w = v + from + 2 * t;
     const Step l = next;
-    if (t + 8 < vec) next = load_step<kCubic>(v, j + 16, off);  // before this step's store
+    at.next();
+    if (t + 8 < vec) next = load_step<kCubic>(at);  // before this step's store
     if (kCubic && !small<kCubic, false>(l, l.lo)) {
-      interp_step::decode_run<K>(v, j, 8, off, r + t);
+      interp_step::decode_run<K>(w, 0, 8, off, r + t);
       continue;
     }
     const __m256i k =
         _mm256_permute4x64_epi64(load8(reinterpret_cast<const int32_t*>(r + t)), kInOrder);
-    store_values(v, j, l, add_steps(predict<kCubic>(l), k));
+    store_values(w, l, add_steps(predict<kCubic>(l), k));
   }
   interp_step::decode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
 }
