@@ -18,6 +18,9 @@
 
 #include <immintrin.h>
 
+#include <cmath>
+#include <type_traits>
+
 #include "codec/chunk_scalar.h"
 #include "codec/kernels_avx2.h"
 
@@ -38,33 +41,61 @@ namespace {
 // ---- quantization ----------------------------------------------------------------
 struct QuantVec {
   __m256d inv, quantum, lim, absmask;
-  bool fast;  // the quantizer allows the fast range (see make_qv)
+  bool fast;          // the quantizer has a fast range (fast_range_bits)
+  __m128i fast_bits;  // b: the fast range is |q| < 2^b (a shift count)
 };
 
-// The fast range of |q|: below 2^16 (float) or 2^20 (double).
+// The fast range of |q| of the compressor's quantizer: below 2^16 (float) or 2^20
+// (double).
 template <typename T>
 constexpr int kFastBits = sizeof(T) == 4 ? 16 : 20;
 
-// The reconstruction check |x - (T)(q*quantum)| < eb_check cannot fail when |q| is in
-// the fast range and quantum/2 <= eb_check*(1 - m), m = 2^-7 (float) / 2^-22 (double),
-// with quantum and eb_check in [2^-100, 2^100] ([2^-900, 2^900]): the rounding of
-// x*inv moves |x/quantum - q| at most 2^-35 (2^-31) above 1/2, that of q*quantum and
-// (float) add at most 2^-8 (2^-33) quantum, and the subtraction in T a factor
-// 1 + 2^-24 (2^-53): all within the margin m (no overflow, underflow or subnormal
-// step in these ranges). The compressor's quantizer has quantum/2 = eb*(1 - 2^-6)
-// (float; eb_check >= eb*(1 - 2^-23)) and eb*(1 - 2^-20) (double), so it qualifies.
+// The fast range |q| < 2^b of a float or double quantizer (0: none), where the
+// reconstruction check |x - (T)(q*quantum)| < eb_check cannot fail, so that the
+// codes need no check.
+//
+// kFastBits: the check cannot fail when |q| is in that range and quantum/2 <=
+// eb_check*(1 - m), m = 2^-7 (float) / 2^-22 (double), with quantum and eb_check
+// in [2^-100, 2^100] ([2^-900, 2^900]): the rounding of x*inv moves |x/quantum - q|
+// at most 2^-35 (2^-31) above 1/2, that of q*quantum and (float) add at most 2^-8
+// (2^-33) quantum, and the subtraction in T a factor 1 + 2^-24 (2^-53): all within
+// the margin m (no overflow, underflow or subnormal step in these ranges). The
+// compressor's quantizer has quantum/2 = eb*(1 - 2^-6) (float; eb_check >=
+// eb*(1 - 2^-23)) and eb*(1 - 2^-20) (double), so it qualifies.
+//
+// Wider, where the bound leaves more room (the dense codec's fine quantizer,
+// quantum/256: its codes are 256 times the others): with u the unit roundoff of
+// T and |q| < 2^b <= 2^29, the rounding of x*inv moves |x/quantum - q| at most
+// (2^b + 1) 2^-52 above 1/2, that of q*quantum (in double, then T) adds at most
+// 2^b (u + 2^-53) quantum, and the subtraction a factor 1 + u; so the check holds
+// where quantum (1/2 + 2^b 16u) <= eb_check (1 - 8u) (twice each term, and room
+// for this test's own rounding), and 2^b quantum <= 2^116 (2^920) keeps the
+// reconstruction finite. The fine quantizer gets b = 27 (float), 29 (double).
+template <typename T>
+int fast_range_bits(const Quantizer<T>& qz) {
+  constexpr bool f32 = std::is_same_v<T, float>;
+  if (!f32 && !std::is_same_v<T, double>) return 0;
+  const double m = f32 ? 0x1p-7 : 0x1p-22, lo = f32 ? 0x1p-100 : 0x1p-900, hi = 1 / lo;
+  const double u = f32 ? 0x1p-24 : 0x1p-53, top = f32 ? 0x1p116 : 0x1p920;
+  const double q = qz.quantum, e = static_cast<double>(qz.eb_check);
+  if (!(q >= lo && q <= hi && e >= lo && e <= hi)) return 0;
+  int b = 0.5 * q <= e * (1 - m) ? kFastBits<T> : 0;
+  while (b < 29 && std::ldexp(q, b + 1) <= top &&
+         q * (0.5 + std::ldexp(16 * u, b + 1)) <= e * (1 - 8 * u))
+    ++b;
+  return b;
+}
+
 template <typename T>
 inline QuantVec make_qv(const Quantizer<T>& qz) {
-  constexpr bool f32 = sizeof(T) == 4;
-  const double m = f32 ? 0x1p-7 : 0x1p-22, lo = f32 ? 0x1p-100 : 0x1p-900, hi = 1 / lo;
-  const double e = static_cast<double>(qz.eb_check);
   QuantVec v;
   v.inv = _mm256_set1_pd(qz.inv);
   v.quantum = _mm256_set1_pd(qz.quantum);
   v.lim = _mm256_set1_pd(static_cast<double>(kQMaxCompress));
   v.absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
-  v.fast = qz.quantum >= lo && qz.quantum <= hi && e >= lo && e <= hi &&
-           0.5 * qz.quantum <= e * (1 - m);
+  const int b = fast_range_bits(qz);
+  v.fast = b > 0;
+  v.fast_bits = _mm_cvtsi32_si128(b);
   return v;
 }
 
@@ -167,7 +198,7 @@ inline bool quantize_block(const T* x, const QuantVec& v, EbVec ebc, __m256i q[4
     m = _mm256_max_epu32(m, _mm256_abs_epi32(q[g]));  // INT_MIN stays 2^31: never fast
   }
   *absq = m;
-  const __m256i big = _mm256_srli_epi32(m, kFastBits<T>);
+  const __m256i big = _mm256_srl_epi32(m, v.fast_bits);
   return (v.fast && _mm256_testz_si256(big, big)) || block_passes_checks(x, v, ebc);
 }
 

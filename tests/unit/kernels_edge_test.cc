@@ -1,8 +1,9 @@
 // kernels_edge_test.cc — the SIMD kernels against the scalar reference where their
 // special paths are: every code length 0..33, chunks and inputs that end exactly
 // at an unreadable page (the masked loads and buffered stores at a chunk's end),
-// the borders of the compressor's fast range (|q| around 2^16 for float and 2^20
-// for double, and error bounds that switch it off), and lengths 1, 31, 32, 33, odd.
+// the borders of the quantizers' fast ranges (|q| around 2^16 for float and 2^20
+// and 2^28 for double, 2^27 and 2^29 for the dense codec's fine quantizer, and
+// error bounds that switch them off), and lengths 1, 31, 32, 33, odd.
 // kernels_test.cc covers random data of every kind; this file the corners.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "codec/chunk_codec.h"      // internal
+#include "codec/dense_interp.h"     // internal
 #include "codec/format.h"           // internal
 #include "codec/stream_internal.h"  // internal
 #include "test_util.h"
@@ -178,6 +180,54 @@ TEST(KernelsEdge, FastRangeBorders) {
   if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
   fast_range_borders<float>(*simd, 11);
   fast_range_borders<double>(*simd, 12);
+}
+
+// The quantization alone (quantize_values, the dense codec's), SIMD against the
+// scalar reference: the same verdict and codes, with the compressor's quantizer
+// and the dense codec's fine one (quantum / 256, whose fast range is wider), for
+// |q| around every power of two from 2^15 to 2^30, a hair off the bins and at
+// half-integers of x / quantum.
+template <typename T>
+void quantize_borders(const zcoll::ChunkKernels& simd, uint64_t seed) {
+  Rng r(seed);
+  const double ebs[] = {0.5, 1e-3, 3.7e-30, 2e-38, 1e-300, 1e30, 3e38, 1e300};
+  for (double eb : ebs) {
+    zcoll::Quantizer<T> coarse;
+    if (!zcoll::make_quantizer<T>(eb, &coarse)) continue;
+    for (const bool fine : {false, true}) {
+      const zcoll::Quantizer<T> qz = fine ? zcoll::interp_fine_quantizer(coarse) : coarse;
+      for (int bits = 15; bits <= 30; ++bits) {
+        for (const double k : {std::ldexp(1.0, bits) - 1, std::ldexp(1.0, bits)}) {
+          std::vector<T> x(96);
+          for (T& v : x) {
+            const double off = r.coin() ? 0.5 : r.uniform(-0.5, 0.5);  // ties too
+            const double q = (r.coin() ? k : r.below(64)) + off;
+            v = static_cast<T>((r.coin() ? q : -q) * qz.quantum);
+          }
+          std::vector<int32_t> qa(x.size()), qb(x.size());
+          const auto n = static_cast<uint32_t>(x.size());
+          const bool a = zcoll::quantize_values_scalar(x.data(), n, qz, qa.data());
+          const bool b = zcoll::quantize_values(simd, x.data(), n, qz, qb.data());
+          const std::string what = std::string(sizeof(T) == 4 ? "f32" : "f64") +
+                                   (fine ? " fine" : "") + " eb=" + testing::PrintToString(eb) +
+                                   " |q|~2^" + std::to_string(bits);
+          ASSERT_EQ(a, b) << what;
+          if (a) {
+            ASSERT_EQ(qa, qb) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(KernelsEdge, QuantizeFastRangeBorders) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    quantize_borders<float>(*simd, 20 + seed);
+    quantize_borders<double>(*simd, 40 + seed);
+  }
 }
 
 // NaN, Inf and a value out of the code range in one block of a chunk (raw chunks),
