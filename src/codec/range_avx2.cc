@@ -39,6 +39,27 @@ inline void range_step(__m256d v, __m256d* lo, __m256d* hi) {
       _mm256_blendv_pd(_mm256_set1_pd(-std::numeric_limits<double>::infinity()), v, finite), *hi);
 }
 
+// The same without the blends, for data without infinities: min(v, lo) keeps lo
+// for a NaN v, as the reference's v < lo ? v : lo does; only an infinite v
+// differs (it is taken), and then a lane holds an infinity of that sign, which
+// a finite value never puts there: the caller sees it and redoes the pass.
+inline void range_step_plain(__m256 v, __m256* lo, __m256* hi) {
+  *lo = _mm256_min_ps(v, *lo), *hi = _mm256_max_ps(v, *hi);
+}
+inline void range_step_plain(__m256d v, __m256d* lo, __m256d* hi) {
+  *lo = _mm256_min_pd(v, *lo), *hi = _mm256_max_pd(v, *hi);
+}
+inline bool any_infinite(__m256 lo, __m256 hi) {
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  return _mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(lo, -inf, _CMP_EQ_OQ),
+                                         _mm256_cmp_ps(hi, inf, _CMP_EQ_OQ))) != 0;
+}
+inline bool any_infinite(__m256d lo, __m256d hi) {
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  return _mm256_movemask_pd(_mm256_or_pd(_mm256_cmp_pd(lo, -inf, _CMP_EQ_OQ),
+                                         _mm256_cmp_pd(hi, inf, _CMP_EQ_OQ))) != 0;
+}
+
 inline __m256 load(const float* p) { return _mm256_loadu_ps(p); }
 inline __m256d load(const double* p) { return _mm256_loadu_pd(p); }
 inline __m256 splat(float v) { return _mm256_set1_ps(v); }
@@ -46,18 +67,34 @@ inline __m256d splat(double v) { return _mm256_set1_pd(v); }
 inline void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
 inline void store(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
 
+// The full groups into the lanes: kPlain, range_step_plain; else range_step.
+// Returns whether the plain pass met an infinity (its lanes are then wrong).
+template <bool kPlain, typename T, typename V>
+bool range_lanes(const T* x, size_t full, V* lo, V* hi) {
+  constexpr int kPer = 32 / sizeof(T), kVecs = kRangeLanes / kPer;  // lanes per vector
+  const T inf = std::numeric_limits<T>::infinity();
+  for (int v = 0; v < kVecs; ++v) lo[v] = splat(inf), hi[v] = splat(-inf);
+  for (size_t i = 0; i < full; i += kRangeLanes)
+    for (int v = 0; v < kVecs; ++v) {
+      if (kPlain)
+        range_step_plain(load(x + i + kPer * v), &lo[v], &hi[v]);
+      else
+        range_step(load(x + i + kPer * v), &lo[v], &hi[v]);
+    }
+  bool inf_seen = false;
+  for (int v = 0; kPlain && v < kVecs; ++v) inf_seen |= any_infinite(lo[v], hi[v]);
+  return inf_seen;
+}
+
 template <typename T>
 void range_avx2(const T* x, size_t n, T* lo_out, T* hi_out) {
   constexpr int kPer = 32 / sizeof(T), kVecs = kRangeLanes / kPer;  // lanes per vector
-  const T inf = std::numeric_limits<T>::infinity();
   decltype(splat(T())) lo[kVecs], hi[kVecs];
-  for (int v = 0; v < kVecs; ++v) lo[v] = splat(inf), hi[v] = splat(-inf);
-  size_t i = 0;
-  for (; i + kRangeLanes <= n; i += kRangeLanes)
-    for (int v = 0; v < kVecs; ++v) range_step(load(x + i + kPer * v), &lo[v], &hi[v]);
+  const size_t full = n / kRangeLanes * kRangeLanes;
+  if (range_lanes<true>(x, full, lo, hi)) range_lanes<false>(x, full, lo, hi);
   T l[kRangeLanes], h[kRangeLanes];
   for (int v = 0; v < kVecs; ++v) store(l + kPer * v, lo[v]), store(h + kPer * v, hi[v]);
-  range_finish(x + i, n - i, l, h, lo_out, hi_out);
+  range_finish(x + full, n - full, l, h, lo_out, hi_out);
 }
 
 }  // namespace
