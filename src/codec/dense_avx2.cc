@@ -22,8 +22,9 @@
 // Symbol pass (encoder): per group of sixteen residuals that are not all
 // direct, the symbols and extra bits of eight lanes at a time (the top bit from
 // a float conversion), then the extra bits of two values joined into one field
-// of at most 54 bits (of four values where all are below 2^17: at most 56), so
-// that the serial bit writer takes eight puts (four), not sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
+// of at most 54 bits (of four values where all are below 2^17: at most 56; of
+// eight below 2^10), so that the serial bit writer takes eight puts (four,
+// two), not sixteen. Residual pass (decoder): the bit offsets of sixteen values as a
 // prefix sum of their counts; their bits all lie in the 64 bytes from the
 // dword of the first, two loads, and each value is cut from two of those
 // dwords by permutes and shifts.
@@ -452,7 +453,7 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
   dense_bits::BitWriter bw{extra};
   SymbolTables tables;
   const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
-  const __m256i small = set1(~((1u << 17) - 1));
+  const __m256i small = set1(~((1u << 17) - 1)), tiny = set1(~((1u << 10) - 1));
   uint32_t i = 0;
   // the first group of Lorenzo (its first values have other residuals): one at a time
   if (kOrder != 0)
@@ -481,15 +482,21 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
     _mm_storeu_si128(out, s);
     Fields fa = pairs(a), fb = pairs(b);
     alignas(32) uint64_t f[8], n[8];
-    int step = 1;
-    if (_mm256_testz_si256(any, small)) {  // all below 2^17: four values in 56 bits
-      fa = quads(fa), fb = quads(fb), step = 2;
-    }
+    const bool four = _mm256_testz_si256(any, small);  // all below 2^17: four in 56 bits
+    if (four) fa = quads(fa), fb = quads(fb);
     _mm256_store_si256(reinterpret_cast<__m256i*>(f), fa.f);
     _mm256_store_si256(reinterpret_cast<__m256i*>(f + 4), fb.f);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n), fa.n);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n + 4), fb.n);
-    for (int j = 0; j < 8; j += step) bw.put(f[j], static_cast<uint32_t>(n[j]));
+    // (loops of constant length: unrolled)
+    if (four && _mm256_testz_si256(any, tiny)) {  // all below 2^10: eight in 56 bits
+      for (int j = 0; j < 8; j += 4)
+        bw.put(f[j] | f[j + 2] << n[j], static_cast<uint32_t>(n[j] + n[j + 2]));
+    } else if (four) {
+      for (int j = 0; j < 8; j += 2) bw.put(f[j], static_cast<uint32_t>(n[j]));
+    } else {
+      for (int j = 0; j < 8; ++j) bw.put(f[j], static_cast<uint32_t>(n[j]));
+    }
     // the counts: independent of the bit writer's chain, they fill its idle slots
     tables.count16(s);
   }
