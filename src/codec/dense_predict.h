@@ -97,9 +97,11 @@ uint64_t dense_code_bits(const int32_t* q, uint32_t len, const DensePredictor& p
 // consecutive positions, one every `period`, from position 2. Every 4th
 // position in chunks of up to 2^16 values (the trials, the collectives'
 // chunks: runs there cost levitus 0.4% in chunks of 1056); in longer ones runs
-// of 8 every 64: one vector of residuals per candidate and run, not four with
-// three quarters unused, on an eighth of the chunk
-// (docs/reports/2026-11-29-codec-frontier-11.md).
+// of 8 every 128: one vector of residuals per candidate and run, not four with
+// three quarters unused, on a sixteenth of the chunk (every 64 took 2.6% more
+// of a compression where chunks code the code domain; every 128 makes one
+// stream of shared/data 0.13% longer: docs/reports/2026-11-29-codec-frontier-11.md,
+// 2026-11-30-codec-frontier-12.md).
 struct DenseSample {
   uint32_t run, period;  // period: a power of two (the scalar loop's step takes no division)
   // i's offset in its period
@@ -127,7 +129,7 @@ struct DenseSample {
   }
 };
 inline DenseSample dense_sample_of(uint32_t len) {
-  return len > (1u << 16) ? DenseSample{8, 64} : DenseSample{1, 4};
+  return len > (1u << 16) ? DenseSample{8, 128} : DenseSample{1, 4};
 }
 
 // The kernels behind the estimates (ChunkKernels: the AVX2 versions, in
