@@ -398,6 +398,19 @@ inline __m256i last_word_of_halves(__m256i x) {
   return _mm256_unpackhi_epi64(t, t);
 }
 
+// 8 int16 sums within a block plus the carry -> 8 values (or codes) of out.
+template <typename T>
+inline void emit8_sums16(T* out, __m128i c, __m128i x, __m256d f, bool acc) {
+  emit4(out, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
+  emit4(out + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
+}
+// The codes themselves: one widening to 8 dwords and one 256-bit store (a third of
+// the shuffles of two 128-bit halves).
+inline void emit8_sums16(int32_t* out, __m128i c, __m128i x, __m256d, bool) {
+  const __m256i q = _mm256_add_epi32(_mm256_broadcastsi128_si256(c), _mm256_cvtepi16_epi32(x));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), q);
+}
+
 // Codes of a block of code length <= 11 from its int16 deltas (a: values 0-7 | 16-23,
 // b: 8-15 | 24-31): the sums within the block fit in int16 (32 * 2^10), so 16 lanes
 // are prefix-summed per instruction. Each 128-bit half is summed in place; the
@@ -414,11 +427,7 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
   const __m128i c = *carry, halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
                                          _mm_add_epi16(_mm256_extracti128_si256(a, 1), u0),
                                          _mm_add_epi16(_mm256_extracti128_si256(b, 1), u0)};
-  for (int h = 0; h < 4; ++h) {  // values 8h .. 8h+7
-    const __m128i x = halves[h];
-    emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
-    emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
-  }
+  for (int h = 0; h < 4; ++h) emit8_sums16(out + 8 * h, c, halves[h], f, acc);  // values 8h..8h+7
   // word 7 of the last half (t3 + t2 + t0 + t1) is the block's total: no extract
   const __m128i w7 = _mm_set1_epi16(0x0F0E);
   *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_shuffle_epi8(halves[3], w7)));
