@@ -132,13 +132,28 @@ inline __m256i bytes_of_planes(const uint8_t* p, size_t avail) {
 // at p. Planes above W (whatever follows the payload) only reach bits that the sign
 // extension drops.
 
+// Per W = 1..8: the byte masks of the sign extension in unpack_planes16, (1 << W) - 1
+// and 1 << (W - 1) in every byte (loaded: building them from W took 8 instructions).
+struct alignas(32) SignExtendBytes {
+  uint64_t rows[8][2][4];
+  constexpr SignExtendBytes() : rows() {
+    for (int w = 1; w <= 8; ++w)
+      for (int i = 0; i < 4; ++i) {
+        rows[w - 1][0][i] = 0x0101010101010101ULL * ((1u << w) - 1);
+        rows[w - 1][1][i] = 0x0101010101010101ULL * (1u << (w - 1));
+      }
+  }
+};
+constexpr SignExtendBytes kSignExtendBytes;
+
 // The deltas of a block of code length W (1..16) as int16, in the lane layout of
 // byte unpacks: a = values 0-7 | 16-23, b = values 8-15 | 24-31.
 inline void unpack_planes16(const uint8_t* p, size_t avail, uint32_t W, __m256i* a, __m256i* b) {
   const __m256i b0 = bytes_of_planes(p, avail);
   if (W <= 8) {  // sign-extend inside the bytes ((b & mask ^ sign) - sign), then to int16
-    const __m256i s = _mm256_set1_epi8(static_cast<char>(1u << (W - 1)));
-    const __m256i m = _mm256_set1_epi8(static_cast<char>((1u << W) - 1));
+    const auto& ms = kSignExtendBytes.rows[W - 1];
+    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(ms[0]));
+    const __m256i s = _mm256_load_si256(reinterpret_cast<const __m256i*>(ms[1]));
     const __m256i d = _mm256_sub_epi8(_mm256_xor_si256(_mm256_and_si256(b0, m), s), s);
     const __m256i sign = _mm256_cmpgt_epi8(_mm256_setzero_si256(), d);
     *a = _mm256_unpacklo_epi8(d, sign);
