@@ -112,8 +112,14 @@ inline __m256i transpose8x8(__m256i x) {
 // assembly: the translation unit is compiled for AVX2 and BMI2 only, so no GFNI
 // instruction can appear anywhere but here (and here only on the kGfni paths, which
 // the kernel table picks when the CPU has GFNI: chunk_avx2.cc).
+alignas(32) constexpr uint64_t kGfniIdentity[4] = {0x8040201008040201ULL, 0x8040201008040201ULL,
+                                                   0x8040201008040201ULL, 0x8040201008040201ULL};
 inline __m256i transpose8x8_reversed_gfni(__m256i reversed) {
-  const __m256i x = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
+  // byte i of every lane = 1 << i, loaded through an opaque pointer (as transpose8x8's
+  // masks): GCC would rebuild the 64-bit pattern in a general register at every use
+  const uint64_t* id = kGfniIdentity;
+  asm("" : "+r"(id));
+  const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(id));
   __m256i r;
   asm("vgf2p8affineqb $0, %2, %1, %0" : "=x"(r) : "x"(x), "x"(reversed));
   return r;
