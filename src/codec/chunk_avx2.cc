@@ -588,12 +588,12 @@ zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, 
                                  double* out, bool acc) {
   return decompress_chunk_avx2<false>(in, bytes, len, factor, out, acc);
 }
-zcoll_status avx2_gfni_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len,
-                                      double factor, float* out, bool acc) {
+zcoll_status avx2_gfni_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                      float* out, bool acc) {
   return decompress_chunk_avx2<true>(in, bytes, len, factor, out, acc);
 }
-zcoll_status avx2_gfni_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len,
-                                      double factor, double* out, bool acc) {
+zcoll_status avx2_gfni_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                      double* out, bool acc) {
   return decompress_chunk_avx2<true>(in, bytes, len, factor, out, acc);
 }
 
