@@ -9,6 +9,8 @@
 // Decoding, in two stages per 8 blocks (decode_full_blocks): bit planes -> deltas
 // (planes_avx2.h) -> prefix sums in 8- or 16-lane steps -> codes in a buffer; then
 // the codes dequantized in double. (The tail block and the 16-bit types: one pass.)
+// Where the CPU has GFNI, the float and double decoders of the "avx2+gfni" set
+// transpose the bit matrices by GFNI (planes_avx2.h); the rest is the AVX2 set's.
 #include "codec/chunk_codec.h"
 #include "codec/dense.h"
 #include "codec/dense_predict.h"
@@ -398,6 +400,19 @@ inline __m256i last_word_of_halves(__m256i x) {
   return _mm256_unpackhi_epi64(t, t);
 }
 
+// 8 int16 sums within a block plus the carry -> 8 values (or codes) of out.
+template <typename T>
+inline void emit8_sums16(T* out, __m128i c, __m128i x, __m256d f, bool acc) {
+  emit4(out, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
+  emit4(out + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
+}
+// The codes themselves: one widening to 8 dwords and one 256-bit store (a third of
+// the shuffles of two 128-bit halves).
+inline void emit8_sums16(int32_t* out, __m128i c, __m128i x, __m256d, bool) {
+  const __m256i q = _mm256_add_epi32(_mm256_broadcastsi128_si256(c), _mm256_cvtepi16_epi32(x));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), q);
+}
+
 // Codes of a block of code length <= 11 from its int16 deltas (a: values 0-7 | 16-23,
 // b: 8-15 | 24-31): the sums within the block fit in int16 (32 * 2^10), so 16 lanes
 // are prefix-summed per instruction. Each 128-bit half is summed in place; the
@@ -414,11 +429,7 @@ inline void codes16_emit(__m256i a, __m256i b, __m128i* carry, __m256d f, T* out
   const __m128i c = *carry, halves[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
                                          _mm_add_epi16(_mm256_extracti128_si256(a, 1), u0),
                                          _mm_add_epi16(_mm256_extracti128_si256(b, 1), u0)};
-  for (int h = 0; h < 4; ++h) {  // values 8h .. 8h+7
-    const __m128i x = halves[h];
-    emit4(out + 8 * h, _mm_add_epi32(c, _mm_cvtepi16_epi32(x)), f, acc);
-    emit4(out + 8 * h + 4, _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_unpackhi_epi64(x, x))), f, acc);
-  }
+  for (int h = 0; h < 4; ++h) emit8_sums16(out + 8 * h, c, halves[h], f, acc);  // values 8h..8h+7
   // word 7 of the last half (t3 + t2 + t0 + t1) is the block's total: no extract
   const __m128i w7 = _mm_set1_epi16(0x0F0E);
   *carry = _mm_add_epi32(c, _mm_cvtepi16_epi32(_mm_shuffle_epi8(halves[3], w7)));
@@ -448,17 +459,17 @@ inline void codes32_emit(__m256i v[4], __m128i* carry, __m256d f, T* out, bool a
 }
 
 // One block: bit planes to deltas (planes_avx2.h), prefix sum, dequantize.
-template <typename T>
+template <bool kGfni = false, typename T>
 inline void decode_block_avx2(const uint8_t* p, size_t avail, uint32_t L, __m128i* carry, __m256d f,
                               T* out, bool acc) {
   if (L == 0) return emit_const(out, *carry, f, acc);  // every code equals the carry
   if (L <= 11) {
     __m256i a, b;
-    unpack_planes16(p, avail, L, &a, &b);
+    unpack_planes16<kGfni>(p, avail, L, &a, &b);
     return codes16_emit(a, b, carry, f, out, acc);
   }
   __m256i v[4];
-  unpack_planes32(p, avail, L, v);
+  unpack_planes32<kGfni>(p, avail, L, v);
   codes32_emit(v, carry, f, out, acc);
 }
 
@@ -495,7 +506,7 @@ constexpr uint32_t kStageBlocks = 8;
 // the blocks are constant. The second stage is compiled per value of acc (no test
 // per store); a block whose largest read (4 x 32 bytes, W = 25..33) is in reach is
 // decoded with no bounds check per load.
-template <bool kAcc, typename T>
+template <bool kAcc, bool kGfni, typename T>
 inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, uint32_t full,
                                  __m128i* carry, __m256d f, T* out) {
   const uint8_t* lens = in + kQuantChunkHeaderBytes;
@@ -509,8 +520,8 @@ inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, ui
         // two blocks of code length 1..11 (each reads at most 64 bytes of the 256)
         const uint32_t L1 = lens[b0 + i + 1];
         __m256i a0, b0v, a1, b1v;
-        unpack_planes16(in + pos, 128, L, &a0, &b0v);
-        unpack_planes16(in + pos + block_payload_bytes(L), 128, L1, &a1, &b1v);
+        unpack_planes16<kGfni>(in + pos, 128, L, &a0, &b0v);
+        unpack_planes16<kGfni>(in + pos + block_payload_bytes(L), 128, L1, &a1, &b1v);
         codes16_emit(a0, b0v, carry, f, q, false);
         codes16_emit(a1, b1v, carry, f, q + kBlock, false);
         pos += block_payload_bytes(L) + block_payload_bytes(L1);
@@ -520,9 +531,9 @@ inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, ui
       if (L == 0)  // a constant block: its code once (the second stage converts it once)
         _mm_store_si128(reinterpret_cast<__m128i*>(q), *carry);
       else if (bytes - pos >= 128)
-        decode_block_avx2(in + pos, 128, L, carry, f, q, false);
+        decode_block_avx2<kGfni>(in + pos, 128, L, carry, f, q, false);
       else
-        decode_block_avx2(in + pos, bytes - pos, L, carry, f, q, false);
+        decode_block_avx2<kGfni>(in + pos, bytes - pos, L, carry, f, q, false);
       pos += block_payload_bytes(L);
     }
     for (uint32_t i = 0; i < nb; ++i) {
@@ -538,7 +549,8 @@ inline size_t decode_full_blocks(const uint8_t* in, size_t bytes, size_t pos, ui
   return pos;
 }
 
-template <typename T>
+// kGfni: the bit-matrix transposes by GFNI (planes_avx2.h), where the CPU has it.
+template <bool kGfni, typename T>
 zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                    T* out, bool acc) {
   size_t pos;
@@ -549,14 +561,14 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
   const __m256d f = _mm256_set1_pd(factor);
   __m128i carry = _mm_set1_epi32(static_cast<int>(load_u32(in + 4)));
   if (acc)
-    pos = decode_full_blocks<true>(in, bytes, pos, full, &carry, f, out);
+    pos = decode_full_blocks<true, kGfni>(in, bytes, pos, full, &carry, f, out);
   else
-    pos = decode_full_blocks<false>(in, bytes, pos, full, &carry, f, out);
+    pos = decode_full_blocks<false, kGfni>(in, bytes, pos, full, &carry, f, out);
   if (rest) {  // the last block through a buffer: only `rest` values exist
     alignas(32) T tail[kBlock] = {};
     T* o = out + size_t{full} * kBlock;
     if (acc) std::memcpy(tail, o, rest * sizeof(T));
-    decode_block_avx2(in + pos, bytes - pos, lens[full], &carry, f, tail, acc);
+    decode_block_avx2<kGfni>(in + pos, bytes - pos, lens[full], &carry, f, tail, acc);
     std::memcpy(o, tail, rest * sizeof(T));
   }
   return ZCOLL_SUCCESS;
@@ -570,11 +582,19 @@ size_t avx2_compress_f64(const double* x, uint32_t len, const Quantizer<double>&
 }
 zcoll_status avx2_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                  float* out, bool acc) {
-  return decompress_chunk_avx2(in, bytes, len, factor, out, acc);
+  return decompress_chunk_avx2<false>(in, bytes, len, factor, out, acc);
 }
 zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                  double* out, bool acc) {
-  return decompress_chunk_avx2(in, bytes, len, factor, out, acc);
+  return decompress_chunk_avx2<false>(in, bytes, len, factor, out, acc);
+}
+zcoll_status avx2_gfni_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                      float* out, bool acc) {
+  return decompress_chunk_avx2<true>(in, bytes, len, factor, out, acc);
+}
+zcoll_status avx2_gfni_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, double factor,
+                                      double* out, bool acc) {
+  return decompress_chunk_avx2<true>(in, bytes, len, factor, out, acc);
 }
 
 // ---- the 16-bit types ---------------------------------------------------------------
@@ -656,9 +676,20 @@ const ChunkKernels kAvx2 = {"avx2",
                             dense_values_avx2_f32,
                             dense_values_avx2_f64};
 
+// The AVX2 set with the float and double decoders that transpose bit matrices by
+// GFNI (one instruction for 18: planes_avx2.h), for CPUs with GFNI.
+ChunkKernels with_gfni_decoders(ChunkKernels k) {
+  k.name = "avx2+gfni";
+  k.decompress_f32 = avx2_gfni_decompress_f32;
+  k.decompress_f64 = avx2_gfni_decompress_f64;
+  return k;
+}
+const ChunkKernels kAvx2Gfni = with_gfni_decoders(kAvx2);
+
 }  // namespace
 
 const ChunkKernels* avx2_kernels() { return &kAvx2; }
+const ChunkKernels* avx2_gfni_kernels() { return &kAvx2Gfni; }
 
 }  // namespace zcoll
 
@@ -672,6 +703,7 @@ const ChunkKernels* avx2_kernels() { return &kAvx2; }
 
 namespace zcoll {
 const ChunkKernels* avx2_kernels() { return nullptr; }
+const ChunkKernels* avx2_gfni_kernels() { return nullptr; }
 }  // namespace zcoll
 
 #endif

@@ -156,7 +156,10 @@ zcoll_status decompress_bf16_scalar(const uint8_t* in, size_t bytes, uint32_t le
 zcoll_status decompress_f16_scalar(const uint8_t* in, size_t bytes, uint32_t len, double factor,
                                    Fp16* out, bool accumulate);
 const ChunkKernels* avx2_kernels();  // nullptr when not compiled in
-// The kernels in use: AVX2 when the CPU has AVX2+BMI2 and ZCOLL_SIMD is not "scalar".
+// The AVX2 set with decoders (f32, f64) that also use GFNI; nullptr when not compiled in.
+const ChunkKernels* avx2_gfni_kernels();
+// The kernels in use: AVX2 when the CPU has AVX2+BMI2 and ZCOLL_SIMD is not
+// "scalar", with the GFNI decoders when it also has GFNI.
 const ChunkKernels& active_kernels();
 
 template <typename T>

@@ -129,7 +129,10 @@ const ChunkKernels& choose_kernels() {
     return kScalar;
 #if defined(__x86_64__) || defined(__i386__)
   const ChunkKernels* avx2 = avx2_kernels();
-  if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return *avx2;
+  if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) {
+    const ChunkKernels* gfni = avx2_gfni_kernels();
+    return gfni && __builtin_cpu_supports("gfni") ? *gfni : *avx2;
+  }
 #endif
   return kScalar;
 }

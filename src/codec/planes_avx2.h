@@ -105,6 +105,26 @@ inline __m256i transpose8x8(__m256i x) {
   return swap_bits<28>(swap_bits<14>(swap_bits<7>(x, m[0]), m[1]), m[2]);
 }
 
+// The same transpose in one instruction where the CPU has GFNI, of the matrices with
+// their rows (bytes) in reverse order: the affine map of byte i of x = 1 << i by the
+// bit matrix A of its 64-bit lane gives bit b = bit i of byte 7 - b of A, i.e. for A
+// = rows 7..0 of M, bit b = bit i of row b of M: byte i of M's transpose. Inline
+// assembly: the translation unit is compiled for AVX2 and BMI2 only, so no GFNI
+// instruction can appear anywhere but here (and here only on the kGfni paths, which
+// the kernel table picks when the CPU has GFNI: chunk_avx2.cc).
+alignas(32) constexpr uint64_t kGfniIdentity[4] = {0x8040201008040201ULL, 0x8040201008040201ULL,
+                                                   0x8040201008040201ULL, 0x8040201008040201ULL};
+inline __m256i transpose8x8_reversed_gfni(__m256i reversed) {
+  // byte i of every lane = 1 << i, loaded through an opaque pointer (as transpose8x8's
+  // masks): GCC would rebuild the 64-bit pattern in a general register at every use
+  const uint64_t* id = kGfniIdentity;
+  asm("" : "+r"(id));
+  const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(id));
+  __m256i r;
+  asm("vgf2p8affineqb $0, %2, %1, %0" : "=x"(r) : "x"(x), "x"(reversed));
+  return r;
+}
+
 // Byte plane of the 8 bit planes at p (avail bytes readable): byte i = bits 0..7 of
 // the plane words (value i). Byte b of the 8 words goes to 64-bit lane b, whose 8x8
 // bit matrix is then transposed. With 32 bytes readable, each 16-byte half of the
@@ -112,7 +132,19 @@ inline __m256i transpose8x8(__m256i x) {
 // bytes 0, 1 | 2, 3 of their 4 words and one unpack interleaves the two halves: no
 // lane-crossing permute (about 5 % of the decoder's time). Else a masked load, a
 // 4x4 byte transpose per 128-bit half and the dwords interleaved across halves.
+// kGfni: the transpose by transpose8x8_reversed_gfni, the words in reverse order.
+template <bool kGfni = false>
 inline __m256i bytes_of_planes(const uint8_t* p, size_t avail) {
+  if (kGfni && avail >= 32) {
+    const __m256i t2 = _mm256_setr_epi32(0x0004080C, 0x0105090D, -1, -1,   // bytes 0, 1 | 2, 3
+                                         0x02060A0E, 0x03070B0F, -1, -1);  // of words 3-0
+    const __m256i lo =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    const __m256i hi =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)));
+    return transpose8x8_reversed_gfni(
+        _mm256_unpacklo_epi32(_mm256_shuffle_epi8(hi, t2), _mm256_shuffle_epi8(lo, t2)));
+  }
   if (avail >= 32) {
     const __m256i t2 = _mm256_setr_epi32(0x0C080400, 0x0D090501, -1, -1,   // bytes 0, 1 | 2, 3
                                          0x0E0A0602, 0x0F0B0703, -1, -1);  // of words 0-3
@@ -125,27 +157,49 @@ inline __m256i bytes_of_planes(const uint8_t* p, size_t avail) {
   }
   const __m256i t4 = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,  //
                                       0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  return transpose8x8(value_order(_mm256_shuffle_epi8(load_plane_words(p, avail), t4)));
+  const __m256i m = value_order(_mm256_shuffle_epi8(load_plane_words(p, avail), t4));
+  if (kGfni) {
+    const __m256i rev = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,  //
+                                         7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+    return transpose8x8_reversed_gfni(_mm256_shuffle_epi8(m, rev));
+  }
+  return transpose8x8(m);
 }
 
 // Unpacking reads `avail` (>= 4*W, a multiple of 4) bytes at most from the payload
 // at p. Planes above W (whatever follows the payload) only reach bits that the sign
 // extension drops.
 
+// Per W = 1..8: the byte masks of the sign extension in unpack_planes16, (1 << W) - 1
+// and 1 << (W - 1) in every byte (loaded: building them from W took 8 instructions).
+struct alignas(32) SignExtendBytes {
+  uint64_t rows[8][2][4];
+  constexpr SignExtendBytes() : rows() {
+    for (int w = 1; w <= 8; ++w)
+      for (int i = 0; i < 4; ++i) {
+        rows[w - 1][0][i] = 0x0101010101010101ULL * ((1u << w) - 1);
+        rows[w - 1][1][i] = 0x0101010101010101ULL * (1u << (w - 1));
+      }
+  }
+};
+constexpr SignExtendBytes kSignExtendBytes;
+
 // The deltas of a block of code length W (1..16) as int16, in the lane layout of
 // byte unpacks: a = values 0-7 | 16-23, b = values 8-15 | 24-31.
+template <bool kGfni = false>
 inline void unpack_planes16(const uint8_t* p, size_t avail, uint32_t W, __m256i* a, __m256i* b) {
-  const __m256i b0 = bytes_of_planes(p, avail);
+  const __m256i b0 = bytes_of_planes<kGfni>(p, avail);
   if (W <= 8) {  // sign-extend inside the bytes ((b & mask ^ sign) - sign), then to int16
-    const __m256i s = _mm256_set1_epi8(static_cast<char>(1u << (W - 1)));
-    const __m256i m = _mm256_set1_epi8(static_cast<char>((1u << W) - 1));
+    const auto& ms = kSignExtendBytes.rows[W - 1];
+    const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(ms[0]));
+    const __m256i s = _mm256_load_si256(reinterpret_cast<const __m256i*>(ms[1]));
     const __m256i d = _mm256_sub_epi8(_mm256_xor_si256(_mm256_and_si256(b0, m), s), s);
     const __m256i sign = _mm256_cmpgt_epi8(_mm256_setzero_si256(), d);
     *a = _mm256_unpacklo_epi8(d, sign);
     *b = _mm256_unpackhi_epi8(d, sign);
     return;
   }
-  const __m256i b1 = bytes_of_planes(p + 32, avail - 32);
+  const __m256i b1 = bytes_of_planes<kGfni>(p + 32, avail - 32);
   const __m128i s = _mm_cvtsi32_si128(static_cast<int>(16 - W));  // sign-extend in 16 bits
   *a = _mm256_sra_epi16(_mm256_sll_epi16(_mm256_unpacklo_epi8(b0, b1), s), s);
   *b = _mm256_sra_epi16(_mm256_sll_epi16(_mm256_unpackhi_epi8(b0, b1), s), s);
@@ -154,10 +208,11 @@ inline void unpack_planes16(const uint8_t* p, size_t avail, uint32_t W, __m256i*
 // The deltas of a block of code length W (12..33) modulo 2^32 in the lane layout of
 // 16-bit unpacks: v[k] = values 4k .. 4k+3 | 16+4k .. 16+4k+3 (in-lane widening, no
 // lane-crossing permute or widening).
+template <bool kGfni = false>
 inline void unpack_planes32(const uint8_t* p, size_t avail, uint32_t W, __m256i v[4]) {
   if (W <= 16) {
     __m256i a, b;
-    unpack_planes16(p, avail, W, &a, &b);
+    unpack_planes16<kGfni>(p, avail, W, &a, &b);
     const __m256i sa = _mm256_srai_epi16(a, 15), sb = _mm256_srai_epi16(b, 15);
     v[0] = _mm256_unpacklo_epi16(a, sa);
     v[1] = _mm256_unpackhi_epi16(a, sa);
@@ -166,10 +221,10 @@ inline void unpack_planes32(const uint8_t* p, size_t avail, uint32_t W, __m256i 
     return;
   }
   // bytes 0-1 and 2-3 of every value (plane 32 of W = 33 is the dropped sign)
-  const __m256i b0 = bytes_of_planes(p, avail);
-  const __m256i b1 = bytes_of_planes(p + 32, avail - 32);
-  const __m256i b2 = bytes_of_planes(p + 64, avail - 64);
-  const __m256i b3 = W > 24 ? bytes_of_planes(p + 96, avail - 96) : _mm256_setzero_si256();
+  const __m256i b0 = bytes_of_planes<kGfni>(p, avail);
+  const __m256i b1 = bytes_of_planes<kGfni>(p + 32, avail - 32);
+  const __m256i b2 = bytes_of_planes<kGfni>(p + 64, avail - 64);
+  const __m256i b3 = W > 24 ? bytes_of_planes<kGfni>(p + 96, avail - 96) : _mm256_setzero_si256();
   const __m256i a = _mm256_unpacklo_epi8(b0, b1), b = _mm256_unpackhi_epi8(b0, b1);
   const __m256i c = _mm256_unpacklo_epi8(b2, b3), d = _mm256_unpackhi_epi8(b2, b3);
   v[0] = _mm256_unpacklo_epi16(a, c);  // 0-3 | 16-19

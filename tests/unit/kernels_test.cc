@@ -1,7 +1,7 @@
 // kernels_test.cc — every kernel set must produce the bytes and values of the
-// scalar reference: zcoll::scalar_kernels() vs *zcoll::avx2_kernels() chunk by
-// chunk, and the kernels in use (active_kernels) vs the scalar ones through the
-// public stream API.
+// scalar reference: zcoll::scalar_kernels() vs *zcoll::avx2_kernels() (and
+// avx2_gfni_kernels()) chunk by chunk, and the kernels in use (active_kernels) vs
+// the scalar ones through the public stream API.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -264,6 +264,22 @@ TEST(Kernels, ScalarVsAvx2SixteenBit) {
         << "AVX2 kernels not compiled in (avx2_kernels() == nullptr) or CPU lacks AVX2/BMI2";
   compare16<zcoll::Bf16>(zcoll::scalar_kernels(), *avx2, 11, "bf16");
   compare16<zcoll::Fp16>(zcoll::scalar_kernels(), *avx2, 12, "f16");
+}
+
+// The decoders that transpose by GFNI (avx2_gfni_kernels: f32, f64), where the CPU
+// has GFNI: the same comparisons as the AVX2 set's.
+TEST(Kernels, ScalarVsAvx2GfniDecode) {
+  const zcoll::ChunkKernels* gfni = zcoll::avx2_gfni_kernels();
+#if defined(__x86_64__) || defined(__i386__)
+  if (gfni && !(cpu_has_avx2() && __builtin_cpu_supports("gfni"))) gfni = nullptr;
+#endif
+  if (!gfni) GTEST_SKIP() << "AVX2 kernels not compiled in or CPU lacks AVX2/BMI2/GFNI";
+  compare_many<float>(zcoll::scalar_kernels(), *gfni, 21, 3);
+  compare_many<double>(zcoll::scalar_kernels(), *gfni, 22, 3);
+  compare_decoders_on_garbage<float>(zcoll::scalar_kernels(), *gfni, 23);
+  compare_decoders_on_garbage<double>(zcoll::scalar_kernels(), *gfni, 24);
+  compare_decoders_on_garbage<float>(zcoll::scalar_kernels(), *gfni, 25, 12);
+  compare_decoders_on_garbage<double>(zcoll::scalar_kernels(), *gfni, 26, 12);
 }
 
 // The harness itself, and the scalar kernels against themselves at every
