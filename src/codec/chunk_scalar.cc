@@ -131,7 +131,8 @@ const ChunkKernels& choose_kernels() {
   const ChunkKernels* avx2 = avx2_kernels();
   if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) {
     const ChunkKernels* gfni = avx2_gfni_kernels();
-    return gfni && __builtin_cpu_supports("gfni") ? *gfni : *avx2;
+    const bool plain = strcasecmp(simd, "avx2") == 0;  // the GFNI decoders off
+    return gfni && !plain && __builtin_cpu_supports("gfni") ? *gfni : *avx2;
   }
 #endif
   return kScalar;

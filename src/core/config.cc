@@ -172,8 +172,9 @@ const Decl kTable[kVarCount] = {
    "`INFO`: one line per call on rank 0 (collective, count, mode, algorithm, codec and why, error "
    "bound, bytes sent / uncompressed, time); `TRACE`: the same on every rank plus handle "
    "creation; `0`..`3` are the same levels"},
-  {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar", 0, 0, "auto", nullptr, kLib,
-   "codec kernels: `scalar` forces the portable reference kernels (streams are identical)"},
+  {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar|avx2", 0, 0, "auto", nullptr, kLib,
+   "codec kernels: `scalar` forces the portable reference kernels, `avx2` the AVX2 ones "
+   "without the GFNI decoders (where the CPU has AVX2; streams and values are identical)"},
   // ---- the PMPI shim (libzcoll_pmpi.so, src/pmpi; docs/pmpi.md)
   {kPmpi, "ZCOLL_PMPI", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kPmpiLib,
    "`1` turns the preloaded shim on; it then also needs `ZCOLL_EB_MODE` and "
