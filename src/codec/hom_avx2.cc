@@ -74,9 +74,11 @@ inline __m256i add8(__m256i A, __m256i B, __m256i* c) {
   p = _mm256_and_si256(p, up_in_halves<4>(p, ones));
   g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<8>(g, zero)));
   p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
-  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x08), 0xFF);  // [0|g3]
+  // [carry in | g3]: the carries into planes 0 and 4 (in the low half it only
+  // adds what g already has)
+  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, *c, 0x02), 0xFF);
   g = _mm256_or_si256(g, _mm256_and_si256(p, g3));
-  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, _mm256_blend_epi32(*c, g3, 0xF0)));
+  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, g3));
   *c = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x11), 0xFF);
   return s;
 }
