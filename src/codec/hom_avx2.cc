@@ -140,15 +140,19 @@ inline uint32_t code_length_below(const uint8_t* out, uint32_t j) {
 // add_blocks without bounds checks, for a block whose every 8-plane step is in
 // reach (the caller checked), wb >= 1 and wa >= 1 (or 0 for 0 - b); wa4, wb4:
 // their payload bytes (4 wa, 4 wb), the unit of the running plane index and of
-// the keep masks. Leaner: only the last step (planes from 8 floor(max(wa, wb) /
-// 8) on) is compared plane by plane with the plane below, since the planes
-// above max(wa, wb) repeat the sign; the code length is 1 + its highest plane
-// that differs. When none differs (the sum shrank below that step, as for a - b
-// with b close to a) the stored planes below decide. kSub: b's planes flipped
+// the keep masks; m4 = max(wa4, wb4), passed in so that it stays a cmov (GCC
+// made a branch on wa > wb of it otherwise, which read slower). Leaner: only the last step (planes from 8 floor(max(wa,
+// wb) / 8) on; those above max(wa, wb) repeat the sign) and the one before are
+// compared plane by plane with the plane below, after the loop; the code length
+// is 1 + the highest plane that differs. When none of these 16 differs (the sum
+// shrank by 8 planes or more, as for a - b with b close to a) the stored planes
+// below decide. Comparing the last step only was 9 instructions a block fewer on
+// fnoc-vwnd, but left 7% of its blocks to that branch, which resolves only at
+// the end of the block's adds and mispredicts: slower. kSub: b's planes flipped
 // and a carry-in of 1.
 template <bool kSub>
 inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
-                                uint8_t* out) {
+                                uint32_t m4, uint8_t* out) {
   const __m256i flip = kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
   const __m256i sa = kSub && wa4 == 0 ? _mm256_setzero_si256()
                                       : _mm256_set1_epi32(static_cast<int>(load_u32(a + wa4 - 4)));
@@ -156,7 +160,7 @@ inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b
   const __m256i va = _mm256_set1_epi32(static_cast<int>(wa4));
   const __m256i vb = _mm256_set1_epi32(static_cast<int>(wb4));
   __m256i plane = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);  // 4 x the planes of a step
-  const size_t last = (wa4 > wb4 ? wa4 : wb4) & ~31u;              // bytes below the last step
+  const size_t last = m4 & ~31u;                                   // bytes below the last step
   __m256i carry = flip, prev = _mm256_setzero_si256();
   const auto step = [&](size_t j) {
     const __m256i A =
@@ -171,14 +175,19 @@ inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b
     plane = _mm256_add_epi32(plane, _mm256_set1_epi32(32));
     return s;
   };
-  for (size_t j = 0; j != last; j += 32) prev = step(j);
+  __m256i prev2 = prev;  // the step before prev (zero below plane 0)
+  for (size_t j = 0; j != last; j += 32) prev2 = prev, prev = step(j);
   const __m256i s = step(last);
-  const __m256i same = _mm256_cmpeq_epi32(s, up1(s, prev));
-  const uint32_t differ = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(same))) ^
-                          0xFFu;
+  const auto same = [](__m256i x, __m256i below) {
+    return static_cast<uint32_t>(
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, up1(x, below)))));
+  };
+  // bits 8-15: planes last .. last + 7 differ from the one below; bits 0-7: the 8
+  // planes before (all same when last is 0)
+  const uint32_t differ = (same(s, prev) << 8 | same(prev, prev2)) ^ 0xFFFFu;
   if (__builtin_expect(differ == 0, 0))
     return code_length_below(out, static_cast<uint32_t>(last / 4));
-  return static_cast<uint32_t>(last / 4) + 1 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+  return static_cast<uint32_t>(last / 4) - 7 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
 }
 
 // Pipelines 1 and 2: the w planes of one block, 8 per load and store.
@@ -239,8 +248,9 @@ void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b,
     uint32_t w4;                           // the sum's payload bytes
     if (wb4 != 0 && (wa4 != 0 || kSub)) {  // 0 - b: negation through the adder
       if (kSub && wa4 == 0) ++n1;
-      slack -= static_cast<ptrdiff_t>((wa4 > wb4 ? wa4 : wb4) + 4);
-      w4 = block_payload_bytes(add_blocks_fast<kSub>(pa, wa4, pb, wb4, po));
+      const uint32_t m4 = wa4 > wb4 ? wa4 : wb4;
+      slack -= static_cast<ptrdiff_t>(m4 + 4);
+      w4 = block_payload_bytes(add_blocks_fast<kSub>(pa, wa4, pb, wb4, m4, po));
     } else if (wb4 != 0) {  // 0 + b
       w4 = wb4, ++n1;
       slack -= static_cast<ptrdiff_t>(wb4);
