@@ -179,22 +179,18 @@ inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b
     return static_cast<uint32_t>(
         _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, up1(x, below)))));
   };
-  // Planes of the step before the last that equal the one below (all when last
-  // is 0). Step 0 is apart in both branches: its carry-in is a constant.
-  uint32_t below = 0xFF;
-  __m256i s;
-  if (last == 0) {
-    s = step(0);
-  } else {
-    __m256i prev2 = prev;
-    prev = step(0);
-    for (size_t j = 32; j != last; j += 32) prev2 = prev, prev = step(j);
-    below = same(prev, prev2);
-    s = step(last);
+  // Step 0 is apart in both branches: its carry-in is a constant.
+  if (last == 0) {  // one step: no plane below it but the zero plane -1
+    const uint32_t differ = same(step(0), prev) ^ 0xFFu;
+    return static_cast<uint32_t>(31 ^ __builtin_clz(differ * 2 + 1));  // 0 for an all-zero sum
   }
+  __m256i prev2 = prev;
+  prev = step(0);
+  for (size_t j = 32; j != last; j += 32) prev2 = prev, prev = step(j);
+  const __m256i s = step(last);
   // bits 8-15: planes last .. last + 7 differ from the one below; bits 0-7: the 8
   // planes before
-  const uint32_t differ = (same(s, prev) << 8 | below) ^ 0xFFFFu;
+  const uint32_t differ = (same(s, prev) << 8 | same(prev, prev2)) ^ 0xFFFFu;
   if (__builtin_expect(differ == 0, 0))
     return code_length_below(out, static_cast<uint32_t>(last / 4));
   return static_cast<uint32_t>(last / 4) - 7 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
