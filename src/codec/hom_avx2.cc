@@ -3,11 +3,14 @@
 // register holds 8 bit planes of a block (32 values each): the two operands are
 // sign-extended by a blend, added with a Kogge-Stone carry prefix across the 8
 // planes (3 steps instead of a ripple of 8, no branch on the widths) and the
-// result's code length comes from one movemask. Pipelines 1 and 2 copy 8 planes
-// per load and store. The blocks whose 8-plane steps are in reach (all but a
-// chunk's last few) run in a loop of their own, which keeps its values in
-// registers: it took the add on fnoc-vwnd at REL 1e-4 from 200 to 147
-// instructions a block (docs/reports/2026-11-30-hom-in-reach.md).
+// result's code length comes from a movemask of the last step (and of the one
+// before, if any). Pipelines 1 and 2 copy 8 planes per load and store. The
+// blocks whose 8-plane steps are in reach (all but a chunk's last few) run in a
+// loop of their own, which keeps its values in registers: it took the add on
+// fnoc-vwnd at REL 1e-4 from 200 to 147 instructions a block
+// (docs/reports/2026-11-30-hom-in-reach.md). Comparing only the last steps'
+// planes with the plane below, step 0 with its constant carry-in apart and one
+// reach test a block took it to 121 (and REL 1e-2 from 111 to 83).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -141,15 +144,15 @@ inline uint32_t code_length_below(const uint8_t* out, uint32_t j) {
 // reach (the caller checked), wb >= 1 and wa >= 1 (or 0 for 0 - b); wa4, wb4:
 // their payload bytes (4 wa, 4 wb), the unit of the running plane index and of
 // the keep masks; m4 = max(wa4, wb4), passed in so that it stays a cmov (GCC
-// made a branch on wa > wb of it otherwise, which read slower). Leaner: only the last step (planes from 8 floor(max(wa,
-// wb) / 8) on; those above max(wa, wb) repeat the sign) and the one before are
-// compared plane by plane with the plane below, after the loop; the code length
-// is 1 + the highest plane that differs. When none of these 16 differs (the sum
-// shrank by 8 planes or more, as for a - b with b close to a) the stored planes
-// below decide. Comparing the last step only was 9 instructions a block fewer on
-// fnoc-vwnd, but left 7% of its blocks to that branch, which resolves only at
-// the end of the block's adds and mispredicts: slower. kSub: b's planes flipped
-// and a carry-in of 1.
+// made a branch on wa > wb of it otherwise, which read slower). Leaner: only the
+// last step (planes from 8 floor(max(wa, wb) / 8) on; those above max(wa, wb)
+// repeat the sign) and the one before, if any, are compared plane by plane with
+// the plane below, after the loop; the code length is 1 + the highest plane that
+// differs. When none of these 16 differs (the sum shrank by 8 planes or more, as
+// for a - b with b close to a) the stored planes below decide. Comparing the last
+// step only was 9 instructions a block fewer on fnoc-vwnd, but left 7% of its
+// blocks to that branch, which resolves only at the end of the block's adds and
+// mispredicts: slower. kSub: b's planes flipped and a carry-in of 1.
 template <bool kSub>
 inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
                                 uint32_t m4, uint8_t* out) {
