@@ -3,11 +3,14 @@
 // register holds 8 bit planes of a block (32 values each): the two operands are
 // sign-extended by a blend, added with a Kogge-Stone carry prefix across the 8
 // planes (3 steps instead of a ripple of 8, no branch on the widths) and the
-// result's code length comes from one movemask. Pipelines 1 and 2 copy 8 planes
-// per load and store. The blocks whose 8-plane steps are in reach (all but a
-// chunk's last few) run in a loop of their own, which keeps its values in
-// registers: it took the add on fnoc-vwnd at REL 1e-4 from 200 to 147
-// instructions a block (docs/reports/2026-11-30-hom-in-reach.md).
+// result's code length comes from a movemask of the last step (and of the one
+// before, if any). Pipelines 1 and 2 copy 8 planes per load and store. The
+// blocks whose 8-plane steps are in reach (all but a chunk's last few) run in a
+// loop of their own, which keeps its values in registers: it took the add on
+// fnoc-vwnd at REL 1e-4 from 200 to 147 instructions a block
+// (docs/reports/2026-11-30-hom-in-reach.md). Comparing only the last steps'
+// planes with the plane below, step 0 with its constant carry-in apart and one
+// reach test a block took it to 121 (and REL 1e-2 from 111 to 83).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -74,9 +77,11 @@ inline __m256i add8(__m256i A, __m256i B, __m256i* c) {
   p = _mm256_and_si256(p, up_in_halves<4>(p, ones));
   g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<8>(g, zero)));
   p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
-  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x08), 0xFF);  // [0|g3]
+  // [carry in | g3]: the carries into planes 0 and 4 (in the low half it only
+  // adds what g already has)
+  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, *c, 0x02), 0xFF);
   g = _mm256_or_si256(g, _mm256_and_si256(p, g3));
-  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, _mm256_blend_epi32(*c, g3, 0xF0)));
+  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, g3));
   *c = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x11), 0xFF);
   return s;
 }
@@ -127,43 +132,71 @@ inline uint32_t add_blocks(const uint8_t* a, size_t a_avail, uint32_t wa, const 
   return W;
 }
 
+// The code length of a block whose planes from j on all equal plane j - 1: 1 +
+// the highest plane below j that differs from the one below it (plane -1 is 0).
+inline uint32_t code_length_below(const uint8_t* out, uint32_t j) {
+  for (; j > 1; --j)
+    if (load_u32(out + 4 * (j - 1)) != load_u32(out + 4 * (j - 2))) return j;
+  return j == 1 && load_u32(out) != 0 ? 1 : 0;
+}
+
 // add_blocks without bounds checks, for a block whose every 8-plane step is in
-// reach (the caller checked), wb >= 1 and wa >= 1 (or 0 for 0 - b). Leaner: the
-// keep masks compare the widths with a running plane index, and the planes that
-// differ from the one below collect in one word whose top bit gives the code
-// length after the loop (no table lookup per step). kSub: b's planes flipped
-// and a carry-in of 1.
+// reach (the caller checked), wb >= 1 and wa >= 1 (or 0 for 0 - b); wa4, wb4:
+// their payload bytes (4 wa, 4 wb), the unit of the running plane index and of
+// the keep masks; m4 = max(wa4, wb4), passed in so that it stays a cmov (GCC
+// made a branch on wa > wb of it otherwise, which read slower). Leaner: only the
+// last step (planes from 8 floor(max(wa, wb) / 8) on; those above max(wa, wb)
+// repeat the sign) and the one before, if any, are compared plane by plane with
+// the plane below, after the loop; the code length is 1 + the highest plane that
+// differs. When none of these 16 differs (the sum shrank by 8 planes or more, as
+// for a - b with b close to a) the stored planes below decide. Comparing the last
+// step only was 9 instructions a block fewer on fnoc-vwnd, but left 7% of its
+// blocks to that branch, which resolves only at the end of the block's adds and
+// mispredicts: slower. kSub: b's planes flipped and a carry-in of 1.
 template <bool kSub>
-inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa, const uint8_t* b, uint32_t wb,
-                                uint8_t* out) {
+inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
+                                uint32_t m4, uint8_t* out) {
   const __m256i flip = kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
-  const __m256i sa = kSub && wa == 0
-                         ? _mm256_setzero_si256()
-                         : _mm256_set1_epi32(static_cast<int>(load_u32(a + 4 * (wa - 1))));
-  const __m256i sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + 4 * (wb - 1))));
-  const __m256i va = _mm256_set1_epi32(static_cast<int>(wa));
-  const __m256i vb = _mm256_set1_epi32(static_cast<int>(wb));
-  __m256i plane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const uint32_t n = (wa > wb ? wa : wb) + 1;
+  const __m256i sa = kSub && wa4 == 0 ? _mm256_setzero_si256()
+                                      : _mm256_set1_epi32(static_cast<int>(load_u32(a + wa4 - 4)));
+  const __m256i sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + wb4 - 4)));
+  const __m256i va = _mm256_set1_epi32(static_cast<int>(wa4));
+  const __m256i vb = _mm256_set1_epi32(static_cast<int>(wb4));
+  __m256i plane = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);  // 4 x the planes of a step
+  const size_t last = m4 & ~31u;                                   // bytes below the last step
   __m256i carry = flip, prev = _mm256_setzero_si256();
-  uint64_t differ = 0;  // bit j: plane j differs from plane j - 1
-  for (uint32_t j = 0; j < n; j += 8) {
+  const auto step = [&](size_t j) {
     const __m256i A =
-        _mm256_blendv_epi8(sa, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 4 * j)),
+        _mm256_blendv_epi8(sa, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + j)),
                            _mm256_cmpgt_epi32(va, plane));
     const __m256i B = _mm256_xor_si256(
-        _mm256_blendv_epi8(sb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 4 * j)),
+        _mm256_blendv_epi8(sb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + j)),
                            _mm256_cmpgt_epi32(vb, plane)),
         flip);
     const __m256i s = add8(A, B, &carry);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j), s);
-    const __m256i same = _mm256_cmpeq_epi32(s, up1(s, prev));
-    differ |= uint64_t{static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(same))) ^ 0xFFu}
-              << j;
-    prev = s;
-    plane = _mm256_add_epi32(plane, _mm256_set1_epi32(8));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), s);
+    plane = _mm256_add_epi32(plane, _mm256_set1_epi32(32));
+    return s;
+  };
+  const auto same = [](__m256i x, __m256i below) {
+    return static_cast<uint32_t>(
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, up1(x, below)))));
+  };
+  // Step 0 is apart in both branches: its carry-in is a constant.
+  if (last == 0) {  // one step: no plane below it but the zero plane -1
+    const uint32_t differ = same(step(0), prev) ^ 0xFFu;
+    return static_cast<uint32_t>(31 ^ __builtin_clz(differ * 2 + 1));  // 0 for an all-zero sum
   }
-  return differ ? 64 - static_cast<uint32_t>(__builtin_clzll(differ)) : 0;
+  __m256i prev2 = prev;
+  prev = step(0);
+  for (size_t j = 32; j != last; j += 32) prev2 = prev, prev = step(j);
+  const __m256i s = step(last);
+  // bits 8-15: planes last .. last + 7 differ from the one below; bits 0-7: the 8
+  // planes before
+  const uint32_t differ = (same(s, prev) << 8 | same(prev, prev2)) ^ 0xFFFFu;
+  if (__builtin_expect(differ == 0, 0))
+    return code_length_below(out, static_cast<uint32_t>(last / 4));
+  return static_cast<uint32_t>(last / 4) - 7 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
 }
 
 // Pipelines 1 and 2: the w planes of one block, 8 per load and store.
@@ -182,54 +215,68 @@ struct BlockCursor {
   size_t pa, pb, pos;
 };
 
-// w planes of a block, 32 bytes at a time (in reach: up to 4 (33 + 7) bytes).
-inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w) {
-  for (uint32_t j = 0; j < w; j += 8)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j),
-                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 4 * j)));
+// The planes of a block (w4 bytes), 32 bytes at a time (in reach: up to 4 (33 +
+// 7) bytes).
+inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w4) {
+  for (uint32_t j = 0; j < w4; j += 32)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + j)));
 }
 
 // The blocks from c.blk on while every 8-plane step is in reach (which also
 // passes the kChecked test: 4 (33 + 1) < kStepReach), in a loop of their own:
-// its few live values stay in registers.
+// its few live values stay in registers. The reach is checked through `slack`, a
+// lower bound of the bytes left before the nearest of the three stops: a block
+// moves each pointer by at most 4 (max(wa, wb) + 1) bytes (0 + b and a + 0 by the
+// copied bytes), and only when the bound runs out are the distances taken again:
+// one test a block instead of three.
 template <bool kSub>
 void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                              uint8_t* out, size_t raw, uint32_t nblocks, BlockCursor& c,
                              uint64_t n[4]) {
   if (a_bytes < kStepReach || b_bytes < kStepReach || raw < kStepReach) return;
-  const uint8_t* la = a + kQuantChunkHeaderBytes + c.blk;
-  const uint8_t* lb = b + kQuantChunkHeaderBytes + c.blk;
-  uint8_t* lo = out + kQuantChunkHeaderBytes + c.blk;
-  const uint8_t* const la0 = la;
-  const uint8_t* const lend = a + kQuantChunkHeaderBytes + nblocks;
+  const uint8_t* const la = a + kQuantChunkHeaderBytes;
+  const uint8_t* const lb = b + kQuantChunkHeaderBytes;
+  uint8_t* const lo = out + kQuantChunkHeaderBytes;
   const uint8_t *pa = a + c.pa, *pb = b + c.pb;
   uint8_t* po = out + c.pos;
   const uint8_t* const a_stop = a + (a_bytes - kStepReach);
   const uint8_t* const b_stop = b + (b_bytes - kStepReach);
   const uint8_t* const o_stop = out + (raw - kStepReach);
+  const auto distance = [&] {
+    const ptrdiff_t da = a_stop - pa, db = b_stop - pb, dout = o_stop - po;
+    const ptrdiff_t d = da < db ? da : db;
+    return d < dout ? d : dout;
+  };
+  ptrdiff_t slack = distance();
   uint64_t n0 = 0, n1 = 0, n2 = 0;
-  for (; la != lend; ++la, ++lb, ++lo) {
-    if (pa > a_stop || pb > b_stop || po > o_stop) break;
-    const uint32_t wa = *la, wb = *lb;
-    uint32_t w;
-    if (wb != 0 && (wa != 0 || kSub)) {  // 0 - b: negation through the adder
-      if (kSub && wa == 0) ++n1;
-      w = add_blocks_fast<kSub>(pa, wa, pb, wb, po);
-    } else if (wb != 0) {  // 0 + b
-      w = wb, ++n1;
-      copy_planes_in_reach(po, pb, w);
+  uint32_t i = c.blk;
+  for (; i != nblocks; ++i) {
+    if (__builtin_expect(slack < 0, 0) && (slack = distance()) < 0) break;
+    const uint32_t wa4 = block_payload_bytes(la[i]), wb4 = block_payload_bytes(lb[i]);
+    uint32_t w4;                           // the sum's payload bytes
+    if (wb4 != 0 && (wa4 != 0 || kSub)) {  // 0 - b: negation through the adder
+      if (kSub && wa4 == 0) ++n1;
+      const uint32_t m4 = wa4 > wb4 ? wa4 : wb4;
+      slack -= static_cast<ptrdiff_t>(m4 + 4);
+      w4 = block_payload_bytes(add_blocks_fast<kSub>(pa, wa4, pb, wb4, m4, po));
+    } else if (wb4 != 0) {  // 0 + b
+      w4 = wb4, ++n1;
+      slack -= static_cast<ptrdiff_t>(wb4);
+      copy_planes_in_reach(po, pb, wb4);
     } else {  // a + 0 (or 0 + 0: nothing to copy)
-      w = wa, ++(wa ? n2 : n0);
-      copy_planes_in_reach(po, pa, w);
+      w4 = wa4, ++(wa4 ? n2 : n0);
+      slack -= static_cast<ptrdiff_t>(wa4);
+      copy_planes_in_reach(po, pa, wa4);
     }
-    *lo = static_cast<uint8_t>(w);
-    pa += block_payload_bytes(wa);
-    pb += block_payload_bytes(wb);
-    po += block_payload_bytes(w);
+    lo[i] = static_cast<uint8_t>(w4 / 4);
+    pa += wa4;
+    pb += wb4;
+    po += w4;
   }
-  const auto done = static_cast<uint32_t>(la - la0);
+  const uint32_t done = i - c.blk;
   n[0] += n0, n[1] += n1, n[2] += n2, n[3] += done - n0 - n1 - n2;
-  c.blk += done;
+  c.blk = i;
   c.pa = static_cast<size_t>(pa - a), c.pb = static_cast<size_t>(pb - b);
   c.pos = static_cast<size_t>(po - out);
 }

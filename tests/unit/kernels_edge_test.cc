@@ -340,10 +340,11 @@ TEST(KernelsEdge, RangePass) {
 // The homomorphic block loop: random chunks with every code length 0..33 on either
 // side (pipelines 0-3), add and subtract, checked and unchecked, the inputs and
 // the output ending at unreadable pages: the same bytes and pipeline counts.
-TEST(KernelsEdge, HomBlockLoop) {
-  const zcoll::ChunkKernels* simd = simd_kernels();
-  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
-  Rng r(17);
+// cancel: b is a copy of a with a few bits flipped and the loop subtracts, so
+// that most sums are much narrower than their operands (the AVX2 loop then finds
+// the code length below its last 8-plane step).
+static void hom_block_loop_cases(const zcoll::ChunkKernels& simd, uint64_t seed, bool cancel) {
+  Rng r(seed);
   for (int it = 0; it < 3000; ++it) {
     const uint32_t nb = 1 + static_cast<uint32_t>(r.below(it % 3 ? 8 : 64));
     const size_t pos = 12 + ((nb + 3) & ~size_t{3});
@@ -359,7 +360,12 @@ TEST(KernelsEdge, HomBlockLoop) {
       c.resize((total + 7) & ~size_t{7});
       for (size_t i = pos; i < c.size(); ++i) c[i] = static_cast<uint8_t>(r.next());
     }
-    const bool subtract = r.coin(), checked = r.coin();
+    if (cancel) {
+      ch[1] = ch[0];
+      for (int k = static_cast<int>(r.below(4)); k > 0 && ch[1].size() > pos; --k)
+        ch[1][pos + r.below(ch[1].size() - pos)] ^= static_cast<uint8_t>(1u << r.below(8));
+    }
+    const bool subtract = cancel || r.coin(), checked = r.coin();
     const size_t raw = checked ? pos + r.below(40 * nb) : pos + 4 * 35 * nb;
     Guarded ga(ch[0].size()), gb(ch[1].size()), oa(raw), ob(raw);
     std::memcpy(ga.data(), ch[0].data(), ch[0].size());
@@ -368,14 +374,26 @@ TEST(KernelsEdge, HomBlockLoop) {
     const size_t ea = zcoll::scalar_kernels().combine_blocks(ga.data(), ch[0].size(), gb.data(),
                                                              ch[1].size(), oa.data(), nb, subtract,
                                                              pos, raw, checked, ca);
-    const size_t eb = simd->combine_blocks(ga.data(), ch[0].size(), gb.data(), ch[1].size(),
-                                           ob.data(), nb, subtract, pos, raw, checked, cb);
+    const size_t eb = simd.combine_blocks(ga.data(), ch[0].size(), gb.data(), ch[1].size(),
+                                          ob.data(), nb, subtract, pos, raw, checked, cb);
     ASSERT_EQ(ea, eb) << "it=" << it << " nb=" << nb << " subtract=" << subtract;
     if (ea == 0) continue;  // gave up: the output is not used
     ASSERT_EQ(std::memcmp(oa.data() + 12, ob.data() + 12, nb), 0) << "code lengths, it=" << it;
     ASSERT_EQ(std::memcmp(oa.data() + pos, ob.data() + pos, ea - pos), 0) << "payload, it=" << it;
     for (int p = 0; p < 4; ++p) ASSERT_EQ(ca[p], cb[p]) << "pipeline " << p;
   }
+}
+
+TEST(KernelsEdge, HomBlockLoop) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  hom_block_loop_cases(*simd, 17, false);
+}
+
+TEST(KernelsEdge, HomBlockLoopCancellation) {
+  const zcoll::ChunkKernels* simd = simd_kernels();
+  if (!simd) GTEST_SKIP() << "no SIMD kernels on this CPU/build";
+  hom_block_loop_cases(*simd, 20, true);
 }
 
 // The framing check reads 8 code lengths at a time: against the plain rule (every
