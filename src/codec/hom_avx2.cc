@@ -10,7 +10,8 @@
 // fnoc-vwnd at REL 1e-4 from 200 to 147 instructions a block
 // (docs/reports/2026-11-30-hom-in-reach.md). Comparing only the last steps'
 // planes with the plane below, step 0 with its constant carry-in apart and one
-// reach test a block took it to 121 (and REL 1e-2 from 111 to 83).
+// reach test a block took it to 121 (and REL 1e-2 from 111 to 83;
+// docs/reports/2026-11-30-codec-frontier-13.md).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
