@@ -135,25 +135,18 @@ inline __m256i transpose8x8_reversed_gfni(__m256i reversed) {
 // kGfni: the transpose by transpose8x8_reversed_gfni, the words in reverse order.
 template <bool kGfni = false>
 inline __m256i bytes_of_planes(const uint8_t* p, size_t avail) {
-  if (kGfni && avail >= 32) {
-    const __m256i t2 = _mm256_setr_epi32(0x0004080C, 0x0105090D, -1, -1,   // bytes 0, 1 | 2, 3
-                                         0x02060A0E, 0x03070B0F, -1, -1);  // of words 3-0
-    const __m256i lo =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    const __m256i hi =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)));
-    return transpose8x8_reversed_gfni(
-        _mm256_unpacklo_epi32(_mm256_shuffle_epi8(hi, t2), _mm256_shuffle_epi8(lo, t2)));
-  }
   if (avail >= 32) {
-    const __m256i t2 = _mm256_setr_epi32(0x0C080400, 0x0D090501, -1, -1,   // bytes 0, 1 | 2, 3
-                                         0x0E0A0602, 0x0F0B0703, -1, -1);  // of words 0-3
-    const __m256i lo =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    const __m256i hi =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)));
-    return transpose8x8(
-        _mm256_unpacklo_epi32(_mm256_shuffle_epi8(lo, t2), _mm256_shuffle_epi8(hi, t2)));
+    // bytes 0, 1 | 2, 3 of words 0-3 (GFNI: of words 3-0, the rows reversed)
+    const __m256i t2 = kGfni ? _mm256_setr_epi32(0x0004080C, 0x0105090D, -1, -1,  //
+                                                 0x02060A0E, 0x03070B0F, -1, -1)
+                             : _mm256_setr_epi32(0x0C080400, 0x0D090501, -1, -1,  //
+                                                 0x0E0A0602, 0x0F0B0703, -1, -1);
+    const __m256i lo = _mm256_shuffle_epi8(
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), t2);
+    const __m256i hi = _mm256_shuffle_epi8(
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16))), t2);
+    if (kGfni) return transpose8x8_reversed_gfni(_mm256_unpacklo_epi32(hi, lo));
+    return transpose8x8(_mm256_unpacklo_epi32(lo, hi));
   }
   const __m256i t4 = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,  //
                                       0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
