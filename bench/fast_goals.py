@@ -6,13 +6,16 @@ The goals (FAST_GOALS of codec_frontier.py): decompress >= 0.7x memcpy, hom add
 (compress, decompress, hom add), "at the memory limit of a core".
 
   fast_goals.py run DIR [--rounds 5] [--repeat 7] [--bench PATH] [--data DIR]
+                       [--caches cold|warm|both] [--first-round N]
       Per round, in an order rotated per round, four runs of zcoll-codec-bench on
       every file of the data directory (shared/data), REL 1e-2, 1e-3, 1e-4, 1 and
       2 threads: the codec mode and the --hom mode, each with --cold (the caches
       emptied before every timed call, memcpy's too: inputs and outputs in memory,
       as a large collective's are; the goals' measurement) and without (warm: a
       field smaller than the caches stays in them from call to call). JSON files
-      DIR/{codec,hom}-{cold,warm}-ROUND.json.
+      DIR/{codec,hom}-{cold,warm}-ROUND.json. --caches cold: the goals' runs only;
+      --first-round N numbers the rounds from N (a caller that adds one round at a
+      time: scripts/cpu_scale_check.sh).
   fast_goals.py table DIR [--json OUT]
       Per field, bound and caches: each goal's ratio per round (of the round's
       medians: the calls of a row are interleaved, the 1- and 2-thread rows of a
@@ -44,8 +47,9 @@ def run(args):
     files = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(args.data, "*.f32")))
     if not files:
         sys.exit(f"no *.f32 file in {args.data}")
-    for r in range(args.rounds):
-        for mode, caches in RUNS[r % len(RUNS):] + RUNS[:r % len(RUNS)]:
+    runs = [x for x in RUNS if args.caches in ("both", x[1])]
+    for r in range(args.first_round, args.first_round + args.rounds):
+        for mode, caches in runs[r % len(runs):] + runs[:r % len(runs)]:
             out = os.path.join(args.dir, f"{mode}-{caches}-{r}.json")
             cmd = [args.bench, "--data-dir", args.data, "--files", *files, "--threads", "1", "2",
                    "--rel", *RELS, "--repeat", str(args.repeat), "--stat", "median",
@@ -148,6 +152,9 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--rounds", type=int, default=5)
+    r.add_argument("--first-round", type=int, default=0,
+                   help="the number of the first round (to add rounds to a directory)")
+    r.add_argument("--caches", choices=["cold", "warm", "both"], default="both")
     r.add_argument("--repeat", type=int, default=7)
     r.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench",
                                                    "zcoll-codec-bench"))

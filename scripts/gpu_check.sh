@@ -126,6 +126,16 @@ prepare() {
     echo "gpu_check: nlohmann-json not found (apt-get install nlohmann-json3-dev)"
     return 1
   fi
+  # CLI11 (header only; zcoll-codec-bench of scripts/cpu_scale_check.sh), likewise
+  if [[ -d /usr/include/CLI && -d /usr/share/cmake/CLI11 ]]; then
+    rm -rf "$deps/cli11"
+    mkdir -p "$deps/cli11/include" "$deps/cli11/share/cmake"
+    cp -r /usr/include/CLI "$deps/cli11/include/"
+    cp -r /usr/share/cmake/CLI11 "$deps/cli11/share/cmake/"
+  else
+    echo "gpu_check: CLI11 not found (apt-get install libcli11-dev)"
+    return 1
+  fi
   # MPI: the mpich wheel of PyPI (mpicc, mpicxx, mpiexec, libmpi; relocatable),
   # without its second library (libmpi_abi) and the launcher variants
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
@@ -165,6 +175,7 @@ EOF
   rm -rf "$deps/mpich"
   travel || return 1
   echo "  device call: run(command=\"bash scripts/gpu_check.sh\", carry=[\".gpu-deps\"], timeout_s=480)"
+  echo "  then, if time is left: run(command=\"bash scripts/cpu_scale_check.sh\", carry=[\".gpu-deps\"], timeout_s=240)"
 }
 
 case "${1:-}" in
