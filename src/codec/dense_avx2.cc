@@ -191,6 +191,42 @@ inline __m256i zigzag8(__m256i r) {
   return _mm256_xor_si256(_mm256_slli_epi32(r, 1), _mm256_srai_epi32(r, 31));
 }
 
+// The symbol pass's constants, eight lanes each. The pass reads them through a
+// pointer the compiler cannot see through (SymbolConsts::get), so they are
+// memory operands; as constants, GCC kept a few in registers and rebuilt the
+// others at every use (three instructions each; 89 -> 68 instructions a group
+// with extra bits, fnoc-uwnd 1e-4).
+enum SymConst { kDirectMax, kExpBias, kCodeBias, kThree, kLow32, kNotDirect, kHuge, kSmall, kTiny };
+struct alignas(32) SymbolConsts {
+  uint32_t v[kTiny + 1][8];
+  // lanes of one value (kLow32: 64-bit lanes of 2^32 - 1)
+  static constexpr SymbolConsts make() {
+    SymbolConsts c{};
+    const uint32_t of[kTiny + 1] = {kDenseDirect - 1,
+                                    128,
+                                    static_cast<uint32_t>(-464),
+                                    3,
+                                    0,
+                                    ~(kDenseDirect - 1),
+                                    3u << 30,
+                                    ~((1u << 17) - 1),
+                                    ~((1u << 10) - 1)};
+    for (int k = 0; k <= kTiny; ++k)
+      for (int j = 0; j < 8; ++j) c.v[k][j] = k == kLow32 ? (j % 2 ? 0 : ~0u) : of[k];
+    return c;
+  }
+  static const SymbolConsts* get();
+  __m256i operator[](SymConst k) const {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(v[k]));
+  }
+};
+constexpr SymbolConsts kSymbolConsts = SymbolConsts::make();
+inline const SymbolConsts* SymbolConsts::get() {
+  const SymbolConsts* c = &kSymbolConsts;
+  asm("" : "+r"(c));
+  return c;
+}
+
 // The symbols of eight zigzag values u < 2^30, their extra-bit counts k and
 // extra bits (symbol_of). The top bit's position e is the exponent of a float:
 // v = u & ~(u >> 1) keeps that bit and has no two adjacent ones, so converting
@@ -198,18 +234,20 @@ inline __m256i zigzag8(__m256i r) {
 struct Sym8 {
   __m256i sym, k, bits;
 };
-inline Sym8 symbols8(__m256i u) {
+inline Sym8 symbols8(__m256i u, const SymbolConsts& c) {
   const __m256i v = _mm256_srli_epi32(_mm256_andnot_si256(_mm256_srli_epi32(u, 1), u), 1);
+  // fe = e + 126, e the top bit's position (garbage for u < 2: not big)
   const __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v)), 23);
-  const __m256i e = _mm256_sub_epi32(fe, set1(126));  // garbage for u < 2: not big
-  const __m256i big = _mm256_cmpgt_epi32(u, set1(kDenseDirect - 1));
+  const __m256i big = _mm256_cmpgt_epi32(u, c[kDirectMax]);
   Sym8 s;
-  s.k = _mm256_and_si256(_mm256_sub_epi32(e, set1(2)), big);
-  const __m256i m = _mm256_and_si256(_mm256_srlv_epi32(u, s.k), set1(3));
-  // 64 + 4 (e - 6) + m
-  const __m256i code = _mm256_add_epi32(_mm256_slli_epi32(e, 2), _mm256_add_epi32(m, set1(40)));
+  s.k = _mm256_and_si256(_mm256_sub_epi32(fe, c[kExpBias]), big);  // e - 2
+  const __m256i m = _mm256_and_si256(_mm256_srlv_epi32(u, s.k), c[kThree]);
+  // 64 + 4 (e - 6) + m = 4 fe + m - 464
+  const __m256i code =
+      _mm256_add_epi32(_mm256_slli_epi32(fe, 2), _mm256_add_epi32(m, c[kCodeBias]));
   s.sym = _mm256_blendv_epi8(u, code, big);
-  s.bits = _mm256_and_si256(u, _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), s.k), set1(1)));
+  const __m256i ones = _mm256_cmpeq_epi32(u, u);
+  s.bits = _mm256_andnot_si256(_mm256_sllv_epi32(ones, s.k), u);  // u mod 2^k
   return s;
 }
 
@@ -224,8 +262,8 @@ inline __m128i bytes16(__m256i a, __m256i b) {
 struct Fields {
   __m256i f, n;
 };
-inline Fields pairs(const Sym8& s) {
-  const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
+inline Fields pairs(const Sym8& s, const SymbolConsts& c) {
+  const __m256i lo = c[kLow32];
   const __m256i klo = _mm256_and_si256(s.k, lo);
   const __m256i hi = _mm256_sllv_epi64(_mm256_srli_epi64(s.bits, 32), klo);
   return {_mm256_or_si256(_mm256_and_si256(s.bits, lo), hi),
@@ -454,8 +492,7 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
   using dense_bits::residual_at;
   dense_bits::BitWriter bw{extra};
   SymbolTables tables;
-  const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
-  const __m256i small = set1(~((1u << 17) - 1)), tiny = set1(~((1u << 10) - 1));
+  const SymbolConsts& c = *SymbolConsts::get();
   uint32_t i = 0;
   // the first group of Lorenzo (its first values have other residuals): one at a time
   if (kOrder != 0)
@@ -465,13 +502,13 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
     const __m256i u0 = zigzag8(r0), u1 = zigzag8(r1);
     const __m256i any = _mm256_or_si256(u0, u1);
     __m128i* out = reinterpret_cast<__m128i*>(syms + i);
-    if (_mm256_testz_si256(any, not_direct)) {  // all direct: no extra bits
+    if (_mm256_testz_si256(any, c[kNotDirect])) {  // all direct: no extra bits
       const __m128i s = bytes16(u0, u1);
       _mm_storeu_si128(out, s);
       tables.count16(syms + i);
       continue;
     }
-    if (!_mm256_testz_si256(any, huge)) {  // a value >= 2^30: a pair may exceed 56 bits
+    if (!_mm256_testz_si256(any, c[kHuge])) {  // a value >= 2^30: a pair may exceed 56 bits
       alignas(32) uint32_t u[16];
       _mm256_store_si256(reinterpret_cast<__m256i*>(u), u0);
       _mm256_store_si256(reinterpret_cast<__m256i*>(u + 8), u1);
@@ -479,19 +516,19 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
       tables.count16(syms + i);
       continue;
     }
-    const Sym8 a = symbols8(u0), b = symbols8(u1);
+    const Sym8 a = symbols8(u0, c), b = symbols8(u1, c);
     const __m128i s = bytes16(a.sym, b.sym);
     _mm_storeu_si128(out, s);
-    Fields fa = pairs(a), fb = pairs(b);
+    Fields fa = pairs(a, c), fb = pairs(b, c);
     alignas(32) uint64_t f[8], n[8];
-    const bool four = _mm256_testz_si256(any, small);  // all below 2^17: four in 56 bits
+    const bool four = _mm256_testz_si256(any, c[kSmall]);  // all below 2^17: four in 56 bits
     if (four) fa = quads(fa), fb = quads(fb);
     _mm256_store_si256(reinterpret_cast<__m256i*>(f), fa.f);
     _mm256_store_si256(reinterpret_cast<__m256i*>(f + 4), fb.f);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n), fa.n);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n + 4), fb.n);
     // (loops of constant length: unrolled)
-    if (four && _mm256_testz_si256(any, tiny)) {  // all below 2^10: eight in 56 bits
+    if (four && _mm256_testz_si256(any, c[kTiny])) {  // all below 2^10: eight in 56 bits
       for (int j = 0; j < 8; j += 4)
         bw.put(f[j] | f[j + 2] << n[j], static_cast<uint32_t>(n[j] + n[j + 2]));
     } else if (four) {
