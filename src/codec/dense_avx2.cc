@@ -121,17 +121,27 @@ inline __m256i renorm(__m256i x, const uint8_t*& p, const Consts& c) {
   return _mm256_blendv_epi8(x, _mm256_or_si256(_mm256_slli_epi32(x, 16), w), need);
 }
 
-// For each mask of lanes that emit a word: the lanes in ascending order at the
-// top positions 8 - popcount(mask) .. 7 (the lower positions: lane 0, unused).
+// For each mask of the lanes that keep their state (emit no word): the byte
+// shuffle that puts the words of the other lanes (the eight words of a state
+// register packed in lane order, lane j at bytes 2j, 2j + 1) in ascending lane
+// order at the top of 16 bytes; the bytes below them are zero, unused. And the
+// bytes of those words (a load: popcnt and its arithmetic took six instructions).
 struct WordPack {
-  uint8_t idx[256][8];
-  constexpr WordPack() : idx() {
-    for (int m = 0; m < 256; ++m) {
+  uint8_t idx[256][16];
+  uint8_t bytes[256];
+  constexpr WordPack() : idx(), bytes() {
+    for (int keep = 0; keep < 256; ++keep) {
       int c = 0;
-      for (int j = 0; j < 8; ++j) c += (m >> j) & 1;
+      for (int j = 0; j < 8; ++j) c += ~(keep >> j) & 1;
+      bytes[keep] = static_cast<uint8_t>(2 * c);
+      for (int b = 0; b < 16; ++b) idx[keep][b] = 0x80;
       int at = 8 - c;
       for (int j = 0; j < 8; ++j)
-        if ((m >> j) & 1) idx[m][at++] = static_cast<uint8_t>(j);
+        if (~(keep >> j) & 1) {
+          idx[keep][2 * at] = static_cast<uint8_t>(2 * j);
+          idx[keep][2 * at + 1] = static_cast<uint8_t>(2 * j + 1);
+          ++at;
+        }
     }
   }
 };
@@ -156,7 +166,9 @@ inline EncSyms enc_fetch(const uint8_t* s, const DenseEncSymbols& es) {
 }
 
 // One encoder step of eight states with the symbols g (scalar order: lane 7
-// first, its word at the highest address).
+// first, its word at the highest address). The words out: the low halves of
+// the states packed in lane order (a byte shuffle per half and a lane
+// permute), then kWordPack's shuffle of the lanes that emit.
 inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
   const __m256i ge = g.even, go = g.odd;
   const __m256i meta = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
@@ -164,13 +176,14 @@ inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
   // out: x >> 19 >= freq (both below 2^31: signed compares)
   const __m256i keep =
       _mm256_cmpgt_epi32(freq, _mm256_srli_epi32(x, 31 - static_cast<int>(kDenseScaleBits)));
-  const int m = ~_mm256_movemask_ps(_mm256_castsi256_ps(keep)) & 0xFF;
-  const __m128i pk = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kWordPack.idx[m]));
-  const __m256i w = _mm256_and_si256(_mm256_permutevar8x32_epi32(x, _mm256_cvtepu8_epi32(pk)),
-                                     _mm256_set1_epi32(0xFFFF));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p - 16),
-                   _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
-  p -= 2 * _mm_popcnt_u32(static_cast<uint32_t>(m));
+  const int m = _mm256_movemask_ps(_mm256_castsi256_ps(keep));
+  const __m256i halves = _mm256_shuffle_epi8(
+      x, _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8,
+                          9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m128i words = _mm256_castsi256_si128(_mm256_permute4x64_epi64(halves, 0x08));
+  const __m128i pk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kWordPack.idx[m]));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p - 16), _mm_shuffle_epi8(words, pk));
+  p -= kWordPack.bytes[m];
   x = _mm256_blendv_epi8(_mm256_srli_epi32(x, 16), x, keep);
   // q = (x * rcp) >> 32 >> shift, per lane
   const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, ge), 32);
@@ -181,7 +194,6 @@ inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
   return _mm256_add_epi32(_mm256_add_epi32(x, _mm256_srli_epi32(meta, 17)),
                           _mm256_mullo_epi32(q, cmpl));
 }
-
 
 // ---- symbols and extra bits -------------------------------------------------------
 
@@ -397,15 +409,27 @@ uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEn
   __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs));
   __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs + 8));
   // the loads of the next group are issued before this group's steps (they
-  // depend on the symbols only): their latency is off the states' chains
-  EncSyms gb = i ? enc_fetch(syms + i - 8, es) : EncSyms{};
-  EncSyms ga = i ? enc_fetch(syms + i - 16, es) : EncSyms{};
-  for (; i; i -= kDenseStates) {                                 // states 15..8, then 7..0
-    const uint32_t j = i > kDenseStates ? i - kDenseStates : i;  // the last group: again
-    const EncSyms nb = enc_fetch(syms + j - 8, es), na = enc_fetch(syms + j - 16, es);
-    b = enc_step(b, gb, p);
-    a = enc_step(a, ga, p);
-    gb = nb, ga = na;
+  // depend on the symbols only): their latency is off the states' chains. Two
+  // groups an iteration, in two sets of registers (no copies from one to the
+  // other); states 15..8, then 7..0
+  if (i) {
+    EncSyms gb = enc_fetch(syms + i - 8, es), ga = enc_fetch(syms + i - 16, es);
+    for (;;) {
+      if (i == kDenseStates) {
+        b = enc_step(b, gb, p), a = enc_step(a, ga, p);
+        break;
+      }
+      const EncSyms hb = enc_fetch(syms + i - 24, es), ha = enc_fetch(syms + i - 32, es);
+      b = enc_step(b, gb, p), a = enc_step(a, ga, p);
+      i -= kDenseStates;
+      if (i == kDenseStates) {
+        b = enc_step(b, hb, p), a = enc_step(a, ha, p);
+        break;
+      }
+      gb = enc_fetch(syms + i - 24, es), ga = enc_fetch(syms + i - 32, es);
+      b = enc_step(b, hb, p), a = enc_step(a, ha, p);
+      i -= kDenseStates;
+    }
   }
   p -= kDenseStateBytes;
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a);  // little-endian: the u32 states
