@@ -121,17 +121,27 @@ inline __m256i renorm(__m256i x, const uint8_t*& p, const Consts& c) {
   return _mm256_blendv_epi8(x, _mm256_or_si256(_mm256_slli_epi32(x, 16), w), need);
 }
 
-// For each mask of lanes that emit a word: the lanes in ascending order at the
-// top positions 8 - popcount(mask) .. 7 (the lower positions: lane 0, unused).
+// For each mask of the lanes that keep their state (emit no word): the byte
+// shuffle that puts the words of the other lanes (the eight words of a state
+// register packed in lane order, lane j at bytes 2j, 2j + 1) in ascending lane
+// order at the top of 16 bytes; the bytes below them are zero, unused. And the
+// bytes of those words (a load: popcnt and its arithmetic took six instructions).
 struct WordPack {
-  uint8_t idx[256][8];
-  constexpr WordPack() : idx() {
-    for (int m = 0; m < 256; ++m) {
+  uint8_t idx[256][16];
+  uint8_t bytes[256];
+  constexpr WordPack() : idx(), bytes() {
+    for (int keep = 0; keep < 256; ++keep) {
       int c = 0;
-      for (int j = 0; j < 8; ++j) c += (m >> j) & 1;
+      for (int j = 0; j < 8; ++j) c += ~(keep >> j) & 1;
+      bytes[keep] = static_cast<uint8_t>(2 * c);
+      for (int b = 0; b < 16; ++b) idx[keep][b] = 0x80;
       int at = 8 - c;
       for (int j = 0; j < 8; ++j)
-        if ((m >> j) & 1) idx[m][at++] = static_cast<uint8_t>(j);
+        if (~(keep >> j) & 1) {
+          idx[keep][2 * at] = static_cast<uint8_t>(2 * j);
+          idx[keep][2 * at + 1] = static_cast<uint8_t>(2 * j + 1);
+          ++at;
+        }
     }
   }
 };
@@ -156,7 +166,9 @@ inline EncSyms enc_fetch(const uint8_t* s, const DenseEncSymbols& es) {
 }
 
 // One encoder step of eight states with the symbols g (scalar order: lane 7
-// first, its word at the highest address).
+// first, its word at the highest address). The words out: the low halves of
+// the states packed in lane order (a byte shuffle per half and a lane
+// permute), then kWordPack's shuffle of the lanes that emit.
 inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
   const __m256i ge = g.even, go = g.odd;
   const __m256i meta = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
@@ -164,13 +176,14 @@ inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
   // out: x >> 19 >= freq (both below 2^31: signed compares)
   const __m256i keep =
       _mm256_cmpgt_epi32(freq, _mm256_srli_epi32(x, 31 - static_cast<int>(kDenseScaleBits)));
-  const int m = ~_mm256_movemask_ps(_mm256_castsi256_ps(keep)) & 0xFF;
-  const __m128i pk = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kWordPack.idx[m]));
-  const __m256i w = _mm256_and_si256(_mm256_permutevar8x32_epi32(x, _mm256_cvtepu8_epi32(pk)),
-                                     _mm256_set1_epi32(0xFFFF));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p - 16),
-                   _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
-  p -= 2 * _mm_popcnt_u32(static_cast<uint32_t>(m));
+  const int m = _mm256_movemask_ps(_mm256_castsi256_ps(keep));
+  const __m256i halves = _mm256_shuffle_epi8(
+      x, _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8,
+                          9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m128i words = _mm256_castsi256_si128(_mm256_permute4x64_epi64(halves, 0x08));
+  const __m128i pk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kWordPack.idx[m]));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p - 16), _mm_shuffle_epi8(words, pk));
+  p -= kWordPack.bytes[m];
   x = _mm256_blendv_epi8(_mm256_srli_epi32(x, 16), x, keep);
   // q = (x * rcp) >> 32 >> shift, per lane
   const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, ge), 32);
@@ -182,13 +195,48 @@ inline __m256i enc_step(__m256i x, const EncSyms& g, uint8_t*& p) {
                           _mm256_mullo_epi32(q, cmpl));
 }
 
-
 // ---- symbols and extra bits -------------------------------------------------------
 
 inline __m256i set1(uint32_t v) { return _mm256_set1_epi32(static_cast<int>(v)); }
 
 inline __m256i zigzag8(__m256i r) {
   return _mm256_xor_si256(_mm256_slli_epi32(r, 1), _mm256_srai_epi32(r, 31));
+}
+
+// The symbol pass's constants, eight lanes each. The pass reads them through a
+// pointer the compiler cannot see through (SymbolConsts::get), so they are
+// memory operands; as constants, GCC kept a few in registers and rebuilt the
+// others at every use (three instructions each; 89 -> 68 instructions a group
+// with extra bits, fnoc-uwnd 1e-4).
+enum SymConst { kDirectMax, kExpBias, kCodeBias, kThree, kLow32, kNotDirect, kHuge, kSmall, kTiny };
+struct alignas(32) SymbolConsts {
+  uint32_t v[kTiny + 1][8];
+  // lanes of one value (kLow32: 64-bit lanes of 2^32 - 1)
+  static constexpr SymbolConsts make() {
+    SymbolConsts c{};
+    const uint32_t of[kTiny + 1] = {kDenseDirect - 1,
+                                    128,
+                                    static_cast<uint32_t>(-464),
+                                    3,
+                                    0,
+                                    ~(kDenseDirect - 1),
+                                    3u << 30,
+                                    ~((1u << 17) - 1),
+                                    ~((1u << 10) - 1)};
+    for (int k = 0; k <= kTiny; ++k)
+      for (int j = 0; j < 8; ++j) c.v[k][j] = k == kLow32 ? (j % 2 ? 0 : ~0u) : of[k];
+    return c;
+  }
+  static const SymbolConsts* get();
+  __m256i operator[](SymConst k) const {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(v[k]));
+  }
+};
+constexpr SymbolConsts kSymbolConsts = SymbolConsts::make();
+inline const SymbolConsts* SymbolConsts::get() {
+  const SymbolConsts* c = &kSymbolConsts;
+  asm("" : "+r"(c));
+  return c;
 }
 
 // The symbols of eight zigzag values u < 2^30, their extra-bit counts k and
@@ -198,18 +246,20 @@ inline __m256i zigzag8(__m256i r) {
 struct Sym8 {
   __m256i sym, k, bits;
 };
-inline Sym8 symbols8(__m256i u) {
+inline Sym8 symbols8(__m256i u, const SymbolConsts& c) {
   const __m256i v = _mm256_srli_epi32(_mm256_andnot_si256(_mm256_srli_epi32(u, 1), u), 1);
+  // fe = e + 126, e the top bit's position (garbage for u < 2: not big)
   const __m256i fe = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v)), 23);
-  const __m256i e = _mm256_sub_epi32(fe, set1(126));  // garbage for u < 2: not big
-  const __m256i big = _mm256_cmpgt_epi32(u, set1(kDenseDirect - 1));
+  const __m256i big = _mm256_cmpgt_epi32(u, c[kDirectMax]);
   Sym8 s;
-  s.k = _mm256_and_si256(_mm256_sub_epi32(e, set1(2)), big);
-  const __m256i m = _mm256_and_si256(_mm256_srlv_epi32(u, s.k), set1(3));
-  // 64 + 4 (e - 6) + m
-  const __m256i code = _mm256_add_epi32(_mm256_slli_epi32(e, 2), _mm256_add_epi32(m, set1(40)));
+  s.k = _mm256_and_si256(_mm256_sub_epi32(fe, c[kExpBias]), big);  // e - 2
+  const __m256i m = _mm256_and_si256(_mm256_srlv_epi32(u, s.k), c[kThree]);
+  // 64 + 4 (e - 6) + m = 4 fe + m - 464
+  const __m256i code =
+      _mm256_add_epi32(_mm256_slli_epi32(fe, 2), _mm256_add_epi32(m, c[kCodeBias]));
   s.sym = _mm256_blendv_epi8(u, code, big);
-  s.bits = _mm256_and_si256(u, _mm256_sub_epi32(_mm256_sllv_epi32(set1(1), s.k), set1(1)));
+  const __m256i ones = _mm256_cmpeq_epi32(u, u);
+  s.bits = _mm256_andnot_si256(_mm256_sllv_epi32(ones, s.k), u);  // u mod 2^k
   return s;
 }
 
@@ -224,8 +274,8 @@ inline __m128i bytes16(__m256i a, __m256i b) {
 struct Fields {
   __m256i f, n;
 };
-inline Fields pairs(const Sym8& s) {
-  const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
+inline Fields pairs(const Sym8& s, const SymbolConsts& c) {
+  const __m256i lo = c[kLow32];
   const __m256i klo = _mm256_and_si256(s.k, lo);
   const __m256i hi = _mm256_sllv_epi64(_mm256_srli_epi64(s.bits, 32), klo);
   return {_mm256_or_si256(_mm256_and_si256(s.bits, lo), hi),
@@ -359,15 +409,27 @@ uint8_t* dense_rans_encode_avx2(const uint8_t* syms, uint32_t len, const DenseEn
   __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs));
   __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(xs + 8));
   // the loads of the next group are issued before this group's steps (they
-  // depend on the symbols only): their latency is off the states' chains
-  EncSyms gb = i ? enc_fetch(syms + i - 8, es) : EncSyms{};
-  EncSyms ga = i ? enc_fetch(syms + i - 16, es) : EncSyms{};
-  for (; i; i -= kDenseStates) {                                 // states 15..8, then 7..0
-    const uint32_t j = i > kDenseStates ? i - kDenseStates : i;  // the last group: again
-    const EncSyms nb = enc_fetch(syms + j - 8, es), na = enc_fetch(syms + j - 16, es);
-    b = enc_step(b, gb, p);
-    a = enc_step(a, ga, p);
-    gb = nb, ga = na;
+  // depend on the symbols only): their latency is off the states' chains. Two
+  // groups an iteration, in two sets of registers (no copies from one to the
+  // other); states 15..8, then 7..0
+  if (i) {
+    EncSyms gb = enc_fetch(syms + i - 8, es), ga = enc_fetch(syms + i - 16, es);
+    for (;;) {
+      if (i == kDenseStates) {
+        b = enc_step(b, gb, p), a = enc_step(a, ga, p);
+        break;
+      }
+      const EncSyms hb = enc_fetch(syms + i - 24, es), ha = enc_fetch(syms + i - 32, es);
+      b = enc_step(b, gb, p), a = enc_step(a, ga, p);
+      i -= kDenseStates;
+      if (i == kDenseStates) {
+        b = enc_step(b, hb, p), a = enc_step(a, ha, p);
+        break;
+      }
+      gb = enc_fetch(syms + i - 24, es), ga = enc_fetch(syms + i - 32, es);
+      b = enc_step(b, hb, p), a = enc_step(a, ha, p);
+      i -= kDenseStates;
+    }
   }
   p -= kDenseStateBytes;
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a);  // little-endian: the u32 states
@@ -454,8 +516,7 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
   using dense_bits::residual_at;
   dense_bits::BitWriter bw{extra};
   SymbolTables tables;
-  const __m256i not_direct = set1(~(kDenseDirect - 1)), huge = set1(3u << 30);
-  const __m256i small = set1(~((1u << 17) - 1)), tiny = set1(~((1u << 10) - 1));
+  const SymbolConsts& c = *SymbolConsts::get();
   uint32_t i = 0;
   // the first group of Lorenzo (its first values have other residuals): one at a time
   if (kOrder != 0)
@@ -465,13 +526,13 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
     const __m256i u0 = zigzag8(r0), u1 = zigzag8(r1);
     const __m256i any = _mm256_or_si256(u0, u1);
     __m128i* out = reinterpret_cast<__m128i*>(syms + i);
-    if (_mm256_testz_si256(any, not_direct)) {  // all direct: no extra bits
+    if (_mm256_testz_si256(any, c[kNotDirect])) {  // all direct: no extra bits
       const __m128i s = bytes16(u0, u1);
       _mm_storeu_si128(out, s);
       tables.count16(syms + i);
       continue;
     }
-    if (!_mm256_testz_si256(any, huge)) {  // a value >= 2^30: a pair may exceed 56 bits
+    if (!_mm256_testz_si256(any, c[kHuge])) {  // a value >= 2^30: a pair may exceed 56 bits
       alignas(32) uint32_t u[16];
       _mm256_store_si256(reinterpret_cast<__m256i*>(u), u0);
       _mm256_store_si256(reinterpret_cast<__m256i*>(u + 8), u1);
@@ -479,19 +540,19 @@ size_t symbols_avx2(const uint32_t* src, uint32_t len, uint8_t* syms, uint8_t* e
       tables.count16(syms + i);
       continue;
     }
-    const Sym8 a = symbols8(u0), b = symbols8(u1);
+    const Sym8 a = symbols8(u0, c), b = symbols8(u1, c);
     const __m128i s = bytes16(a.sym, b.sym);
     _mm_storeu_si128(out, s);
-    Fields fa = pairs(a), fb = pairs(b);
+    Fields fa = pairs(a, c), fb = pairs(b, c);
     alignas(32) uint64_t f[8], n[8];
-    const bool four = _mm256_testz_si256(any, small);  // all below 2^17: four in 56 bits
+    const bool four = _mm256_testz_si256(any, c[kSmall]);  // all below 2^17: four in 56 bits
     if (four) fa = quads(fa), fb = quads(fb);
     _mm256_store_si256(reinterpret_cast<__m256i*>(f), fa.f);
     _mm256_store_si256(reinterpret_cast<__m256i*>(f + 4), fb.f);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n), fa.n);
     _mm256_store_si256(reinterpret_cast<__m256i*>(n + 4), fb.n);
     // (loops of constant length: unrolled)
-    if (four && _mm256_testz_si256(any, tiny)) {  // all below 2^10: eight in 56 bits
+    if (four && _mm256_testz_si256(any, c[kTiny])) {  // all below 2^10: eight in 56 bits
       for (int j = 0; j < 8; j += 4)
         bw.put(f[j] | f[j + 2] << n[j], static_cast<uint32_t>(n[j] + n[j + 2]));
     } else if (four) {

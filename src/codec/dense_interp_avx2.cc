@@ -55,27 +55,29 @@ constexpr int kInOrder = 0xD8;  // 64-bit lanes (0 2 1 3): the shuffle's order <
 struct Step {
   __m256i lo, hi, b, c, a, d;  // v[j..j+7], v[j+8..j+15]; the neighbours' streams
 };
-// The step's sources, one pointer each: the values at j, their neighbours at
-// j - off, j + off (and j - 3 off, j + 3 off), moved 16 values a step. (Indices
-// j - off etc. in u32 would be recomputed and widened every step.) a and d:
-// cubic only (linear runs need not have those neighbours).
+// The step's sources: the values at j, their neighbours at j - off, j + off
+// (and j - 3 off, j + 3 off), each a pointer at the run's first step plus one
+// index that moves 16 values a step (one add a step; indices j - off etc. in
+// u32 would be recomputed and widened every step). a and d: cubic only (linear
+// runs need not have those neighbours).
 template <bool kCubic>
 struct Cursor {
   const int32_t *x, *b, *c, *a, *d;
+  size_t i = 0;
   Cursor(const int32_t* v, uint32_t j, uint32_t off)
       : x(v + j),
         b(x - off),
         c(x + off),
         a(kCubic ? b - 2 * size_t{off} : x),
         d(kCubic ? c + 2 * size_t{off} : x) {}
-  void next() { x += 16, b += 16, c += 16, a += 16, d += 16; }
+  void next() { i += 16; }
 };
 template <bool kCubic>
 inline Step load_step(const Cursor<kCubic>& at) {
   Step l;
-  l.lo = load8(at.x), l.hi = load8(at.x + 8);
-  l.b = evens(at.b), l.c = evens(at.c);
-  if (kCubic) l.a = evens(at.a), l.d = evens(at.d);
+  l.lo = load8(at.x + at.i), l.hi = load8(at.x + at.i + 8);
+  l.b = evens(at.b + at.i), l.c = evens(at.c + at.i);
+  if (kCubic) l.a = evens(at.a + at.i), l.d = evens(at.d + at.i);
   return l;
 }
 
@@ -114,8 +116,9 @@ inline __m256i add_steps(__m256i x, __m256i k) {
 inline __m256i div255(__m256i n) {
   const __m256i magic = _mm256_set1_epi64x(0x80808081);
   const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(n, magic), 39);
-  const __m256i odd = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(n, 32), magic), 39);
-  return _mm256_or_si256(even, _mm256_slli_epi64(odd, 32));
+  // (the odd lanes' products >> 7: the quotient in the upper half of each)
+  const __m256i odd = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(n, 32), magic), 7);
+  return _mm256_blend_epi32(even, odd, 0xAA);
 }
 
 // The step's new values y (in the streams' order) into v[j + 2 t], the odd
@@ -135,29 +138,54 @@ uint32_t vector_count(uint32_t len, uint32_t from, uint32_t count, uint32_t off)
   return static_cast<uint32_t>(8 * std::min<uint64_t>(count / 8, room));
 }
 
+// One step of the encoder: the eight values of l (at w) against their
+// predictions, their residuals to r.
+template <bool kCubic>
+inline void encode_step(const Step& l, int32_t* w, uint32_t* r, uint32_t off) {
+  constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
+  const __m256i x = evens_of(l.lo, l.hi);
+  if (!small<kCubic, true>(l, x)) {
+    interp_step::encode_run<K>(w, 0, 8, off, r);
+    return;
+  }
+  const __m256i p = predict<kCubic>(l);
+  // n = x - p + 127 + 255 * 2^21 >= 0 (|x - p| < 2^28); k = floor(n / 255) - 2^21
+  const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(x, p), set1(127 + (255 << 21)));
+  const __m256i k = _mm256_sub_epi32(div255(n), set1(1 << 21));
+  store8(reinterpret_cast<int32_t*>(r), _mm256_permute4x64_epi64(k, kInOrder));
+  store_values(w, l, add_steps(p, k));
+}
+
+// Two steps an iteration, each one's loads before the other's stores: the
+// loads of the step ahead live in the other set of registers, so no step
+// copies its loads from one set to the other.
 template <bool kCubic>
 void encode_run(int32_t* v, uint32_t len, uint32_t from, uint32_t count, uint32_t off,
                 uint32_t* r) {
   constexpr int K = kCubic ? interp_step::kCubic : interp_step::kLinear;
   const uint32_t vec = vector_count<kCubic>(len, from, count, off);
   Cursor<kCubic> at(v, from, off);
-  Step next = vec ? load_step<kCubic>(at) : Step{};
-  for (uint32_t t = 0; t < vec; t += 8) {
-    int32_t* w = v + from + 2 * t;
-    const Step l = next;
-    at.next();
-    if (t + 8 < vec) next = load_step<kCubic>(at);  // before this step's store
-    const __m256i x = evens_of(l.lo, l.hi);
-    if (!small<kCubic, true>(l, x)) {
-      interp_step::encode_run<K>(w, 0, 8, off, r + t);
-      continue;
+  int32_t* w = v + from;
+  uint32_t* out = r;
+  uint32_t steps = vec / 8;
+  if (steps) {
+    Step a = load_step<kCubic>(at);
+    for (; steps > 2; steps -= 2, w += 32, out += 16) {
+      at.next();
+      const Step b = load_step<kCubic>(at);  // before a's stores
+      encode_step<kCubic>(a, w, out, off);
+      at.next();
+      a = load_step<kCubic>(at);  // before b's stores
+      encode_step<kCubic>(b, w + 16, out + 8, off);
     }
-    const __m256i p = predict<kCubic>(l);
-    // n = x - p + 127 + 255 * 2^21 >= 0 (|x - p| < 2^28); k = floor(n / 255) - 2^21
-    const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(x, p), set1(127 + (255 << 21)));
-    const __m256i k = _mm256_sub_epi32(div255(n), set1(1 << 21));
-    store8(reinterpret_cast<int32_t*>(r + t), _mm256_permute4x64_epi64(k, kInOrder));
-    store_values(w, l, add_steps(p, k));
+    if (steps == 2) {
+      at.next();
+      const Step b = load_step<kCubic>(at);
+      encode_step<kCubic>(a, w, out, off);
+      encode_step<kCubic>(b, w + 16, out + 8, off);
+    } else {
+      encode_step<kCubic>(a, w, out, off);
+    }
   }
   interp_step::encode_run<K>(v, from + 2 * vec, count - vec, off, r + vec);
 }

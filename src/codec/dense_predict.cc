@@ -21,7 +21,7 @@ inline uint32_t u32(int32_t v) { return static_cast<uint32_t>(v); }
 // log2(x) in 16.16 fixed point, integers only (the choice, and so the bytes,
 // cannot depend on a libm): the top bit's position, then 16 fraction bits by
 // repeated squaring of the mantissa.
-uint64_t log2_fix(uint64_t x) {
+constexpr uint64_t log2_fix_squaring(uint64_t x) {
   const uint32_t e = 63u - static_cast<uint32_t>(__builtin_clzll(x));
   uint64_t m = e >= 31 ? x >> (e - 31) : x << (31 - e);  // Q1.31 in [1, 2)
   uint64_t r = uint64_t{e} << 16;
@@ -31,6 +31,19 @@ uint64_t log2_fix(uint64_t x) {
   }
   return r;
 }
+
+// The same for x below 2^12 from a table made at compile time: most bins of a
+// sample hold fewer counts, and the squarings took ~100 instructions a bin.
+constexpr uint32_t kLog2Table = 1u << 12;
+struct Log2Table {
+  uint32_t v[kLog2Table];
+  constexpr Log2Table() : v() {
+    for (uint32_t x = 1; x < kLog2Table; ++x) v[x] = static_cast<uint32_t>(log2_fix_squaring(x));
+  }
+};
+constexpr Log2Table kLog2;
+
+inline uint64_t log2_fix(uint64_t x) { return x < kLog2Table ? kLog2.v[x] : log2_fix_squaring(x); }
 
 constexpr uint32_t kEstSymbols = kDenseEstSymbols;
 static_assert(kEstSymbols == 97, "ChunkKernels::dense_sample_histograms (chunk_codec.h) says 97");
