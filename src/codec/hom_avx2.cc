@@ -64,26 +64,24 @@ inline __m256i up_in_halves(__m256i x, __m256i f) {
 
 // S = A + B + carry over 8 planes, for 32 values at once. *c: the carry into plane
 // 0 (every lane equal); on return the carry out of plane 7. g, p: generate and
-// propagate (the carry-in first joins plane 0's generate), combined over 1 and 2
-// planes inside each 128-bit half (planes 0-3 | 4-7; p filled with ones at the
-// half's start, so that it stays the propagate of the half's prefix), then plane
-// 3's generate joins planes 4-7: one lane-crossing step instead of one per level.
-// The carry into plane j is then g of plane j-1.
+// propagate, combined over 1 and 2 planes inside each 128-bit half (planes 0-3 |
+// 4-7; p filled with ones at the half's start, so that it stays the propagate of
+// the half's prefix); then the carries into the halves, [carry in | g3 | p3 &
+// carry in], join them: one lane-crossing step instead of one per level. The
+// carry into plane j is then g of plane j-1.
 inline __m256i add8(__m256i A, __m256i B, __m256i* c) {
   const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi32(-1);
   const __m256i p0 = _mm256_xor_si256(A, B);
-  __m256i p = p0, g = _mm256_or_si256(_mm256_and_si256(A, B),
-                                      _mm256_and_si256(p, _mm256_blend_epi32(zero, *c, 0x01)));
+  __m256i p = p0, g = _mm256_and_si256(A, B);
   g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<4>(g, zero)));
   p = _mm256_and_si256(p, up_in_halves<4>(p, ones));
   g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<8>(g, zero)));
   p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
-  // [carry in | g3]: the carries into planes 0 and 4 (in the low half it only
-  // adds what g already has)
-  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, *c, 0x02), 0xFF);
-  g = _mm256_or_si256(g, _mm256_and_si256(p, g3));
-  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, g3));
-  *c = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x11), 0xFF);
+  const __m256i x = _mm256_or_si256(g, _mm256_and_si256(p, *c));  // lane 3: carry into plane 4
+  const __m256i cin = _mm256_shuffle_epi32(_mm256_permute2x128_si256(x, *c, 0x02), 0xFF);
+  g = _mm256_or_si256(g, _mm256_and_si256(p, cin));
+  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, cin));
+  *c = _mm256_permutevar8x32_epi32(g, _mm256_set1_epi32(7));
   return s;
 }
 
