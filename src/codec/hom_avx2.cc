@@ -11,7 +11,11 @@
 // (docs/reports/2026-11-30-hom-in-reach.md). Comparing only the last steps'
 // planes with the plane below, step 0 with its constant carry-in apart and one
 // reach test a block took it to 121 (and REL 1e-2 from 111 to 83;
-// docs/reports/2026-11-30-codec-frontier-13.md).
+// docs/reports/2026-11-30-codec-frontier-13.md). Plane m = max(wa, wb) of the
+// sum taken from the carry (so m = 8 is one step) and compared with the planes
+// below for the code length, an explicit two-step path and the carry-in joined
+// at the halves took it to 111.5, and rect3d-t (REL 1e-4) and rhumidity (1e-3)
+// from 112 to 94 and 95 (REL 1e-2 within 0.5% of before).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -64,26 +68,24 @@ inline __m256i up_in_halves(__m256i x, __m256i f) {
 
 // S = A + B + carry over 8 planes, for 32 values at once. *c: the carry into plane
 // 0 (every lane equal); on return the carry out of plane 7. g, p: generate and
-// propagate (the carry-in first joins plane 0's generate), combined over 1 and 2
-// planes inside each 128-bit half (planes 0-3 | 4-7; p filled with ones at the
-// half's start, so that it stays the propagate of the half's prefix), then plane
-// 3's generate joins planes 4-7: one lane-crossing step instead of one per level.
-// The carry into plane j is then g of plane j-1.
+// propagate, combined over 1 and 2 planes inside each 128-bit half (planes 0-3 |
+// 4-7; p filled with ones at the half's start, so that it stays the propagate of
+// the half's prefix); then the carries into the halves, [carry in | g3 | p3 &
+// carry in], join them: one lane-crossing step instead of one per level. The
+// carry into plane j is then g of plane j-1.
 inline __m256i add8(__m256i A, __m256i B, __m256i* c) {
   const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi32(-1);
   const __m256i p0 = _mm256_xor_si256(A, B);
-  __m256i p = p0, g = _mm256_or_si256(_mm256_and_si256(A, B),
-                                      _mm256_and_si256(p, _mm256_blend_epi32(zero, *c, 0x01)));
+  __m256i p = p0, g = _mm256_and_si256(A, B);
   g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<4>(g, zero)));
   p = _mm256_and_si256(p, up_in_halves<4>(p, ones));
   g = _mm256_or_si256(g, _mm256_and_si256(p, up_in_halves<8>(g, zero)));
   p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
-  // [carry in | g3]: the carries into planes 0 and 4 (in the low half it only
-  // adds what g already has)
-  const __m256i g3 = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, *c, 0x02), 0xFF);
-  g = _mm256_or_si256(g, _mm256_and_si256(p, g3));
-  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, g3));
-  *c = _mm256_shuffle_epi32(_mm256_permute2x128_si256(g, g, 0x11), 0xFF);
+  const __m256i x = _mm256_or_si256(g, _mm256_and_si256(p, *c));  // lane 3: carry into plane 4
+  const __m256i cin = _mm256_shuffle_epi32(_mm256_permute2x128_si256(x, *c, 0x02), 0xFF);
+  g = _mm256_or_si256(g, _mm256_and_si256(p, cin));
+  const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, cin));
+  *c = _mm256_permutevar8x32_epi32(g, _mm256_set1_epi32(7));
   return s;
 }
 
@@ -143,61 +145,98 @@ inline uint32_t code_length_below(const uint8_t* out, uint32_t j) {
 
 // add_blocks without bounds checks, for a block whose every 8-plane step is in
 // reach (the caller checked), wb >= 1 and wa >= 1 (or 0 for 0 - b); wa4, wb4:
-// their payload bytes (4 wa, 4 wb), the unit of the running plane index and of
-// the keep masks; m4 = max(wa4, wb4), passed in so that it stays a cmov (GCC
-// made a branch on wa > wb of it otherwise, which read slower). Leaner: only the
-// last step (planes from 8 floor(max(wa, wb) / 8) on; those above max(wa, wb)
-// repeat the sign) and the one before, if any, are compared plane by plane with
-// the plane below, after the loop; the code length is 1 + the highest plane that
-// differs. When none of these 16 differs (the sum shrank by 8 planes or more, as
-// for a - b with b close to a) the stored planes below decide. Comparing the last
-// step only was 9 instructions a block fewer on fnoc-vwnd, but left 7% of its
-// blocks to that branch, which resolves only at the end of the block's adds and
-// mispredicts: slower. kSub: b's planes flipped and a carry-in of 1.
+// their payload bytes (4 wa, 4 wb), the unit of the keep masks' plane indices;
+// m4 = 4 m, m = max(wa, wb), passed in so that it stays a cmov (GCC made a
+// branch on wa > wb of it otherwise, which read slower). The sum has m + 1
+// planes: plane m and all above it are its sign plane t = sa ^ sb ^ the carry
+// out of the planes below. So the steps cover planes 0 .. m - 1 only and t is
+// stored at plane m: m = 8 (16) takes one step (two), not two (three) whose
+// last had one plane to add. For m < 8 the step's planes are compared with the
+// plane below, as before; else with t: the code length is 2 + the highest plane
+// of the last step and the one before, if any, that differs from t. When none
+// differs (a sum of 0 and -1, or past two steps one that shrank by 8 planes or
+// more, as for a - b with b close to a) the stored planes decide. Comparing the
+// last step only was 9 instructions a block fewer on fnoc-vwnd, but left 7% of
+// its blocks to that branch, which resolves only at the end of the block's adds
+// and mispredicts: slower. kSub: b's planes flipped and a carry-in of 1.
 template <bool kSub>
-inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
-                                uint32_t m4, uint8_t* out) {
-  const __m256i flip = kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
-  const __m256i sa = kSub && wa4 == 0 ? _mm256_setzero_si256()
-                                      : _mm256_set1_epi32(static_cast<int>(load_u32(a + wa4 - 4)));
-  const __m256i sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + wb4 - 4)));
-  const __m256i va = _mm256_set1_epi32(static_cast<int>(wa4));
-  const __m256i vb = _mm256_set1_epi32(static_cast<int>(wb4));
-  __m256i plane = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);  // 4 x the planes of a step
-  const size_t last = m4 & ~31u;                                   // bytes below the last step
-  __m256i carry = flip, prev = _mm256_setzero_si256();
-  const auto step = [&](size_t j) {
+struct FastAdd {
+  const uint8_t *a, *b;
+  uint8_t* out;
+  __m256i sa, sb, va, vb, carry;
+  FastAdd(const uint8_t* a_, uint32_t wa4, const uint8_t* b_, uint32_t wb4, uint8_t* out_)
+      : a(a_), b(b_), out(out_) {
+    sa = kSub && wa4 == 0 ? _mm256_setzero_si256()
+                          : _mm256_set1_epi32(static_cast<int>(load_u32(a + wa4 - 4)));
+    sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + wb4 - 4)));
+    va = _mm256_set1_epi32(static_cast<int>(wa4));
+    vb = _mm256_set1_epi32(static_cast<int>(wb4));
+    carry = flip();
+  }
+  static __m256i flip() { return kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256(); }
+  // the sum's bytes j .. j + 31 (plane: 4 x their planes), stored
+  __m256i step(size_t j, __m256i plane) {
     const __m256i A =
         _mm256_blendv_epi8(sa, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + j)),
                            _mm256_cmpgt_epi32(va, plane));
     const __m256i B = _mm256_xor_si256(
         _mm256_blendv_epi8(sb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + j)),
                            _mm256_cmpgt_epi32(vb, plane)),
-        flip);
+        flip());
     const __m256i s = add8(A, B, &carry);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), s);
-    plane = _mm256_add_epi32(plane, _mm256_set1_epi32(32));
     return s;
-  };
-  const auto same = [](__m256i x, __m256i below) {
-    return static_cast<uint32_t>(
-        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, up1(x, below)))));
-  };
-  // Step 0 is apart in both branches: its carry-in is a constant.
-  if (last == 0) {  // one step: no plane below it but the zero plane -1
-    const uint32_t differ = same(step(0), prev) ^ 0xFFu;
+  }
+  // the sign plane of the sum (planes m on), stored at plane m (byte m4)
+  __m256i sign(size_t m4) {
+    const __m256i t = _mm256_xor_si256(_mm256_xor_si256(sa, _mm256_xor_si256(sb, flip())), carry);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + m4), t);
+    return t;
+  }
+  static uint32_t same(__m256i x, __m256i t) {
+    return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, t))));
+  }
+};
+
+template <bool kSub>
+inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
+                                uint32_t m4, uint8_t* out) {
+  const __m256i plane0 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  if (m4 < 32) {  // one step, its planes compared with the plane below
+    FastAdd<kSub> f(a, wa4, b, wb4, out);
+    const __m256i s = f.step(0, plane0);
+    const uint32_t differ = FastAdd<kSub>::same(s, up1(s, _mm256_setzero_si256())) ^ 0xFFu;
     return static_cast<uint32_t>(31 ^ __builtin_clz(differ * 2 + 1));  // 0 for an all-zero sum
   }
-  __m256i prev2 = prev;
-  prev = step(0);
-  for (size_t j = 32; j != last; j += 32) prev2 = prev, prev = step(j);
-  const __m256i s = step(last);
-  // bits 8-15: planes last .. last + 7 differ from the one below; bits 0-7: the 8
-  // planes before
-  const uint32_t differ = (same(s, prev) << 8 | same(prev, prev2)) ^ 0xFFFFu;
-  if (__builtin_expect(differ == 0, 0))
-    return code_length_below(out, static_cast<uint32_t>(last / 4));
-  return static_cast<uint32_t>(last / 4) - 7 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+  if (m4 == 32) {  // one step and plane 8
+    FastAdd<kSub> f(a, wa4, b, wb4, out);
+    const __m256i s = f.step(0, plane0), t = f.sign(m4);
+    const uint32_t differ = FastAdd<kSub>::same(s, t) ^ 0xFFu;  // bit k: plane k differs from t
+    if (__builtin_expect(differ == 0, 0)) return load_u32(out) != 0;
+    return 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+  }
+  const __m256i step4 = _mm256_set1_epi32(32);
+  if (m4 <= 64) {  // two steps and plane m
+    FastAdd<kSub> f(a, wa4, b, wb4, out);
+    const __m256i s0 = f.step(0, plane0), s1 = f.step(32, _mm256_add_epi32(plane0, step4));
+    const __m256i t = f.sign(m4);
+    // bit k: plane k differs from t
+    const uint32_t differ = (FastAdd<kSub>::same(s1, t) << 8 | FastAdd<kSub>::same(s0, t)) ^
+                            0xFFFFu;
+    if (__builtin_expect(differ == 0, 0)) return load_u32(out) != 0;
+    return 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+  }
+  FastAdd<kSub> f(a, wa4, b, wb4, out);  // three steps or more
+  __m256i plane = _mm256_add_epi32(plane0, step4), prev = f.step(0, plane0);
+  const size_t last = (m4 - 4) & ~31u;  // bytes below the last step
+  for (size_t j = 32; j != last; j += 32)
+    prev = f.step(j, plane), plane = _mm256_add_epi32(plane, step4);
+  const __m256i s = f.step(last, plane), t = f.sign(m4);
+  // bit k: plane last / 4 - 8 + k differs from t
+  const uint32_t differ = (FastAdd<kSub>::same(s, t) << 8 | FastAdd<kSub>::same(prev, t)) ^ 0xFFFFu;
+  const uint32_t below = static_cast<uint32_t>(last / 4) - 8;
+  if (__builtin_expect(differ == 0, 0)) return code_length_below(out, below + 1);
+  return below + 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
 }
 
 // Pipelines 1 and 2: the w planes of one block, 8 per load and store.
@@ -230,15 +269,18 @@ inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w4) {
 // lower bound of the bytes left before the nearest of the three stops: a block
 // moves each pointer by at most 4 (max(wa, wb) + 1) bytes (0 + b and a + 0 by the
 // copied bytes), and only when the bound runs out are the distances taken again:
-// one test a block instead of three.
+// one test a block instead of three. Each kind of block stores its code length
+// and moves po itself: with one code length for the three, GCC kept more copies
+// of the widths (3 instructions a block). The index k counts up to 0.
 template <bool kSub>
 void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                              uint8_t* out, size_t raw, uint32_t nblocks, BlockCursor& c,
                              uint64_t n[4]) {
   if (a_bytes < kStepReach || b_bytes < kStepReach || raw < kStepReach) return;
-  const uint8_t* const la = a + kQuantChunkHeaderBytes;
-  const uint8_t* const lb = b + kQuantChunkHeaderBytes;
-  uint8_t* const lo = out + kQuantChunkHeaderBytes;
+  // the width bytes, indexed from their end: the loop counts k up to 0
+  const uint8_t* const la = a + kQuantChunkHeaderBytes + nblocks;
+  const uint8_t* const lb = b + kQuantChunkHeaderBytes + nblocks;
+  uint8_t* const lo = out + kQuantChunkHeaderBytes + nblocks;
   const uint8_t *pa = a + c.pa, *pb = b + c.pb;
   uint8_t* po = out + c.pos;
   const uint8_t* const a_stop = a + (a_bytes - kStepReach);
@@ -251,31 +293,34 @@ void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b,
   };
   ptrdiff_t slack = distance();
   uint64_t n0 = 0, n1 = 0, n2 = 0;
-  uint32_t i = c.blk;
-  for (; i != nblocks; ++i) {
+  ptrdiff_t k = static_cast<ptrdiff_t>(c.blk) - static_cast<ptrdiff_t>(nblocks);
+  for (; k != 0; ++k) {
     if (__builtin_expect(slack < 0, 0) && (slack = distance()) < 0) break;
-    const uint32_t wa4 = block_payload_bytes(la[i]), wb4 = block_payload_bytes(lb[i]);
-    uint32_t w4;                           // the sum's payload bytes
+    const uint32_t wa4 = block_payload_bytes(la[k]), wb4 = block_payload_bytes(lb[k]);
     if (wb4 != 0 && (wa4 != 0 || kSub)) {  // 0 - b: negation through the adder
       if (kSub && wa4 == 0) ++n1;
       const uint32_t m4 = wa4 > wb4 ? wa4 : wb4;
       slack -= static_cast<ptrdiff_t>(m4 + 4);
-      w4 = block_payload_bytes(add_blocks_fast<kSub>(pa, wa4, pb, wb4, m4, po));
+      const uint32_t w = add_blocks_fast<kSub>(pa, wa4, pb, wb4, m4, po);
+      lo[k] = static_cast<uint8_t>(w);
+      po += block_payload_bytes(w);
     } else if (wb4 != 0) {  // 0 + b
-      w4 = wb4, ++n1;
+      ++n1;
       slack -= static_cast<ptrdiff_t>(wb4);
       copy_planes_in_reach(po, pb, wb4);
+      lo[k] = lb[k];
+      po += wb4;
     } else {  // a + 0 (or 0 + 0: nothing to copy)
-      w4 = wa4, ++(wa4 ? n2 : n0);
+      ++(wa4 ? n2 : n0);
       slack -= static_cast<ptrdiff_t>(wa4);
       copy_planes_in_reach(po, pa, wa4);
+      lo[k] = la[k];
+      po += wa4;
     }
-    lo[i] = static_cast<uint8_t>(w4 / 4);
     pa += wa4;
     pb += wb4;
-    po += w4;
   }
-  const uint32_t done = i - c.blk;
+  const uint32_t i = nblocks + static_cast<uint32_t>(k), done = i - c.blk;
   n[0] += n0, n[1] += n1, n[2] += n2, n[3] += done - n0 - n1 - n2;
   c.blk = i;
   c.pa = static_cast<size_t>(pa - a), c.pb = static_cast<size_t>(pb - b);
