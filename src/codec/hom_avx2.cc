@@ -15,7 +15,8 @@
 // sum taken from the carry (so m = 8 is one step) and compared with the planes
 // below for the code length, an explicit two-step path and the carry-in joined
 // at the halves took it to 111.5, and rect3d-t (REL 1e-4) and rhumidity (1e-3)
-// from 112 to 94 and 95 (REL 1e-2 within 0.5% of before).
+// from 112 to 94 and 95 (REL 1e-2 within 1.1% of before;
+// docs/reports/2026-11-30-codec-frontier-14.md).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
