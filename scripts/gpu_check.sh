@@ -116,26 +116,22 @@ prepare() {
   cp "$gt/CMakeLists.txt" "$deps/googletest/"
   (cd "$gt" && tar cf - --exclude=test --exclude=docs --exclude=samples googletest) |
     (cd "$deps/googletest" && tar xf -)
-  # nlohmann-json (header only; libzcoll_mpi's tuning files), in its install layout
-  if [[ -d /usr/include/nlohmann && -d /usr/share/cmake/nlohmann_json ]]; then
-    rm -rf "$deps/nlohmann"
-    mkdir -p "$deps/nlohmann/include" "$deps/nlohmann/share/cmake"
-    cp -r /usr/include/nlohmann "$deps/nlohmann/include/"
-    cp -r /usr/share/cmake/nlohmann_json "$deps/nlohmann/share/cmake/"
-  else
-    echo "gpu_check: nlohmann-json not found (apt-get install nlohmann-json3-dev)"
-    return 1
-  fi
-  # CLI11 (header only; zcoll-codec-bench of scripts/cpu_scale_check.sh), likewise
-  if [[ -d /usr/include/CLI && -d /usr/share/cmake/CLI11 ]]; then
-    rm -rf "$deps/cli11"
-    mkdir -p "$deps/cli11/include" "$deps/cli11/share/cmake"
-    cp -r /usr/include/CLI "$deps/cli11/include/"
-    cp -r /usr/share/cmake/CLI11 "$deps/cli11/share/cmake/"
-  else
-    echo "gpu_check: CLI11 not found (apt-get install libcli11-dev)"
-    return 1
-  fi
+  # header-only packages in their install layout (DIR/include/X, DIR/share/cmake/Y):
+  # nlohmann-json (libzcoll_mpi's tuning files) and CLI11 (zcoll-codec-bench of
+  # scripts/cpu_scale_check.sh)
+  headers() {  # DIR INCLUDE CMAKE DEBIAN-PACKAGE
+    if [[ -d /usr/include/$2 && -d /usr/share/cmake/$3 ]]; then
+      rm -rf "${deps:?}/$1"
+      mkdir -p "$deps/$1/include" "$deps/$1/share/cmake"
+      cp -r "/usr/include/$2" "$deps/$1/include/"
+      cp -r "/usr/share/cmake/$3" "$deps/$1/share/cmake/"
+    else
+      echo "gpu_check: /usr/include/$2 not found (apt-get install $4)"
+      return 1
+    fi
+  }
+  headers nlohmann nlohmann nlohmann_json nlohmann-json3-dev || return 1
+  headers cli11 CLI CLI11 libcli11-dev || return 1
   # MPI: the mpich wheel of PyPI (mpicc, mpicxx, mpiexec, libmpi; relocatable),
   # without its second library (libmpi_abi) and the launcher variants
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
