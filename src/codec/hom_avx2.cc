@@ -199,6 +199,15 @@ struct FastAdd {
   }
 };
 
+// The code length of a sum from its planes compared with t, the sign plane it has
+// from plane m on: bit k of differ set where plane below + k differs from t (the
+// planes compared reach m - 1). 2 + the highest such plane; where none differs
+// (the sum shrank below plane `below`), the stored planes decide.
+inline uint32_t code_length_under_t(uint32_t differ, uint32_t below, const uint8_t* out) {
+  if (__builtin_expect(differ == 0, 0)) return code_length_below(out, below + 1);
+  return below + 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+}
+
 template <bool kSub>
 inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
                                 uint32_t m4, uint8_t* out) {
@@ -212,20 +221,15 @@ inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b
   if (m4 == 32) {  // one step and plane 8
     FastAdd<kSub> f(a, wa4, b, wb4, out);
     const __m256i s = f.step(0, plane0), t = f.sign(m4);
-    const uint32_t differ = FastAdd<kSub>::same(s, t) ^ 0xFFu;  // bit k: plane k differs from t
-    if (__builtin_expect(differ == 0, 0)) return load_u32(out) != 0;
-    return 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+    return code_length_under_t(FastAdd<kSub>::same(s, t) ^ 0xFFu, 0, out);
   }
   const __m256i step4 = _mm256_set1_epi32(32);
   if (m4 <= 64) {  // two steps and plane m
     FastAdd<kSub> f(a, wa4, b, wb4, out);
     const __m256i s0 = f.step(0, plane0), s1 = f.step(32, _mm256_add_epi32(plane0, step4));
     const __m256i t = f.sign(m4);
-    // bit k: plane k differs from t
-    const uint32_t differ = (FastAdd<kSub>::same(s1, t) << 8 | FastAdd<kSub>::same(s0, t)) ^
-                            0xFFFFu;
-    if (__builtin_expect(differ == 0, 0)) return load_u32(out) != 0;
-    return 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+    return code_length_under_t(
+        (FastAdd<kSub>::same(s1, t) << 8 | FastAdd<kSub>::same(s0, t)) ^ 0xFFFFu, 0, out);
   }
   FastAdd<kSub> f(a, wa4, b, wb4, out);  // three steps or more
   __m256i plane = _mm256_add_epi32(plane0, step4), prev = f.step(0, plane0);
@@ -233,11 +237,9 @@ inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b
   for (size_t j = 32; j != last; j += 32)
     prev = f.step(j, plane), plane = _mm256_add_epi32(plane, step4);
   const __m256i s = f.step(last, plane), t = f.sign(m4);
-  // bit k: plane last / 4 - 8 + k differs from t
-  const uint32_t differ = (FastAdd<kSub>::same(s, t) << 8 | FastAdd<kSub>::same(prev, t)) ^ 0xFFFFu;
-  const uint32_t below = static_cast<uint32_t>(last / 4) - 8;
-  if (__builtin_expect(differ == 0, 0)) return code_length_below(out, below + 1);
-  return below + 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
+  return code_length_under_t(
+      (FastAdd<kSub>::same(s, t) << 8 | FastAdd<kSub>::same(prev, t)) ^ 0xFFFFu,
+      static_cast<uint32_t>(last / 4) - 8, out);
 }
 
 // Pipelines 1 and 2: the w planes of one block, 8 per load and store.
