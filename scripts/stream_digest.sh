@@ -3,6 +3,9 @@
 # chunk size, threads): the SHA-256 of the stream `zcoll compress` writes. Two
 # builds produce identical output exactly when their codecs write identical
 # bytes (a refactor must not change a stream byte: diff the two outputs).
+# DECODE=DEC_CLI: the SHA-256 of the values DEC_CLI decompresses from each stream
+# instead (with the same threads): two decoders are bit-identical on these streams
+# exactly when the outputs are identical.
 set -euo pipefail
 cli="$1"; shift
 dirs=("$@"); [[ ${#dirs[@]} -gt 0 ]] || dirs=(data)
@@ -22,8 +25,13 @@ PY
         for cs in 16384 1024; do
           for th in 1 2; do
             "$cli" compress -i "$in" -o "$tmp/s.zc" --type $t $b --chunk-size $cs --threads $th
+            out="$tmp/s.zc"
+            if [[ -n ${DECODE:-} ]]; then
+              "$DECODE" decompress -i "$tmp/s.zc" -o "$tmp/s.out" --threads $th
+              out="$tmp/s.out"
+            fi
             printf '%s %s %s cs=%s th=%s %s\n' "$(basename "$f")" $t "$b" $cs $th \
-              "$(sha256sum < "$tmp/s.zc" | cut -c1-64)"
+              "$(sha256sum < "$out" | cut -c1-64)"
           done
         done
       done
