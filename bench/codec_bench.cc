@@ -24,6 +24,7 @@
 //     --chunk-size N     values per chunk (default: the library default, 16384).
 //     --side N           synthetic fields are N x N (default 4096: ~16.8M values).
 //     --hom              homomorphic-addition mode (see below).
+//     --ceiling          in-cache scaling mode (see below).
 //     --cold             before every timed run, read a buffer of three times the
 //                        last-level cache (at least 96 MiB) on every CPU: each run,
 //                        memcpy too, starts with its inputs and outputs in memory,
@@ -68,6 +69,12 @@
 // max error against the exact (double) a + b, memcpy beside. The targets (hom >=
 // 10x DOC on the smooth field at REL 1e-2, >= 3x at 1e-4, never slower) are
 // reported, not enforced.
+//
+// --ceiling mode, for each dataset x REL: the 2-thread scaling the machine allows
+// with memory out of the way (bench/ceiling_mode.cc): compress, decompress and
+// hom add, each thread on its own L2-resident copy of a slice of the field, and
+// alu, an integer loop with no memory operands; aggregate rates, N threads / the
+// first --threads count, interleaved. --cold does not apply (the point is warm).
 //
 // Exit status: 0 all rows ok; 1 a correctness failure or a failing call (listed
 // under the table; --hom also when zcoll_hom_add is not built); 2 no dataset
@@ -128,6 +135,8 @@ void add_options(CLI::App& app, Options& o, bool* list, std::string* stat) {
   app.add_option("--side", o.side, "synthetic fields are side x side")
       ->check(CLI::Range(32, 65536));
   app.add_flag("--hom", o.hom, "homomorphic addition vs DOC");
+  app.add_flag("--ceiling", o.ceiling, "in-cache 2-thread scaling (compress, decompress, hom, alu)")
+      ->excludes("--hom");
   app.add_flag("--cold", o.cold, "empty the caches before every timed run (memory-limited rates)");
   app.add_flag("--checksum", o.checksum, "streams with chunk checksums (ZCOLL_FLAG_CHECKSUM)");
   app.add_flag("--quick", o.quick, "smoke test: one small dataset, 1 repeat");
@@ -252,12 +261,14 @@ int bench_main(int argc, char** argv) {
   const std::string date = utc_now();
   Json machine = machine_info();
   const Json build = build_info();
-  const char* mode = o.hom ? "hom" : "codec";
+  const char* mode = o.hom ? "hom" : o.ceiling ? "ceiling" : "codec";
   print_header(o, datasets.size(), machine, build, mode, date);
 
   ModeResult r;
   if (o.hom)
     run_hom_mode(o, datasets, &r);
+  else if (o.ceiling)
+    run_ceiling_mode(o, datasets, &r);
   else
     run_codec_mode(o, datasets, &r);
   machine["loadavg_end"] = loadavg();

@@ -15,12 +15,16 @@ The goals (FAST_GOALS of codec_frontier.py): decompress >= 0.7x memcpy, hom add
       field smaller than the caches stays in them from call to call). JSON files
       DIR/{codec,hom}-{cold,warm}-ROUND.json. --caches cold: the goals' runs only;
       --first-round N numbers the rounds from N (a caller that adds one round at a
-      time: scripts/cpu_scale_check.sh).
+      time: scripts/cpu_scale_check.sh). Every round also runs the --ceiling mode
+      (DIR/ceiling-ROUND.json): the same 2-thread ratios with memory out of the
+      way (each thread on an L2-resident slice) and of an integer loop, the share
+      of a 2-thread goal that the machine's cores, not its memory, allow.
   fast_goals.py table DIR [--json OUT]
       Per field, bound and caches: each goal's ratio per round (of the round's
       medians: the calls of a row are interleaved, the 1- and 2-thread rows of a
       round follow each other), its median [min, max] over the rounds, ✗ where
-      the median misses the goal; a count of the rows that meet each goal.
+      the median misses the goal; a count of the rows that meet each goal; then
+      the ceiling runs' ratios per field and bound in the same form.
 
 In the hom mode a 3-D field's inputs are its two halves along the slowest axis
 (zcoll-codec-bench's comment), so its rows have half the values of the codec
@@ -39,7 +43,8 @@ from codec_frontier import FAST_GOALS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RELS = ["1e-2", "1e-3", "1e-4"]
-RUNS = [("codec", "cold"), ("hom", "cold"), ("codec", "warm"), ("hom", "warm")]
+RUNS = [("codec", "cold"), ("hom", "cold"), ("codec", "warm"), ("hom", "warm"), ("ceiling", "")]
+CEILING_KERNELS = ["compress", "decompress", "hom", "alu"]
 
 
 def run(args):
@@ -47,14 +52,15 @@ def run(args):
     files = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(args.data, "*.f32")))
     if not files:
         sys.exit(f"no *.f32 file in {args.data}")
-    runs = [x for x in RUNS if args.caches in ("both", x[1])]
+    runs = [x for x in RUNS if args.caches in ("both", x[1]) or x[0] == "ceiling"]
     for r in range(args.first_round, args.first_round + args.rounds):
         for mode, caches in runs[r % len(runs):] + runs[:r % len(runs)]:
-            out = os.path.join(args.dir, f"{mode}-{caches}-{r}.json")
+            out = os.path.join(args.dir, f"{mode}-{caches}-{r}.json" if caches
+                               else f"{mode}-{r}.json")
             cmd = [args.bench, "--data-dir", args.data, "--files", *files, "--threads", "1", "2",
                    "--rel", *RELS, "--repeat", str(args.repeat), "--stat", "median",
                    "--json", out, "--label", f"fast_goals round {r}"]
-            cmd += ["--hom"] if mode == "hom" else []
+            cmd += [f"--{mode}"] if mode != "codec" else []
             cmd += ["--cold"] if caches == "cold" else []
             print(" ".join(cmd), file=sys.stderr, flush=True)
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -140,10 +146,56 @@ def table(args):
             f"{k} {met[k]}/{len(per)}" for k in FAST_GOALS) + "; memcpy 2t / 1t over every "
             f"row and round: {statistics.median(scaling):.2f} [{min(scaling):.2f}, "
             f"{max(scaling):.2f}]", ""]
+    lines += ceiling_table(args.dir, result)
     print("\n".join(lines))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
+
+
+def ceiling_table(d, result):
+    """The --ceiling runs: each kernel's in-cache 2t / 1t per field and bound."""
+    per = {}  # (name, rel) -> kernel -> [ratio per round]
+    paths = sorted(glob.glob(os.path.join(d, "ceiling-*.json")))
+    for path in paths:
+        rows = {(x["dataset"], x["rel"], x["threads"]): x
+                for x in json.load(open(path))["rows"] if x.get("ok")}
+        for (name, rel, threads), x in rows.items():
+            y = rows.get((name, rel, 2))
+            if threads != 1 or not y:
+                continue
+            for k in CEILING_KERNELS:
+                per.setdefault((name, rel), {}).setdefault(k, []).append(
+                    y[k]["median_gbps"] / x[k]["median_gbps"])
+    if not per:
+        return []
+    lines = [f"Ceiling: 2t / 1t with memory out of the way (each thread on its own "
+             f"L2-resident slice; alu: an integer loop); {len(paths)} rounds, median "
+             "[min, max] of the rounds' ratios:", "",
+             "| field | REL | " + " | ".join(f"{k} 2t / 1t" for k in CEILING_KERNELS) + " |",
+             "|---|---|" + "---|" * len(CEILING_KERNELS)]
+    met = {k: 0 for k in CEILING_KERNELS}
+    every = {k: [] for k in CEILING_KERNELS}
+    for (name, rel), g in sorted(per.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        cells = []
+        for k in CEILING_KERNELS:
+            s = g[k]
+            med = statistics.median(s)
+            met[k] += med >= 1.8
+            every[k] += s
+            cells.append(f"{med:.2f} [{min(s):.2f}, {max(s):.2f}]")
+        result["rows"].append({"dataset": name, "rel": rel, "caches": "ceiling",
+                               "ratios_2t_over_1t": g})
+        lines.append(f"| {name} | {rel:g} | " + " | ".join(cells) + " |")
+    result["summary"]["ceiling"] = {
+        k: {"rows_at_1.8": met[k], "rows": len(per), "median": statistics.median(every[k]),
+            "min": min(every[k]), "max": max(every[k])} for k in CEILING_KERNELS}
+    lines += ["", "Rows at >= 1.8: " + ", ".join(f"{k} {met[k]}/{len(per)}"
+                                                 for k in CEILING_KERNELS) +
+              "; over every row and round: " + ", ".join(
+                  f"{k} {statistics.median(v):.2f} [{min(v):.2f}, {max(v):.2f}]"
+                  for k, v in every.items()), ""]
+    return lines
 
 
 def main():

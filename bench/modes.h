@@ -1,4 +1,4 @@
-// modes.h — options of zcoll-codec-bench and its two modes (codec, hom).
+// modes.h — options of zcoll-codec-bench and its modes (codec, hom, ceiling).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,8 @@ struct Options {
   size_t side = 4096;       // synthetic fields are side x side
   bool quick = false;
   bool hom = false;
-  bool cold = false;  // evict_caches() before every timed run
+  bool ceiling = false;  // --ceiling: in-cache scaling (ceiling_mode.cc)
+  bool cold = false;     // evict_caches() before every timed run
   std::string json_path;
   std::string label;
 };
@@ -57,9 +58,11 @@ double timed(const Options& o, int threads, F&& f) {
   return seconds_of(f);
 }
 
-// Both modes run every dataset x dtype x threads x REL and fill *r.
+// The modes run every dataset x dtype x threads x REL (ceiling: dataset x REL,
+// f32) and fill *r.
 void run_codec_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r);
 void run_hom_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r);
+void run_ceiling_mode(const Options& o, const std::vector<DatasetSpec>& datasets, ModeResult* r);
 
 // "1e-03" style text for a REL value; statistic name.
 std::string rel_text(double rel);
