@@ -148,7 +148,9 @@ inline void encode_step(const Step& l, int32_t* w, uint32_t* r, uint32_t off) {
     interp_step::encode_run<K>(w, 0, 8, off, r);
     return;
   }
-  const __m256i p = predict<kCubic>(l);
+  // (linear: the i32 sum b + c cannot overflow where small(); floor((b + c) / 2) in
+  // two instructions, not predict's five for any i32)
+  const __m256i p = kCubic ? predict<kCubic>(l) : _mm256_srai_epi32(_mm256_add_epi32(l.b, l.c), 1);
   // n = x - p + 127 + 255 * 2^21 >= 0 (|x - p| < 2^28); k = floor(n / 255) - 2^21
   const __m256i n = _mm256_add_epi32(_mm256_sub_epi32(x, p), set1(127 + (255 << 21)));
   const __m256i k = _mm256_sub_epi32(div255(n), set1(1 << 21));
