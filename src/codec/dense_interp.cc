@@ -298,6 +298,7 @@ namespace {
 struct EncodeValues {
   static constexpr bool kReadsValues = true;  // the fine codes it quantizes against
   uint32_t* out;  // a pointer: a u32 counter could alias the stores to v and r
+  const ChunkKernels& k = active_kernels();  // (once, not a call a run)
   int32_t at(const int32_t* value, int64_t p) {
     int32_t x = *value;
     encode_at(&x, p, out++);
@@ -305,7 +306,7 @@ struct EncodeValues {
   }
   template <int K>
   void run2(int32_t* w, uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
-    active_kernels().interp_encode_run(w, len, from, count, off, K == kCubic, out);
+    k.interp_encode_run(w, len, from, count, off, K == kCubic, out);
     out += count;
   }
 };
