@@ -68,8 +68,8 @@ inline void run(int32_t* v, uint32_t len, uint64_t from, uint64_t to, uint32_t s
   }
 }
 template <class Vis>
-void run_kind(int kind, int32_t* v, uint32_t len, uint64_t from, uint64_t to, uint32_t step,
-              uint32_t off, Vis& vis) {
+void run_kind_of(int kind, int32_t* v, uint32_t len, uint64_t from, uint64_t to, uint32_t step,
+                 uint32_t off, Vis& vis) {
   switch (kind) {
     case kCopy: return run<kCopy>(v, len, from, to, step, off, vis);
     case kLinear: return run<kLinear>(v, len, from, to, step, off, vis);
@@ -77,6 +77,28 @@ void run_kind(int kind, int32_t* v, uint32_t len, uint64_t from, uint64_t to, ui
     case kQuadDown: return run<kQuadDown>(v, len, from, to, step, off, vis);
     default: return run<kQuadUp>(v, len, from, to, step, off, vis);
   }
+}
+// (an empty run, as the ends of most lines have, costs no call)
+template <class Vis>
+inline void run_kind(int kind, int32_t* v, uint32_t len, uint64_t from, uint64_t to, uint32_t step,
+                     uint32_t off, Vis& vis) {
+  if (from < to) run_kind_of(kind, v, len, from, to, step, off, vis);
+}
+// v[j] = vis.at(&v[j], prediction) for the one value j: the values near the
+// ends of a line along the fastest dim, up to three a line (as a run of one,
+// each took about 60 instructions in run_kind_of's dispatch and loop).
+template <class Vis>
+inline void one(int kind, int32_t* v, uint64_t j, uint32_t off, Vis& vis) {
+  int32_t* at = v + j;
+  int64_t p;
+  switch (kind) {
+    case kCopy: p = predict<kCopy>(at, off); break;
+    case kLinear: p = predict<kLinear>(at, off); break;
+    case kCubic: p = predict<kCubic>(at, off); break;
+    case kQuadDown: p = predict<kQuadDown>(at, off); break;
+    default: p = predict<kQuadUp>(at, off); break;
+  }
+  *at = vis.at(at, p);
 }
 
 // S of format.md §5.3: the largest power of two below the longest extent (1 if none).
@@ -111,16 +133,23 @@ void level(const Extents& e, uint32_t len, bool cubic, uint32_t s, int32_t* v, V
         if (d == 0) {
           // along the line: c0 = s (no -3s), then the interior, then the end
           if (m0 <= s) continue;
+          if (!cubic) {
+            // a linear grid predicts every value with a +s neighbour linearly (kind_of):
+            // one run from c0 = s, then the last value when it has none (a copy)
+            const uint64_t last = s + (m0 - 1 - s) / (2 * s) * (2 * s);
+            const bool copy = last + s >= m0;
+            run<kLinear>(v, len, base + s, base + last + !copy, 2 * s, off, vis);
+            if (copy) one(kCopy, v, base + last, off, vis);
+            continue;
+          }
           const uint64_t lo = std::min<uint64_t>(s3, m0);
           const uint64_t hi = std::max<uint64_t>(lo, m0 > s3 ? m0 - s3 : 0);
           for (uint64_t c0 = s; c0 < lo; c0 += 2 * s)
-            run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, false, cubic), v, len, base + c0,
-                     base + c0 + 1, 1, off, vis);
+            one(kind_of(c0 + s < m0, c0 + s3 < m0, false, cubic), v, base + c0, off, vis);
           run_kind(kind_of(true, true, true, cubic), v, len, base + lo, base + hi, 2 * s, off, vis);
           const uint64_t tail = hi + (2 * s - (hi - s) % (2 * s)) % (2 * s);  // = s mod 2s
           for (uint64_t c0 = tail; c0 < m0; c0 += 2 * s)
-            run_kind(kind_of(c0 + s < m0, c0 + s3 < m0, true, cubic), v, len, base + c0,
-                     base + c0 + 1, 1, off, vis);
+            one(kind_of(c0 + s < m0, c0 + s3 < m0, true, cubic), v, base + c0, off, vis);
           continue;
         }
         // across lines: the neighbours at +s (+3s) exist for values below len - off (3 off)
@@ -133,9 +162,13 @@ void level(const Extents& e, uint32_t len, bool cubic, uint32_t s, int32_t* v, V
         const auto first_at = [&](uint64_t from) {  // the first c0 >= from on the lattice
           return (from + step[0] - 1) / step[0] * step[0];
         };
-        run_kind(kind_of(true, true, down3, cubic), v, len, base, base + e3, step[0], off, vis);
-        run_kind(kind_of(true, false, down3, cubic), v, len, base + first_at(e3), base + e1,
-                 step[0], off, vis);
+        if (cubic) {
+          run_kind(kind_of(true, true, down3, cubic), v, len, base, base + e3, step[0], off, vis);
+          run_kind(kind_of(true, false, down3, cubic), v, len, base + first_at(e3), base + e1,
+                   step[0], off, vis);
+        } else {  // both linear: one run
+          run_kind(kLinear, v, len, base, base + e1, step[0], off, vis);
+        }
         run_kind(kCopy, v, len, base + first_at(e1), base + m0, step[0], off, vis);
       }
     }
@@ -265,6 +298,7 @@ namespace {
 struct EncodeValues {
   static constexpr bool kReadsValues = true;  // the fine codes it quantizes against
   uint32_t* out;  // a pointer: a u32 counter could alias the stores to v and r
+  const ChunkKernels& k = active_kernels();  // (once, not a call a run)
   int32_t at(const int32_t* value, int64_t p) {
     int32_t x = *value;
     encode_at(&x, p, out++);
@@ -272,7 +306,7 @@ struct EncodeValues {
   }
   template <int K>
   void run2(int32_t* w, uint32_t len, uint32_t from, uint32_t count, uint32_t off) {
-    active_kernels().interp_encode_run(w, len, from, count, off, K == kCubic, out);
+    k.interp_encode_run(w, len, from, count, off, K == kCubic, out);
     out += count;
   }
 };
