@@ -16,7 +16,10 @@
 // below for the code length, an explicit two-step path and the carry-in joined
 // at the halves took it to 111.5, and rect3d-t (REL 1e-4) and rhumidity (1e-3)
 // from 112 to 94 and 95 (REL 1e-2 within 1.1% of before;
-// docs/reports/2026-11-30-codec-frontier-14.md).
+// docs/reports/2026-11-30-codec-frontier-14.md). A chunk whose adds are not
+// mostly m < 8 takes m <= 8 in one path (one_step_path_pays): 18-43% fewer
+// mispredicted branches in callgrind's model on the rows with mixed widths
+// (docs/reports/2026-11-30-codec-frontier-15.md).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -208,10 +211,19 @@ inline uint32_t code_length_under_t(uint32_t differ, uint32_t below, const uint8
   return below + 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
 }
 
-template <bool kSub>
+//
+// kOneStepPath: m <= 8 in one path, the step's planes compared with t (for m < 8
+// plane 8 repeats the sign planes, as every plane from m on does); chosen per
+// chunk by one_step_path_pays.
+template <bool kSub, bool kOneStepPath>
 inline uint32_t add_blocks_fast(const uint8_t* a, uint32_t wa4, const uint8_t* b, uint32_t wb4,
                                 uint32_t m4, uint8_t* out) {
   const __m256i plane0 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  if (kOneStepPath && m4 <= 32) {  // one step and plane 8
+    FastAdd<kSub> f(a, wa4, b, wb4, out);
+    const __m256i s = f.step(0, plane0), t = f.sign(32);
+    return code_length_under_t(FastAdd<kSub>::same(s, t) ^ 0xFFu, 0, out);
+  }
   if (m4 < 32) {  // one step, its planes compared with the plane below
     FastAdd<kSub> f(a, wa4, b, wb4, out);
     const __m256i s = f.step(0, plane0);
@@ -275,7 +287,7 @@ inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w4) {
 // one test a block instead of three. Each kind of block stores its code length
 // and moves po itself: with one code length for the three, GCC kept more copies
 // of the widths (3 instructions a block). The index k counts up to 0.
-template <bool kSub>
+template <bool kSub, bool kOneStepPath>
 void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                              uint8_t* out, size_t raw, uint32_t nblocks, BlockCursor& c,
                              uint64_t n[4]) {
@@ -304,7 +316,7 @@ void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b,
       if (kSub && wa4 == 0) ++n1;
       const uint32_t m4 = wa4 > wb4 ? wa4 : wb4;
       slack -= static_cast<ptrdiff_t>(m4 + 4);
-      const uint32_t w = add_blocks_fast<kSub>(pa, wa4, pb, wb4, m4, po);
+      const uint32_t w = add_blocks_fast<kSub, kOneStepPath>(pa, wa4, pb, wb4, m4, po);
       lo[k] = static_cast<uint8_t>(w);
       po += block_payload_bytes(w);
     } else if (wb4 != 0) {  // 0 + b
@@ -330,6 +342,35 @@ void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b,
   c.pos = static_cast<size_t>(po - out);
 }
 
+// Whether add_blocks_fast's one-step path pays for a chunk: unless at least 3/4
+// of its adds (blocks with wa, wb >= 1) have m = max(wa, wb) < 8, whose own path
+// (no plane 8) is 1-4 instructions shorter. Where they mix with m = 8 the branch
+// between the two paths mispredicts, and where m > 8 rules the m <= 8 test
+// spares a branch a block. On shared/data's fields, 0.92-1.00 of the adds have
+// m < 8 on the rows where the split paths took fewer instructions, 0-0.54 on
+// the others (docs/reports/2026-11-30-codec-frontier-15.md). The width bytes 32
+// at a time, the last nblocks % 32 one by one.
+inline bool one_step_path_pays(const uint8_t* la, const uint8_t* lb, uint32_t nblocks) {
+  const __m256i zero = _mm256_setzero_si256(), seven = _mm256_set1_epi8(7);
+  uint32_t adds = 0, below8 = 0, i = 0;
+  for (; i + 32 <= nblocks; i += 32) {
+    const __m256i wa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(la + i));
+    const __m256i wb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lb + i));
+    const __m256i m = _mm256_max_epu8(wa, wb);
+    const auto mask = [](__m256i x) { return static_cast<uint32_t>(_mm256_movemask_epi8(x)); };
+    const uint32_t add = ~mask(_mm256_cmpeq_epi8(_mm256_min_epu8(wa, wb), zero));
+    const uint32_t lt8 = mask(_mm256_cmpeq_epi8(_mm256_min_epu8(m, seven), m));
+    adds += static_cast<uint32_t>(__builtin_popcount(add));
+    below8 += static_cast<uint32_t>(__builtin_popcount(add & lt8));
+  }
+  for (; i < nblocks; ++i) {
+    const bool add = la[i] != 0 && lb[i] != 0;
+    adds += add;
+    below8 += add && la[i] < 8 && lb[i] < 8;
+  }
+  return 4 * below8 < 3 * adds;
+}
+
 template <bool kChecked, bool kSub>
 size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                            uint8_t* out, uint32_t nblocks, size_t pos, size_t raw,
@@ -339,8 +380,12 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
   uint8_t* lo = out + kQuantChunkHeaderBytes;
   BlockCursor c{0, pos, pos, pos};
   uint64_t n[4] = {0, 0, 0, 0};
+  const bool one_step_path = one_step_path_pays(la, lb, nblocks);
   while (c.blk < nblocks) {
-    combine_blocks_in_reach<kSub>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
+    if (one_step_path)
+      combine_blocks_in_reach<kSub, true>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
+    else
+      combine_blocks_in_reach<kSub, false>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
     if (c.blk == nblocks) break;
     // one block out of reach (near the chunk's end), with the bounds checked
     const uint32_t blk = c.blk, wa = la[blk], wb = lb[blk];

@@ -342,7 +342,9 @@ TEST(KernelsEdge, RangePass) {
 // the output ending at unreadable pages: the same bytes and pipeline counts.
 // cancel: b is a copy of a with a few bits flipped and the loop subtracts, so
 // that most sums are much narrower than their operands (the AVX2 loop then finds
-// the code length below its last 8-plane step).
+// the code length below its last 8-plane step). Every fourth chunk has code
+// lengths below 8 but for a few, so that the AVX2 loop takes its paths for m < 8
+// and m = 8 apart; the others mostly its one path for m <= 8 (one_step_path_pays).
 static void hom_block_loop_cases(const zcoll::ChunkKernels& simd, uint64_t seed, bool cancel) {
   Rng r(seed);
   for (int it = 0; it < 3000; ++it) {
@@ -353,7 +355,8 @@ static void hom_block_loop_cases(const zcoll::ChunkKernels& simd, uint64_t seed,
       c.assign(pos, 0);
       size_t total = pos;
       for (uint32_t b = 0; b < nb; ++b) {
-        const uint32_t L = r.coin(0.25) ? 0 : static_cast<uint32_t>(r.below(r.coin() ? 12 : 34));
+        const uint32_t wide = it % 4 == 3 ? (r.coin(0.05) ? 10 : 8) : (r.coin() ? 12 : 34);
+        const uint32_t L = r.coin(0.25) ? 0 : static_cast<uint32_t>(r.below(wide));
         c[12 + b] = static_cast<uint8_t>(L);
         total += 4 * L;
       }
