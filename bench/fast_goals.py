@@ -99,7 +99,9 @@ def table(args):
         per = {}  # (name, rel) -> goal -> [ratio per round]
         memcpy = {}
         for cpath in rounds:
-            hpath = cpath.replace("codec-", "hom-")
+            # (the file name only: the directory may hold "codec-" too)
+            hpath = os.path.join(os.path.dirname(cpath),
+                                 os.path.basename(cpath).replace("codec-", "hom-", 1))
             codec = medians(cpath, ["compress_abs", "decompress", "memcpy"])
             hom = medians(hpath, ["hom", "memcpy"]) if os.path.exists(hpath) else {}
             for key, g in goal_ratios(codec, hom).items():
