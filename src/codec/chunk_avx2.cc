@@ -574,29 +574,6 @@ zcoll_status decompress_chunk_avx2(const uint8_t* in, size_t bytes, uint32_t len
   return ZCOLL_SUCCESS;
 }
 
-size_t avx2_compress_f32(const float* x, uint32_t len, const Quantizer<float>& qz, uint8_t* out) {
-  return compress_chunk_avx2(x, len, qz, out);
-}
-size_t avx2_compress_f64(const double* x, uint32_t len, const Quantizer<double>& qz, uint8_t* out) {
-  return compress_chunk_avx2(x, len, qz, out);
-}
-zcoll_status avx2_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,
-                                 float* out, bool acc) {
-  return decompress_chunk_avx2<false>(in, bytes, len, factor, out, acc);
-}
-zcoll_status avx2_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, double factor,
-                                 double* out, bool acc) {
-  return decompress_chunk_avx2<false>(in, bytes, len, factor, out, acc);
-}
-zcoll_status avx2_gfni_decompress_f32(const uint8_t* in, size_t bytes, uint32_t len, double factor,
-                                      float* out, bool acc) {
-  return decompress_chunk_avx2<true>(in, bytes, len, factor, out, acc);
-}
-zcoll_status avx2_gfni_decompress_f64(const uint8_t* in, size_t bytes, uint32_t len, double factor,
-                                      double* out, bool acc) {
-  return decompress_chunk_avx2<true>(in, bytes, len, factor, out, acc);
-}
-
 // ---- the 16-bit types ---------------------------------------------------------------
 // Both compress through compress_chunk_avx2: bfloat16 with its vector quantizer,
 // float16 with the reference routine (each value's reconstruction checked after its
@@ -640,10 +617,10 @@ zcoll_status avx2_decompress_f16(const uint8_t* in, size_t bytes, uint32_t len, 
 }
 
 const ChunkKernels kAvx2 = {"avx2",
-                            avx2_compress_f32,
-                            avx2_compress_f64,
-                            avx2_decompress_f32,
-                            avx2_decompress_f64,
+                            compress_chunk_avx2<float>,
+                            compress_chunk_avx2<double>,
+                            decompress_chunk_avx2<false, float>,
+                            decompress_chunk_avx2<false, double>,
                             avx2_compress_bf16,
                             avx2_compress_f16,
                             avx2_decompress_bf16,
@@ -680,8 +657,8 @@ const ChunkKernels kAvx2 = {"avx2",
 // GFNI (one instruction for 18: planes_avx2.h), for CPUs with GFNI.
 ChunkKernels with_gfni_decoders(ChunkKernels k) {
   k.name = "avx2+gfni";
-  k.decompress_f32 = avx2_gfni_decompress_f32;
-  k.decompress_f64 = avx2_gfni_decompress_f64;
+  k.decompress_f32 = decompress_chunk_avx2<true, float>;
+  k.decompress_f64 = decompress_chunk_avx2<true, double>;
   return k;
 }
 const ChunkKernels kAvx2Gfni = with_gfni_decoders(kAvx2);
