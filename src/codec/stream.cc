@@ -159,10 +159,12 @@ zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last
   const int nt = resolve_threads(threads, count);
   std::vector<uint64_t> bad(nt, last);
   std::vector<char> no_memory(nt, 0);
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const uint64_t lo = first + count * t / nt, hi = first + count * (t + 1) / nt;
+  const auto run = [&](int t, uint64_t* lo, uint64_t* hi) {
+    *lo = first + count * t / nt, *hi = first + count * (t + 1) / nt;
+  };
+  const auto check_run = [&](int t) {
+    uint64_t lo, hi;
+    run(t, &lo, &hi);
     for (uint64_t c = lo; c < hi && bad[t] == last; ++c) {
       if (check_chunk(v, c, false) != ZCOLL_SUCCESS)
         bad[t] = c;
@@ -170,16 +172,33 @@ zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last
                !dense_decode_reserve(v.h.chunk_len(c)))
         no_memory[t] = 1;
     }
+  };
+  const auto all_checked = [&] {
+    return std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; }) &&
+           std::none_of(no_memory.begin(), no_memory.end(), [](char m) { return m != 0; });
+  };
+  const auto decode_run = [&](int t) {
+    uint64_t lo, hi;
+    run(t, &lo, &hi);
+    for (uint64_t c = lo; c < hi; ++c) {
+      T* out = dst + c * v.h.chunk_size;
+      if (c + 1 < hi && decode_chunk_pair<T>(v, c, out, accumulate, true))
+        ++c;  // and c + 1 with it
+      else
+        decode_chunk<T>(v, c, out, accumulate, true);
+    }
+  };
+  if (nt == 1) {  // no team (resolve_threads)
+    check_run(0);
+    if (all_checked()) decode_run(0);
+  } else {
+#pragma omp parallel num_threads(nt)
+    {
+      const int t = omp_get_thread_num();
+      check_run(t);
 #pragma omp barrier
-    if (std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; }) &&
-        std::none_of(no_memory.begin(), no_memory.end(), [](char m) { return m != 0; }))
-      for (uint64_t c = lo; c < hi; ++c) {
-        T* out = dst + c * v.h.chunk_size;
-        if (c + 1 < hi && decode_chunk_pair<T>(v, c, out, accumulate, true))
-          ++c;  // and c + 1 with it
-        else
-          decode_chunk<T>(v, c, out, accumulate, true);
-      }
+      if (all_checked()) decode_run(t);
+    }
   }
   const uint64_t b = *std::min_element(bad.begin(), bad.end());
   if (b != last) return validate_chunks_serial(v, b, b + 1);
@@ -215,11 +234,15 @@ void range_native(const T* x, size_t n, int threads, double* mn, double* mx,
                   bool zero_if_none = true) {
   const int nt = resolve_threads(threads, n / 65536 + 1);
   std::vector<T> lo(nt), hi(nt);
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
+  const auto range_run = [&](int t) {
     const size_t a = n * t / nt, b = n * (t + 1) / nt;
     value_range<T>(active_kernels(), x + a, b - a, &lo[t], &hi[t]);
+  };
+  if (nt == 1) {  // no team (resolve_threads)
+    range_run(0);
+  } else {
+#pragma omp parallel num_threads(nt)
+    range_run(omp_get_thread_num());
   }
   T l = lo[0], h = hi[0];
   for (int t = 1; t < nt; ++t) l = lo[t] < l ? lo[t] : l, h = hi[t] > h ? hi[t] : h;

@@ -19,6 +19,11 @@
 namespace zcoll {
 
 // threads (0 = OpenMP default), capped by the number of work items, at least 1.
+// Where that is 1, the callers do their work without an OpenMP team: entering a
+// parallel region, even one of one thread, runs the runtime's code and touches
+// its state, which after other work has emptied the caches cost about 14 us a
+// call, a sixth of a hom add of 590 KB on one thread
+// (docs/reports/2026-11-30-codec-frontier-16.md).
 int resolve_threads(int threads, uint64_t work_items);
 // threads >= 0 (0 = omp_get_max_threads()). (check_params, check_dtype: core/params.h.)
 zcoll_status check_threads(int threads);
@@ -120,7 +125,8 @@ inline RunMoves plan_run_moves(int nt, const size_t* run_from, const size_t* run
 // passed does any thread produce; otherwise *first_bad is the first chunk that
 // failed and nothing is written (returns 0). Checks, production and the moves
 // are one parallel region: on a machine whose idle workers sleep (a passive
-// OMP_WAIT_POLICY, an oversubscribed node) every region costs a wake-up.
+// OMP_WAIT_POLICY, an oversubscribed node) every region costs a wake-up. On one
+// thread there is no region (resolve_threads).
 struct NoCheck {
   bool operator()(uint64_t) const { return true; }
 };
@@ -140,6 +146,33 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     run_from[t + 1] = run_from[t] + w;
   }
   constexpr bool kChecked = !std::is_same_v<CheckFn, NoCheck>;
+  // The checks of run t (its first bad chunk in bad[t]) and its chunks, written
+  // compactly from run_from[t] (their bytes in run_bytes[t]).
+  const auto check_run = [&](int t) {
+    for (uint64_t c = run_begin[t]; c < run_begin[t + 1] && bad[t] == last; ++c)
+      if (!check(c)) bad[t] = c;
+  };
+  const auto produce_run = [&](int t) {
+    size_t pos = run_from[t];
+    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
+      size_t bytes = chunk_fn(c, dst + pos);
+      sizes[c - first] = static_cast<uint32_t>(bytes);
+      if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
+      pos += bytes;
+    }
+    run_bytes[t] = pos - run_from[t];
+  };
+  if (nt == 1) {  // one run, already in place: no team (resolve_threads)
+    if constexpr (kChecked) {
+      check_run(0);
+      if (bad[0] != last) {
+        if (first_bad) *first_bad = bad[0];
+        return 0;
+      }
+    }
+    produce_run(0);
+    return run_bytes[0];
+  }
   TeamErrors errors;  // chunk_fn may allocate (scratch buffers): nothing leaves the region
   RunMoves moves;
   bool produced = true;
@@ -147,22 +180,11 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
   {
     const int t = omp_get_thread_num();
     if constexpr (kChecked) {
-      for (uint64_t c = run_begin[t]; c < run_begin[t + 1] && bad[t] == last; ++c)
-        if (!check(c)) bad[t] = c;
+      check_run(t);
 #pragma omp barrier
     }
     const bool go = std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; });
-    if (go)
-      errors.run([&] {
-        size_t pos = run_from[t];
-        for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
-          size_t bytes = chunk_fn(c, dst + pos);
-          sizes[c - first] = static_cast<uint32_t>(bytes);
-          if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
-          pos += bytes;
-        }
-        run_bytes[t] = pos - run_from[t];
-      });
+    if (go) errors.run([&] { produce_run(t); });
 #pragma omp barrier
 #pragma omp single
     {  // (the plan allocates: a failure is the call's, as any of chunk_fn's)
