@@ -54,10 +54,13 @@ struct ChunkKernels {
   void (*range_f32)(const float* x, size_t n, float* lo, float* hi);
   void (*range_f64)(const double* x, size_t n, double* lo, double* hi);
   // The block loop of the homomorphic add (subtract: b negated) of two quantized
-  // chunks a and b of a_bytes and b_bytes bytes into out, the payloads starting at
-  // pos in all three; per block pair the cheapest pipeline (hom.cc). checked: give
-  // up (return 0) as soon as a block could bring the output to raw bytes. Returns
-  // the end of the output payload; adds the blocks per pipeline to counts.
+  // chunks a and b into out, the payloads starting at pos in all three; per block
+  // pair the cheapest pipeline (hom.cc). a_bytes, b_bytes: the bytes readable at a
+  // and b, the chunks' own or up to the end of their streams (the bytes past a
+  // chunk do not change the result; they let the AVX2 loop take more of a chunk's
+  // last blocks without bounds checks). checked: give up (return 0) as soon as a
+  // block could bring the output to raw bytes. Returns the end of the output
+  // payload; adds the blocks per pipeline to counts.
   size_t (*combine_blocks)(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                            uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
                            bool checked, uint64_t counts[4]);

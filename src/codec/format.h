@@ -143,6 +143,9 @@ struct StreamView {
   const uint8_t* sums = nullptr;
   const uint8_t* chunk(uint64_t c) const { return base + offsets[c]; }
   size_t chunk_bytes(uint64_t c) const { return offsets[c + 1] - offsets[c]; }
+  // The stream's bytes from chunk c on: what a kernel may read there (its reads
+  // past the chunk do not change its result).
+  size_t bytes_from(uint64_t c) const { return stream_size - offsets[c]; }
 };
 
 // Parse and validate header + index (magic, version, fields, checksum, sizes,

@@ -117,7 +117,7 @@ size_t hom_add_chunk(const StreamView& va, const StreamView& vb, uint64_t c, Hom
   }
   uint64_t local[4] = {0, 0, 0, 0};
   if (pos)
-    pos = active_kernels().combine_blocks(a, va.chunk_bytes(c), b, vb.chunk_bytes(c), out, nblocks,
+    pos = active_kernels().combine_blocks(a, va.bytes_from(c), b, vb.bytes_from(c), out, nblocks,
                                           subtract, pos, raw, worst >= raw, local);
   const size_t end = align8(pos);
   if (pos == 0 || end >= raw) {

@@ -339,7 +339,9 @@ TEST(KernelsEdge, RangePass) {
 
 // The homomorphic block loop: random chunks with every code length 0..33 on either
 // side (pipelines 0-3), add and subtract, checked and unchecked, the inputs and
-// the output ending at unreadable pages: the same bytes and pipeline counts.
+// the output ending at unreadable pages (or the inputs followed by readable
+// bytes, as a stream's next chunks follow a chunk): the same bytes and pipeline
+// counts.
 // cancel: b is a copy of a with a few bits flipped and the loop subtracts, so
 // that most sums are much narrower than their operands (the AVX2 loop then finds
 // the code length below its last 8-plane step). Every fourth chunk has code
@@ -370,15 +372,23 @@ static void hom_block_loop_cases(const zcoll::ChunkKernels& simd, uint64_t seed,
     }
     const bool subtract = cancel || r.coin(), checked = r.coin();
     const size_t raw = checked ? pos + r.below(40 * nb) : pos + 4 * 35 * nb;
-    Guarded ga(ch[0].size()), gb(ch[1].size()), oa(raw), ob(raw);
+    // half the time random bytes follow the chunks, readable (as the next chunks
+    // of a stream are): the loop may read them, and they must not count
+    size_t readable[2];
+    for (int k = 0; k < 2; ++k) readable[k] = ch[k].size() + (r.coin() ? r.below(400) : 0);
+    Guarded ga(readable[0]), gb(readable[1]), oa(raw), ob(raw);
+    for (size_t i = ch[0].size(); i < readable[0]; ++i)
+      ga.data()[i] = static_cast<uint8_t>(r.next());
+    for (size_t i = ch[1].size(); i < readable[1]; ++i)
+      gb.data()[i] = static_cast<uint8_t>(r.next());
     std::memcpy(ga.data(), ch[0].data(), ch[0].size());
     std::memcpy(gb.data(), ch[1].data(), ch[1].size());
     uint64_t ca[4] = {0, 0, 0, 0}, cb[4] = {0, 0, 0, 0};
     const size_t ea = zcoll::scalar_kernels().combine_blocks(ga.data(), ch[0].size(), gb.data(),
                                                              ch[1].size(), oa.data(), nb, subtract,
                                                              pos, raw, checked, ca);
-    const size_t eb = simd.combine_blocks(ga.data(), ch[0].size(), gb.data(), ch[1].size(),
-                                          ob.data(), nb, subtract, pos, raw, checked, cb);
+    const size_t eb = simd.combine_blocks(ga.data(), readable[0], gb.data(), readable[1], ob.data(),
+                                          nb, subtract, pos, raw, checked, cb);
     ASSERT_EQ(ea, eb) << "it=" << it << " nb=" << nb << " subtract=" << subtract;
     if (ea == 0) continue;  // gave up: the output is not used
     ASSERT_EQ(std::memcmp(oa.data() + 12, ob.data() + 12, nb), 0) << "code lengths, it=" << it;
