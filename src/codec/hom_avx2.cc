@@ -19,10 +19,11 @@
 // docs/reports/2026-11-30-codec-frontier-14.md). A chunk whose adds are not
 // mostly m < 8 takes m <= 8 in one path (one_step_path_pays): 18-43% fewer
 // mispredicted branches in callgrind's model on the rows with mixed widths
-// (docs/reports/2026-11-30-codec-frontier-15.md). The reach counts to the end of
-// the stream, not of the chunk: a chunk's last blocks, which went one by one
-// through add_blocks, now mostly take the loop: 2-28% fewer instructions a block
-// (docs/reports/2026-11-30-codec-frontier-16.md).
+// (docs/reports/2026-11-30-codec-frontier-15.md). The reach counting to the end
+// of the stream, not of the chunk, and a stream's last bytes copied with zeros
+// after them, so that a chunk's last blocks take the loop too rather than
+// add_blocks one by one: 3-33% fewer instructions a block on shared/data's 33
+// rows (docs/reports/2026-11-30-codec-frontier-16.md).
 #include "codec/kernels_avx2.h"
 
 #if defined(ZCOLL_HAVE_AVX2_KERNELS)
@@ -283,7 +284,9 @@ inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w4) {
 
 // The blocks from c.blk on while every 8-plane step is in reach (which also
 // passes the kChecked test: 4 (33 + 1) < kStepReach), in a loop of their own:
-// its few live values stay in registers. The reach is checked through `slack`, a
+// its few live values stay in registers. la, lb, lo: the chunks' code lengths;
+// a, b: the payload of block c.blk, a_left and b_left bytes readable there; out:
+// where its sum goes, out_left bytes. The reach is checked through `slack`, a
 // lower bound of the bytes left before the nearest of the three stops: a block
 // moves each pointer by at most 4 (max(wa, wb) + 1) bytes (0 + b and a + 0 by the
 // copied bytes), and only when the bound runs out are the distances taken again:
@@ -291,19 +294,19 @@ inline void copy_planes_in_reach(uint8_t* out, const uint8_t* in, uint32_t w4) {
 // and moves po itself: with one code length for the three, GCC kept more copies
 // of the widths (3 instructions a block). The index k counts up to 0.
 template <bool kSub, bool kOneStepPath>
-void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
-                             uint8_t* out, size_t raw, uint32_t nblocks, BlockCursor& c,
-                             uint64_t n[4]) {
-  if (a_bytes < kStepReach || b_bytes < kStepReach || raw < kStepReach) return;
+void combine_blocks_in_reach(const uint8_t* la0, const uint8_t* lb0, uint8_t* lo0, uint32_t nblocks,
+                             const uint8_t* a, size_t a_left, const uint8_t* b, size_t b_left,
+                             uint8_t* out, size_t out_left, BlockCursor& c, uint64_t n[4]) {
+  if (a_left < kStepReach || b_left < kStepReach || out_left < kStepReach) return;
   // the width bytes, indexed from their end: the loop counts k up to 0
-  const uint8_t* const la = a + kQuantChunkHeaderBytes + nblocks;
-  const uint8_t* const lb = b + kQuantChunkHeaderBytes + nblocks;
-  uint8_t* const lo = out + kQuantChunkHeaderBytes + nblocks;
-  const uint8_t *pa = a + c.pa, *pb = b + c.pb;
-  uint8_t* po = out + c.pos;
-  const uint8_t* const a_stop = a + (a_bytes - kStepReach);
-  const uint8_t* const b_stop = b + (b_bytes - kStepReach);
-  const uint8_t* const o_stop = out + (raw - kStepReach);
+  const uint8_t* const la = la0 + nblocks;
+  const uint8_t* const lb = lb0 + nblocks;
+  uint8_t* const lo = lo0 + nblocks;
+  const uint8_t *pa = a, *pb = b;
+  uint8_t* po = out;
+  const uint8_t* const a_stop = a + (a_left - kStepReach);
+  const uint8_t* const b_stop = b + (b_left - kStepReach);
+  const uint8_t* const o_stop = out + (out_left - kStepReach);
   const auto distance = [&] {
     const ptrdiff_t da = a_stop - pa, db = b_stop - pb, dout = o_stop - po;
     const ptrdiff_t d = da < db ? da : db;
@@ -341,8 +344,8 @@ void combine_blocks_in_reach(const uint8_t* a, size_t a_bytes, const uint8_t* b,
   const uint32_t i = nblocks + static_cast<uint32_t>(k), done = i - c.blk;
   n[0] += n0, n[1] += n1, n[2] += n2, n[3] += done - n0 - n1 - n2;
   c.blk = i;
-  c.pa = static_cast<size_t>(pa - a), c.pb = static_cast<size_t>(pb - b);
-  c.pos = static_cast<size_t>(po - out);
+  c.pa += static_cast<size_t>(pa - a), c.pb += static_cast<size_t>(pb - b);
+  c.pos += static_cast<size_t>(po - out);
 }
 
 // Whether add_blocks_fast's one-step path pays for a chunk: unless at least 3/4
@@ -384,12 +387,38 @@ size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, s
   BlockCursor c{0, pos, pos, pos};
   uint64_t n[4] = {0, 0, 0, 0};
   const bool one_step_path = one_step_path_pays(la, lb, nblocks);
-  while (c.blk < nblocks) {
+  const auto in_reach = [&](const uint8_t* a_at, size_t a_left, const uint8_t* b_at,
+                            size_t b_left) {
     if (one_step_path)
-      combine_blocks_in_reach<kSub, true>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
+      combine_blocks_in_reach<kSub, true>(la, lb, lo, nblocks, a_at, a_left, b_at, b_left,
+                                          out + c.pos, raw - c.pos, c, n);
     else
-      combine_blocks_in_reach<kSub, false>(a, a_bytes, b, b_bytes, out, raw, nblocks, c, n);
+      combine_blocks_in_reach<kSub, false>(la, lb, lo, nblocks, a_at, a_left, b_at, b_left,
+                                           out + c.pos, raw - c.pos, c, n);
+  };
+  // An input that ends within reach (the last chunk of a stream) continues from
+  // a copy of its rest with zeros after it: the rest of a stream whose other
+  // input's blocks are constant there could otherwise take hundreds of blocks
+  // one by one, with the bounds checked.
+  alignas(32) uint8_t pad_a[2 * kStepReach], pad_b[2 * kStepReach];
+  bool padded = false;
+  while (c.blk < nblocks) {
+    in_reach(a + c.pa, a_bytes - c.pa, b + c.pb, b_bytes - c.pb);
     if (c.blk == nblocks) break;
+    const size_t a_left = a_bytes - c.pa, b_left = b_bytes - c.pb;
+    if (!padded && (a_left < kStepReach || b_left < kStepReach)) {
+      padded = true;
+      const auto rest = [](uint8_t* pad, const uint8_t* at, size_t left) {
+        std::memset(pad, 0, 2 * kStepReach);
+        std::memcpy(pad, at, left);
+        return pad;
+      };
+      in_reach(a_left < kStepReach ? rest(pad_a, a + c.pa, a_left) : a + c.pa,
+               a_left < kStepReach ? 2 * kStepReach : a_left,
+               b_left < kStepReach ? rest(pad_b, b + c.pb, b_left) : b + c.pb,
+               b_left < kStepReach ? 2 * kStepReach : b_left);
+      if (c.blk == nblocks) break;
+    }
     // one block out of reach (near the chunk's end), with the bounds checked
     const uint32_t blk = c.blk, wa = la[blk], wb = lb[blk];
     const size_t pa = c.pa, pb = c.pb;
