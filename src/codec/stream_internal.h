@@ -21,9 +21,10 @@ namespace zcoll {
 // threads (0 = OpenMP default), capped by the number of work items, at least 1.
 // Where that is 1, the callers do their work without an OpenMP team: entering a
 // parallel region, even one of one thread, runs the runtime's code and touches
-// its state, which after other work has emptied the caches cost about 14 us a
-// call, a sixth of a hom add of 590 KB on one thread
-// (docs/reports/2026-11-30-codec-frontier-16.md).
+// its state. On caches that other work has emptied, the part of a 590 KB hom
+// add or decompression on one thread that warm code would save fell from
+// 15-19 us to 8-10 us without the region (and with fail() cold; the call took
+// 36-57 us; docs/reports/2026-11-30-codec-frontier-16.md).
 int resolve_threads(int threads, uint64_t work_items);
 // threads >= 0 (0 = omp_get_max_threads()). (check_params, check_dtype: core/params.h.)
 zcoll_status check_threads(int threads);
