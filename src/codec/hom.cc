@@ -246,8 +246,7 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
   size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
-      [&](uint64_t c, uint8_t* out) {
-        const int t = omp_get_thread_num();
+      [&](uint64_t c, uint8_t* out, int t) {
         return hom_add_chunk<T>(va, vb, c, op, ta[t], tb[t], out, &counts[t]);
       },
       h.checksummed() ? crcs.data() : nullptr, checks, &bad);
@@ -391,8 +390,7 @@ zcoll_status doc_typed(const StreamView& va, const StreamView& vb, zcoll_op op, 
   size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
-      [&](uint64_t c, uint8_t* out) {
-        const int t = omp_get_thread_num();
+      [&](uint64_t c, uint8_t* out, int t) {
         if (ta[t].empty()) ta[t].resize(h.chunk_size), tb[t].resize(h.chunk_size);
         const uint32_t len = h.chunk_len(c);
         decode_chunk<T>(va, c, ta[t].data(), false, true);

@@ -62,7 +62,7 @@ void compress_range(const T* src, const Header& h, const Quantizer<T>& qz, uint6
   *written = produce_chunks(
       first, last, threads, dst, sizes,
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
-      [&](uint64_t c, uint8_t* out) {
+      [&](uint64_t c, uint8_t* out, int) {
         const T* x = src + c * h.chunk_size;
         return dense ? compress_dense_chunk<T>(x, h.chunk_len(c), qz, out, shape)
                      : compress_chunk<T>(k, x, h.chunk_len(c), qz, out);
@@ -193,11 +193,12 @@ zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last
     if (all_checked()) decode_run(0);
   } else {
 #pragma omp parallel num_threads(nt)
-    {
-      const int t = omp_get_thread_num();
-      check_run(t);
+    {  // runs by the team the runtime gave (produce_chunks)
+      const int me = omp_get_thread_num(), team = omp_get_num_threads();
+      for (int t = me; t < nt; t += team) check_run(t);
 #pragma omp barrier
-      if (all_checked()) decode_run(t);
+      if (all_checked())
+        for (int t = me; t < nt; t += team) decode_run(t);
     }
   }
   const uint64_t b = *std::min_element(bad.begin(), bad.end());
@@ -242,7 +243,7 @@ void range_native(const T* x, size_t n, int threads, double* mn, double* mx,
     range_run(0);
   } else {
 #pragma omp parallel num_threads(nt)
-    range_run(omp_get_thread_num());
+    for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) range_run(t);
   }
   T l = lo[0], h = hi[0];
   for (int t = 1; t < nt; ++t) l = lo[t] < l ? lo[t] : l, h = hi[t] > h ? hi[t] : h;

@@ -114,7 +114,11 @@ inline RunMoves plan_run_moves(int nt, const size_t* run_from, const size_t* run
 }
 
 // Produce chunks [first, last) in parallel and pack them compactly into dst.
-// chunk_fn(c, out) writes chunk c at out (room: worst(c) bytes) and returns its size.
+// chunk_fn(c, out, run) writes chunk c at out (room: worst(c) bytes) and returns
+// its size; run (0 .. threads - 1) indexes per-run scratch: one thread at a time
+// works on a run, and the thread's number in OpenMP is not the run's (a 1-thread
+// call has no team, and inside another region, with nesting off, a team has one
+// thread whatever it asked: its threads then take the other runs too).
 // Threads take contiguous runs of chunks, write each run compactly at the run's
 // worst-case offset, then the runs are moved together in order, so the bytes do
 // not depend on the thread count. dst must hold sum(worst(c)). An exception of
@@ -156,7 +160,7 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
   const auto produce_run = [&](int t) {
     size_t pos = run_from[t];
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
-      size_t bytes = chunk_fn(c, dst + pos);
+      size_t bytes = chunk_fn(c, dst + pos, t);
       sizes[c - first] = static_cast<uint32_t>(bytes);
       if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
       pos += bytes;
@@ -178,14 +182,15 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
   RunMoves moves;
   bool produced = true;
 #pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
+  {  // runs by the team the runtime gave (fewer threads take more runs each)
+    const int me = omp_get_thread_num(), team = omp_get_num_threads();
     if constexpr (kChecked) {
-      check_run(t);
+      for (int t = me; t < nt; t += team) check_run(t);
 #pragma omp barrier
     }
     const bool go = std::all_of(bad.begin(), bad.end(), [&](uint64_t b) { return b == last; });
-    if (go) errors.run([&] { produce_run(t); });
+    if (go)
+      for (int t = me; t < nt; t += team) errors.run([&] { produce_run(t); });
 #pragma omp barrier
 #pragma omp single
     {  // (the plan allocates: a failure is the call's, as any of chunk_fn's)

@@ -457,7 +457,7 @@ TEST(KernelsEdge, RunCompaction) {
     std::vector<uint32_t> sizes(nt);
     const size_t out = zcoll::produce_chunks(
         0, nt, nt, buf.data(), sizes.data(), [&](uint64_t c) { return raw[c]; },
-        [&](uint64_t c, uint8_t* o) {
+        [&](uint64_t c, uint8_t* o, int) {
           std::memcpy(o, ref.data() + at[c], bytes[c]);
           return bytes[c];
         });
@@ -481,7 +481,7 @@ TEST(KernelsEdge, ProduceChunksChecksFirst) {
       uint64_t first_bad = kChunks;
       const size_t out = zcoll::produce_chunks(
           0, kChunks, threads, buf.data(), sizes.data(), [](uint64_t) { return size_t{16}; },
-          [&](uint64_t c, uint8_t* o) {
+          [&](uint64_t c, uint8_t* o, int) {
             ++produced;
             std::memset(o, static_cast<int>(c), 8);
             return size_t{8};
