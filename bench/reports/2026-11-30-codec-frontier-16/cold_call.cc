@@ -4,8 +4,8 @@
 // memory traffic it has to make (read both inputs, write the output's bytes).
 // The same for zcoll_decompress. Interleaved per round; medians and the p10-p90
 // range. Built against an installed or built libzcoll:
-//   g++ -O2 -std=c++17 -Iinclude -IBUILD/include cold_call.cc -LBUILD -lzcoll \
-//       -Wl,-rpath,BUILD -o cold_call
+//   g++ -O2 -std=c++17 -Iinclude -IBUILD/include cold_call.cc -LBUILD -lzcoll
+//       -Wl,-rpath,BUILD -o cold_call      (one command)
 //   ./cold_call FILE.f32 VALUES_PER_INPUT REL ROUNDS > out.json
 // ROUNDS 0: one hom add only, the process's first, in measured_call: for a
 // cache simulator (code_misses.sh).
@@ -125,25 +125,22 @@ int main(int argc, char** argv) {
       {"hom_cold", {}},         {"hom_code_warm", {}},           {"hom_warm", {}},
       {"hom_traffic_cold", {}}, {"decompress_cold", {}},         {"decompress_code_warm", {}},
       {"decompress_warm", {}},  {"decompress_traffic_cold", {}}, {"memcpy_cold", {}}};
+  // cold, code warm, warm and the traffic of one operation, into cases[first ..]
+  const auto four = [&](size_t first, const auto& call, const auto& small_call,
+                        const auto& traffic) {
+    evict();
+    cases[first].t.push_back(seconds(call));
+    evict();
+    small_call();
+    cases[first + 1].t.push_back(seconds(call));
+    call();
+    cases[first + 2].t.push_back(seconds(call));
+    evict();
+    cases[first + 3].t.push_back(seconds(traffic));
+  };
   for (int r = 0; r < rounds; ++r) {
-    evict();
-    cases[0].t.push_back(seconds(hom));
-    evict();
-    hom_small();
-    cases[1].t.push_back(seconds(hom));
-    hom();
-    cases[2].t.push_back(seconds(hom));
-    evict();
-    cases[3].t.push_back(seconds(hom_traffic));
-    evict();
-    cases[4].t.push_back(seconds(dec));
-    evict();
-    dec_small();
-    cases[5].t.push_back(seconds(dec));
-    dec();
-    cases[6].t.push_back(seconds(dec));
-    evict();
-    cases[7].t.push_back(seconds(dec_traffic));
+    four(0, hom, hom_small, hom_traffic);
+    four(4, dec, dec_small, dec_traffic);
     evict();
     cases[8].t.push_back(seconds(mcpy));
   }
