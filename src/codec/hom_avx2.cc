@@ -215,7 +215,6 @@ inline uint32_t code_length_under_t(uint32_t differ, uint32_t below, const uint8
   return below + 2 + static_cast<uint32_t>(31 ^ __builtin_clz(differ));
 }
 
-//
 // kOneStepPath: m <= 8 in one path, the step's planes compared with t (for m < 8
 // plane 8 repeats the sign planes, as every plane from m on does); chosen per
 // chunk by one_step_path_pays.

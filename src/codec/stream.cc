@@ -159,13 +159,10 @@ zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last
   const int nt = resolve_threads(threads, count);
   std::vector<uint64_t> bad(nt, last);
   std::vector<char> no_memory(nt, 0);
-  const auto run = [&](int t, uint64_t* lo, uint64_t* hi) {
-    *lo = first + count * t / nt, *hi = first + count * (t + 1) / nt;
-  };
+  const auto run_begin = [&](int t) { return first + count * t / nt; };  // run t's first chunk
   const auto check_run = [&](int t) {
-    uint64_t lo, hi;
-    run(t, &lo, &hi);
-    for (uint64_t c = lo; c < hi && bad[t] == last; ++c) {
+    const uint64_t hi = run_begin(t + 1);
+    for (uint64_t c = run_begin(t); c < hi && bad[t] == last; ++c) {
       if (check_chunk(v, c, false) != ZCOLL_SUCCESS)
         bad[t] = c;
       else if (v.chunk(c)[0] == kChunkDense && dense_decode_needs_scratch(v.chunk(c)) &&
@@ -178,9 +175,8 @@ zcoll_status decompress_range(const StreamView& v, uint64_t first, uint64_t last
            std::none_of(no_memory.begin(), no_memory.end(), [](char m) { return m != 0; });
   };
   const auto decode_run = [&](int t) {
-    uint64_t lo, hi;
-    run(t, &lo, &hi);
-    for (uint64_t c = lo; c < hi; ++c) {
+    const uint64_t hi = run_begin(t + 1);
+    for (uint64_t c = run_begin(t); c < hi; ++c) {
       T* out = dst + c * v.h.chunk_size;
       if (c + 1 < hi && decode_chunk_pair<T>(v, c, out, accumulate, true))
         ++c;  // and c + 1 with it
