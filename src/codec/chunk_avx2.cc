@@ -663,10 +663,23 @@ ChunkKernels with_gfni_decoders(ChunkKernels k) {
 }
 const ChunkKernels kAvx2Gfni = with_gfni_decoders(kAvx2);
 
+// A set with the homomorphic add's block loop of hom_avx512.cc, for CPUs with
+// AVX-512 (F, VL, BW, DQ): the same bytes with fewer instructions.
+ChunkKernels with_avx512_hom(ChunkKernels k, const char* name) {
+  k.name = name;
+  k.combine_blocks = combine_blocks_avx512;
+  return k;
+}
+const ChunkKernels kAvx2Avx512 = with_avx512_hom(kAvx2, "avx2+avx512");
+const ChunkKernels kAvx2GfniAvx512 = with_avx512_hom(kAvx2Gfni, "avx2+gfni+avx512");
+
 }  // namespace
 
 const ChunkKernels* avx2_kernels() { return &kAvx2; }
 const ChunkKernels* avx2_gfni_kernels() { return &kAvx2Gfni; }
+const ChunkKernels* avx2_avx512_kernels(bool gfni) {
+  return gfni ? &kAvx2GfniAvx512 : &kAvx2Avx512;
+}
 
 }  // namespace zcoll
 
@@ -681,6 +694,7 @@ const ChunkKernels* avx2_gfni_kernels() { return &kAvx2Gfni; }
 namespace zcoll {
 const ChunkKernels* avx2_kernels() { return nullptr; }
 const ChunkKernels* avx2_gfni_kernels() { return nullptr; }
+const ChunkKernels* avx2_avx512_kernels(bool) { return nullptr; }
 }  // namespace zcoll
 
 #endif

@@ -161,8 +161,14 @@ zcoll_status decompress_f16_scalar(const uint8_t* in, size_t bytes, uint32_t len
 const ChunkKernels* avx2_kernels();  // nullptr when not compiled in
 // The AVX2 set with decoders (f32, f64) that also use GFNI; nullptr when not compiled in.
 const ChunkKernels* avx2_gfni_kernels();
+// The AVX2 set (with the GFNI decoders if gfni) whose homomorphic add's block loop
+// uses AVX-512VL; nullptr when not compiled in.
+const ChunkKernels* avx2_avx512_kernels(bool gfni);
+// Whether the CPU (and the OS) has the AVX-512 subsets that loop needs: F, VL, BW, DQ.
+bool cpu_has_avx512_hom();
 // The kernels in use: AVX2 when the CPU has AVX2+BMI2 and ZCOLL_SIMD is not
-// "scalar", with the GFNI decoders when it also has GFNI.
+// "scalar", with the GFNI decoders when it also has GFNI and the AVX-512 hom
+// loop when it has AVX-512 (ZCOLL_SIMD=avx2: neither).
 const ChunkKernels& active_kernels();
 
 template <typename T>

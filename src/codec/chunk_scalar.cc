@@ -130,9 +130,11 @@ const ChunkKernels& choose_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
   const ChunkKernels* avx2 = avx2_kernels();
   if (avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) {
-    const ChunkKernels* gfni = avx2_gfni_kernels();
-    const bool plain = strcasecmp(simd, "avx2") == 0;  // the GFNI decoders off
-    return gfni && !plain && __builtin_cpu_supports("gfni") ? *gfni : *avx2;
+    const bool plain = strcasecmp(simd, "avx2") == 0;  // the GFNI and AVX-512 kernels off
+    const bool gfni = !plain && avx2_gfni_kernels() && __builtin_cpu_supports("gfni");
+    if (!plain && cpu_has_avx512_hom() && avx2_avx512_kernels(gfni))
+      return *avx2_avx512_kernels(gfni);
+    return gfni ? *avx2_gfni_kernels() : *avx2;
   }
 #endif
   return kScalar;
@@ -141,6 +143,15 @@ const ChunkKernels& choose_kernels() {
 }  // namespace
 
 const ChunkKernels& scalar_kernels() { return kScalar; }
+
+bool cpu_has_avx512_hom() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+#else
+  return false;
+#endif
+}
 
 size_t compress_bf16_scalar(const Bf16* x, uint32_t len, const Quantizer<Bf16>& qz, uint8_t* out) {
   return compress_chunk_scalar(x, len, qz, out);

@@ -1,7 +1,7 @@
 // hom_loop_x86.h — the block loop of the homomorphic add/sub on x86 (the scalar
 // one is combine_blocks_scalar in chunk_scalar.h; all give the same bytes),
-// generic over the adder of the blocks whose steps are in reach (FastAdd of
-// hom_avx2.cc), so that other instruction sets can bring their own. Include
+// generic over the adder of the blocks whose steps are in reach: FastAdd of
+// hom_avx2.cc (AVX2) or of hom_avx512.cc (AVX-512VL on 256-bit vectors). Include
 // it only after the target pragma of such a translation unit: every function here
 // is compiled for that unit's target. An adder Adder<kSub> has
 //   Adder(a, wa4, b, wb4, out)  the operands' payloads and widths (4 w bytes each)

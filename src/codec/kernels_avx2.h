@@ -16,5 +16,9 @@ void range_avx2_f64(const double* x, size_t n, double* lo, double* hi);
 size_t combine_blocks_avx2(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                            uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
                            bool checked, uint64_t counts[4]);
+// hom_avx512.cc: the same loop with AVX-512VL (F, VL, BW, DQ) instructions, the same bytes.
+size_t combine_blocks_avx512(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
+                             uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
+                             bool checked, uint64_t counts[4]);
 
 }  // namespace zcoll

@@ -174,7 +174,8 @@ const Decl kTable[kVarCount] = {
    "creation; `0`..`3` are the same levels"},
   {kSimd, "ZCOLL_SIMD", Kind::kChoice, "auto|scalar|avx2", 0, 0, "auto", nullptr, kLib,
    "codec kernels: `scalar` forces the portable reference kernels, `avx2` the AVX2 ones "
-   "without the GFNI decoders (where the CPU has AVX2; streams and values are identical)"},
+   "without the GFNI decoders and the AVX-512 hom loop (where the CPU has AVX2; streams and "
+   "values are identical)"},
   // ---- the PMPI shim (libzcoll_pmpi.so, src/pmpi; docs/pmpi.md)
   {kPmpi, "ZCOLL_PMPI", Kind::kChoice, "0|1", 0, 0, "0", nullptr, kPmpiLib,
    "`1` turns the preloaded shim on; it then also needs `ZCOLL_EB_MODE` and "

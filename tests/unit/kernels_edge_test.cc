@@ -409,6 +409,19 @@ TEST(KernelsEdge, HomBlockLoopCancellation) {
   hom_block_loop_cases(*simd, 20, true);
 }
 
+// The same with the block loop of hom_avx512.cc, where the CPU has AVX-512.
+static const zcoll::ChunkKernels* avx512_hom_kernels() {
+  const zcoll::ChunkKernels* k = zcoll::avx2_avx512_kernels(false);
+  return k && simd_kernels() && zcoll::cpu_has_avx512_hom() ? k : nullptr;
+}
+
+TEST(KernelsEdge, HomBlockLoopAvx512) {
+  const zcoll::ChunkKernels* simd = avx512_hom_kernels();
+  if (!simd) GTEST_SKIP() << "no AVX-512 kernels on this CPU/build";
+  hom_block_loop_cases(*simd, 27, false);
+  hom_block_loop_cases(*simd, 30, true);
+}
+
 // The framing check reads 8 code lengths at a time: against the plain rule (every
 // length <= 33, sizes adding up) with bad lengths at every position of a word.
 TEST(KernelsEdge, FramingCheck) {
