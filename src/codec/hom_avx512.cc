@@ -14,8 +14,8 @@
 
 // Only the functions below are compiled for AVX-512 (see chunk_avx2.cc).
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,bmi2,avx512f,avx512vl,avx512bw,avx512dq"))), \
-                             apply_to = function)
+#pragma clang attribute push( \
+    __attribute__((target("avx2,bmi2,avx512f,avx512vl,avx512bw,avx512dq"))), apply_to = function)
 #else
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi2,avx512f,avx512vl,avx512bw,avx512dq")
@@ -27,10 +27,10 @@ namespace zcoll {
 namespace {
 
 // vpternlogd's truth tables (operands x, y, z: 0xF0, 0xCC, 0xAA).
-constexpr int kOrAnd = 0xF8;   // x | (y & z)
-constexpr int kXor3 = 0x96;    // x ^ y ^ z
-constexpr int kXnor3 = 0x69;   // ~(x ^ y ^ z)
-constexpr int kXnor2 = 0xC3;   // ~(x ^ y)
+constexpr int kOrAnd = 0xF8;  // x | (y & z)
+constexpr int kXor3 = 0x96;   // x ^ y ^ z
+constexpr int kXnor3 = 0x69;  // ~(x ^ y ^ z)
+constexpr int kXnor2 = 0xC3;  // ~(x ^ y)
 
 // add8 of hom_loop_x86.h for A + B (kSub: A + ~B, B given unflipped), the flip
 // folded into the first propagate and generate.
@@ -45,7 +45,8 @@ inline __m256i add8_avx512(__m256i A, __m256i B, __m256i* c) {
   p = _mm256_and_si256(p, up_in_halves<8>(p, ones));
   const __m256i x = _mm256_ternarylogic_epi32(g, p, *c, kOrAnd);  // lane 3: carry into plane 4
   // [c's lane 3 x 4 | x's lane 3 x 4]: the carries into the halves
-  const __m256i cin = _mm256_permutex2var_epi32(x, _mm256_setr_epi32(11, 11, 11, 11, 3, 3, 3, 3), *c);
+  const __m256i cin =
+      _mm256_permutex2var_epi32(x, _mm256_setr_epi32(11, 11, 11, 11, 3, 3, 3, 3), *c);
   g = _mm256_ternarylogic_epi32(g, p, cin, kOrAnd);
   const __m256i s = _mm256_xor_si256(p0, up_in_halves<4>(g, cin));
   *c = _mm256_permutexvar_epi32(_mm256_set1_epi32(7), g);

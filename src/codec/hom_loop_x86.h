@@ -336,8 +336,8 @@ inline bool one_step_path_pays(const uint8_t* la, const uint8_t* lb, uint32_t nb
 
 template <template <bool> class Adder, bool kChecked, bool kSub>
 size_t combine_blocks_of(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
-                           uint8_t* out, uint32_t nblocks, size_t pos, size_t raw,
-                           uint64_t counts[4]) {
+                         uint8_t* out, uint32_t nblocks, size_t pos, size_t raw,
+                         uint64_t counts[4]) {
   const uint8_t* la = a + kQuantChunkHeaderBytes;
   const uint8_t* lb = b + kQuantChunkHeaderBytes;
   uint8_t* lo = out + kQuantChunkHeaderBytes;
@@ -348,10 +348,10 @@ size_t combine_blocks_of(const uint8_t* a, size_t a_bytes, const uint8_t* b, siz
                             size_t b_left) {
     if (one_step_path)
       combine_blocks_in_reach<Adder, kSub, true>(la, lb, lo, nblocks, a_at, a_left, b_at, b_left,
-                                          out + c.pos, raw - c.pos, c, n);
+                                                 out + c.pos, raw - c.pos, c, n);
     else
       combine_blocks_in_reach<Adder, kSub, false>(la, lb, lo, nblocks, a_at, a_left, b_at, b_left,
-                                           out + c.pos, raw - c.pos, c, n);
+                                                  out + c.pos, raw - c.pos, c, n);
   };
   // An input that ends within reach (the last chunk of a stream) continues from
   // a copy of its rest with zeros after it: the rest of a stream whose other
@@ -411,7 +411,9 @@ template <template <bool> class Adder>
 size_t combine_blocks_x86(const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
                           uint8_t* out, uint32_t nblocks, bool subtract, size_t pos, size_t raw,
                           bool checked, uint64_t counts[4]) {
-  const auto run = [&](auto f) { return f(a, a_bytes, b, b_bytes, out, nblocks, pos, raw, counts); };
+  const auto run = [&](auto f) {
+    return f(a, a_bytes, b, b_bytes, out, nblocks, pos, raw, counts);
+  };
   if (subtract)
     return checked ? run(combine_blocks_of<Adder, true, true>)
                    : run(combine_blocks_of<Adder, false, true>);
