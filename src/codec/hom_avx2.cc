@@ -25,15 +25,10 @@ namespace {
 // The adder of hom_loop_x86.h. va, vb: the widths in bytes (4 w) in every lane,
 // compared with plane, 4 x the planes of the step, for the keep masks.
 template <bool kSub>
-struct FastAdd {
-  const uint8_t *a, *b;
-  uint8_t* out;
-  __m256i sa, sb, va, vb, carry, plane;
+struct FastAdd : AdderOperands {
+  __m256i va, vb, carry, plane;
   FastAdd(const uint8_t* a_, uint32_t wa4, const uint8_t* b_, uint32_t wb4, uint8_t* out_)
-      : a(a_), b(b_), out(out_) {
-    sa = kSub && wa4 == 0 ? _mm256_setzero_si256()
-                          : _mm256_set1_epi32(static_cast<int>(load_u32(a + wa4 - 4)));
-    sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + wb4 - 4)));
+      : AdderOperands(a_, wa4, b_, wb4, out_) {
     va = _mm256_set1_epi32(static_cast<int>(wa4));
     vb = _mm256_set1_epi32(static_cast<int>(wb4));
     carry = flip();

@@ -56,16 +56,11 @@ inline __m256i add8_avx512(__m256i A, __m256i B, __m256i* c) {
 // The adder of hom_loop_x86.h. ka, kb: bit i set where plane i of the step is
 // below the operand's width (the masked loads' masks, shifted by 8 a step).
 template <bool kSub>
-struct FastAdd512 {
-  const uint8_t *a, *b;
-  uint8_t* out;
-  __m256i sa, sb, carry;
+struct FastAdd512 : AdderOperands {
+  __m256i carry;
   uint64_t ka, kb;
   FastAdd512(const uint8_t* a_, uint32_t wa4, const uint8_t* b_, uint32_t wb4, uint8_t* out_)
-      : a(a_), b(b_), out(out_) {
-    sa = kSub && wa4 == 0 ? _mm256_setzero_si256()
-                          : _mm256_set1_epi32(static_cast<int>(load_u32(a + wa4 - 4)));
-    sb = _mm256_set1_epi32(static_cast<int>(load_u32(b + wb4 - 4)));
+      : AdderOperands(a_, wa4, b_, wb4, out_) {
     ka = _bzhi_u64(~uint64_t{0}, wa4 / 4);
     kb = _bzhi_u64(~uint64_t{0}, wb4 / 4);
     carry = kSub ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();

@@ -13,7 +13,7 @@
 //                               below, plane -1 being 0)
 //
 // One register holds 8 bit planes of a block (32 values each): the two operands are
-// sign-extended by a blend, added with a Kogge-Stone carry prefix across the 8
+// sign-extended (by a blend; by a masked load with AVX-512), added with a Kogge-Stone carry prefix across the 8
 // planes (3 steps instead of a ripple of 8, no branch on the widths) and the
 // result's code length comes from a movemask of the last step (and of the one
 // before, if any). Pipelines 1 and 2 copy 8 planes per load and store. The
@@ -155,6 +155,22 @@ inline uint32_t code_length_below(const uint8_t* out, uint32_t j) {
     if (load_u32(out + 4 * (j - 1)) != load_u32(out + 4 * (j - 2))) return j;
   return j == 1 && load_u32(out) != 0 ? 1 : 0;
 }
+
+// What every adder holds: the operands' payloads, where the sum goes, and the
+// operands' sign planes (their top plane in every lane; 0 for a of 0 - b, which
+// has no planes: the only adds with wa4 = 0).
+struct AdderOperands {
+  const uint8_t *a, *b;
+  uint8_t* out;
+  __m256i sa, sb;
+  AdderOperands(const uint8_t* a_, uint32_t wa4, const uint8_t* b_, uint32_t wb4, uint8_t* out_)
+      : a(a_),
+        b(b_),
+        out(out_),
+        sa(wa4 == 0 ? _mm256_setzero_si256()
+                    : _mm256_set1_epi32(static_cast<int>(load_u32(a_ + wa4 - 4)))),
+        sb(_mm256_set1_epi32(static_cast<int>(load_u32(b_ + wb4 - 4)))) {}
+};
 
 // The code length of a sum from its planes compared with t, the sign plane it has
 // from plane m on: bit k of differ set where plane below + k differs from t (the

@@ -16,8 +16,7 @@ mkdir -p "$out/base" "$out/new"
 for r in $(seq 0 $((rounds - 1))); do
   builds="base new"; [ $((r % 2)) = 1 ] && builds="new base"
   for b in $builds; do
-    # shellcheck disable=SC2086  # $files is a list
-    # shellcheck disable=SC2086  # $RELS too
+    # shellcheck disable=SC2086  # $files and $RELS are lists
     "${ZCB_DIR:?set ZCB_DIR}/zcb-$b" --hom "${cold[@]}" --data-dir "$data" --files $files \
       --threads 1 --rel ${RELS:-1e-2 1e-3 1e-4} --repeat "${REPEAT:-5}" --stat median \
       --json "$out/$b/hom-$caches-$r.json" --label "ab_hom round $r" >/dev/null

@@ -1,5 +1,11 @@
-#!/usr/bin/env python3
-"""hom_goal.py DIR [CACHES]: issue 34's hom goal (hom add >= 1.0x the same run's memcpy, one thread,
+"""hom_goal.py DIR [CACHES]: issue 34's hom goal (hom add >= 1.0x the same run's memcpy,
+one thread, caches emptied before every call) per build of an A/B (ab_hom.sh):
+DIR/{base,new}/hom-CACHES-ROUND.json (CACHES: cold, the default, or warm). Per row,
+memcpy / hom of the round's medians, as median [min, max] over the rounds, x where the
+median misses; then the rows that meet it per build. Then by time: per row, new / base of
+the hom add's and of memcpy's median time in the same round (memcpy runs the same code in
+both builds: its ratio is the drift between them), median [min, max] over the rounds, and
+the medians of the rows' medians."""hom_goal.py DIR [CACHES]: issue 34's hom goal (hom add >= 1.0x the same run's memcpy, one thread,
 caches emptied before every call) per build of an A/B (ab_hom.sh): DIR/{base,new}/
 hom-CACHES-ROUND.json (CACHES: cold, the default, or warm). Per row, memcpy / hom of the round's medians, as median [min, max] over
 the rounds, x where the median misses; then the rows that meet it per build. Then by time:
