@@ -55,8 +55,8 @@ note "build ok $(($(date +%s) - t0))s"
 # one round at a time, so that a round that would not fit in the budget is not begun.
 # The OpenMP runtime's own wait policy, as in the goals' runs on the VM: a passive one
 # puts the idle worker to sleep at every barrier, and a 2-thread call of a small field
-# then pays a wake-up at each (a 2-thread hom add of rect3d-t: ~200 us against 35 us
-# on one thread on the VM, codec-frontier-18).
+# then pays a wake-up at each (a 2-thread hom add of rect3d-t at REL 1e-2 on the VM:
+# 169-184 us against 36-38 us on one thread; docs/reports/2026-11-30-codec-frontier-18.md).
 unset OMP_WAIT_POLICY
 done_rounds=0 last=0
 for ((r = 0; r < rounds; ++r)); do
