@@ -113,6 +113,27 @@ inline RunMoves plan_run_moves(int nt, const size_t* run_from, const size_t* run
   return m;
 }
 
+// Thread me of a team of team's part of moving the runs together: its contiguous
+// share of the pieces when they may move in any order, else (thread 0) every run in
+// order. The team's threads call it with the same run sizes, so they make the same
+// plan; a thread whose plan fails to allocate moves nothing (the call fails).
+inline void move_runs_together(int nt, const size_t* run_from, const size_t* run_bytes, int me,
+                               int team, uint8_t* dst) {
+  const RunMoves moves = plan_run_moves(nt, run_from, run_bytes);
+  if (!moves.pieces.empty()) {
+    const size_t pieces = moves.pieces.size();
+    for (size_t i = pieces * me / team; i < pieces * (me + 1) / team; ++i) {
+      const int r = moves.pieces[i].first;
+      const size_t o = moves.pieces[i].second, n = std::min(moves.piece, run_bytes[r] - o);
+      std::memcpy(dst + moves.to[r] + o, dst + run_from[r] + o, n);
+    }
+  } else if (me == 0) {
+    for (int r = 1; r < nt; ++r)
+      if (moves.to[r] != run_from[r] && run_bytes[r])
+        std::memmove(dst + moves.to[r], dst + run_from[r], run_bytes[r]);
+  }
+}
+
 // Produce chunks [first, last) in parallel and pack them compactly into dst.
 // chunk_fn(c, out, run) writes chunk c at out (room: worst(c) bytes) and returns
 // its size; run (0 .. threads - 1) indexes per-run scratch: one thread at a time
@@ -192,28 +213,11 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     if (all_good)
       for (int t = me; t < nt; t += team) errors.run([&] { produce_run(t); });
 #pragma omp barrier
-    // Every thread plans the moves from the same run sizes (the same plan), so no
-    // thread waits for another's: two barriers fewer, each a wake-up where idle
-    // threads sleep. Each thread moves its share of the pieces, in order; the region's end
-    // waits for them.
-    // (The plan allocates: a failure is the call's, as any of chunk_fn's, and that
-    // thread moves nothing.)
+    // Every thread plans the same moves from the run sizes, so none waits for
+    // another's plan: two barriers fewer, each a wake-up where idle threads sleep.
+    // (The plan allocates: a failure is the call's, as any of chunk_fn's.)
     if (all_good && !errors.failed())
-      errors.run([&] {
-        const RunMoves moves = plan_run_moves(nt, run_from.data(), run_bytes.data());
-        if (!moves.pieces.empty()) {
-          const size_t pieces = moves.pieces.size();
-          for (size_t i = pieces * me / team; i < pieces * (me + 1) / team; ++i) {
-            const int r = moves.pieces[i].first;
-            const size_t o = moves.pieces[i].second, n = std::min(moves.piece, run_bytes[r] - o);
-            std::memcpy(dst + moves.to[r] + o, dst + run_from[r] + o, n);
-          }
-        } else if (me == 0) {
-          for (int r = 1; r < nt; ++r)
-            if (moves.to[r] != run_from[r] && run_bytes[r])
-              std::memmove(dst + moves.to[r], dst + run_from[r], run_bytes[r]);
-        }
-      });
+      errors.run([&] { move_runs_together(nt, run_from.data(), run_bytes.data(), me, team, dst); });
     if (me == 0) go = all_good;
   }
   errors.rethrow();

@@ -1,6 +1,7 @@
 // ab_libs.cc — two builds of libzcoll in one process (dlopen by path), their hom add and
 // decompression on 1 and 2 threads, cold and warm, alternating build by build in each round.
-//   ./ab_libs LIB_A LIB_B FILE.f32 VALUES_PER_INPUT REL ROUNDS > out.json
+// With a last argument `compress`, also each build's compression on 2 threads, cold and warm.
+//   ./ab_libs LIB_A LIB_B FILE.f32 VALUES_PER_INPUT REL ROUNDS [compress] > out.json
 #include <dlfcn.h>
 #include <zcoll.h>
 #include <algorithm>
@@ -26,9 +27,11 @@ static double sec(F&& f) {
 }
 using HomFn = decltype(&zcoll_hom_add);
 using DecFn = decltype(&zcoll_decompress);
+using CmpFn = decltype(&zcoll_compress);
 struct Lib {
   HomFn hom;
   DecFn dec;
+  CmpFn cmp;
 };
 static Lib load(const char* path) {
   void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -37,7 +40,8 @@ static Lib load(const char* path) {
     exit(1);
   }
   return {reinterpret_cast<HomFn>(dlsym(h, "zcoll_hom_add")),
-          reinterpret_cast<DecFn>(dlsym(h, "zcoll_decompress"))};
+          reinterpret_cast<DecFn>(dlsym(h, "zcoll_decompress")),
+          reinterpret_cast<CmpFn>(dlsym(h, "zcoll_compress"))};
 }
 int main(int argc, char** argv) {
   Lib lib[2] = {load(argv[1]), load(argv[2])};
@@ -71,8 +75,22 @@ int main(int argc, char** argv) {
     fprintf(stderr, "bytes differ\n");
     return 2;
   }
-  const char* cases[] = {"hom_1t_cold", "hom_2t_cold", "hom_2t_warm", "dec_2t_cold", "dec_2t_warm"};
-  std::vector<double> t[2][5];
+  if (argc > 7) {  // and the same compressed bytes
+    std::vector<uint8_t> c1(a.size()), c2b(a.size());
+    size_t n1 = 0, n2 = 0;
+    lib[0].cmp(&p, ZCOLL_FLOAT32, x.data(), n, c1.data(), c1.size(), &n1, 1);
+    lib[1].cmp(&p, ZCOLL_FLOAT32, x.data(), n, c2b.data(), c2b.size(), &n2, 2);
+    if (n1 != n2 || !std::equal(c1.begin(), c1.begin() + n1, c2b.begin())) {
+      fprintf(stderr, "compressed bytes differ\n");
+      return 2;
+    }
+  }
+  const char* cases[] = {"hom_1t_cold", "hom_2t_cold", "hom_2t_warm", "dec_2t_cold",
+                         "dec_2t_warm", "cmp_2t_cold", "cmp_2t_warm"};
+  const int ncases = argc > 7 && std::string(argv[7]) == "compress" ? 7 : 5;
+  std::vector<uint8_t> c2(a.size());
+  size_t nc = 0;
+  std::vector<double> t[2][7];
   for (int r = 0; r < rounds; ++r) {
     for (int k = 0; k < 2; ++k) {
       const Lib& L = lib[(r + k) % 2];
@@ -91,13 +109,20 @@ int main(int argc, char** argv) {
       T[3].push_back(sec([&] { dec(2); }));
       dec(2);
       T[4].push_back(sec([&] { dec(2); }));
+      if (ncases == 7) {
+        auto cmp = [&] { L.cmp(&p, ZCOLL_FLOAT32, x.data(), n, c2.data(), c2.size(), &nc, 2); };
+        evict();
+        T[5].push_back(sec(cmp));
+        cmp();
+        T[6].push_back(sec(cmp));
+      }
     }
   }
   printf(
       "{\"file\": \"%s\", \"values_per_input\": %zu, \"rel\": %g, \"rounds\": %d, \"a\": \"%s\", "
       "\"b\": \"%s\", \"cases_us\": {",
       argv[3], n, rel, rounds, argv[1], argv[2]);
-  for (int c = 0; c < 5; ++c) {
+  for (int c = 0; c < ncases; ++c) {
     std::vector<double> ratio(rounds);
     for (int r = 0; r < rounds; ++r) ratio[r] = t[1][c][r] / t[0][c][r];
     auto med = [&](std::vector<double> w, double q) {

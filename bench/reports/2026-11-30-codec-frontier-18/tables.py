@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tables.py DIR: part 18's tables (markdown) from its data directory
 (bench/results/2026-11-30-codec-frontier-18 unpacked): code_prefetch/*.json,
-wait_policy/*.json, two_threads/*.json and steal/*.json. Times in us: median [p10, p90]
-per run; steal/: trial / base time, median [p10, p90] of the rounds."""
+wait_policy/*.json, two_threads/*.json, steal/*.json and barriers/*.json. Times in us:
+median [p10, p90] per run; steal/ and barriers/: new / base time, median [p10, p90] of the
+rounds."""
 import glob
 import json
 import os
@@ -48,11 +49,18 @@ def main(root):
                ["1t_cold", "2t_cold", "2t_cold_team_awake", "1t_warm", "2t_warm",
                 "empty_region_cold"],
                "two_threads: 1 and 2 threads, cold and warm (us)")
-    print("### steal: trial / base time (ab_libs.cc, 61 rounds)\n")
-    cases = ["hom_2t_warm", "hom_2t_cold", "hom_1t_cold", "dec_2t_warm", "dec_2t_cold"]
+    ratio_table(root, "steal", ["hom_2t_warm", "hom_2t_cold", "hom_1t_cold", "dec_2t_warm",
+                                "dec_2t_cold"], "steal: trial / base time (ab_libs.cc, 61 rounds)")
+    ratio_table(root, "barriers", ["hom_2t_cold", "hom_2t_warm", "cmp_2t_cold", "cmp_2t_warm",
+                                   "dec_2t_warm"],
+                "barriers: 4f2771f / 5f548fc time (ab_libs.cc compress, 41 rounds)")
+
+
+def ratio_table(root, sub, cases, title):
+    print(f"### {title}\n")
     print("| row | " + " | ".join(cases) + " |")
     print("|---" * (len(cases) + 1) + "|")
-    for p in sorted(glob.glob(f"{root}/steal/*.json")):
+    for p in sorted(glob.glob(f"{root}/{sub}/*.json")):
         d = json.load(open(p))["cases_us"]
         print(f"| {os.path.basename(p)[:-5]} | " + " | ".join(
             f"{d[k]['b_over_a_median']:.3f} [{d[k]['b_over_a_p10']:.3f}, {d[k]['b_over_a_p90']:.3f}]"
