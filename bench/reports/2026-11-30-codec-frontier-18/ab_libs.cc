@@ -1,9 +1,11 @@
 // ab_libs.cc — two builds of libzcoll in one process (dlopen by path), their hom add and
 // decompression on 1 and 2 threads, cold and warm, alternating build by build in each round.
 // With a last argument `compress`, also each build's compression on 2 threads, cold and warm.
+//   g++ -O2 -std=c++17 -Iinclude -IBUILD/include ab_libs.cc -ldl -o ab_libs
 //   ./ab_libs LIB_A LIB_B FILE.f32 VALUES_PER_INPUT REL ROUNDS [compress] > out.json
 #include <dlfcn.h>
 #include <zcoll.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -11,20 +13,10 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-using Clock = std::chrono::steady_clock;
-static std::vector<uint64_t> g_evict(96u << 17);
-static volatile uint64_t g_sink;
-static void evict() {
-  uint64_t s = 0;
-  for (size_t i = 0; i < g_evict.size(); i += 8) s += g_evict[i];
-  g_sink = s;
-}
-template <typename F>
-static double sec(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+
+#include "probe.h"
+
+using probe::evict;
 using HomFn = decltype(&zcoll_hom_add);
 using DecFn = decltype(&zcoll_decompress);
 using CmpFn = decltype(&zcoll_compress);
@@ -55,14 +47,9 @@ int main(int argc, char** argv) {
   const size_t n = strtoull(argv[4], nullptr, 10);
   const double rel = atof(argv[5]);
   const int rounds = atoi(argv[6]);
-  std::vector<float> x(2 * n);
-  FILE* f = fopen(argv[3], "rb");
-  if (!f || fread(x.data(), 4, x.size(), f) != x.size()) return 1;
-  fclose(f);
-  auto [lo, hi] = std::minmax_element(x.begin(), x.begin() + n);
   zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
   p.eb_mode = ZCOLL_EB_ABS;
-  p.error_bound = rel * (*hi - *lo);
+  const std::vector<float> x = probe::read_halves(argv[3], n, rel, &p.error_bound);
   std::vector<uint8_t> a(bound(n, ZCOLL_FLOAT32)), b(a.size()), out(a.size()), out2(a.size());
   size_t na, nb, no = 0, no2 = 0;
   compress(&p, ZCOLL_FLOAT32, x.data(), n, a.data(), a.size(), &na, 1);
@@ -100,21 +87,21 @@ int main(int argc, char** argv) {
       };
       auto dec = [&](int th) { L.dec(a.data(), na, v.data(), n, th); };
       evict();
-      T[0].push_back(sec([&] { hom(1); }));
+      T[0].push_back(probe::seconds([&] { hom(1); }));
       evict();
-      T[1].push_back(sec([&] { hom(2); }));
+      T[1].push_back(probe::seconds([&] { hom(2); }));
       hom(2);
-      T[2].push_back(sec([&] { hom(2); }));
+      T[2].push_back(probe::seconds([&] { hom(2); }));
       evict();
-      T[3].push_back(sec([&] { dec(2); }));
+      T[3].push_back(probe::seconds([&] { dec(2); }));
       dec(2);
-      T[4].push_back(sec([&] { dec(2); }));
+      T[4].push_back(probe::seconds([&] { dec(2); }));
       if (ncases == 7) {
         auto cmp = [&] { L.cmp(&p, ZCOLL_FLOAT32, x.data(), n, c2.data(), c2.size(), &nc, 2); };
         evict();
-        T[5].push_back(sec(cmp));
+        T[5].push_back(probe::seconds(cmp));
         cmp();
-        T[6].push_back(sec(cmp));
+        T[6].push_back(probe::seconds(cmp));
       }
     }
   }
@@ -136,5 +123,5 @@ int main(int argc, char** argv) {
         med(ratio, .1), med(ratio, .9));
   }
   printf("}}\n");
-  return g_sink == 1;
+  return probe::g_sink == 1;
 }

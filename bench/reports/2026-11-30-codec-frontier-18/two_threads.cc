@@ -17,36 +17,14 @@
 #include <cstring>
 #include <vector>
 
+#include "probe.h"
+
 namespace {
-using Clock = std::chrono::steady_clock;
-std::vector<uint64_t> g_evict(96u << 17);  // 96 MiB, 3x the L3 (as zcoll-codec-bench --cold)
-volatile uint64_t g_sink;
+using probe::compress;
+using probe::evict;
+using probe::g_sink;
+using probe::seconds;
 volatile int g_touch;
-
-void evict() {
-  uint64_t s = 0;
-  for (size_t i = 0; i < g_evict.size(); i += 8) s += g_evict[i];  // a load per line
-  g_sink = s;
-}
-
-template <typename F>
-double seconds(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::vector<uint8_t> compress(const float* x, size_t n, double eb) {
-  zcoll_params p = ZCOLL_PARAMS_INITIALIZER;
-  p.eb_mode = ZCOLL_EB_ABS;
-  p.error_bound = eb;
-  std::vector<uint8_t> s(zcoll_compress_bound(n, ZCOLL_FLOAT32));
-  size_t size = 0;
-  if (zcoll_compress(&p, ZCOLL_FLOAT32, x, n, s.data(), s.size(), &size, 1) != ZCOLL_SUCCESS)
-    std::exit(2);
-  s.resize(size);
-  return s;
-}
 
 void empty_region() {
 #pragma omp parallel num_threads(2)
@@ -64,12 +42,8 @@ int main(int argc, char** argv) {
   const double rel = std::atof(argv[3]);
   const int rounds = std::atoi(argv[4]);
   const bool hom = std::strcmp(argv[5], "hom") == 0;
-  std::vector<float> x(2 * n);
-  FILE* f = std::fopen(argv[1], "rb");
-  if (!f || std::fread(x.data(), sizeof(float), x.size(), f) != x.size()) return 1;
-  std::fclose(f);
-  const auto [lo, hi] = std::minmax_element(x.begin(), x.begin() + n);
-  const double eb = rel * (*hi - *lo);
+  double eb = 0;
+  const std::vector<float> x = probe::read_halves(argv[1], n, rel, &eb);
   const auto a = compress(x.data(), n, eb), b = compress(x.data() + n, n, eb);
   std::vector<uint8_t> out(zcoll_compress_bound(n, ZCOLL_FLOAT32));
   std::vector<float> values(n);
@@ -105,14 +79,6 @@ int main(int argc, char** argv) {
       "{\"file\": \"%s\", \"op\": \"%s\", \"values_per_input\": %zu, \"rel\": %g, "
       "\"rounds\": %d, \"omp_wait_policy\": \"%s\",\n \"cases_us\": {",
       argv[1], argv[5], n, rel, rounds, policy ? policy : "(default)");
-  for (int k = 0; k < 6; ++k) {
-    std::sort(t[k].begin(), t[k].end());
-    const auto at = [&](double q) {
-      return 1e6 * t[k][static_cast<size_t>(q * (t[k].size() - 1))];
-    };
-    std::printf("%s\n  \"%s\": {\"median\": %.2f, \"p10\": %.2f, \"p90\": %.2f}", k ? "," : "",
-                names[k], at(0.5), at(0.1), at(0.9));
-  }
-  std::printf("}}\n");
+  probe::print_cases(names, t, 6);
   return g_sink == 12345 ? 3 : 0;
 }
