@@ -239,15 +239,22 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
   const size_t begin = header_and_index_bytes(chunks);
   std::vector<uint32_t> sizes(chunks), crcs(h.checksummed() ? chunks : 0);
   const int nt = resolve_threads(threads, chunks);
-  std::vector<Counts> counts(nt);
-  std::vector<std::vector<T>> ta(nt), tb(nt);
+  // Per run: the float path's scratch and the counts. One run (the collectives'
+  // default of one thread) allocates nothing here: on emptied caches every
+  // allocation is memory the call waits for.
+  struct RunState {
+    std::vector<T> a, b;
+    Counts counts;
+  } one;
+  std::vector<RunState> more(nt > 1 ? nt : 0);
+  RunState* runs = nt > 1 ? more.data() : &one;
   const PairChecks checks{va, vb, op == HomOp::kNegate};
   uint64_t bad = chunks;
   size_t written = produce_chunks(
       0, chunks, nt, dst + begin, sizes.data(),
       [&](uint64_t c) { return raw_chunk_bytes(h.chunk_len(c), sizeof(T)); },
       [&](uint64_t c, uint8_t* out, int t) {
-        return hom_add_chunk<T>(va, vb, c, op, ta[t], tb[t], out, &counts[t]);
+        return hom_add_chunk<T>(va, vb, c, op, runs[t].a, runs[t].b, out, &runs[t].counts);
       },
       h.checksummed() ? crcs.data() : nullptr, checks, &bad);
   if (bad != chunks) return checks.error(bad);
@@ -257,7 +264,8 @@ zcoll_status hom_binary(const StreamView& va, const StreamView& vb, HomOp op, ui
   if (stats) {  // in and out: the caller's counts (as far as its struct goes) plus ours
     zcoll_hom_stats st = ZCOLL_HOM_STATS_INITIALIZER;
     read_struct_prefix(stats, sizeof st, &st);
-    for (const Counts& k : counts) {
+    for (int t = 0; t < nt; ++t) {
+      const Counts& k = runs[t].counts;
       for (int i = 0; i < 4; ++i) st.pipeline[i] += k.pipeline[i];
       st.raw_chunks += k.raw;
       st.widened_chunks += k.widened;

@@ -163,6 +163,23 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
   const uint64_t count = last - first;
   if (count == 0) return 0;
   const int nt = resolve_threads(threads, count);
+  constexpr bool kChecked = !std::is_same_v<CheckFn, NoCheck>;
+  if (nt == 1) {  // one run, in place: no team (resolve_threads) and nothing to allocate
+    if constexpr (kChecked)
+      for (uint64_t c = first; c < last; ++c)
+        if (!check(c)) {
+          if (first_bad) *first_bad = c;
+          return 0;
+        }
+    size_t pos = 0;
+    for (uint64_t c = first; c < last; ++c) {
+      const size_t bytes = chunk_fn(c, dst + pos, 0);
+      sizes[c - first] = static_cast<uint32_t>(bytes);
+      if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
+      pos += bytes;
+    }
+    return pos;
+  }
   std::vector<uint64_t> run_begin(nt + 1), bad(nt, last);
   std::vector<size_t> run_from(nt + 1, 0), run_bytes(nt, 0);
   for (int t = 0; t <= nt; ++t) run_begin[t] = first + count * t / nt;
@@ -171,7 +188,6 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) w += worst(c);
     run_from[t + 1] = run_from[t] + w;
   }
-  constexpr bool kChecked = !std::is_same_v<CheckFn, NoCheck>;
   // The checks of run t (its first bad chunk in bad[t]) and its chunks, written
   // compactly from run_from[t] (their bytes in run_bytes[t]).
   const auto check_run = [&](int t) {
@@ -188,17 +204,6 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     }
     run_bytes[t] = pos - run_from[t];
   };
-  if (nt == 1) {  // one run, already in place: no team (resolve_threads)
-    if constexpr (kChecked) {
-      check_run(0);
-      if (bad[0] != last) {
-        if (first_bad) *first_bad = bad[0];
-        return 0;
-      }
-    }
-    produce_run(0);
-    return run_bytes[0];
-  }
   TeamErrors errors;  // chunk_fn may allocate (scratch buffers): nothing leaves the region
   bool go = true;
 #pragma omp parallel num_threads(nt)
