@@ -106,7 +106,7 @@ inline RunMoves plan_run_moves(int nt, const size_t* run_from, const size_t* run
   const size_t moved = m.to[nt] - run_bytes[0];
   m.piece =
       std::clamp<size_t>(moved / (4 * static_cast<size_t>(nt)), size_t{1} << 14, size_t{1} << 18);
-  if (nt == 1 || !disjoint || moved < 2 * m.piece) return m;
+  if (!disjoint || moved < 2 * m.piece) return m;  // (one run: nothing moved)
   for (int t = 1; t < nt; ++t)
     for (size_t o = 0; m.to[t] != run_from[t] && o < run_bytes[t]; o += m.piece)
       m.pieces.push_back({t, o});
@@ -164,21 +164,29 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
   if (count == 0) return 0;
   const int nt = resolve_threads(threads, count);
   constexpr bool kChecked = !std::is_same_v<CheckFn, NoCheck>;
-  if (nt == 1) {  // one run, in place: no team (resolve_threads) and nothing to allocate
+  // The first chunk of [a, b) that fails its check, else b.
+  const auto first_failing = [&](uint64_t a, uint64_t b) {
     if constexpr (kChecked)
-      for (uint64_t c = first; c < last; ++c)
-        if (!check(c)) {
-          if (first_bad) *first_bad = c;
-          return 0;
-        }
-    size_t pos = 0;
-    for (uint64_t c = first; c < last; ++c) {
-      const size_t bytes = chunk_fn(c, dst + pos, 0);
+      for (uint64_t c = a; c < b; ++c)
+        if (!check(c)) return c;
+    return b;
+  };
+  // Chunks [a, b) written compactly from dst + pos with scratch index `index`; the end.
+  const auto put_chunks = [&](uint64_t a, uint64_t b, size_t pos, int index) {
+    for (uint64_t c = a; c < b; ++c) {
+      const size_t bytes = chunk_fn(c, dst + pos, index);
       sizes[c - first] = static_cast<uint32_t>(bytes);
       if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
       pos += bytes;
     }
     return pos;
+  };
+  if (nt == 1) {  // one run, in place: no team (resolve_threads) and nothing to allocate
+    if (const uint64_t c = first_failing(first, last); c != last) {
+      if (first_bad) *first_bad = c;
+      return 0;
+    }
+    return put_chunks(first, last, 0, 0);
   }
   std::vector<uint64_t> run_begin(nt + 1), bad(nt, last);
   std::vector<size_t> run_from(nt + 1, 0), run_bytes(nt, 0);
@@ -188,21 +196,14 @@ size_t produce_chunks(uint64_t first, uint64_t last, int threads, uint8_t* dst, 
     for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) w += worst(c);
     run_from[t + 1] = run_from[t] + w;
   }
-  // The checks of run t (its first bad chunk in bad[t]) and its chunks, written
-  // compactly from run_from[t] (their bytes in run_bytes[t]).
+  // Run t's first bad chunk (in bad[t]) and its chunks, written compactly from
+  // run_from[t] (their bytes in run_bytes[t]).
   const auto check_run = [&](int t) {
-    for (uint64_t c = run_begin[t]; c < run_begin[t + 1] && bad[t] == last; ++c)
-      if (!check(c)) bad[t] = c;
+    const uint64_t c = first_failing(run_begin[t], run_begin[t + 1]);
+    bad[t] = c == run_begin[t + 1] ? last : c;
   };
   const auto produce_run = [&](int t) {
-    size_t pos = run_from[t];
-    for (uint64_t c = run_begin[t]; c < run_begin[t + 1]; ++c) {
-      size_t bytes = chunk_fn(c, dst + pos, t);
-      sizes[c - first] = static_cast<uint32_t>(bytes);
-      if (crcs) crcs[c - first] = crc32c(0, dst + pos, bytes);
-      pos += bytes;
-    }
-    run_bytes[t] = pos - run_from[t];
+    run_bytes[t] = put_chunks(run_begin[t], run_begin[t + 1], run_from[t], t) - run_from[t];
   };
   TeamErrors errors;  // chunk_fn may allocate (scratch buffers): nothing leaves the region
   bool go = true;
