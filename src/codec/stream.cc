@@ -114,9 +114,10 @@ constexpr uint64_t kCheckAhead = 4;
 // message); else only the status.
 // The callers check chunks in order, and on caches that other work has emptied
 // each head is a wait for memory: a head is a new stream to the hardware's
-// prefetchers, 16 KB or more past the last. So each check also brings in the head
-// of chunk c + kCheckAhead: a cold 1-thread hom add took 0.909 of its time at the
-// median of shared/data's 33 rows (docs/reports/2026-11-30-codec-frontier-19.md).
+// prefetchers, a whole compressed chunk past the last. So each check also brings
+// in the head of chunk c + kCheckAhead: a cold 1-thread hom add took 0.909 of its
+// time at the median of shared/data's 33 rows
+// (docs/reports/2026-11-30-codec-frontier-19.md).
 zcoll_status check_chunk(const StreamView& v, uint64_t c, bool report) {
   // (In the function itself: GCC drops a call to a function whose only effect is
   // a prefetch.)
